@@ -1,0 +1,120 @@
+"""textsearch: one abstraction over text-search backends, for prompts and LLM tools.
+
+The public names are re-exported here and loaded on first use, so ``import textsearch``
+stays light and never imports a provider SDK::
+
+    from textsearch import LocalTextSearch, TextSearchFilter
+
+    search = LocalTextSearch()
+    search.index_path("docs")
+    for text in search.search_sync("retry policy", top=3):
+        print(text)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from textsearch.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    InvalidRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderError,
+    ProviderRetiredError,
+    QuotaExceededError,
+    RateLimitError,
+    ResponseFormatError,
+    SearchTimeoutError,
+    SearchTransportError,
+    ServiceUnavailableError,
+    TextSearchError,
+    UnsupportedFilterError,
+)
+
+if TYPE_CHECKING:
+    from textsearch._types import (
+        AnyTagEqualTo,
+        EqualTo,
+        FilterClause,
+        FilterValue,
+        SearchOptions,
+        SearchResults,
+        TextSearchFilter,
+        TextSearchResult,
+    )
+    from textsearch.base import BaseTextSearch, TextSearch
+    from textsearch.connectors.local import LocalDocument, LocalTextSearch
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AnyTagEqualTo",
+    "AuthenticationError",
+    "BadRequestError",
+    "BaseTextSearch",
+    "ConfigurationError",
+    "EqualTo",
+    "FilterClause",
+    "FilterValue",
+    "InvalidRequestError",
+    "LocalDocument",
+    "LocalTextSearch",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "ProviderError",
+    "ProviderRetiredError",
+    "QuotaExceededError",
+    "RateLimitError",
+    "ResponseFormatError",
+    "SearchOptions",
+    "SearchResults",
+    "SearchTimeoutError",
+    "SearchTransportError",
+    "ServiceUnavailableError",
+    "TextSearch",
+    "TextSearchError",
+    "TextSearchFilter",
+    "TextSearchResult",
+    "UnsupportedFilterError",
+    "__version__",
+]
+
+
+# Everything but the error tree is loaded on first use, so that ``import textsearch`` costs
+# a few milliseconds (pydantic alone takes over 100 ms to import) and loads no connector.
+_CORE_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "AnyTagEqualTo",
+            "EqualTo",
+            "FilterClause",
+            "FilterValue",
+            "SearchOptions",
+            "SearchResults",
+            "TextSearchFilter",
+            "TextSearchResult",
+        ),
+        "textsearch._types",
+    ),
+    "BaseTextSearch": "textsearch.base",
+    "TextSearch": "textsearch.base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    from textsearch.connectors import LAZY_EXPORTS
+
+    module = _CORE_EXPORTS.get(name) or LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -1,0 +1,312 @@
+"""Core data types: normalized results, result collections, options and filters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from textsearch.errors import InvalidRequestError
+
+__all__ = [
+    "AnyTagEqualTo",
+    "EqualTo",
+    "FilterClause",
+    "FilterValue",
+    "SearchOptions",
+    "SearchResults",
+    "TextSearchFilter",
+    "TextSearchResult",
+]
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+FilterValue = str | int | float | bool | None
+"""The value types a filter clause may carry: plain data, never code."""
+
+
+class TextSearchResult(BaseModel):
+    """The normalized result every connector can produce.
+
+    Attributes:
+        name: A title for the result (page title, document title), if any.
+        value: The text of the result (snippet, summary, passage), if any.
+        link: Where the result comes from (URL or file path), if any.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    value: str | None = None
+    link: str | None = None
+
+    def __init__(
+        self, name: str | None = None, value: str | None = None, link: str | None = None
+    ) -> None:
+        super().__init__(name=name, value=value, link=link)
+
+
+@dataclass
+class SearchResults(Generic[T]):
+    """The results of one search: a list of items plus what the backend said about them.
+
+    Iterable, ``len()``-able and indexable like the list it wraps.
+
+    Attributes:
+        results: The items, in the backend's ranking order.
+        total_count: How many results the backend knows of in all; set only when asked
+            with ``include_total_count`` and only when the backend really knows it.
+        metadata: Extra facts from the backend (for example answers, facets, trace ids).
+    """
+
+    results: list[T] = field(default_factory=list)
+    total_count: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        return self.results[index]
+
+    def __bool__(self) -> bool:
+        return bool(self.results)
+
+
+_FIELD_NAME = re.compile(r"^[^\x00-\x1f]{1,256}$")
+
+
+def _check_value(value: object) -> FilterValue:
+    # bool is a subclass of int, so the isinstance check covers it.
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    raise InvalidRequestError(
+        f"filter values must be str, int, float, bool or None, not {type(value).__name__}"
+    )
+
+
+class EqualTo(BaseModel):
+    """Clause: ``field_name`` equals ``value``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["equal_to"] = "equal_to"
+    field_name: str
+    value: FilterValue
+
+
+class AnyTagEqualTo(BaseModel):
+    """Clause: the collection ``field_name`` contains an element equal to ``value``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["any_tag_equal_to"] = "any_tag_equal_to"
+    field_name: str
+    value: FilterValue
+
+
+FilterClause = EqualTo | AnyTagEqualTo
+"""One clause of a :class:`TextSearchFilter`."""
+
+
+class TextSearchFilter:
+    """A data-only filter: a list of clauses that are all AND-ed together.
+
+    Built fluently; each builder method adds a clause and returns the same filter::
+
+        TextSearchFilter().equal_to("site", "devblogs.microsoft.com").any_tag_equal_to(
+            "tags", "python"
+        )
+
+    Filters hold only field names and plain values (str, int, float, bool, None); they
+    are never code or expression strings, so nothing in them is ever evaluated. Each
+    connector translates them into its own syntax, escaping values, and raises
+    :class:`~textsearch.errors.UnsupportedFilterError` for a field it cannot honour.
+    Two filters built the same way are equal.
+    """
+
+    __slots__ = ("_clauses",)
+
+    def __init__(
+        self, clauses: list[FilterClause] | tuple[FilterClause, ...] | None = None
+    ) -> None:
+        """Create a filter, empty or from existing clauses."""
+        self._clauses: list[FilterClause] = list(clauses or ())
+
+    @staticmethod
+    def _check_field(field_name: object) -> str:
+        if not isinstance(field_name, str) or not _FIELD_NAME.match(field_name):
+            raise InvalidRequestError(
+                f"filter field names must be non-empty strings without control characters, "
+                f"got {field_name!r}"
+            )
+        return field_name
+
+    def equal_to(self, field_name: str, value: FilterValue) -> TextSearchFilter:
+        """Require ``field_name`` to equal ``value``; returns this filter.
+
+        Raises:
+            InvalidRequestError: The field name is empty or the value is not plain data.
+        """
+        self._clauses.append(
+            EqualTo(field_name=self._check_field(field_name), value=_check_value(value))
+        )
+        return self
+
+    def any_tag_equal_to(self, field_name: str, value: FilterValue) -> TextSearchFilter:
+        """Require the collection ``field_name`` to contain ``value``; returns this filter.
+
+        Raises:
+            InvalidRequestError: The field name is empty or the value is not plain data.
+        """
+        self._clauses.append(
+            AnyTagEqualTo(field_name=self._check_field(field_name), value=_check_value(value))
+        )
+        return self
+
+    @property
+    def clauses(self) -> tuple[FilterClause, ...]:
+        """The clauses, in the order they were added (a snapshot)."""
+        return tuple(self._clauses)
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        """Distinct field names used by the clauses, in first-use order."""
+        return tuple(dict.fromkeys(c.field_name for c in self._clauses))
+
+    def copy(self) -> TextSearchFilter:
+        """Return an independent copy (clauses are immutable, so this is cheap)."""
+        return TextSearchFilter(self._clauses)
+
+    def and_(self, other: TextSearchFilter | None) -> TextSearchFilter:
+        """Return a new filter with this filter's clauses followed by ``other``'s."""
+        if other is None:
+            return self.copy()
+        return TextSearchFilter([*self._clauses, *other._clauses])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Serialize to plain JSON-able data."""
+        return {"clauses": [c.model_dump() for c in self._clauses]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TextSearchFilter:
+        """Rebuild a filter serialized with :meth:`to_dict`.
+
+        Raises:
+            InvalidRequestError: The data is not a serialized filter.
+        """
+        result = cls()
+        raw = data.get("clauses")
+        if not isinstance(raw, list):
+            raise InvalidRequestError("a serialized filter needs a 'clauses' list")
+        for item in raw:
+            if not isinstance(item, Mapping):
+                raise InvalidRequestError("each filter clause must be an object")
+            kind = item.get("kind")
+            if kind == "equal_to":
+                result.equal_to(item.get("field_name"), item.get("value"))  # type: ignore[arg-type]
+            elif kind == "any_tag_equal_to":
+                result.any_tag_equal_to(item.get("field_name"), item.get("value"))  # type: ignore[arg-type]
+            else:
+                raise InvalidRequestError(f"unknown filter clause kind {kind!r}")
+        return result
+
+    def __bool__(self) -> bool:
+        return bool(self._clauses)
+
+    def __len__(self) -> int:
+        return len(self._clauses)
+
+    def __iter__(self) -> Iterator[FilterClause]:
+        return iter(tuple(self._clauses))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TextSearchFilter):
+            return NotImplemented
+        return self._clauses == other._clauses
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._clauses))
+
+    def __repr__(self) -> str:
+        parts = "".join(f".{c.kind}({c.field_name!r}, {c.value!r})" for c in self._clauses)
+        return f"TextSearchFilter(){parts}"
+
+
+class SearchOptions(BaseModel):
+    """Options for one search.
+
+    Unknown fields are rejected so that a typo never passes silently. Validation errors
+    are raised as :class:`~textsearch.errors.InvalidRequestError` (also a ``ValueError``).
+
+    Attributes:
+        top: How many results to return (at least 1; each connector has a maximum,
+            50 unless it documents more).
+        skip: How many results to skip first (for paging).
+        include_total_count: Ask the backend for the total number of matches.
+        filter: A data-only filter; ``None`` for none.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    DEFAULT_TOP: ClassVar[int] = 5
+
+    top: int = Field(default=5, ge=1)
+    skip: int = Field(default=0, ge=0)
+    include_total_count: bool = False
+    filter: TextSearchFilter | None = None
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise InvalidRequestError(_describe_validation_error(exc)) from None
+
+    @field_validator("top", "skip", mode="before")
+    @classmethod
+    def _no_bool_or_float(cls, value: Any) -> Any:
+        # pydantic would accept True as 1 and 2.0 as 2; a search option should not.
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError("must be a whole number")
+        return value
+
+    def with_updates(self, **updates: Any) -> SearchOptions:
+        """Return validated options with some fields replaced.
+
+        Raises:
+            InvalidRequestError: A field is unknown or a value is invalid.
+        """
+        if not updates:
+            return self
+        data: dict[str, Any] = {
+            "top": self.top,
+            "skip": self.skip,
+            "include_total_count": self.include_total_count,
+            "filter": self.filter,
+        }
+        data.update(updates)
+        return SearchOptions(**data)
+
+
+def _describe_validation_error(exc: ValidationError) -> str:
+    parts: list[str] = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "options"
+        if err["type"] == "extra_forbidden":
+            parts.append(
+                f"unknown search option {loc!r} (known: top, skip, include_total_count, filter)"
+            )
+        else:
+            parts.append(f"{loc}: {err['msg']}")
+    return "invalid search options: " + "; ".join(parts)

@@ -1,0 +1,300 @@
+"""The ``TextSearch`` protocol and ``BaseTextSearch``, the optional shared base class.
+
+A connector built on :class:`BaseTextSearch` supplies two hooks: how to fetch native
+results for a query (``_fetch`` and its blocking twin ``_fetch_sync``), and how to map
+one native result to a :class:`~textsearch.TextSearchResult` (``_to_text_search_result``).
+Everything else (option merging and validation, empty-query rejection, the three result
+shapes, the blocking twins, per-instance mappers, context management) comes from here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+
+from typing_extensions import Self
+
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.errors import InvalidRequestError, UnsupportedFilterError
+
+__all__ = ["BaseTextSearch", "TextSearch", "resolve_options"]
+
+NativeT = TypeVar("NativeT")
+
+
+@runtime_checkable
+class TextSearch(Protocol):
+    """What every connector offers, whatever the backend.
+
+    ``**kwargs`` are shortcuts for :class:`~textsearch.SearchOptions` fields
+    (``top=3, skip=3, filter=...``); they override the same fields of ``options``.
+    """
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string."""
+        ...
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results."""
+        ...
+
+    async def get_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[Any]:
+        """Search and return the backend's own typed results."""
+        ...
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`."""
+        ...
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`."""
+        ...
+
+    def get_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[Any]:
+        """Blocking twin of :meth:`get_search_results`."""
+        ...
+
+
+def resolve_options(
+    query: object, options: SearchOptions | None, kwargs: dict[str, Any], *, max_top: int
+) -> tuple[str, SearchOptions]:
+    """Validate a query and merge option shortcuts; pure, shared by every connector.
+
+    Returns:
+        The query (unchanged) and the effective options.
+
+    Raises:
+        InvalidRequestError: The query is not a non-empty string, an option is unknown or
+            invalid, or ``top`` is above ``max_top``.
+    """
+    if not isinstance(query, str):
+        raise InvalidRequestError(f"query must be a string, not {type(query).__name__}")
+    if not query.strip():
+        raise InvalidRequestError("query must not be empty or only whitespace")
+    if options is not None and not isinstance(options, SearchOptions):
+        raise InvalidRequestError(f"options must be a SearchOptions, not {type(options).__name__}")
+    base = options if options is not None else SearchOptions()
+    effective = base.with_updates(**kwargs) if kwargs else base
+    if effective.top > max_top:
+        raise InvalidRequestError(
+            f"top={effective.top} is above this connector's maximum of {max_top}"
+        )
+    return query, effective
+
+
+class BaseTextSearch(ABC, Generic[NativeT]):
+    """Shared implementation of :class:`TextSearch` for connectors.
+
+    Subclasses implement :meth:`_fetch` and :meth:`_fetch_sync` (usually as thin wrappers
+    that share request building and parsing and differ only in how they send), and
+    :meth:`_to_text_search_result`. They may narrow the filter fields they accept with
+    :attr:`supported_filter_fields` or override :meth:`_check_filter`.
+
+    Args:
+        string_mapper: Turns one native result into the string that :meth:`search`
+            returns; defaults to the value of the normalized result.
+        text_search_result_mapper: Turns one native result into a
+            :class:`~textsearch.TextSearchResult`; defaults to the connector's mapping.
+    """
+
+    #: Largest ``top`` this connector accepts.
+    max_top: ClassVar[int] = 50
+    #: Filter field names this connector accepts; ``None`` means "checked by ``_check_filter``".
+    supported_filter_fields: ClassVar[frozenset[str] | None] = None
+    #: Short provider name used in errors and logs.
+    provider_name: ClassVar[str] = "custom"
+
+    def __init__(
+        self,
+        *,
+        string_mapper: Callable[[NativeT], str] | None = None,
+        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
+    ) -> None:
+        self.string_mapper = string_mapper
+        self.text_search_result_mapper = text_search_result_mapper
+
+    # -- hooks -------------------------------------------------------------------------
+
+    @abstractmethod
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        """Fetch native results for a validated query and options."""
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        """Blocking twin of :meth:`_fetch`.
+
+        The default runs :meth:`_fetch` on a private event loop, which is right for
+        third-party connectors that only have async I/O. It refuses to run inside a
+        running event loop (use the async method there). Built-in connectors override it.
+        """
+        import asyncio  # only here: keeps ``import textsearch`` light
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._fetch(query, options))
+        raise RuntimeError(
+            f"{type(self).__name__}: a blocking *_sync method was called inside a running event "
+            "loop; await the async method instead"
+        )
+
+    @abstractmethod
+    def _to_text_search_result(self, item: NativeT) -> TextSearchResult:
+        """Map one native result to a normalized result."""
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise :class:`UnsupportedFilterError` for a clause this connector cannot honour."""
+        allowed = self.supported_filter_fields
+        if search_filter is None or allowed is None:
+            return
+        for name in search_filter.field_names:
+            if name not in allowed:
+                raise UnsupportedFilterError(
+                    f"{type(self).__name__} cannot filter on {name!r}; supported filter fields: "
+                    + ", ".join(sorted(allowed)),
+                    field_name=name,
+                    supported_fields=sorted(allowed),
+                )
+
+    # -- shared plumbing ---------------------------------------------------------------
+
+    def _prepare(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[str, SearchOptions]:
+        query, effective = resolve_options(query, options, kwargs, max_top=self.max_top)
+        self._check_filter(effective.filter)
+        return query, effective
+
+    def _map_text(self, item: NativeT) -> TextSearchResult:
+        mapper = self.text_search_result_mapper
+        return mapper(item) if mapper is not None else self._to_text_search_result(item)
+
+    def _map_string(self, item: NativeT) -> str:
+        if self.string_mapper is not None:
+            return self.string_mapper(item)
+        return self._default_string(item)
+
+    def _default_string(self, item: NativeT) -> str:
+        result = self._map_text(item)
+        return result.value or result.name or result.link or ""
+
+    def _as_text(self, native: SearchResults[NativeT]) -> SearchResults[TextSearchResult]:
+        return SearchResults(
+            [self._map_text(r) for r in native.results], native.total_count, native.metadata
+        )
+
+    def _as_strings(self, native: SearchResults[NativeT]) -> SearchResults[str]:
+        return SearchResults(
+            [self._map_string(r) for r in native.results], native.total_count, native.metadata
+        )
+
+    # -- public async API --------------------------------------------------------------
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string (by default the result's text).
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        query, effective = self._prepare(query, options, kwargs)
+        return self._as_strings(await self._fetch(query, effective))
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        query, effective = self._prepare(query, options, kwargs)
+        return self._as_text(await self._fetch(query, effective))
+
+    async def get_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[NativeT]:
+        """Search and return the backend's own typed results.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        query, effective = self._prepare(query, options, kwargs)
+        return await self._fetch(query, effective)
+
+    # -- public blocking API -----------------------------------------------------------
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._as_strings(self._fetch_sync(query, effective))
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._as_text(self._fetch_sync(query, effective))
+
+    def get_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[NativeT]:
+        """Blocking twin of :meth:`get_search_results`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._fetch_sync(query, effective)
+
+    # -- resources ---------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Release resources this connector created (never ones that were injected)."""
+        self.close()
+
+    def close(self) -> None:
+        """Release resources this connector created (never ones that were injected)."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

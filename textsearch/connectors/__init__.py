@@ -1,0 +1,37 @@
+"""Connectors, one module per backend; each is imported only when first used.
+
+``from textsearch.connectors import BingTextSearch`` loads only the Bing module, and the Azure
+connector loads the Azure SDK only when it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local import LocalDocument, LocalTextSearch
+
+__all__ = [
+    "LocalDocument",
+    "LocalTextSearch",
+]
+
+#: public name -> module that defines it
+LAZY_EXPORTS: dict[str, str] = {
+    "LocalTextSearch": "textsearch.connectors.local",
+    "LocalDocument": "textsearch.connectors.local",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
