@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from textsearch._types import SearchOptions, TextSearchFilter
-from textsearch.base import TextSearch
+from textsearch.base import TextSearch, resolve_options
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -70,7 +70,7 @@ def _local_from_args(args: argparse.Namespace) -> TextSearch:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     search = LocalTextSearch(db_path)
     report = search.index_path(folder)
-    if report.indexed or report.removed:
+    if (report.indexed or report.removed) and sys.stderr.isatty():
         print(
             f"indexed {report.indexed} file(s), removed {report.removed}, "
             f"unchanged {report.unchanged} ({folder})",
@@ -120,6 +120,8 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     options = SearchOptions(
         top=args.top, skip=args.skip, include_total_count=True, filter=_search_filter(args)
     )
+    # Reject a bad query before any indexing or network work.
+    resolve_options(args.query, options, {}, max_top=options.top)
     search = build_provider(args)
     try:
         results = search.get_text_search_results_sync(args.query, options)
