@@ -451,3 +451,22 @@ def test_modified_time_alone_updates_bookkeeping(corpus: Path) -> None:
     _write(corpus / "doc.rst", (corpus / "doc.rst").read_text(), bump=True)
     assert s.index_path(corpus).unchanged == 7
     assert s.index_path(corpus).unchanged == 7
+
+
+def test_any_word_mode_leaves_out_very_common_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    import textsearch.connectors.local as local
+
+    s = LocalTextSearch()
+    s.add_documents({"id": f"c{i}", "text": f"common filler {i}"} for i in range(30))
+    s.add_documents([{"id": "rare", "text": "common and rare together"}])
+    # no document has all three words, so the any-word fallback runs
+    everything = s.get_search_results_sync("common rare zzz", include_total_count=True)
+    assert everything.metadata["match"] == "any"
+    assert everything.total_count == 31  # small corpus: nothing is left out
+    monkeypatch.setattr(local, "_COMMON_FLOOR", 2)
+    pruned = s.get_search_results_sync("common rare zzz", include_total_count=True)
+    assert [d.id for d in pruned] == ["rare"]
+    assert pruned.total_count == 1
+    # when every word is common, the least common one is kept
+    only_common = s.get_search_results_sync("common filler", top=3)
+    assert only_common.metadata["match"] == "all" and len(only_common) == 3

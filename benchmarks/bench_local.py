@@ -1,0 +1,161 @@
+"""Benchmark LocalTextSearch: indexing throughput, query latency, peak memory.
+
+    python benchmarks/bench_local.py                   # 100,000 documents, 2,000 queries
+    python benchmarks/bench_local.py --docs 10000 --queries 500
+
+Documents are generated (~200 words each) from a Zipf-distributed vocabulary of
+30,000 made-up words, so some words are in almost every document and most are rare,
+as in real text; queries are 1-3 words drawn from the same distribution. Everything is
+seeded, so runs are comparable. Peak memory is the process's maximum resident set size
+(SQLite allocates outside Python, so tracemalloc alone would undercount).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+
+from textsearch import LocalTextSearch, TextSearchFilter
+
+SYLLABLES = [
+    "ka", "to", "ri", "mo", "se", "na", "lu", "vi", "pe", "do", "gra", "shi", "tor", "ven",
+    "bal", "quo", "zen", "fir", "mak", "lon", "dre", "pha", "kus", "tin",
+]  # fmt: skip
+
+
+def vocabulary(size: int, rng: random.Random) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))))
+    return sorted(words)
+
+
+def zipf_cum_weights(size: int) -> list[float]:
+    """Cumulative Zipf weights (precomputed: ``random.choices`` would redo it every call)."""
+    total, cumulative = 0.0, []
+    for rank in range(size):
+        total += 1.0 / (rank + 1)
+        cumulative.append(total)
+    return cumulative
+
+
+def documents(n: int, words: list[str], cum: list[float], seed: int) -> Iterator[dict[str, object]]:
+    rng = random.Random(seed)
+    sites = ["docs.example.com", "blog.example.org", "kb.example.net", "wiki.example.io"]
+    for i in range(n):
+        body = rng.choices(words, cum_weights=cum, k=200)
+        title = " ".join(rng.choices(words, cum_weights=cum, k=5))
+        yield {
+            "id": f"doc-{i}",
+            "title": title,
+            "text": " ".join(body),
+            "link": f"https://{sites[i % len(sites)]}/page/{i}",
+            "metadata": {"category": f"c{i % 10}", "tags": [f"t{i % 7}", f"t{i % 5}"]},
+        }
+
+
+STOPWORDS = 100
+
+
+def percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--batch", type=int, default=5_000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    words = vocabulary(30_000, rng)
+    cum = zipf_cum_weights(len(words))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = os.path.join(tmp, "bench.sqlite3")
+        search = LocalTextSearch(db_path)
+        batch: list[dict[str, object]] = []
+        index_seconds = 0.0  # only add_documents is timed, not generating the text
+        for doc in documents(args.docs, words, cum, args.seed):
+            batch.append(doc)
+            if len(batch) >= args.batch:
+                start = time.perf_counter()
+                search.add_documents(batch)
+                index_seconds += time.perf_counter() - start
+                batch.clear()
+        if batch:
+            start = time.perf_counter()
+            search.add_documents(batch)
+            index_seconds += time.perf_counter() - start
+        size_mb = os.path.getsize(db_path) / 1e6
+
+        # Typical queries: 1-3 content words, Zipf-distributed. The 100 most frequent
+        # made-up words play the part of stopwords ("the", "of", "how"): queries made only of
+        # them match most of the corpus and are measured apart as "broad" queries.
+        qrng = random.Random(args.seed + 1)
+        content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
+        content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
+        queries = [
+            " ".join(qrng.choices(content, cum_weights=content_cum, k=qrng.randint(1, 3)))
+            for _ in range(args.queries)
+        ]
+        broad_queries = [
+            " ".join(qrng.choices(words[:STOPWORDS], k=qrng.randint(1, 2)))
+            for _ in range(max(20, args.queries // 10))
+        ]
+        for q in queries[:50]:  # warm the page cache
+            search.search_sync(q)
+        latencies: list[float] = []
+        for q in queries:
+            t0 = time.perf_counter()
+            search.get_text_search_results_sync(q, top=5)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        filtered: list[float] = []
+        site = TextSearchFilter().equal_to("site", "kb.example.net").any_tag_equal_to("tags", "t3")
+        for q in queries[: args.queries // 4]:
+            t0 = time.perf_counter()
+            search.get_text_search_results_sync(q, top=5, filter=site)
+            filtered.append((time.perf_counter() - t0) * 1000)
+        broad: list[float] = []
+        for q in broad_queries:
+            t0 = time.perf_counter()
+            search.get_text_search_results_sync(q, top=5)
+            broad.append((time.perf_counter() - t0) * 1000)
+        search.close()
+
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(
+        f"indexed {args.docs:,} documents (~200 words) in {index_seconds:.1f} s "
+        f"= {args.docs / index_seconds:,.0f} documents/s; index file {size_mb:,.0f} MB"
+    )
+    print(
+        f"{len(latencies):,} queries, top=5: p50 {statistics.median(latencies):.2f} ms, "
+        f"p95 {percentile(latencies, 95):.2f} ms, max {max(latencies):.2f} ms"
+    )
+    print(
+        f"{len(filtered):,} filtered queries (site + tag): "
+        f"p50 {statistics.median(filtered):.2f} ms, "
+        f"p95 {percentile(filtered, 95):.2f} ms"
+    )
+    print(
+        f"{len(broad):,} broad queries (only the {STOPWORDS} most frequent words): "
+        f"p50 {statistics.median(broad):.2f} ms, p95 {percentile(broad, 95):.2f} ms"
+    )
+    print(f"peak memory (max RSS): {peak_mb:,.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
