@@ -76,8 +76,15 @@ class ThirdPartySearch:
 
 
 ARTICLES = [
-    Article("Retry with backoff", "Retry failed calls with exponential backoff.", "https://a.example/retry", "en"),
-    Article("Backoff en français", "Réessayer avec backoff exponentiel.", "https://b.example/fr", "fr"),
+    Article(
+        "Retry with backoff",
+        "Retry failed calls with exponential backoff.",
+        "https://a.example/retry",
+        "en",
+    ),
+    Article(
+        "Backoff en français", "Réessayer avec backoff exponentiel.", "https://b.example/fr", "fr"
+    ),
     Article("Caching", "Cache responses for five minutes.", "https://a.example/cache", "en"),
 ]
 

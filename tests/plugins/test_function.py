@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.plugins._support import ARTICLES, DOCS, ThirdPartySearch
 from textsearch import (
     AuthenticationError,
     BadRequestError,
@@ -29,8 +30,6 @@ from textsearch import (
 from textsearch.grounding import format_results
 from textsearch.plugins import SearchParameter, create_search_function
 from textsearch.testing import StaticTextSearch
-
-from tests.plugins._support import ARTICLES, DOCS, ThirdPartySearch
 
 SITE_PARAMS = [
     SearchParameter("query", "Query."),
@@ -333,7 +332,10 @@ async def test_third_party_protocol_connector_all_kinds() -> None:
             "link": "https://a.example/retry",
         }
     ]
-    assert all(opts.filter is not None and opts.filter.clauses[0] == preset.clauses[0] for _, opts in ts.calls)
+    assert all(
+        opts.filter is not None and opts.filter.clauses[0] == preset.clauses[0]
+        for _, opts in ts.calls
+    )
     assert ts.calls[1][1].top == 10  # clamped to max_top (10 < the connector's 20)
     assert texts.open_world is True
     assert texts.to_mcp_tool()["annotations"]["openWorldHint"] is True
@@ -345,7 +347,10 @@ async def test_third_party_protocol_connector_all_kinds() -> None:
 @pytest.mark.parametrize(
     ("error", "expected"),
     [
-        (RateLimitError("429 body secret-key-123", retry_after=7), "rate limited; retry in about 7 seconds"),
+        (
+            RateLimitError("429 body secret-key-123", retry_after=7),
+            "rate limited; retry in about 7 seconds",
+        ),
         (RateLimitError("429"), "rate limited; retry later"),
         (QuotaExceededError("quota body secret-key-123"), "quota is exhausted"),
         (AuthenticationError("bad key secret-key-123"), "credentials or configuration"),
@@ -353,7 +358,10 @@ async def test_third_party_protocol_connector_all_kinds() -> None:
         (NotFoundError("no index secret-key-123"), "not found"),
         (ProviderRetiredError("gone secret-key-123"), "retired"),
         (BadRequestError("upstream body secret-key-123"), "rejected the request"),
-        (UnsupportedFilterError("cannot filter on 'x' secret-key-123"), "filter the search service does not support"),
+        (
+            UnsupportedFilterError("cannot filter on 'x' secret-key-123"),
+            "filter the search service does not support",
+        ),
         (ServiceUnavailableError("503 body secret-key-123"), "unavailable right now; retry later"),
         (SearchTransportError("conn reset secret-key-123"), "unavailable right now; retry later"),
         (SearchTimeoutError("timeout secret-key-123"), "did not answer in time"),

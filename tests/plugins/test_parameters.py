@@ -8,11 +8,10 @@ from typing import Any
 
 import pytest
 
+from tests.plugins._support import DOCS, ThirdPartySearch
 from textsearch import ConfigurationError, LocalTextSearch, TextSearchFilter
 from textsearch.plugins import SearchParameter, create_search_function, create_search_plugin
 from textsearch.testing import StaticTextSearch
-
-from tests.plugins._support import DOCS, ThirdPartySearch
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
@@ -113,7 +112,11 @@ def test_strict_schema_follows_openai_strict_rules() -> None:
     assert props["query"]["type"] == "string"  # required stays non-nullable
     assert props["top"]["type"] == ["integer", "null"]
     assert props["site"]["type"] == ["string", "null"]
-    assert props["lang"]["type"] == ["string", "null"] and props["lang"]["enum"] == ["en", "fr", None]
+    assert props["lang"]["type"] == ["string", "null"] and props["lang"]["enum"] == [
+        "en",
+        "fr",
+        None,
+    ]
     assert all("default" not in node for node in _walk(schema))
     assert "null means the default, 5" in props["top"]["description"]
     for node in _walk(schema):
@@ -161,7 +164,10 @@ def test_names_follow_the_tool_name_pattern() -> None:
         ([SearchParameter("query", "q", type=int)], "must be a str"),
         ([SearchParameter("query", "q"), SearchParameter("top", "n")], "type=int"),
         (
-            [SearchParameter("query", "q"), SearchParameter("skip", "s", type=int, filter_field="x")],
+            [
+                SearchParameter("query", "q"),
+                SearchParameter("skip", "s", type=int, filter_field="x"),
+            ],
             "cannot have a filter_field",
         ),
         ([SearchParameter("query", "q"), SearchParameter("site", "s")], "no filter_field"),
