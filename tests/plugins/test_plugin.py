@@ -107,3 +107,17 @@ def test_importing_plugins_loads_no_provider_sdk() -> None:
         timeout=60,
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_public_names_are_listed_and_import() -> None:
+    import textsearch.plugins as plugins
+
+    assert sorted(plugins.__all__) == [
+        "SearchFunction",
+        "SearchParameter",
+        "SearchPlugin",
+        "create_search_function",
+        "create_search_plugin",
+    ]
+    for name in plugins.__all__:
+        assert getattr(plugins, name).__module__.startswith("textsearch.plugins")
