@@ -4,6 +4,8 @@
 
     textsearch search "query" [--provider local] [--path DIR] [--top N] [--site D] [--json]
     textsearch index DIR --db FILE
+    textsearch tools [--provider P] --format openai|anthropic|mcp [--strict]
+    textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
 
 Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
@@ -187,6 +189,54 @@ def _cmd_index(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def _tools_provider(args: argparse.Namespace) -> TextSearch:
+    # Tool definitions do not depend on what is indexed: without --path/--db, describe the
+    # local tools without indexing the current folder.
+    if args.provider == "local" and not args.path and not args.db:
+        from textsearch.connectors.local import LocalTextSearch
+
+        return LocalTextSearch()
+    return build_provider(args)
+
+
+def _cmd_tools(args: argparse.Namespace, out: TextIO) -> int:
+    from textsearch.plugins import create_search_plugin
+
+    if args.strict and args.format != "openai":
+        raise UsageError("--strict applies to --format openai only")
+    search = _tools_provider(args)
+    try:
+        plugin = create_search_plugin(search)
+        if args.format == "openai":
+            tools = plugin.to_openai_tools(strict=args.strict)
+        elif args.format == "anthropic":
+            tools = plugin.to_anthropic_tools()
+        else:
+            tools = plugin.to_mcp_tools()
+    finally:
+        _close(search)
+    out.write(json.dumps(tools, ensure_ascii=False, indent=2) + "\n")
+    return EXIT_OK
+
+
+def _cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    # stdout carries the MCP protocol only: ``out`` is never written to here, and the
+    # local provider reports its indexing on stderr.
+    from textsearch.plugins import create_search_plugin
+    from textsearch.plugins._mcp import require_mcp
+
+    try:
+        require_mcp()
+    except ImportError as exc:
+        raise ConfigurationError(str(exc)) from None
+    search = build_provider(args)
+    try:
+        create_search_plugin(search, name=args.name).serve_mcp()
+    finally:
+        _close(search)
+    return EXIT_OK
+
+
 # -- parser -------------------------------------------------------------------------------
 
 
@@ -255,6 +305,24 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("dir", help="folder (or file) to index")
     index.add_argument("--db", metavar="FILE", help="index file (default: the search cache file)")
     index.set_defaults(handler=_cmd_index)
+
+    tools = commands.add_parser("tools", help="print the search tool definitions as JSON")
+    add_provider_arguments(tools)
+    tools.add_argument(
+        "--format",
+        required=True,
+        choices=("openai", "anthropic", "mcp"),
+        help="tool format: OpenAI Chat Completions, Anthropic Messages or MCP",
+    )
+    tools.add_argument(
+        "--strict", action="store_true", help="OpenAI strict-mode schema (--format openai)"
+    )
+    tools.set_defaults(handler=_cmd_tools)
+
+    mcp = commands.add_parser("mcp", help="serve the search tools over MCP (stdio)")
+    add_provider_arguments(mcp)
+    mcp.add_argument("--name", default="search", help="MCP server name (default: search)")
+    mcp.set_defaults(handler=_cmd_mcp)
     return parser
 
 

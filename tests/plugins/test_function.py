@@ -1,0 +1,406 @@
+"""Invocation: arguments, fresh options, preset filters, outputs and error messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.plugins._support import ARTICLES, DOCS, ThirdPartySearch
+from textsearch import (
+    AuthenticationError,
+    BadRequestError,
+    InvalidRequestError,
+    LocalTextSearch,
+    NotFoundError,
+    PermissionDeniedError,
+    ProviderError,
+    ProviderRetiredError,
+    QuotaExceededError,
+    RateLimitError,
+    ResponseFormatError,
+    SearchTimeoutError,
+    SearchTransportError,
+    ServiceUnavailableError,
+    TextSearchFilter,
+    UnsupportedFilterError,
+)
+from textsearch.grounding import format_results
+from textsearch.plugins import SearchParameter, create_search_function
+from textsearch.testing import StaticTextSearch
+
+SITE_PARAMS = [
+    SearchParameter("query", "Query."),
+    SearchParameter("top", "How many.", type=int),
+    SearchParameter("skip", "Skip.", type=int),
+    SearchParameter("lang", "Language.", filter_field="lang", choices=["en", "fr"]),
+]
+
+
+def _preset() -> TextSearchFilter:
+    return TextSearchFilter().equal_to("site", "kb.example")
+
+
+# -- peer failure 1: the preset filter is dropped when validation fails ---------------------
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "backoff", "top": 500},
+        {"query": "backoff", "top": 0},
+        {"query": "backoff", "top": -7},
+        {"query": "backoff", "top": "50"},
+        {"query": "backoff", "top": 12.0},
+        '{"query": "backoff", "top": 99}',
+    ],
+)
+def test_preset_filter_survives_invalid_top(arguments: Any) -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts, filter=_preset(), max_top=8)
+    text = fn.invoke_sync(arguments)
+    assert len(ts.calls) == 1
+    options = ts.calls[0].options
+    assert options.filter == _preset()
+    assert 1 <= options.top <= 8  # clamped into the advertised bounds
+    assert "blog.example" not in text and "Guide des reprises" not in text
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"filter": None},
+        {"filter": {"clauses": []}},
+        {"site": "blog.example"},
+        {"options": {"top": 50, "filter": None}},
+        {"include_total_count": True, "top_k": 9, "": 1},
+    ],
+)
+def test_preset_filter_survives_unexpected_extra_arguments(extra: dict[str, Any]) -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts, kind="text_search_results", filter=_preset())
+    text = fn.invoke_sync({"query": "backoff", **extra})
+    assert [c.options.filter for c in ts.calls] == [_preset()]
+    links = [r["link"] for r in json.loads(text)["results"]]
+    assert links and all(link.startswith("https://kb.example/") for link in links)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "backoff", "top": "many"},
+        {"query": "backoff", "top": True},
+        {"query": "backoff", "top": 2.5},
+        {"query": "backoff", "top": [3]},
+        {"query": "backoff", "skip": "first"},
+        {"query": "backoff", "lang": "de"},
+        {"query": "backoff", "lang": 5},
+        {"query": 42},
+        {"query": ["backoff"]},
+        {"query": "   "},
+        {"query": None},
+        {},
+        "not json",
+        "[1, 2]",
+        42,
+    ],
+)
+def test_preset_filter_survives_wrong_types(arguments: Any) -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts, parameters=SITE_PARAMS, filter=_preset())
+    text = fn.invoke_sync(arguments)
+    # nothing is searched without the preset filter: the model gets a message instead
+    assert ts.calls == []
+    assert text.startswith("Invalid arguments for search: ")
+    assert "Traceback" not in text
+    # and the next valid call still carries the preset filter
+    fn.invoke_sync({"query": "backoff"})
+    assert [c.options.filter for c in ts.calls] == [_preset()]
+
+
+def test_invalid_argument_messages_are_specific() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS), parameters=SITE_PARAMS)
+    assert "query: is required" in fn.invoke_sync({})
+    assert "lang: Input should be 'en' or 'fr'" in fn.invoke_sync({"query": "x", "lang": "de"})
+    assert "top: must be a number" in fn.invoke_sync({"query": "x", "top": True})
+    assert "not valid JSON" in fn.invoke_sync("{oops")
+    assert "must be a JSON object, not list" in fn.invoke_sync("[1]")
+    assert "query: must not be empty" in fn.invoke_sync({"query": " \n"})
+
+
+# -- peer failure 2: the first call's options leak into later calls -------------------------
+
+
+@pytest.mark.anyio
+async def test_every_call_builds_fresh_options() -> None:
+    ts = StaticTextSearch(DOCS, match="always")
+    fn = create_search_function(ts, parameters=SITE_PARAMS, filter=_preset())
+    await fn.invoke({"query": "one", "top": 2, "skip": 1, "lang": "fr"})
+    await fn.invoke({"query": "two"})
+    await fn.invoke({"query": "three", "lang": "en"})
+    fn.invoke_sync({"query": "four", "top": 1})
+    first, second, third, fourth = (c.options for c in ts.calls)
+    assert (first.top, first.skip, first.filter) == (2, 1, _preset().equal_to("lang", "fr"))
+    assert (second.top, second.skip, second.filter) == (5, 0, _preset())
+    assert (third.top, third.skip, third.filter) == (5, 0, _preset().equal_to("lang", "en"))
+    assert (fourth.top, fourth.skip, fourth.filter) == (1, 0, _preset())
+    assert len({id(c.options.filter) for c in ts.calls}) == 4  # never the same filter object
+
+
+def test_developer_filter_is_snapshotted_and_never_mutated() -> None:
+    ts = StaticTextSearch(DOCS, match="always")
+    preset = _preset()
+    fn = create_search_function(ts, parameters=SITE_PARAMS, filter=preset)
+    preset.equal_to("lang", "de")  # changed after creation: must not affect the function
+    fn.invoke_sync({"query": "x", "lang": "fr"})
+    fn.invoke_sync({"query": "x", "lang": "en"})
+    assert len(preset) == 2  # the model's clauses were never added to the developer's object
+    assert ts.calls[0].options.filter == _preset().equal_to("lang", "fr")
+    assert ts.calls[1].options.filter == _preset().equal_to("lang", "en")
+    assert fn.filter == _preset()
+    fn.filter.equal_to("x", 1)  # type: ignore[union-attr]  # a copy: harmless
+    assert fn.filter == _preset()
+
+
+# -- peer failure 3: developer-fixed values must not be overridable --------------------------
+
+
+def test_hidden_fixed_parameters_cannot_be_overridden() -> None:
+    ts = StaticTextSearch(DOCS, match="always")
+    fn = create_search_function(
+        ts, parameters=[SearchParameter("query", "Query.")], filter=_preset(), top=2
+    )
+    fn.invoke_sync(
+        {
+            "query": "x",
+            "top": 50,
+            "skip": 3,
+            "filter": {"clauses": []},
+            "site": "blog.example",
+            "options": {"top": 50},
+        }
+    )
+    (call,) = ts.calls
+    assert (call.options.top, call.options.skip, call.options.filter) == (2, 0, _preset())
+    assert call.options.include_total_count is False
+
+
+def test_model_filter_parameter_only_narrows_the_preset() -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(
+        ts,
+        kind="text_search_results",
+        parameters=[
+            SearchParameter("query", "Query."),
+            SearchParameter("site", "Only this site.", filter_field="site"),
+        ],
+        filter=TextSearchFilter().equal_to("lang", "en"),
+    )
+    # the model asks for another site: both clauses apply, the preset is not replaced
+    out = json.loads(fn.invoke_sync({"query": "backoff", "site": "blog.example"}))
+    assert [r["link"] for r in out["results"]] == ["https://blog.example/backoff"]
+    assert ts.calls[-1].options.filter == TextSearchFilter().equal_to("lang", "en").equal_to(
+        "site", "blog.example"
+    )
+    # kb.example also has a French page: the lang=en preset still excludes it
+    out = json.loads(fn.invoke_sync({"query": "backoff", "site": "kb.example"}))
+    assert [r["link"] for r in out["results"]] == ["https://kb.example/retry"]
+
+
+def test_filter_parameter_default_is_applied_when_absent() -> None:
+    ts = StaticTextSearch(DOCS, match="always")
+    fn = create_search_function(
+        ts,
+        parameters=[
+            SearchParameter("query", "Query."),
+            SearchParameter("lang", "Language.", filter_field="lang", default="en"),
+        ],
+    )
+    assert fn.parameters_json_schema["properties"]["lang"]["default"] == "en"
+    fn.invoke_sync({"query": "x"})
+    assert ts.calls[-1].options.filter == TextSearchFilter().equal_to("lang", "en")
+
+
+# -- outputs ------------------------------------------------------------------------------
+
+
+def test_search_kind_gives_numbered_text() -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts)
+    text = fn.invoke_sync({"query": "backoff", "top": 2})
+    expected = format_results(ts.search_sync("backoff", top=2), query="backoff")
+    assert text == expected
+    assert text.startswith('Found 2 results for "backoff":\n\n1. ')
+
+
+def test_text_search_results_kind_gives_compact_json_with_citations() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS, match="any"), kind="text_search_results")
+    text = fn.invoke_sync('{"query": "backoff", "top": 2}')
+    payload = json.loads(text)
+    assert payload == {
+        "query": "backoff",
+        "results": [
+            {
+                "citation": 1,
+                "name": "Retry guide",
+                "value": "Use exponential backoff when a call fails.",
+                "link": "https://kb.example/retry",
+            },
+            {
+                "citation": 2,
+                "name": "Backoff on the blog",
+                "value": "Backoff stories from the blog.",
+                "link": "https://blog.example/backoff",
+            },
+        ],
+    }
+    assert text == json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_search_results_kind_serializes_native_models_with_link() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS, match="any"), kind="search_results")
+    payload = json.loads(fn.invoke_sync({"query": "exponential backoff"}))
+    first = payload["results"][0]
+    assert first["citation"] == 1
+    assert first["link"] == "https://kb.example/retry"
+    assert first["metadata"] == {"lang": "en"}
+
+
+def test_search_results_with_local_connector_cuts_long_fields(tmp_path: Path) -> None:
+    (tmp_path / "long.md").write_text("# Long\n\n" + "backoff " * 2000, encoding="utf-8")
+    with LocalTextSearch() as local:
+        local.index_path(tmp_path)
+        fn = create_search_function(local, kind="search_results")
+        payload = json.loads(fn.invoke_sync({"query": "backoff"}))
+    doc = payload["results"][0]
+    assert doc["link"].endswith("long.md") and doc["title"] == "Long"
+    assert len(doc["text"]) == 2000 and doc["text"].endswith(" [...]")
+    assert "score" in doc and "snippet" in doc
+
+
+def test_string_mapper_shapes_each_result() -> None:
+    fn = create_search_function(
+        StaticTextSearch(DOCS, match="any"),
+        kind="text_search_results",
+        string_mapper=lambda r: f"{r.name} <{r.link}>",
+    )
+    text = fn.invoke_sync({"query": "backoff", "top": 1})
+    assert text == 'Found 1 result for "backoff":\n\n1. Retry guide <https://kb.example/retry>'
+
+
+def test_no_results_suggests_a_broader_query() -> None:
+    for kind in ("search", "text_search_results", "search_results"):
+        fn = create_search_function(StaticTextSearch(DOCS), kind=kind)
+        text = fn.invoke_sync({"query": "quantum gravity"})
+        assert "No results found for query: quantum gravity" in text
+        assert "broader query" in text
+        if kind != "search":
+            assert json.loads(text)["results"] == []
+    paged = create_search_function(StaticTextSearch(DOCS, match="any"))
+    assert "No more results" in paged.invoke_sync({"query": "backoff", "skip": 10})
+
+
+# -- third-party connector (protocol only) ---------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_third_party_protocol_connector_all_kinds() -> None:
+    ts = ThirdPartySearch(ARTICLES)
+    params = [
+        SearchParameter("query", "Query."),
+        SearchParameter("lang", "Language.", filter_field="lang"),
+    ]
+    preset = TextSearchFilter().equal_to("lang", "en")
+    search = create_search_function(ts, parameters=params, filter=preset)
+    assert (await search.invoke({"query": "backoff"})).startswith('Found 1 result for "backoff"')
+    texts = create_search_function(ts, kind="text_search_results", filter=preset)
+    out = json.loads(await texts.invoke({"query": "backoff", "top": 15}))
+    assert [r["link"] for r in out["results"]] == ["https://a.example/retry"]
+    native = create_search_function(ts, kind="search_results", parameters=params, filter=preset)
+    out = json.loads(native.invoke_sync({"query": "backoff", "lang": "fr"}))
+    assert out["results"] == []  # lang=fr AND lang=en: the preset cannot be widened
+    out = json.loads(native.invoke_sync({"query": "backoff"}))
+    assert out["results"] == [
+        {
+            "citation": 1,
+            "title": "Retry with backoff",
+            "body": "Retry failed calls with exponential backoff.",
+            "url": "https://a.example/retry",
+            "lang": "en",
+            "link": "https://a.example/retry",
+        }
+    ]
+    assert all(
+        opts.filter is not None and opts.filter.clauses[0] == preset.clauses[0]
+        for _, opts in ts.calls
+    )
+    assert ts.calls[1][1].top == 10  # clamped to max_top (10 < the connector's 20)
+    assert texts.open_world is True
+    assert texts.to_mcp_tool()["annotations"]["openWorldHint"] is True
+
+
+# -- errors -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (
+            RateLimitError("429 body secret-key-123", retry_after=7),
+            "rate limited; retry in about 7 seconds",
+        ),
+        (RateLimitError("429"), "rate limited; retry later"),
+        (QuotaExceededError("quota body secret-key-123"), "quota is exhausted"),
+        (AuthenticationError("bad key secret-key-123"), "credentials or configuration"),
+        (PermissionDeniedError("denied secret-key-123"), "credentials or configuration"),
+        (NotFoundError("no index secret-key-123"), "not found"),
+        (ProviderRetiredError("gone secret-key-123"), "retired"),
+        (BadRequestError("upstream body secret-key-123"), "rejected the request"),
+        (
+            UnsupportedFilterError("cannot filter on 'x' secret-key-123"),
+            "filter the search service does not support",
+        ),
+        (ServiceUnavailableError("503 body secret-key-123"), "unavailable right now; retry later"),
+        (SearchTransportError("conn reset secret-key-123"), "unavailable right now; retry later"),
+        (SearchTimeoutError("timeout secret-key-123"), "did not answer in time"),
+        (ResponseFormatError("weird body secret-key-123"), "unexpected response"),
+        (ProviderError("other secret-key-123"), "answered with an error"),
+        (RuntimeError("bug secret-key-123"), "failed unexpectedly"),
+    ],
+)
+def test_errors_become_one_short_sentence(error: Exception, expected: str) -> None:
+    fn = create_search_function(StaticTextSearch(DOCS, error=error))
+    text = fn.invoke_sync({"query": "backoff"})
+    assert expected in text
+    assert "secret-key-123" not in text and "Traceback" not in text and "\n" not in text
+    assert len(text) < 200
+
+
+def test_invalid_request_from_connector_is_quoted() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS, error=InvalidRequestError("query too long")))
+    assert fn.invoke_sync({"query": "x"}) == "Invalid search request: query too long."
+
+
+@pytest.mark.anyio
+async def test_raise_errors_opts_into_exceptions() -> None:
+    error = RateLimitError("slow down", retry_after=3)
+    fn = create_search_function(StaticTextSearch(DOCS, error=error))
+    with pytest.raises(RateLimitError):
+        await fn.invoke({"query": "x"}, raise_errors=True)
+    with pytest.raises(RateLimitError):
+        fn.invoke_sync({"query": "x"}, raise_errors=True)
+    with pytest.raises(InvalidRequestError, match="top"):
+        await fn.invoke({"query": "x", "top": "lots"}, raise_errors=True)
+
+
+def test_cancellation_is_not_swallowed() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS, error=KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        fn.invoke_sync({"query": "x"})
+
+
+def test_repr_names_the_function() -> None:
+    fn = create_search_function(StaticTextSearch(DOCS), name="kb")
+    assert repr(fn) == "SearchFunction(name='kb', kind='search', text_search=StaticTextSearch)"

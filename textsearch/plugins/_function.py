@@ -1,0 +1,403 @@
+"""``SearchFunction``: one connector method as a tool a model can call."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
+
+from textsearch._types import SearchResults, TextSearchFilter
+from textsearch.base import TextSearch
+from textsearch.errors import ConfigurationError, InvalidRequestError
+from textsearch.plugins._output import (
+    Kind,
+    error_message,
+    invalid_arguments_message,
+    render_results,
+)
+from textsearch.plugins._parameters import (
+    ParameterSpec,
+    ParsedArguments,
+    SearchParameter,
+    default_parameters,
+)
+
+__all__ = ["DEFAULT_MAX_TOP", "DEFAULT_TOP", "SearchFunction", "create_search_function"]
+
+logger = logging.getLogger("textsearch.plugins")
+
+#: Default ``top`` of a search function (what the model gets when it does not ask).
+DEFAULT_TOP = 5
+#: Default largest ``top`` a model may ask for.
+DEFAULT_MAX_TOP = 10
+
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+_KINDS: tuple[str, ...] = get_args(Kind)
+_DEFAULT_NAMES: dict[str, str] = {
+    "search": "search",
+    "text_search_results": "get_text_search_results",
+    "search_results": "get_search_results",
+}
+_DEFAULT_DESCRIPTIONS: dict[str, str] = {
+    "search": (
+        "Search for information relevant to a query. Returns the most relevant passages "
+        "as numbered text."
+    ),
+    "text_search_results": (
+        "Search for information relevant to a query. Returns JSON: for each result a "
+        "citation number, a title (name), a text passage (value) and a link. Cite results "
+        "by their link."
+    ),
+    "search_results": (
+        "Search for information relevant to a query. Returns JSON: for each result a "
+        "citation number, its link and every field the search service provides."
+    ),
+}
+
+
+def check_tool_name(name: object, what: str = "function name") -> str:
+    """Return ``name`` if it is a valid tool name, else raise ``ConfigurationError``."""
+    if not isinstance(name, str) or not TOOL_NAME.match(name):
+        raise ConfigurationError(
+            f"{what} {name!r} is not valid: use 1 to 64 letters, digits, '_' or '-'"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Outcome:
+    text: str
+    is_error: bool
+
+
+class SearchFunction:
+    """A search exposed as a tool: schema for the model, invocation for the answer.
+
+    Build one with :func:`create_search_function`. Each call validates the model's
+    arguments, builds fresh :class:`~textsearch.SearchOptions` (the preset filter copied,
+    then AND-ed with any filter the model set), runs the search and returns text for the
+    model. Nothing of one call is kept for the next.
+
+    Attributes:
+        name: Tool name (``^[a-zA-Z0-9_-]{1,64}$``).
+        description: What the model is told the tool does.
+        kind: ``"search"``, ``"text_search_results"`` or ``"search_results"``.
+        text_search: The connector searched.
+        parameters: The model-facing parameters, completed with their defaults and bounds.
+        top: The default ``top`` (the fixed one when ``top`` is not a parameter).
+        max_top: The largest ``top`` the model may ask for.
+        open_world: Whether the connector reaches the open web (``open_world`` attribute
+            of the connector; ``False`` when it has none). Used for MCP tool annotations.
+    """
+
+    def __init__(
+        self,
+        text_search: TextSearch,
+        *,
+        kind: Kind,
+        name: str,
+        description: str,
+        spec: ParameterSpec,
+        preset_filter: TextSearchFilter | None,
+        top: int,
+        max_top: int,
+        string_mapper: Callable[[Any], str] | None,
+    ) -> None:
+        self.text_search = text_search
+        self.kind: Kind = kind
+        self.name = name
+        self.description = description
+        self.top = top
+        self.max_top = max_top
+        self._spec = spec
+        self._preset = preset_filter.copy() if preset_filter is not None else None
+        self._string_mapper = string_mapper
+        self.open_world = bool(getattr(text_search, "open_world", False))
+
+    def __repr__(self) -> str:
+        return (
+            f"SearchFunction(name={self.name!r}, kind={self.kind!r}, "
+            f"text_search={type(self.text_search).__name__})"
+        )
+
+    # -- description for the model ------------------------------------------------------
+
+    @property
+    def parameters(self) -> tuple[SearchParameter, ...]:
+        """The model-facing parameters, completed with their defaults and bounds."""
+        return self._spec.parameters
+
+    @property
+    def filter(self) -> TextSearchFilter | None:
+        """A copy of the preset filter applied to every call (``None`` for none)."""
+        return self._preset.copy() if self._preset is not None else None
+
+    @property
+    def parameters_json_schema(self) -> dict[str, Any]:
+        """JSON schema of the arguments (a fresh copy each time).
+
+        Optional parameters are simply not required (no ``anyOf`` with ``null``);
+        ``additionalProperties`` is ``false``. Fixed values and the preset filter are
+        not in it: the model cannot see or change them.
+        """
+        return self._spec.json_schema()
+
+    @property
+    def strict_parameters_json_schema(self) -> dict[str, Any]:
+        """JSON schema of the arguments in OpenAI strict form.
+
+        Every property is required, optional ones accept ``null`` (meaning "use the
+        default", which the description states), no ``default`` keywords, and
+        ``additionalProperties`` is ``false``.
+        """
+        return self._spec.strict_json_schema()
+
+    def to_openai_tool(self, strict: bool = False) -> dict[str, Any]:
+        """The tool for OpenAI Chat Completions: ``{"type": "function", "function": {...}}``.
+
+        Args:
+            strict: Use the strict schema and set ``"strict": true``.
+        """
+        function: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.strict_parameters_json_schema
+            if strict
+            else self.parameters_json_schema,
+        }
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+
+    def to_anthropic_tool(self) -> dict[str, Any]:
+        """The tool for the Anthropic Messages API: ``{"name", "description", "input_schema"}``."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.parameters_json_schema,
+        }
+
+    def to_mcp_tool(self) -> dict[str, Any]:
+        """The tool as an MCP ``Tool`` (plain JSON), with read-only/open-world annotations."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.parameters_json_schema,
+            "annotations": {
+                "readOnlyHint": True,
+                "destructiveHint": False,
+                "idempotentHint": True,
+                "openWorldHint": self.open_world,
+            },
+        }
+
+    # -- invocation -------------------------------------------------------------------
+
+    def parse_arguments(self, arguments: Mapping[str, Any] | str | None) -> ParsedArguments:
+        """Validate arguments and return the query and fresh options a call would use.
+
+        Raises:
+            InvalidRequestError: The arguments are invalid.
+        """
+        return self._spec.parse(arguments, self._preset)
+
+    async def _search(self, parsed: ParsedArguments) -> SearchResults[Any]:
+        ts = self.text_search
+        if self.kind == "search":
+            return await ts.search(parsed.query, parsed.options)
+        if self.kind == "text_search_results":
+            return await ts.get_text_search_results(parsed.query, parsed.options)
+        return await ts.get_search_results(parsed.query, parsed.options)
+
+    def _search_sync(self, parsed: ParsedArguments) -> SearchResults[Any]:
+        ts = self.text_search
+        if self.kind == "search":
+            return ts.search_sync(parsed.query, parsed.options)
+        if self.kind == "text_search_results":
+            return ts.get_text_search_results_sync(parsed.query, parsed.options)
+        return ts.get_search_results_sync(parsed.query, parsed.options)
+
+    def _parse_or_outcome(
+        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
+    ) -> ParsedArguments | Outcome:
+        try:
+            return self.parse_arguments(arguments)
+        except InvalidRequestError as exc:
+            if raise_errors:
+                raise
+            logger.info("search function %s: invalid arguments: %s", self.name, exc)
+            return Outcome(invalid_arguments_message(self.name, str(exc)), True)
+
+    def _failure(self, exc: Exception, raise_errors: bool) -> Outcome:
+        if raise_errors:
+            raise exc
+        if isinstance(exc, (InvalidRequestError, ConfigurationError)) or not _is_known(exc):
+            logger.warning(
+                "search function %s failed: %s", self.name, type(exc).__name__, exc_info=True
+            )
+        else:
+            logger.info("search function %s failed: %s", self.name, type(exc).__name__)
+        return Outcome(error_message(exc), True)
+
+    def _render(self, parsed: ParsedArguments, results: SearchResults[Any]) -> Outcome:
+        text = render_results(
+            self.kind, parsed.query, parsed.options.skip, results, self._string_mapper
+        )
+        return Outcome(text, False)
+
+    async def _run(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> Outcome:
+        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
+        parsed = self._parse_or_outcome(arguments, raise_errors)
+        if isinstance(parsed, Outcome):
+            return parsed
+        try:
+            results = await self._search(parsed)
+            return self._render(parsed, results)
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
+
+    def _run_sync(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> Outcome:
+        """Blocking twin of :meth:`_run`."""
+        parsed = self._parse_or_outcome(arguments, raise_errors)
+        if isinstance(parsed, Outcome):
+            return parsed
+        try:
+            results = self._search_sync(parsed)
+            return self._render(parsed, results)
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
+
+    async def invoke(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> str:
+        """Run the search for a tool call and return the text for the model.
+
+        Args:
+            arguments: The model's arguments: a dict, or the JSON string providers send.
+            raise_errors: Raise instead of answering with an error message (for
+                developers who handle errors themselves).
+
+        Returns:
+            The results (numbered text or compact JSON, see :func:`create_search_function`),
+            or one short sentence saying what went wrong and what to do.
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        return (await self._run(arguments, raise_errors=raise_errors)).text
+
+    def invoke_sync(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> str:
+        """Blocking twin of :meth:`invoke`, using the connector's blocking methods.
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        return self._run_sync(arguments, raise_errors=raise_errors).text
+
+
+def _is_known(exc: Exception) -> bool:
+    from textsearch.errors import TextSearchError
+
+    return isinstance(exc, TextSearchError)
+
+
+def create_search_function(
+    text_search: TextSearch,
+    *,
+    kind: Kind = "search",
+    name: str | None = None,
+    description: str | None = None,
+    parameters: Sequence[SearchParameter] | None = None,
+    filter: TextSearchFilter | None = None,
+    top: int = DEFAULT_TOP,
+    max_top: int = DEFAULT_MAX_TOP,
+    string_mapper: Callable[[Any], str] | None = None,
+) -> SearchFunction:
+    """Turn a connector into a search function a model can call.
+
+    Works with any object that implements the :class:`~textsearch.TextSearch` protocol.
+
+    Args:
+        text_search: The connector to search.
+        kind: What the model receives. ``"search"``: numbered text of the connector's
+            strings (:func:`textsearch.grounding.format_results`).
+            ``"text_search_results"``: compact JSON with ``citation``, ``name``, ``value``
+            and ``link`` per result. ``"search_results"``: compact JSON of the connector's
+            native results, each with ``citation`` and ``link`` (string fields longer than
+            2000 characters are cut).
+        name: Tool name; defaults to ``search``, ``get_text_search_results`` or
+            ``get_search_results`` by kind.
+        description: What the model is told; a default per kind.
+        parameters: The model-facing parameters, replacing the default
+            ``query``/``top``/``skip``. Leave ``top`` out to fix it at ``top=``; leave
+            ``skip`` out to always start at the first result. Other parameters need a
+            ``filter_field``.
+        filter: Preset filter applied to every call; hidden from the model and impossible
+            to remove or widen (the model's filter parameters are AND-ed after it). It is
+            copied now, so later changes to the object do not affect the function.
+        top: Default number of results (fixed when ``top`` is not a parameter).
+        max_top: Largest ``top`` the model may ask for; larger requests are clamped to
+            it (and smaller than 1 to 1). Lowered to the connector's own ``max_top`` when
+            that is smaller.
+        string_mapper: Turns each result (string, ``TextSearchResult`` or native model,
+            by kind) into the text the model sees; the texts are then numbered like the
+            ``"search"`` kind.
+
+    Returns:
+        The search function.
+
+    Raises:
+        ConfigurationError: Misuse caught at creation: not a ``TextSearch``, unknown kind,
+            bad name, bad parameters (duplicates, a parameter shadowing ``query``,
+            ``top``, ``skip``, missing ``query``, a parameter without effect), ``top``
+            outside ``1..max_top``, or a filter that is not a ``TextSearchFilter``.
+    """
+    if not isinstance(text_search, TextSearch):
+        raise ConfigurationError(
+            f"text_search must implement the TextSearch protocol, got {type(text_search).__name__}"
+        )
+    if kind not in _KINDS:
+        raise ConfigurationError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+    function_name = check_tool_name(name if name is not None else _DEFAULT_NAMES[kind])
+    if description is None:
+        description = _DEFAULT_DESCRIPTIONS[kind]
+    if not isinstance(description, str) or not description.strip():
+        raise ConfigurationError("description must be a non-empty string")
+    for label, value in (("top", top), ("max_top", max_top)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigurationError(f"{label} must be a whole number of at least 1, got {value!r}")
+    connector_max = getattr(text_search, "max_top", None)
+    if isinstance(connector_max, int) and not isinstance(connector_max, bool):
+        if connector_max >= 1:
+            max_top = min(max_top, connector_max)
+    if top > max_top:
+        raise ConfigurationError(f"top={top} is above max_top={max_top}")
+    if filter is not None and not isinstance(filter, TextSearchFilter):
+        raise ConfigurationError(f"filter must be a TextSearchFilter, not {type(filter).__name__}")
+    if string_mapper is not None and not callable(string_mapper):
+        raise ConfigurationError("string_mapper must be callable")
+    spec = ParameterSpec(
+        default_parameters() if parameters is None else parameters, top=top, max_top=max_top
+    )
+    return SearchFunction(
+        text_search,
+        kind=kind,
+        name=function_name,
+        description=description,
+        spec=spec,
+        preset_filter=filter,
+        top=top,
+        max_top=max_top,
+        string_mapper=string_mapper,
+    )

@@ -1,0 +1,238 @@
+"""``SearchPlugin``: a named set of search functions, for tool lists and MCP servers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from textsearch.base import TextSearch
+from textsearch.errors import ConfigurationError, InvalidRequestError
+from textsearch.plugins._function import (
+    Outcome,
+    SearchFunction,
+    check_tool_name,
+    create_search_function,
+)
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+__all__ = ["SearchPlugin", "create_search_plugin"]
+
+_DEFAULT_PLUGIN_DESCRIPTION = (
+    "Search tools. Call them to find information you do not have, then cite the results' links."
+)
+
+
+class SearchPlugin:
+    """A named, ordered set of :class:`SearchFunction` with unique names.
+
+    Build one with :func:`create_search_plugin`. The plugin name names the MCP server;
+    tool names are the function names.
+
+    Args:
+        name: Plugin name (``^[a-zA-Z0-9_-]{1,64}$``).
+        description: What the plugin offers (the MCP server's instructions).
+        functions: The functions, at least one, with distinct names.
+
+    Raises:
+        ConfigurationError: Bad name, no functions, a non-function, duplicate names.
+    """
+
+    def __init__(self, name: str, description: str, functions: Sequence[SearchFunction]) -> None:
+        self.name = check_tool_name(name, "plugin name")
+        if not isinstance(description, str) or not description.strip():
+            raise ConfigurationError("plugin description must be a non-empty string")
+        self.description = description
+        if isinstance(functions, (str, bytes, Mapping)) or not isinstance(functions, Sequence):
+            raise ConfigurationError("functions must be a list of SearchFunction")
+        if not functions:
+            raise ConfigurationError("a plugin needs at least one function")
+        by_name: dict[str, SearchFunction] = {}
+        for function in functions:
+            if not isinstance(function, SearchFunction):
+                raise ConfigurationError(
+                    "functions must be SearchFunction objects (see create_search_function), "
+                    f"not {type(function).__name__}"
+                )
+            if function.name in by_name:
+                raise ConfigurationError(
+                    f"two functions are named {function.name!r}; give each a distinct name="
+                )
+            by_name[function.name] = function
+        self._functions = by_name
+
+    def __repr__(self) -> str:
+        return f"SearchPlugin(name={self.name!r}, functions={list(self._functions)!r})"
+
+    @property
+    def functions(self) -> tuple[SearchFunction, ...]:
+        """The functions, in order."""
+        return tuple(self._functions.values())
+
+    def __iter__(self) -> Iterator[SearchFunction]:
+        return iter(self.functions)
+
+    def __len__(self) -> int:
+        return len(self._functions)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._functions
+
+    def __getitem__(self, name: str) -> SearchFunction:
+        """The function called ``name``.
+
+        Raises:
+            KeyError: No function has that name.
+        """
+        return self._functions[name]
+
+    # -- tool definitions -------------------------------------------------------------
+
+    def to_openai_tools(self, strict: bool = False) -> list[dict[str, Any]]:
+        """All functions as OpenAI Chat Completions tools (``SearchFunction.to_openai_tool``)."""
+        return [f.to_openai_tool(strict=strict) for f in self._functions.values()]
+
+    def to_anthropic_tools(self) -> list[dict[str, Any]]:
+        """All functions as Anthropic Messages API tools."""
+        return [f.to_anthropic_tool() for f in self._functions.values()]
+
+    def to_mcp_tools(self) -> list[dict[str, Any]]:
+        """All functions as MCP ``Tool`` definitions (plain JSON)."""
+        return [f.to_mcp_tool() for f in self._functions.values()]
+
+    # -- invocation -------------------------------------------------------------------
+
+    def _unknown(self, tool_name: object, raise_errors: bool) -> Outcome:
+        message = (
+            f"Unknown tool {tool_name!r}; the available tools are: {', '.join(self._functions)}."
+        )
+        if raise_errors:
+            raise InvalidRequestError(message)
+        return Outcome(message, True)
+
+    async def _run(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        raise_errors: bool = False,
+    ) -> Outcome:
+        function = self._functions.get(tool_name)
+        if function is None:
+            return self._unknown(tool_name, raise_errors)
+        return await function._run(arguments, raise_errors=raise_errors)
+
+    async def invoke(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+    ) -> str:
+        """Run the function a model called by name; see :meth:`SearchFunction.invoke`.
+
+        An unknown tool name gives the model a message listing the available tools.
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: unknown tool or invalid
+                arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        return (await self._run(tool_name, arguments, raise_errors=raise_errors)).text
+
+    def invoke_sync(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+    ) -> str:
+        """Blocking twin of :meth:`invoke`.
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: unknown tool or invalid
+                arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        function = self._functions.get(tool_name)
+        if function is None:
+            return self._unknown(tool_name, raise_errors).text
+        return function.invoke_sync(arguments, raise_errors=raise_errors)
+
+    # -- MCP ----------------------------------------------------------------------------
+
+    def create_mcp_server(self) -> Server[Any]:
+        """An MCP server (``mcp.server.lowlevel.Server``) exposing the functions as tools.
+
+        Use it to embed the tools in your own MCP transport, or in tests with
+        ``mcp.Client(server)``. Tool errors come back with ``isError: true``.
+
+        Raises:
+            ImportError: The ``mcp`` package (2.x) is not installed:
+                ``pip install "textsearch[mcp]"``.
+        """
+        from textsearch.plugins._mcp import build_server
+
+        return build_server(self)
+
+    async def serve_mcp_async(self) -> None:
+        """Serve the functions as MCP tools over stdio until the client disconnects.
+
+        Raises:
+            ImportError: The ``mcp`` package (2.x) is not installed.
+        """
+        from textsearch.plugins._mcp import serve_stdio
+
+        await serve_stdio(self)
+
+    def serve_mcp(self) -> None:
+        """Serve the functions as MCP tools over stdio (blocking), like ``textsearch mcp``.
+
+        Nothing but MCP messages is written to stdout.
+
+        Raises:
+            ImportError: The ``mcp`` package (2.x) is not installed.
+        """
+        from textsearch.plugins._mcp import require_mcp
+
+        require_mcp()
+        import anyio
+
+        anyio.run(self.serve_mcp_async)
+
+
+def create_search_plugin(
+    text_search: TextSearch,
+    *,
+    name: str = "search",
+    description: str | None = None,
+    functions: Sequence[SearchFunction] | None = None,
+) -> SearchPlugin:
+    """Turn a connector into a plugin: one line gives a working set of tools.
+
+    Without ``functions`` the plugin has one function, ``search``, of kind
+    ``"text_search_results"`` (JSON with a citation number, title, text and link per
+    result, so the model can cite its sources) and the default parameters
+    ``query``/``top``/``skip``.
+
+    Args:
+        text_search: The connector searched by the default function.
+        name: Plugin name; also the name of its MCP server.
+        description: What the plugin offers; a default otherwise.
+        functions: The functions to expose instead of the default one (made with
+            :func:`create_search_function`, possibly over other connectors).
+
+    Raises:
+        ConfigurationError: Not a ``TextSearch``, bad plugin name, duplicate function
+            names, or an empty list of functions.
+    """
+    if functions is None:
+        functions = [create_search_function(text_search, kind="text_search_results", name="search")]
+    elif not isinstance(text_search, TextSearch):
+        raise ConfigurationError(
+            f"text_search must implement the TextSearch protocol, got {type(text_search).__name__}"
+        )
+    return SearchPlugin(
+        name, description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION, functions
+    )
