@@ -42,7 +42,11 @@ def test_tools_with_path_indexes_that_folder(
     code, text = _run(["tools", "--provider", "local", "--path", str(tmp_path), "--format", "mcp"])
     assert code == 0
     assert json.loads(text)[0]["annotations"]["readOnlyHint"] is True
-    assert "indexed 1 file(s)" in capsys.readouterr().err
+    from textsearch import LocalTextSearch
+    from textsearch.cli import default_index_file
+
+    with LocalTextSearch(default_index_file(tmp_path)) as index:
+        assert index.document_count == 1
 
 
 @pytest.mark.parametrize(
