@@ -263,7 +263,7 @@ class ODataFilter:
     def _unary(self) -> Evaluator:
         if self._keyword("not"):
             inner = self._unary()
-            return lambda doc, env: not (inner(doc, env) is True)
+            return lambda doc, env: inner(doc, env) is not True
         return self._boolean_primary()
 
     def _boolean_primary(self) -> Evaluator:
@@ -481,7 +481,7 @@ def _texts(value: Any) -> list[str]:
 
 
 def _cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
     na = math.sqrt(sum(x * x for x in a)) or 1.0
     nb = math.sqrt(sum(y * y for y in b)) or 1.0
     return dot / (na * nb)
@@ -1034,13 +1034,13 @@ def _make_handler(emulator: AzureSearchEmulator) -> type[BaseHTTPRequestHandler]
             except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout test)
                 self.close_connection = True
 
-        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        def do_POST(self) -> None:
             self._answer("POST")
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._answer("GET")
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
     return Handler
