@@ -847,7 +847,10 @@ class AzureSearchEmulator:
         server.daemon_threads = True
         self._server = server
         self._thread = threading.Thread(
-            target=server.serve_forever, name="azure-search-emulator", daemon=True
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="azure-search-emulator",
+            daemon=True,
         )
         self._thread.start()
         return self
