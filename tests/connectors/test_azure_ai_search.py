@@ -26,7 +26,10 @@ from textsearch import (
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
+    ProviderError,
+    QuotaExceededError,
     RateLimitError,
+    ResponseFormatError,
     SearchOptions,
     SearchResults,
     SearchTimeoutError,
@@ -831,3 +834,71 @@ def test_live_search(mode: str) -> None:
     results = run(mode, search, "get_documents", "*", top=3, include_total_count=True)
     assert len(results) <= 3
     assert results.total_count is not None and results.total_count >= len(results)
+
+
+# -- malformed answers and other statuses ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "fault", "error"),
+    [
+        (200, {"raw": b"{not json"}, ResponseFormatError),
+        (200, {"raw": b""}, ResponseFormatError),
+        (200, {"body": {"value": "x"}}, ResponseFormatError),
+        (200, {"body": {"value": [1, 2]}}, ResponseFormatError),
+        (200, {"body": {"value": [{"@search.score": "high"}]}}, ResponseFormatError),
+        (200, {"body": {"@odata.count": "many", "value": []}}, ResponseFormatError),
+        (402, {}, QuotaExceededError),
+        (418, {}, ProviderError),
+        (500, {"raw": b"<html>oops</html>"}, ServiceUnavailableError),
+    ],
+)
+def test_malformed_answers_and_other_statuses(
+    emulator: AzureSearchEmulator,
+    mode: str,
+    status: int,
+    fault: dict[str, Any],
+    error: type[Exception],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="textsearch")
+    emulator.fail_next(status, **fault)
+    with pytest.raises(error) as info:
+        run(mode, make(emulator), include_total_count=True)
+    assert type(info.value) is error
+    assert len(_records(caplog)) == 1
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"Retry-After": "12"}, 12.0),
+        ({"retry-after-ms": "1500"}, 1.5),
+        ({"x-ms-retry-after-ms": "250"}, 0.25),
+        ({"Retry-After": "soon"}, None),
+        ({}, None),
+        (None, None),
+    ],
+)
+def test_retry_after_parsing(headers: dict[str, str] | None, seconds: float | None) -> None:
+    from textsearch.connectors.azure_ai_search import _retry_after_seconds
+
+    assert _retry_after_seconds(headers) == seconds
+
+
+def test_retry_after_http_date() -> None:
+    from email.utils import formatdate
+
+    from textsearch.connectors.azure_ai_search import _retry_after_seconds
+
+    value = _retry_after_seconds({"Retry-After": formatdate(time.time() + 30, usegmt=True)})
+    assert value is not None and 25 <= value <= 31
+
+
+def test_every_lazy_export_imports() -> None:
+    import textsearch
+    import textsearch.connectors as connectors
+
+    for name in ("AzureAISearchTextSearch", "AzureSearchDocument"):
+        assert name in connectors.__all__ and name in textsearch.__all__
+        assert getattr(connectors, name) is getattr(textsearch, name)

@@ -802,6 +802,7 @@ class Fault:
     delay: float = 0.0
     times: int = 1
     body: dict[str, Any] | None = None
+    raw: bytes | None = None  # sent as is (malformed JSON, empty body ...)
 
 
 _PATH_PLAIN = re.compile(r"^/indexes/([^/()']+)/docs/search$")
@@ -890,10 +891,11 @@ class AzureSearchEmulator:
         retry_after: str | None = None,
         times: int = 1,
         body: dict[str, Any] | None = None,
+        raw: bytes | None = None,
     ) -> None:
         with self._lock:
             self.faults.append(
-                Fault(status=status, retry_after=retry_after, times=times, body=body)
+                Fault(status=status, retry_after=retry_after, times=times, body=body, raw=raw)
             )
 
     def delay_next(self, seconds: float, *, times: int = 1) -> None:
@@ -920,7 +922,7 @@ class AzureSearchEmulator:
 
     def handle(
         self, method: str, raw_path: str, headers: Mapping[str, str], raw_body: bytes
-    ) -> tuple[int, dict[str, str], dict[str, Any] | None]:
+    ) -> tuple[int, dict[str, str], dict[str, Any] | bytes | None]:
         parts = urlsplit(raw_path)
         path = unquote(parts.path)
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -941,6 +943,8 @@ class AzureSearchEmulator:
                     429: "You are sending too many requests. Please try again later.",
                     503: "Service Unavailable: the service is under heavy load.",
                 }.get(fault.status, "Scripted failure.")
+                if fault.raw is not None:
+                    return fault.status, extra, fault.raw
                 return (
                     fault.status,
                     extra,
@@ -1023,7 +1027,10 @@ def _make_handler(emulator: AzureSearchEmulator) -> type[BaseHTTPRequestHandler]
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             status, headers, payload = emulator.handle(method, self.path, dict(self.headers), raw)
-            data = json.dumps(payload).encode() if payload is not None else b""
+            if isinstance(payload, bytes):
+                data = payload
+            else:
+                data = json.dumps(payload).encode() if payload is not None else b""
             try:
                 self.send_response(status)
                 self.send_header(

@@ -1111,7 +1111,11 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             if mapped is exc:
                 raise
             raise mapped from exc
-        results = self._assemble(raws, count, answers, request)
+        try:
+            results = self._assemble(raws, count, answers, request)
+        except ResponseFormatError as exc:
+            self._log_failure(query, started, exc)
+            raise
         self._log_success(query, started, results)
         return results
 
@@ -1151,7 +1155,11 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             if mapped is exc:
                 raise
             raise mapped from exc
-        results = self._assemble(raws, count, answers, request)
+        try:
+            results = self._assemble(raws, count, answers, request)
+        except ResponseFormatError as exc:
+            self._log_failure(query, started, exc)
+            raise
         self._log_success(query, started, results)
         return results
 
@@ -1160,6 +1168,15 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
         if isinstance(exc, AzureError):
             return self._map_error(exc)
+        if isinstance(exc, (ValueError, TypeError, LookupError, AttributeError)):
+            # Only SDK calls run inside the guarded block: these come from the SDK choking on
+            # a 2xx body that is not a search result (empty, not JSON, wrong shapes).
+            return ResponseFormatError(
+                "Azure AI Search answered, but not with a search result the SDK could read "
+                f"({type(exc).__name__})",
+                provider=PROVIDER,
+                hints=[f"endpoint {self._endpoint or '(injected client)'}"],
+            )
         return exc
 
     # -- errors -------------------------------------------------------------------------------
@@ -1199,7 +1216,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                 provider=PROVIDER,
                 hints=[where, "check the endpoint URL and the network"],
             )
-        if isinstance(exc, (DecodeError, DeserializationError)):
+        status_of = getattr(exc, "status_code", None)
+        if isinstance(exc, (DecodeError, DeserializationError)) and (
+            status_of is None or status_of < 400
+        ):
             return ResponseFormatError(
                 "Azure AI Search answered, but not with a search result the SDK could read",
                 provider=PROVIDER,
