@@ -902,3 +902,33 @@ def test_every_lazy_export_imports() -> None:
     for name in ("AzureAISearchTextSearch", "AzureSearchDocument"):
         assert name in connectors.__all__ and name in textsearch.__all__
         assert getattr(connectors, name) is getattr(textsearch, name)
+
+
+def test_example_explains_itself_then_runs_against_the_emulator(
+    emulator: AzureSearchEmulator,
+) -> None:
+    import os
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    script = str(root / "examples" / "azure_rag.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_SEARCH_")}
+    env["PYTHONPATH"] = str(root)
+    quiet = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True)
+    assert quiet.returncode == 0 and "AZURE_SEARCH_ENDPOINT" in quiet.stdout
+    assert emulator.requests == []
+    env.update(
+        AZURE_SEARCH_ENDPOINT=emulator.endpoint,
+        AZURE_SEARCH_INDEX="kb-docs",
+        AZURE_SEARCH_API_KEY=KEY,
+    )
+    live = subprocess.run(
+        [sys.executable, script, "retry", "--user", "u2", "--top", "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert live.returncode == 0, live.stderr
+    assert "Timeouts and retries in HTTP clients" in live.stdout
+    assert emulator.bodies()[-1]["filter"] == "(acl/any(a: search.in(a, 'u2', ',')))"
