@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         TextSearchResult,
     )
     from textsearch.base import BaseTextSearch, TextSearch
+    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __version__ = "0.1.0"
@@ -54,6 +55,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AnyTagEqualTo",
     "AuthenticationError",
+    "AzureAISearchTextSearch",
+    "AzureSearchDocument",
     "BadRequestError",
     "BaseTextSearch",
     "ConfigurationError",

@@ -81,9 +81,26 @@ def _local_from_args(args: argparse.Namespace) -> TextSearch:
     return search
 
 
+def _azure_from_args(args: argparse.Namespace) -> TextSearch:
+    # Settings come from the environment only; name every missing variable in one line.
+    names = ("AZURE_SEARCH_ENDPOINT", "AZURE_SEARCH_INDEX", "AZURE_SEARCH_API_KEY")
+    missing = [name for name in names if not os.environ.get(name)]
+    if missing:
+        raise ConfigurationError(
+            "--provider azure needs the environment variables "
+            + ", ".join(names)
+            + "; missing: "
+            + ", ".join(missing)
+        )
+    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch
+
+    return AzureAISearchTextSearch()
+
+
 #: provider name -> builder from parsed arguments (settings come from flags or the environment)
 PROVIDERS: dict[str, ProviderBuilder] = {
     "local": _local_from_args,
+    "azure": _azure_from_args,
 }
 
 

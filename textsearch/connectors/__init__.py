@@ -10,9 +10,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __all__ = [
+    "AzureAISearchTextSearch",
+    "AzureSearchDocument",
     "LocalDocument",
     "LocalTextSearch",
 ]
@@ -21,6 +24,8 @@ __all__ = [
 LAZY_EXPORTS: dict[str, str] = {
     "LocalTextSearch": "textsearch.connectors.local",
     "LocalDocument": "textsearch.connectors.local",
+    "AzureAISearchTextSearch": "textsearch.connectors.azure_ai_search",
+    "AzureSearchDocument": "textsearch.connectors.azure_ai_search",
 }
 
 
