@@ -271,7 +271,8 @@ async def _resolve_checked(host: str, port: int, settings: _Settings) -> list[st
         for address in addresses:
             problem = check_address(address, settings.allow_networks)
             if problem is not None:
-                raise _Refused(f"refused {host}: {problem}")
+                where = "" if literal is not None else f" {host}"
+                raise _Refused(f"refused{where}: {problem}")
     return addresses
 
 
