@@ -136,11 +136,26 @@ class FetchedPage:
     site_icon: str | None = None
 
 
-class _Refused(Exception):
+class _PageProblem(Exception):
+    def __init__(
+        self,
+        message: str,
+        *,
+        url: str | None = None,
+        status: int | None = None,
+        media: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.status = status
+        self.media = media
+
+
+class _Refused(_PageProblem):
     """The policy refuses this URL or response."""
 
 
-class _Failed(Exception):
+class _Failed(_PageProblem):
     """The page could not be fetched or read."""
 
 
@@ -331,18 +346,25 @@ async def _get_page(
                 if status in _REDIRECTS:
                     location = response.headers.get("location")
                     if not location:
-                        raise _Failed(f"HTTP {status} redirect without a Location")
+                        raise _Failed(
+                            f"HTTP {status} redirect without a Location", url=url, status=status
+                        )
                     url = urljoin(url, location.strip())
                     logger.debug("redirect %s of %s -> %s", hop + 1, link, url)
                     break
                 if status >= 400 or status < 200:
-                    raise _Failed(f"HTTP {status}")
+                    raise _Failed(f"HTTP {status}", url=url, status=status)
                 if status != 200 and status != 203:
-                    raise _Failed(f"HTTP {status} (no page content)")
+                    raise _Failed(f"HTTP {status} (no page content)", url=url, status=status)
                 raw_type = response.headers.get("content-type")
                 media = _media_type(raw_type)
                 if media not in TEXT_CONTENT_TYPES:
-                    raise _Refused(f"not a text page (content type {media or 'missing'})")
+                    raise _Refused(
+                        f"not a text page (content type {media or 'missing'})",
+                        url=url,
+                        status=status,
+                        media=media,
+                    )
                 body, cut = await _read_capped(response, settings.max_bytes)
             finally:
                 await response.aclose()
@@ -388,10 +410,14 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
         final_url, status, media, title, text, cut = await asyncio.wait_for(
             _get_page(client, fields.link, settings), settings.timeout
         )
-    except _Refused as exc:
-        return fallback(str(exc), refused=True)
-    except _Failed as exc:
-        return fallback(str(exc), refused=False)
+    except _PageProblem as exc:
+        return fallback(
+            str(exc),
+            refused=isinstance(exc, _Refused),
+            final_url=exc.url,
+            status_code=exc.status,
+            content_type=exc.media,
+        )
     except (asyncio.TimeoutError, httpx.TimeoutException):
         return fallback(f"timed out after {settings.timeout:g} s", refused=False)
     except httpx.HTTPError as exc:
