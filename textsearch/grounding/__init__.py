@@ -24,7 +24,7 @@ from textsearch.grounding.templates import (
 
 if TYPE_CHECKING:
     from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
-    from textsearch.grounding.ground import GroundedPrompt, ground, ground_sync
+    from textsearch.grounding.pipeline import GroundedPrompt, ground, ground_sync
 
 __all__ = [
     "ANSWER_WITH_CITATIONS",
@@ -56,9 +56,9 @@ _LAZY: dict[str, str] = {
     "FetchedPage": "textsearch.grounding.fetch",
     "fetch_pages": "textsearch.grounding.fetch",
     "fetch_pages_sync": "textsearch.grounding.fetch",
-    "GroundedPrompt": "textsearch.grounding.ground",
-    "ground": "textsearch.grounding.ground",
-    "ground_sync": "textsearch.grounding.ground",
+    "GroundedPrompt": "textsearch.grounding.pipeline",
+    "ground": "textsearch.grounding.pipeline",
+    "ground_sync": "textsearch.grounding.pipeline",
 }
 
 
