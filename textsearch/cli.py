@@ -119,6 +119,7 @@ def _search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
 def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     from textsearch.grounding import format_results
 
+    output_format = _output_format(args)  # a flag conflict is reported before any work
     options = SearchOptions(
         top=args.top, skip=args.skip, include_total_count=True, filter=_search_filter(args)
     )
@@ -127,7 +128,6 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         results = search.get_text_search_results_sync(args.query, options)
     finally:
         _close(search)
-    output_format = _output_format(args)
     if output_format == "json":
         payload = {
             "query": args.query,
