@@ -416,3 +416,12 @@ def test_bad_arguments_fail_before_any_request() -> None:
     ):
         with pytest.raises(InvalidRequestError):
             fetch_pages_sync([result("http://example.com/")], **kwargs)
+
+
+@pytest.mark.anyio
+async def test_international_names_are_resolved_in_their_ascii_form() -> None:
+    calls: list[str] = []
+    resolve = resolver_for({"xn--bcher-kva.test": ["10.9.8.7"]}, calls)
+    (page,) = await fetch_pages([result("http://bücher.test/katalog")], resolver=resolve)
+    assert calls == ["xn--bcher-kva.test"]
+    assert page.error == "refused xn--bcher-kva.test: 10.9.8.7 is a private address"

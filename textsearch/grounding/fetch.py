@@ -317,7 +317,8 @@ async def _get_page(
             raise _Refused(f"only http and https URLs are fetched, not {parsed.scheme or 'none'}:")
         if parsed.userinfo:
             raise _Refused("URLs with credentials are not fetched")
-        host = parsed.host
+        # The ASCII (IDNA) form, as DNS, the Host header and SNI need it.
+        host = parsed.raw_host.decode("ascii", errors="replace")
         if not host:
             raise _Refused("URL without a host")
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
