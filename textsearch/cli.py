@@ -3,9 +3,11 @@
 ::
 
     textsearch search "query" [--provider local] [--path DIR] [--top N] [--site D] [--json]
+        [--format numbered|citations|markdown|labelled|json]
     textsearch index DIR --db FILE
     textsearch tools [--provider P] --format openai|anthropic|mcp [--strict]
     textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
+    textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
 
 Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
@@ -136,6 +138,7 @@ def _search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
 def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     from textsearch.grounding import format_results
 
+    output_format = _output_format(args)  # a flag conflict is reported before any work
     options = SearchOptions(
         top=args.top, skip=args.skip, include_total_count=True, filter=_search_filter(args)
     )
@@ -146,7 +149,7 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         results = search.get_text_search_results_sync(args.query, options)
     finally:
         _close(search)
-    if args.json:
+    if output_format == "json":
         payload = {
             "query": args.query,
             "total_count": results.total_count,
@@ -154,7 +157,68 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         }
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(format_results(results, query=args.query) + "\n")
+        out.write(format_results(results, query=args.query, style=output_format) + "\n")
+    return EXIT_OK
+
+
+#: --format choices of ``textsearch search`` (text styles of format_results, and JSON).
+SEARCH_FORMATS = ("numbered", "citations", "markdown", "labelled", "json")
+
+
+def _output_format(args: argparse.Namespace) -> Any:
+    chosen = getattr(args, "format", None)
+    if getattr(args, "json", False):
+        if chosen not in (None, "json"):
+            raise UsageError(f"--json and --format {chosen} disagree (--json means --format json)")
+        return "json"
+    return chosen or "numbered"
+
+
+def _cmd_ground(args: argparse.Namespace, out: TextIO) -> int:
+    from textsearch.grounding import TEMPLATES, Budget, ground_sync
+
+    budget = None
+    if args.max_result_chars or args.max_chars:
+        budget = Budget(max_result_chars=args.max_result_chars, max_chars=args.max_chars)
+    fetch_options = {"allow_private": True} if args.allow_private else None
+    search = build_provider(args)
+    try:
+        grounded = ground_sync(
+            search,
+            args.query,
+            template=TEMPLATES[args.template],
+            top=args.top,
+            budget=budget,
+            fence=not args.no_fence,
+            full_pages=args.full_pages,
+            fetch_options=fetch_options,
+            filter=_search_filter(args),
+        )
+    finally:
+        _close(search)
+    if args.json:
+        payload = {
+            "query": args.query,
+            "prompt": grounded.prompt,
+            "references": [
+                {"number": s.number, "title": s.title, "link": s.link, "date": s.date}
+                for s in grounded.sources
+            ],
+            "truncated": grounded.truncated,
+            "dropped": grounded.dropped,
+        }
+        if grounded.pages is not None:
+            payload["pages"] = [
+                {"link": p.link, "ok": p.ok, "error": p.error} for p in grounded.pages
+            ]
+        out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+        return EXIT_OK
+    out.write(grounded.prompt + "\n")
+    if not args.no_references:
+        out.write("\nReferences:\n" + (grounded.references or "(none)") + "\n")
+    for page in grounded.pages or ():
+        if not page.ok:
+            print(f"page not used: {page.link}: {page.error}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -315,8 +379,49 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--top", type=_positive, default=5, help="number of results (default 5)")
     search.add_argument("--skip", type=_non_negative, default=0, help="results to skip (paging)")
     search.add_argument("--site", metavar="DOMAIN", help="only results from this site")
-    search.add_argument("--json", action="store_true", help="print JSON instead of text")
+    search.add_argument("--json", action="store_true", help="print JSON (same as --format json)")
+    search.add_argument(
+        "--format",
+        choices=SEARCH_FORMATS,
+        help="output: numbered (default), citations, markdown, labelled or json",
+    )
     search.set_defaults(handler=_cmd_search)
+
+    grounding = commands.add_parser(
+        "ground", help="search and print a ready prompt with numbered sources"
+    )
+    grounding.add_argument("query", help="the question")
+    add_provider_arguments(grounding)
+    grounding.add_argument("--top", type=_positive, default=5, help="number of results (default 5)")
+    grounding.add_argument("--site", metavar="DOMAIN", help="only results from this site")
+    grounding.add_argument(
+        "--template",
+        choices=("answer", "answer-dates"),
+        default="answer",
+        help="ready template: answer with citations, or with citations and dates",
+    )
+    grounding.add_argument(
+        "--full-pages", action="store_true", help="download each result's page and use its text"
+    )
+    grounding.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="with --full-pages: also fetch private/loopback addresses (trusted links only)",
+    )
+    grounding.add_argument(
+        "--max-result-chars", type=_positive, metavar="N", help="most characters per result"
+    )
+    grounding.add_argument(
+        "--max-chars", type=_positive, metavar="N", help="most characters of the whole prompt"
+    )
+    grounding.add_argument(
+        "--no-fence", action="store_true", help="do not fence the results as untrusted data"
+    )
+    grounding.add_argument("--no-references", action="store_true", help="print only the prompt")
+    grounding.add_argument(
+        "--json", action="store_true", help="print the prompt and sources as JSON"
+    )
+    grounding.set_defaults(handler=_cmd_ground)
 
     index = commands.add_parser("index", help="index a folder into a local index file")
     index.add_argument("dir", help="folder (or file) to index")

@@ -1,21 +1,36 @@
-"""Reading title/text/link/source/date out of any result shape, for formatting."""
+"""Reading title/text/link/source/date out of any result shape, for formatting.
+
+Extraction is generic on purpose: grounding must work with every connector (and third-party
+ones) without importing them, so it reads well-known attribute or key names. A native model
+that keeps its document in a ``fields`` mapping (Azure AI Search documents) is read through
+that mapping as well.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from textsearch._types import TextSearchResult
 
 _NAME_KEYS = ("name", "title")
-_VALUE_KEYS = ("summary", "snippet", "value", "text", "content", "description")
+_VALUE_KEYS = ("summary", "snippet", "value", "text", "content", "description", "chunk")
 _LINK_KEYS = ("link", "url")
-_DISPLAY_KEYS = ("display_url",)
-_SITE_KEYS = ("site_name",)
-_ICON_KEYS = ("site_icon",)
-_DATE_KEYS = ("date_published", "date_last_crawled", "date")
+_DISPLAY_KEYS = ("display_url", "displayUrl")
+_SITE_KEYS = ("site_name", "siteName")
+_ICON_KEYS = ("site_icon", "siteIcon")
+_DATE_KEYS = (
+    "date_published",
+    "datePublished",
+    "date_last_crawled",
+    "dateLastCrawled",
+    "date",
+    "published",
+    "last_updated",
+)
 
 
 @dataclass(frozen=True)
@@ -37,6 +52,20 @@ class ResultFields:
             return self.display_url
         return link_host(self.link)
 
+    def replace(self, **changes: Any) -> ResultFields:
+        """A copy with some fields replaced."""
+        data = {
+            "name": self.name,
+            "value": self.value,
+            "link": self.link,
+            "display_url": self.display_url,
+            "site_name": self.site_name,
+            "site_icon": self.site_icon,
+            "date": self.date,
+        }
+        data.update(changes)
+        return ResultFields(**data)
+
 
 def link_host(link: str | None) -> str | None:
     if not link or "://" not in link:
@@ -49,19 +78,41 @@ def link_host(link: str | None) -> str | None:
     return host or None
 
 
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        # e.g. Azure semantic captions or highlight lists: join the texts.
+        parts = [t for t in (_text(v) for v in value) if t]
+        return " ".join(parts) if parts else None
+    text = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return text if text.strip() else None
+
+
+def _lookup(item: Any, key: str) -> Any:
+    if isinstance(item, Mapping):
+        return item.get(key)
+    return getattr(item, key, None)
+
+
 def _get(item: Any, keys: tuple[str, ...]) -> str | None:
     for key in keys:
-        value = item.get(key) if isinstance(item, Mapping) else getattr(item, key, None)
-        if value is None:
-            continue
-        text = value.isoformat() if hasattr(value, "isoformat") else str(value)
-        if text.strip():
+        text = _text(_lookup(item, key))
+        if text is not None:
             return text
+    inner = _lookup(item, "fields")
+    if isinstance(inner, Mapping):
+        for key in keys:
+            text = _text(inner.get(key))
+            if text is not None:
+                return text
     return None
 
 
 def extract_fields(item: Any) -> ResultFields:
     """Read the fields of a string, a TextSearchResult, a native model or a mapping."""
+    if isinstance(item, ResultFields):
+        return item
     if isinstance(item, str):
         return ResultFields(name=None, value=item, link=None)
     if isinstance(item, TextSearchResult):
@@ -75,3 +126,41 @@ def extract_fields(item: Any) -> ResultFields:
         site_icon=_get(item, _ICON_KEYS),
         date=_get(item, _DATE_KEYS),
     )
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|msclkid|mc_cid|mc_eid)$", re.IGNORECASE)
+
+
+def normalize_link(link: str) -> str:
+    """A key under which two spellings of the same web address compare equal.
+
+    For ``http``/``https`` links: the scheme is ignored (``http`` and ``https`` name the same
+    page), the host is lower-cased with a trailing dot and default port removed, the
+    fragment is dropped, a trailing ``/`` on the path is dropped, and tracking parameters
+    (``utm_*``, ``fbclid``, ``gclid``, ``msclkid``, ``mc_cid``, ``mc_eid``) are removed; the
+    other query parameters keep their order. Anything else (file paths, ``urn:``...) only has
+    surrounding whitespace stripped.
+    """
+    text = link.strip()
+    try:
+        parts = urlsplit(text)
+        scheme = parts.scheme.lower()
+        if scheme not in _DEFAULT_PORTS or not parts.hostname:
+            return text
+        host = parts.hostname.rstrip(".")
+        if ":" in host:
+            host = f"[{host}]"
+        port = parts.port
+    except ValueError:
+        return text
+    netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
+    path = parts.path.rstrip("/")
+    query = urlencode(
+        [
+            (k, v)
+            for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if not _TRACKING.match(k)
+        ]
+    )
+    return urlunsplit(("", netloc, path, query, ""))

@@ -2,44 +2,286 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from textsearch._types import SearchResults
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding.budget import Budget, fit_prefix
+from textsearch.grounding.fencing import Fencing, neutralize
 
-__all__ = ["format_results"]
+__all__ = ["LABELS", "BudgetReport", "format_results"]
 
-Style = Literal["numbered"]
+Style = Literal["numbered", "citations", "markdown", "labelled", "labeled"]
+STYLES = ("numbered", "citations", "markdown", "labelled")
+
+#: Field labels of the ``"labelled"`` style, per locale. ``missing`` fills absent fields.
+LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "index": "引用",
+        "title": "标题",
+        "url": "URL",
+        "snippet": "摘要",
+        "site_name": "网站名称",
+        "site_icon": "网站图标",
+        "date": "发布时间",
+        "missing": "N/A",
+    },
+    "en": {
+        "index": "Citation",
+        "title": "Title",
+        "url": "URL",
+        "snippet": "Snippet",
+        "site_name": "Site name",
+        "site_icon": "Site icon",
+        "date": "Published",
+        "missing": "N/A",
+    },
+}
 
 
-def _numbered(items: list[ResultFields], query: str | None) -> str:
-    count = len(items)
-    noun = "result" if count == 1 else "results"
-    header = (
-        f'Found {count} {noun} for "{query}":' if query is not None else f"Found {count} {noun}:"
-    )
-    blocks: list[str] = []
-    for i, item in enumerate(items, start=1):
-        prefix = f"{i}. "
-        indent = " " * len(prefix)
-        lines: list[str] = []
-        first = item.name or item.value or item.link or ""
-        lines.append(prefix + _one_line(first))
-        if item.name and item.value:
-            lines.append(indent + _one_line(item.value))
-        if item.link:
-            lines.append(f"{indent}URL: {item.link}")
-        source = item.source
-        if source:
-            lines.append(f"{indent}Source: {source}")
-        blocks.append("\n".join(lines))
-    return header + "\n\n" + "\n\n".join(blocks)
+@dataclass
+class BudgetReport:
+    """What a budget did to the results.
+
+    Attributes:
+        truncated: 1-based positions (among the kept results) whose text was cut.
+        dropped: How many lowest-ranked results were left out to respect the total.
+    """
+
+    truncated: list[int] = field(default_factory=list)
+    dropped: int = 0
 
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _header(count: int, query: str | None) -> str:
+    noun = "result" if count == 1 else "results"
+    return f'Found {count} {noun} for "{query}":' if query is not None else f"Found {count} {noun}:"
+
+
+def _numbered_block(item: ResultFields, number: int) -> str:
+    prefix = f"{number}. "
+    indent = " " * len(prefix)
+    lines: list[str] = []
+    first = item.name or item.value or item.link or ""
+    lines.append(prefix + _one_line(first))
+    if item.name and item.value:
+        lines.append(indent + _one_line(item.value))
+    if item.link:
+        lines.append(f"{indent}URL: {item.link}")
+    source = item.source
+    if source:
+        lines.append(f"{indent}Source: {source}")
+    return "\n".join(lines)
+
+
+def _citation_line(item: ResultFields, number: int) -> str:
+    title = _one_line(item.name or "")
+    text = _one_line(item.value or "")
+    link = (item.link or "").strip()
+    body = " — ".join(p for p in (title, text) if p)
+    if link:
+        body = f"{body} ({link})" if body else link
+    return f"[{number}] {body}".rstrip()
+
+
+def _md_escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in "\\[]*_`<>":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _md_url(url: str) -> str:
+    return url.strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def _markdown_block(item: ResultFields, number: int) -> str:
+    prefix = f"{number}. "
+    indent = " " * len(prefix)
+    title = _one_line(item.name or "")
+    text = _one_line(item.value or "")
+    link = (item.link or "").strip()
+    lines: list[str] = []
+    if title and link:
+        lines.append(f"{prefix}**[{_md_escape(title)}]({_md_url(link)})**")
+    elif title:
+        lines.append(f"{prefix}**{_md_escape(title)}**")
+    elif link:
+        lines.append(f"{prefix}<{_md_url(link)}>")
+    if text:
+        lines.append((indent if lines else prefix) + text)
+    meta = [p for p in (item.site_name or item.source, item.date) if p]
+    if meta:
+        lines.append(f"{indent}_{_md_escape(' · '.join(_one_line(m) for m in meta))}_")
+    if not lines:
+        lines.append(prefix.rstrip())
+    return "\n".join(lines)
+
+
+def resolve_labels(locale: str | None, labels: Mapping[str, str] | None) -> dict[str, str]:
+    """Labels of the labelled style for a locale, with overrides.
+
+    Raises:
+        InvalidRequestError: Unknown locale or label key.
+    """
+    key = (locale or "zh").lower().replace("_", "-").split("-")[0]
+    base = LABELS.get(key)
+    if base is None:
+        raise InvalidRequestError(
+            f"unknown locale {locale!r} for labelled results (known: {', '.join(LABELS)}); "
+            "pass labels= to name the fields yourself"
+        )
+    merged = dict(base)
+    if labels:
+        unknown = set(labels) - set(base)
+        if unknown:
+            raise InvalidRequestError(
+                f"unknown label key(s) {', '.join(sorted(unknown))} (known: {', '.join(base)})"
+            )
+        merged.update(labels)
+    return merged
+
+
+def _labelled_block(item: ResultFields, number: int, labels: Mapping[str, str]) -> str:
+    missing = labels["missing"]
+
+    def val(text: str | None) -> str:
+        return _one_line(text) if text and text.strip() else missing
+
+    rows = [
+        ("index", str(number)),
+        ("title", val(item.name)),
+        ("url", val(item.link)),
+        ("snippet", val(item.value)),
+        ("site_name", val(item.site_name)),
+        ("site_icon", val(item.site_icon)),
+        ("date", val(item.date)),
+    ]
+    return "\n".join(f"{labels[key]}: {value}" for key, value in rows)
+
+
+def renderer(
+    style: str,
+    *,
+    query: str | None,
+    locale: str | None = None,
+    labels: Mapping[str, str] | None = None,
+    numbers: list[int] | None = None,
+) -> Callable[[list[ResultFields]], str]:
+    """A function that renders a list of (non-empty) results in ``style``.
+
+    Raises:
+        InvalidRequestError: Unknown style, locale or label.
+    """
+    if style == "labeled":
+        style = "labelled"
+    if style not in STYLES:
+        raise InvalidRequestError(f"unknown format style {style!r} (known: {', '.join(STYLES)})")
+    label_map = resolve_labels(locale, labels) if style == "labelled" else {}
+
+    def number(i: int) -> int:
+        return numbers[i] if numbers is not None else i + 1
+
+    def render(items: list[ResultFields]) -> str:
+        if style == "numbered":
+            blocks = [_numbered_block(it, number(i)) for i, it in enumerate(items)]
+            return _header(len(items), query) + "\n\n" + "\n\n".join(blocks)
+        if style == "citations":
+            return "\n".join(_citation_line(it, number(i)) for i, it in enumerate(items))
+        if style == "markdown":
+            title = f'## Results for "{query}"' if query is not None else "## Results"
+            blocks = [_markdown_block(it, number(i)) for i, it in enumerate(items)]
+            return title + "\n\n" + "\n\n".join(blocks)
+        return "\n\n".join(_labelled_block(it, number(i), label_map) for i, it in enumerate(items))
+
+    return render
+
+
+def empty_message(query: str | None) -> str:
+    """The text for no results."""
+    return f"No results found for query: {query}" if query is not None else "No results found."
+
+
+def fit_to_budget(
+    items: list[ResultFields],
+    budget: Budget | None,
+    assemble: Callable[[list[ResultFields]], str],
+) -> tuple[list[ResultFields], BudgetReport]:
+    """Apply ``budget`` to results whose full text is ``assemble(items)``.
+
+    Per-result limits cut each result's text. Then, while the assembled text is over a
+    total, the lowest-ranked result is dropped; only when the first result alone is over,
+    its text is cut to fit.
+
+    Raises:
+        InvalidRequestError: Not even the first result's title and link fit the total.
+    """
+    report = BudgetReport()
+    if budget is None or budget.unlimited:
+        return items, report
+    fitted: list[ResultFields] = []
+    for i, item in enumerate(items, start=1):
+        if item.value:
+            text, cut = budget.fit_result(item.value)
+            if cut:
+                report.truncated.append(i)
+                item = item.replace(value=text)
+        fitted.append(item)
+    if budget.max_chars is None and budget.max_tokens is None:
+        return fitted, report
+    keep = len(fitted)
+    while keep > 0 and not budget.fits_total(assemble(fitted[:keep])):
+        keep -= 1
+    if keep > 0:
+        report.dropped = len(fitted) - keep
+        report.truncated = [n for n in report.truncated if n <= keep]
+        return fitted[:keep], report
+    if not fitted:  # pragma: no cover - assemble([]) is never called with nothing to show
+        return fitted, report
+    first = fitted[0]
+    value = first.value or ""
+
+    def fits(text: str) -> bool:
+        return budget.fits_total(assemble([first.replace(value=text)]))
+
+    text = fit_prefix(value, fits, marker=budget.marker) if value else ""
+    if not fits(text):
+        raise InvalidRequestError(
+            "the grounding budget is too small for even one result's title and link; "
+            "raise Budget.max_chars / Budget.max_tokens"
+        )
+    report.dropped = len(fitted) - 1
+    report.truncated = [1]
+    return [first.replace(value=text)], report
+
+
+def prepare(
+    results: Iterable[Any],
+) -> list[ResultFields]:
+    """Extract the fields of every result."""
+    return [extract_fields(r) for r in results]
+
+
+def fence_fields(item: ResultFields) -> ResultFields:
+    """Neutralize delimiter look-alikes in every untrusted field."""
+    return ResultFields(
+        name=neutralize(item.name) if item.name else item.name,
+        value=neutralize(item.value) if item.value else item.value,
+        link=neutralize(item.link) if item.link else item.link,
+        display_url=neutralize(item.display_url) if item.display_url else item.display_url,
+        site_name=neutralize(item.site_name) if item.site_name else item.site_name,
+        site_icon=neutralize(item.site_icon) if item.site_icon else item.site_icon,
+        date=neutralize(item.date) if item.date else item.date,
+    )
 
 
 def format_results(
@@ -47,12 +289,19 @@ def format_results(
     *,
     query: str | None = None,
     style: Style = "numbered",
+    locale: str | None = None,
+    labels: Mapping[str, str] | None = None,
+    budget: Budget | None = None,
+    fence: bool | Fencing = False,
 ) -> str:
     """Format results as text for a model.
 
     Accepts :class:`~textsearch.SearchResults` or a list of strings,
-    :class:`~textsearch.TextSearchResult` or native result models. The default
-    ``"numbered"`` style is::
+    :class:`~textsearch.TextSearchResult`, native result models or mappings (title,
+    snippet/summary, URL, display URL, site name, site icon and date are read from them
+    when present). Styles:
+
+    ``"numbered"`` (default)::
 
         Found 2 results for "query":
 
@@ -61,14 +310,47 @@ def format_results(
            URL: https://...
            Source: display url or host
 
-    and ``No results found for query: <query>`` when there is nothing.
+    ``"citations"``: one line per result, ``[1] Title — snippet (https://...)``.
+
+    ``"markdown"``: a ``## Results for "query"`` heading and a numbered list of
+    ``**[Title](link)**``, the snippet, and an italic line with site and date.
+
+    ``"labelled"`` (or ``"labeled"``): blocks of ``label: value`` lines, by default the
+    Chinese labels many apps expect (``引用``, ``标题``, ``URL``, ``摘要``, ``网站名称``,
+    ``网站图标``, ``发布时间``) with ``N/A`` for what is missing; ``locale="en"`` for English
+    labels, ``labels={...}`` to rename any of them (keys as in :data:`LABELS`).
+
+    Every style says ``No results found for query: <query>`` when there is nothing.
+
+    Args:
+        results: The results.
+        query: The query, shown in headers and in the empty message.
+        style: One of the styles above.
+        locale: Labels of the labelled style (``"zh"`` default, ``"en"``).
+        labels: Label overrides for the labelled style.
+        budget: Per-result and total limits (the total bounds the whole returned text).
+        fence: Fence the text as untrusted data (see :class:`Fencing`); off by default here,
+            on by default in prompt templates.
 
     Raises:
-        InvalidRequestError: Unknown style.
+        InvalidRequestError: Unknown style, locale or label key, or a budget too small for
+            even one result.
     """
-    items = [extract_fields(r) for r in results]
+    render = renderer(style, query=query, locale=locale, labels=labels)
+    items = prepare(results)
     if not items:
-        return f"No results found for query: {query}" if query is not None else "No results found."
-    if style == "numbered":
-        return _numbered(items, query)
-    raise InvalidRequestError(f"unknown format style {style!r}")
+        return empty_message(query)
+    fencing: Fencing | None = Fencing() if fence is True else (fence or None)
+    if fencing is None:
+        kept, _ = fit_to_budget(items, budget, render)
+        return render(kept)
+    fence_id = fencing.fence_id(
+        str(v) for it in items for v in (it.name, it.value, it.link) if v is not None
+    )
+    safe = [fence_fields(it) for it in items]
+
+    def fenced(chosen: list[ResultFields]) -> str:
+        return fencing.wrap(render(chosen), fence_id)
+
+    kept, _ = fit_to_budget(safe, budget, fenced)
+    return fenced(kept)

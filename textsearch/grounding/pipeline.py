@@ -1,0 +1,284 @@
+"""``ground``: search, number the sources, fit the budget and render a prompt, in one call.
+
+Which results are read: ``ground`` asks the connector for its native results
+(``get_search_results``), because they carry what normalized results lose (publication
+dates, site names, display URLs). For connectors built on :class:`~textsearch.BaseTextSearch`
+the title/text/link come from the connector's own mapping (including a custom
+``text_search_result_mapper``), and the extra fields are read from the native model. For
+other :class:`~textsearch.TextSearch` implementations the fields are read generically, and
+when the native results have no readable title, text or link (or ``get_search_results``
+raises ``NotImplementedError``) ``get_text_search_results`` is used instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from textsearch._types import SearchOptions, TextSearchFilter
+from textsearch.base import BaseTextSearch, TextSearch
+from textsearch.errors import InvalidRequestError
+from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding.budget import Budget
+from textsearch.grounding.citations import Citations, Source
+from textsearch.grounding.fencing import Fencing
+from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
+from textsearch.grounding.templates import ANSWER_WITH_CITATIONS, PromptTemplate, _render
+
+__all__ = ["DEFAULT_BUDGET", "FULL_PAGE_BUDGET", "GroundedPrompt", "ground", "ground_sync"]
+
+#: Budget of :func:`ground` for search snippets: 2,000 characters a result, 24,000 in all.
+DEFAULT_BUDGET = Budget(max_result_chars=2_000, max_chars=24_000)
+#: Budget of :func:`ground` with ``full_pages=True``: 6,000 characters a page, 24,000 in all.
+FULL_PAGE_BUDGET = Budget(max_result_chars=6_000, max_chars=24_000)
+
+
+@dataclass(frozen=True)
+class GroundedPrompt:
+    """A ready prompt and the sources it cites.
+
+    Attributes:
+        prompt: The rendered prompt (also ``str(grounded)``).
+        query: The question.
+        citations: The sources in the prompt, numbered as the prompt numbers them (results
+            dropped by the budget are not in it).
+        truncated: Numbers of the sources whose text was cut by the budget.
+        dropped: How many results the budget left out.
+        pages: With ``full_pages=True``, what happened to each page (in result order).
+        metadata: The search's ``metadata``.
+    """
+
+    prompt: str
+    query: str
+    citations: Citations
+    truncated: list[int] = field(default_factory=list)
+    dropped: int = 0
+    pages: list[FetchedPage] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def references(self) -> str:
+        """The reference list of every source in the prompt."""
+        return self.citations.render()
+
+    @property
+    def sources(self) -> list[Source]:
+        """The sources in number order."""
+        return self.citations.sources
+
+    def references_for(self, answer: str) -> str:
+        """The reference list of the sources a model's answer cites."""
+        return self.citations.render(only=self.citations.used_in(answer))
+
+    def __str__(self) -> str:
+        return self.prompt
+
+
+def _options(
+    options: SearchOptions | None, top: int, search_filter: TextSearchFilter | None
+) -> SearchOptions:
+    if options is not None and not isinstance(options, SearchOptions):
+        raise InvalidRequestError(f"options must be a SearchOptions, not {type(options).__name__}")
+    updates: dict[str, Any] = {"top": top}
+    if search_filter is not None:
+        updates["filter"] = search_filter
+    return (options or SearchOptions()).with_updates(**updates)
+
+
+def _merge(text_search: Any, natives: list[Any]) -> list[tuple[Any, ResultFields]]:
+    mapper = text_search._map_text if isinstance(text_search, BaseTextSearch) else None
+    merged: list[tuple[Any, ResultFields]] = []
+    for item in natives:
+        fields = extract_fields(item)
+        if mapper is not None:
+            normal = mapper(item)
+            fields = fields.replace(
+                name=normal.name or fields.name,
+                value=normal.value or fields.value,
+                link=normal.link or fields.link,
+            )
+        merged.append((item, fields))
+    return merged
+
+
+def _readable(merged: list[tuple[Any, ResultFields]]) -> bool:
+    return not merged or any(f.name or f.value or f.link for _, f in merged)
+
+
+def _build(
+    query: str,
+    merged: list[tuple[Any, ResultFields]],
+    pages: list[FetchedPage] | None,
+    *,
+    template: str | PromptTemplate | None,
+    budget: Budget | None,
+    fence: bool | Fencing,
+    metadata: dict[str, Any],
+    variables: Mapping[str, Any],
+) -> GroundedPrompt:
+    if budget is None:
+        budget = FULL_PAGE_BUDGET if pages is not None else DEFAULT_BUDGET
+    numbered = Citations()
+    if pages is not None:
+        for page in pages:
+            numbered.add(page, fields=extract_fields(page))
+    else:
+        for item, fields in merged:
+            numbered.add(item, fields=fields)
+    prompt, kept, report = _render(
+        template if template is not None else ANSWER_WITH_CITATIONS,
+        query=query,
+        results=numbered,
+        fence=fence,
+        budget=budget,
+        variables=variables,
+    )
+    final = Citations()
+    for source in numbered.sources[: len(kept)]:
+        final.add(source.result, fields=source.fields)
+    return GroundedPrompt(
+        prompt=prompt,
+        query=query,
+        citations=final,
+        truncated=list(report.truncated),
+        dropped=report.dropped,
+        pages=pages,
+        metadata=metadata,
+    )
+
+
+def _check_query(query: object) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidRequestError("query must be a non-empty string")
+    return query
+
+
+async def ground(
+    text_search: TextSearch,
+    query: str,
+    *,
+    template: str | PromptTemplate | None = None,
+    top: int = 5,
+    budget: Budget | None = None,
+    fence: bool | Fencing = True,
+    full_pages: bool = False,
+    fetch_options: Mapping[str, Any] | None = None,
+    options: SearchOptions | None = None,
+    filter: TextSearchFilter | None = None,
+    **variables: Any,
+) -> GroundedPrompt:
+    """Search, number the sources, fit the budget and render a prompt.
+
+    Args:
+        text_search: Any :class:`~textsearch.TextSearch` connector.
+        query: The question (searched for, and ``{query}`` in the template).
+        template: A template (see :func:`render_prompt`); default
+            :data:`ANSWER_WITH_CITATIONS`.
+        top: How many results to search for.
+        budget: Limits on the results' text (see :class:`Budget`); ``None`` for
+            :data:`DEFAULT_BUDGET` (or :data:`FULL_PAGE_BUDGET` with full pages), ``Budget()``
+            for no limit.
+        fence: Fence the results as untrusted data (default on).
+        full_pages: Replace each result's snippet by its page's text (see
+            :func:`fetch_pages`); a page that cannot be used keeps its snippet.
+        fetch_options: Keyword arguments for :func:`fetch_pages` (``allow_private``,
+            ``timeout``, ``max_chars``...).
+        options: Search options (``top`` and ``filter`` above override theirs).
+        filter: A filter for the search.
+        **variables: More template variables.
+
+    Returns:
+        The prompt with its :class:`Citations`.
+
+    Raises:
+        InvalidRequestError: Empty query, bad options or template, or a budget too small.
+        TextSearchError: Whatever the connector raises for the search.
+    """
+    query = _check_query(query)
+    effective = _options(options, top, filter)
+    merged: list[tuple[Any, ResultFields]] | None = None
+    metadata: dict[str, Any] = {}
+    try:
+        native = await text_search.get_search_results(query, effective)
+    except NotImplementedError:
+        native = None
+    if native is not None:
+        merged = _merge(text_search, list(native))
+        metadata = dict(native.metadata)
+    if merged is None or not _readable(merged):
+        normal = await text_search.get_text_search_results(query, effective)
+        merged = [(r, extract_fields(r)) for r in normal]
+        metadata = dict(normal.metadata)
+    pages = None
+    if full_pages:
+        pages = await fetch_pages([f for _, f in merged], **dict(fetch_options or {}))
+        pages = [_with_result(p, item) for p, (item, _) in zip(pages, merged, strict=True)]
+    return _build(
+        query,
+        merged,
+        pages,
+        template=template,
+        budget=budget,
+        fence=fence,
+        metadata=metadata,
+        variables=variables,
+    )
+
+
+def ground_sync(
+    text_search: TextSearch,
+    query: str,
+    *,
+    template: str | PromptTemplate | None = None,
+    top: int = 5,
+    budget: Budget | None = None,
+    fence: bool | Fencing = True,
+    full_pages: bool = False,
+    fetch_options: Mapping[str, Any] | None = None,
+    options: SearchOptions | None = None,
+    filter: TextSearchFilter | None = None,
+    **variables: Any,
+) -> GroundedPrompt:
+    """Blocking twin of :func:`ground` (uses the connector's ``*_sync`` methods).
+
+    Raises:
+        InvalidRequestError: Empty query, bad options or template, or a budget too small.
+        TextSearchError: Whatever the connector raises for the search.
+    """
+    query = _check_query(query)
+    effective = _options(options, top, filter)
+    merged: list[tuple[Any, ResultFields]] | None = None
+    metadata: dict[str, Any] = {}
+    try:
+        native = text_search.get_search_results_sync(query, effective)
+    except NotImplementedError:
+        native = None
+    if native is not None:
+        merged = _merge(text_search, list(native))
+        metadata = dict(native.metadata)
+    if merged is None or not _readable(merged):
+        normal = text_search.get_text_search_results_sync(query, effective)
+        merged = [(r, extract_fields(r)) for r in normal]
+        metadata = dict(normal.metadata)
+    pages = None
+    if full_pages:
+        pages = fetch_pages_sync([f for _, f in merged], **dict(fetch_options or {}))
+        pages = [_with_result(p, item) for p, (item, _) in zip(pages, merged, strict=True)]
+    return _build(
+        query,
+        merged,
+        pages,
+        template=template,
+        budget=budget,
+        fence=fence,
+        metadata=metadata,
+        variables=variables,
+    )
+
+
+def _with_result(page: FetchedPage, item: Any) -> FetchedPage:
+    # fetch_pages saw the merged fields; point the page back at the connector's own result.
+    from dataclasses import replace
+
+    return replace(page, result=item)
