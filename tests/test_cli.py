@@ -159,3 +159,50 @@ def test_progress_bar_on_a_terminal() -> None:
     quiet = StringIO()
     _Progress(quiet)(1, 1, "x")
     assert quiet.getvalue() == ""
+
+
+def _set_schema_version(db: Path, version: str) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    con.execute("UPDATE textsearch_meta SET value = ? WHERE key = 'schema_version'", (version,))
+    con.commit()
+    con.close()
+
+
+def test_a_stale_cache_file_is_rebuilt(notes: Path) -> None:
+    from textsearch.cli import default_index_file
+
+    assert run("search", "jitter", "--path", str(notes)).returncode == 0
+    _set_schema_version(default_index_file(notes), "0")
+    proc = run("search", "jitter", "--path", str(notes), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["total_count"] == 1
+
+
+def test_a_users_index_file_from_another_version_is_an_error_not_deleted(
+    notes: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "mine.sqlite3"
+    assert run("index", str(notes), "--db", str(db)).returncode == 0
+    _set_schema_version(db, "0")
+    proc = run("search", "jitter", "--path", str(notes), "--db", str(db))
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "schema version" in proc.stderr
+    assert db.exists()
+
+
+def test_unexpected_errors_are_one_line(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from textsearch import cli
+
+    def explode(args: object) -> object:
+        raise RuntimeError("boom")
+
+    original = cli.PROVIDERS["local"]
+    cli.PROVIDERS["local"] = explode  # type: ignore[assignment]
+    try:
+        assert cli.main(["search", "x", "--path", str(tmp_path)], out=StringIO()) == 1
+    finally:
+        cli.PROVIDERS["local"] = original

@@ -72,7 +72,15 @@ def _local_from_args(args: argparse.Namespace) -> TextSearch:
     db = getattr(args, "db", None)
     db_path = Path(db) if db else default_index_file(folder)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    search = LocalTextSearch(db_path)
+    try:
+        search = LocalTextSearch(db_path)
+    except ConfigurationError:
+        if db:
+            raise  # the user's own file: never delete it
+        # Our cache file is disposable: built by another version, or damaged. Rebuild it.
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db_path}{suffix}").unlink(missing_ok=True)
+        search = LocalTextSearch(db_path)
     report = search.index_path(folder)
     if (report.indexed or report.removed) and sys.stderr.isatty():
         print(
@@ -475,6 +483,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         except OSError:
             pass
         return EXIT_OK
+    except Exception as exc:  # last resort: one line, never a traceback
+        _fail(f"unexpected {type(exc).__name__}: {exc}")
+        return EXIT_FAILURE
 
 
 def _fail(message: str) -> None:

@@ -51,7 +51,7 @@ __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch"]
 
 MetadataValue = str | int | float | bool | list[str] | None
 
-_SCHEMA_VERSION = "1"
+_SCHEMA_VERSION = "2"
 _ZWSP = "\u200b"
 _HL_START, _HL_END = "\ue000", "\ue001"
 _CJK_RANGES = (
