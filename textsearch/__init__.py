@@ -47,6 +47,8 @@ if TYPE_CHECKING:
         TextSearchResult,
     )
     from textsearch.base import BaseTextSearch, TextSearch
+    from textsearch.connectors.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __version__ = "0.1.0"
@@ -56,6 +58,10 @@ __all__ = [
     "AuthenticationError",
     "BadRequestError",
     "BaseTextSearch",
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
     "ConfigurationError",
     "EqualTo",
     "FilterClause",

@@ -10,9 +10,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from textsearch.connectors.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __all__ = [
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
     "LocalDocument",
     "LocalTextSearch",
 ]
@@ -21,6 +27,10 @@ __all__ = [
 LAZY_EXPORTS: dict[str, str] = {
     "LocalTextSearch": "textsearch.connectors.local",
     "LocalDocument": "textsearch.connectors.local",
+    "BingTextSearch": "textsearch.connectors.bing",
+    "BingWebPage": "textsearch.connectors.bing",
+    "BochaTextSearch": "textsearch.connectors.bocha",
+    "BochaWebPage": "textsearch.connectors.bocha",
 }
 
 
