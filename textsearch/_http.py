@@ -242,6 +242,8 @@ class HttpEngine:
         self._async_client: httpx.AsyncClient | None = None
         self._sync_client: httpx.Client | None = None
         self._owns_async = True
+        self._async_loop: asyncio.AbstractEventLoop | None = None
+        self._closing: set[asyncio.Task[None]] = set()
         self._owns_sync = True
         self._lock = threading.Lock()
         if http_client is None:
@@ -274,9 +276,21 @@ class HttpEngine:
         return None  # the client's own timeout applies
 
     def async_client(self) -> httpx.AsyncClient:
-        """The pooled async client (created on first use when none was injected)."""
+        """The pooled async client (created on first use when none was injected).
+
+        An owned client's connections belong to the event loop they were opened in; when
+        the connector is used from another loop (``asyncio.run`` called again), a fresh
+        client is made for that loop instead of failing with "Event loop is closed".
+        """
         client = self._async_client
-        if client is None or (self._owns_async and client.is_closed):
+        if not self._owns_async and client is not None:
+            return client
+        loop = asyncio.get_running_loop()
+        if client is not None and not client.is_closed and self._async_loop is not loop:
+            self._release_async(client)
+            client = None
+        if client is None or client.is_closed:
+            self._async_loop = loop
             client = httpx.AsyncClient(
                 timeout=self.timeout,
                 limits=DEFAULT_LIMITS,
@@ -292,7 +306,7 @@ class HttpEngine:
         if client is None or (self._owns_sync and client.is_closed):
             with self._lock:
                 client = self._sync_client
-                if client is None or client.is_closed:
+                if client is None or (self._owns_sync and client.is_closed):
                     client = httpx.Client(
                         timeout=self.timeout,
                         limits=DEFAULT_LIMITS,
@@ -302,21 +316,38 @@ class HttpEngine:
                     self._sync_client = client
         return client
 
-    def close(self) -> None:
-        """Close the blocking client if this engine created it.
+    def _release_async(self, client: httpx.AsyncClient) -> None:
+        """Close an owned async client from outside its event loop, as far as possible."""
+        self._async_client = None
+        loop, self._async_loop = self._async_loop, None
+        if loop is None or loop.is_closed():
+            return  # its loop is gone and its sockets with it; nothing can be awaited there
+        if loop.is_running():
+            task = loop.create_task(client.aclose())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+        else:
+            loop.run_until_complete(client.aclose())
 
-        An async client this engine created needs :meth:`aclose` (it belongs to an event loop).
+    def close(self) -> None:
+        """Close the clients this engine created (never an injected one).
+
+        Prefer :meth:`aclose` after async use: an async client is best closed in its loop.
         """
         client = self._sync_client
         if client is not None and self._owns_sync:
             self._sync_client = None
             client.close()
+        aclient = self._async_client
+        if aclient is not None and self._owns_async and not aclient.is_closed:
+            self._release_async(aclient)
 
     async def aclose(self) -> None:
         """Close every client this engine created (never an injected one)."""
         client = self._async_client
         if client is not None and self._owns_async:
             self._async_client = None
+            self._async_loop = None
             await client.aclose()
         self.close()
 
