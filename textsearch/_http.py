@@ -346,9 +346,12 @@ class HttpEngine:
         """Close every client this engine created (never an injected one)."""
         client = self._async_client
         if client is not None and self._owns_async:
-            self._async_client = None
-            self._async_loop = None
-            await client.aclose()
+            if self._async_loop is not asyncio.get_running_loop():
+                self._release_async(client)  # it belongs to another (maybe closed) loop
+            else:
+                self._async_client = None
+                self._async_loop = None
+                await client.aclose()
         self.close()
 
     # -- sending -----------------------------------------------------------------------

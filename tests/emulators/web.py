@@ -63,7 +63,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def _handle(self) -> None:
@@ -147,7 +147,9 @@ class WebEmulator:
         self._server = _Server(self)
         host, port = self._server.server_address[:2]
         self.url = f"http://{host!s}:{port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     def enqueue(self, *replies: Reply) -> None:
         with self.lock:
