@@ -18,7 +18,7 @@ import httpx
 import pytest
 import respx
 
-from tests.emulators.web import Reply, serve
+from tests.emulators.web import Reply, call, serve
 from textsearch import (
     BingTextSearch,
     BochaTextSearch,
@@ -64,23 +64,6 @@ BING_OK: dict[str, Any] = {
 def bing(server_url: str, **kwargs: Any) -> BingTextSearch:
     kwargs.setdefault("max_retry_wait", 0.05)
     return BingTextSearch(KEY, endpoint=server_url + "/v7.0/search", **kwargs)
-
-
-def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> Any:
-    """Call ``method`` (async) or ``method_sync`` and close the connector afterwards."""
-    if mode == "sync":
-        try:
-            return getattr(connector, method + "_sync")(*args, **kwargs)
-        finally:
-            connector.close()
-
-    async def go() -> Any:
-        try:
-            return await getattr(connector, method)(*args, **kwargs)
-        finally:
-            await connector.aclose()
-
-    return asyncio.run(go())
 
 
 def gaps(server: Any) -> list[float]:

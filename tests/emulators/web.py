@@ -7,6 +7,7 @@ server records every request and counts accepted connections. Real sockets, no m
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -174,3 +175,20 @@ def serve(default: Reply | None = None) -> Iterator[WebEmulator]:
         yield emulator
     finally:
         emulator.stop()
+
+
+def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``method`` (mode "async") or ``method_sync`` (mode "sync"), then close."""
+    if mode == "sync":
+        try:
+            return getattr(connector, method + "_sync")(*args, **kwargs)
+        finally:
+            connector.close()
+
+    async def go() -> Any:
+        try:
+            return await getattr(connector, method)(*args, **kwargs)
+        finally:
+            await connector.aclose()
+
+    return asyncio.run(go())
