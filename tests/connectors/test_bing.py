@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timezone
 from typing import Any
@@ -373,6 +374,16 @@ def test_text_results_and_strings(mode: str) -> None:
     assert list(strings)[1] == "Use a transport with retries."
 
 
+def test_escaped_highlight_markers_are_removed() -> None:
+    escaped = json.dumps(FULL).encode()  # ASCII JSON: the markers arrive as \\ue000 escapes
+    assert b"\\ue000" in escaped
+    with respx.mock() as mock:
+        mock.get(ENDPOINT).respond(200, content=escaped)
+        pages = run("sync", "get_web_pages", "q")
+    assert pages[0].name == "Transports - HTTPX"
+    assert "\ue000" not in (pages[0].snippet or "")
+
+
 def test_html_decorations_are_removed() -> None:
     decorated = {
         "_type": "SearchResponse",
@@ -382,6 +393,7 @@ def test_html_decorations_are_removed() -> None:
                     "name": "<b>Retry</b> &amp; backoff",
                     "url": "https://a.example/",
                     "snippet": "Use <b>exponential</b> backoff &lt;with&gt; jitter",
+                    "deepLinks": [{"name": "<b>Jitter</b>", "url": "https://a.example/j"}],
                 }
             ]
         },
@@ -392,6 +404,7 @@ def test_html_decorations_are_removed() -> None:
         pages = run("sync", "get_web_pages", "q", filter=html_filter)
     assert pages[0].name == "Retry & backoff"
     assert pages[0].snippet == "Use exponential backoff <with> jitter"
+    assert pages[0].deep_links[0].name == "Jitter"
 
 
 @pytest.mark.parametrize("mode", MODES)

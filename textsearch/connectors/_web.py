@@ -110,11 +110,15 @@ def validate_body(
     response: HttpResponse,
     provider: str,
     *,
-    context: dict[str, Any] | None = None,
+    content: bytes | None = None,
     what: str = "search response",
 ) -> ModelT:
-    """Validate a 2xx body against ``model``; any surprise is a :class:`ResponseFormatError`."""
-    content = response.content
+    """Validate a 2xx body against ``model``; any surprise is a :class:`ResponseFormatError`.
+
+    ``content`` replaces the response body (e.g. after a connector's byte-level cleanup).
+    """
+    if content is None:
+        content = response.content
     if not content.strip():
         raise ResponseFormatError(
             f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
@@ -123,7 +127,7 @@ def validate_body(
             hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
         )
     try:
-        return model.model_validate_json(content, context=context)
+        return model.model_validate_json(content)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False, include_context=False)
         first = errors[0] if errors else {"type": "", "loc": (), "msg": ""}

@@ -24,7 +24,7 @@ from datetime import date, datetime
 from typing import Any, ClassVar, Final
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from textsearch._http import (
@@ -114,6 +114,12 @@ _BOOLEAN_OR: Final = re.compile(r"(?:^|\s)(?:OR|\|)(?:\s|$)|\|")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
 
+# Hit-highlight markers, as raw UTF-8 and as JSON escapes. They mean nothing else in a Bing
+# body, so they are removed from the bytes once, before parsing (cheaper than per field).
+_MARK_OPEN: Final = "\ue000".encode()
+_MARK_CLOSE: Final = "\ue001".encode()
+_ESCAPED_MARK: Final = re.compile(rb"(?<!\\)\\u[eE]00[01]")
+
 _RETIRED_MESSAGE: Final = (
     "the public Bing Search v7 API was retired by Microsoft on 2025-08-11 (HTTP 410 Gone); "
     "to keep using this connector, point it at a Bing-v7-compatible gateway with "
@@ -132,11 +138,6 @@ class _Model(BaseModel):
     )
 
 
-def _decorated(info: ValidationInfo) -> bool:
-    context = info.context
-    return bool(context and context.get("html"))
-
-
 class BingDeepLink(_Model):
     """A link to a page inside a result's site."""
 
@@ -149,10 +150,6 @@ class BingDeepLink(_Model):
     deep_links: list[BingDeepLink] = Field(default_factory=list)
     """Nested deep links (rare)."""
 
-    @field_validator("name", "snippet")
-    @classmethod
-    def _clean(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return clean_text(value, unescape=_decorated(info))
 
 
 class BingWebPage(_Model):
@@ -184,10 +181,6 @@ class BingWebPage(_Model):
     deep_links: list[BingDeepLink] = Field(default_factory=list)
     """Links to pages inside the same site."""
 
-    @field_validator("name", "snippet")
-    @classmethod
-    def _clean(cls, value: str | None, info: ValidationInfo) -> str | None:
-        return clean_text(value, unescape=_decorated(info))
 
 
 class _WebAnswer(_Model):
@@ -200,6 +193,35 @@ class _WebAnswer(_Model):
 class _QueryContext(_Model):
     original_query: str | None = None
     altered_query: str | None = None
+
+
+def _strip_markers(content: bytes) -> bytes:
+    if _MARK_OPEN in content or _MARK_CLOSE in content:
+        content = content.replace(_MARK_OPEN, b"").replace(_MARK_CLOSE, b"")
+    if b"\\u" in content:
+        content = _ESCAPED_MARK.sub(b"", content)
+    return content
+
+
+def _undecorate_link(link: BingDeepLink) -> BingDeepLink:
+    return link.model_copy(
+        update={
+            "name": clean_text(link.name, unescape=True),
+            "snippet": clean_text(link.snippet, unescape=True),
+            "deep_links": [_undecorate_link(d) for d in link.deep_links],
+        }
+    )
+
+
+def _undecorate(page: BingWebPage) -> BingWebPage:
+    """Remove the HTML decorations Bing adds with textFormat=HTML / textDecorations=true."""
+    return page.model_copy(
+        update={
+            "name": clean_text(page.name, unescape=True),
+            "snippet": clean_text(page.snippet, unescape=True),
+            "deep_links": [_undecorate_link(d) for d in page.deep_links],
+        }
+    )
 
 
 class _SearchResponse(_Model):
@@ -496,12 +518,12 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
     def _parser(
         self, options: SearchOptions, decorated: bool
     ) -> Callable[[HttpResponse], SearchResults[BingWebPage]]:
-        context = {"html": True} if decorated else None
         include_total = options.include_total_count
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BingWebPage]:
-            body = validate_body(_SearchResponse, response, provider, context=context)
+            content = _strip_markers(response.content)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             metadata: dict[str, Any] = {}
             trace = response.headers.get("bingapis-traceid")
             if trace:
@@ -519,7 +541,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             if answer.some_results_removed:
                 metadata["some_results_removed"] = True
             total = answer.total_estimated_matches if include_total else None
-            return SearchResults(answer.value, total, metadata)
+            pages = [_undecorate(p) for p in answer.value] if decorated else answer.value
+            return SearchResults(pages, total, metadata)
 
         return parse
 
