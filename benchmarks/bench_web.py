@@ -133,6 +133,9 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
                 else:
                     self.transport.write(response)
 
+    def write_port(port: int) -> None:
+        Path(port_file).write_text(str(port))
+
     async def main() -> None:
         context = None
         if certfile:
@@ -141,7 +144,7 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
         loop = asyncio.get_running_loop()
         server = await loop.create_server(Protocol, "127.0.0.1", 0, ssl=context, backlog=512)
         port = server.sockets[0].getsockname()[1]
-        Path(port_file).write_text(str(port))
+        write_port(port)
         await asyncio.Event().wait()
 
     asyncio.run(main())
@@ -303,7 +306,9 @@ def start_server(tmp: Path, tls: bool) -> tuple[subprocess.Popen[bytes], str, st
     return proc, f"{scheme}://127.0.0.1:{port_file.read_text()}", cafile
 
 
-def scenario(kind: str, base: str, cafile: str | None, conc: int, n: int, warmup: int) -> dict[str, Any]:
+def scenario(
+    kind: str, base: str, cafile: str | None, conc: int, n: int, warmup: int
+) -> dict[str, Any]:
     env = dict(os.environ)
     if cafile:
         env["SSL_CERT_FILE"] = cafile  # httpx trusts it (trust_env); both clients alike
@@ -337,7 +342,7 @@ def main() -> int:
         print(json.dumps(result))
         return 0
 
-    n = 1000 if args.quick else 4000
+    n = 500 if args.quick else 2000
     warmup = 200
     rows = []
     failed = False
@@ -363,16 +368,21 @@ def main() -> int:
                         and med["connector"]["new_conns"] < 0.01
                     )
                     failed |= not ok
-                    rows.append((("https" if tls else "http"), conc, med, cpu_ratio, tput_ratio, ok))
+                    scheme = "https" if tls else "http"
+                    rows.append((scheme, conc, med, cpu_ratio, tput_ratio, ok))
             finally:
                 proc.terminate()  # by pid
                 proc.wait(10)
 
-    print(f"nproc: {os.cpu_count()}; {n} searches per run after {warmup} warm-up; "
-          f"median of {args.repeat} runs; Python {sys.version.split()[0]}")
+    print(
+        f"nproc: {os.cpu_count()}; {n} searches per run after {warmup} warm-up; "
+        f"median of {args.repeat} runs; Python {sys.version.split()[0]}"
+    )
     print()
-    print("| scheme | conc. | client | CPU µs/search | searches/s | new conns/search "
-          "| peak RSS MB | CPU ratio | throughput ratio | targets |")
+    print(
+        "| scheme | conc. | client | CPU µs/search | searches/s | new conns/search "
+        "| peak RSS MB | CPU ratio | throughput ratio | targets |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for scheme, conc, med, cpu_ratio, tput_ratio, ok in rows:
         for kind in ("bare", "connector"):
