@@ -111,7 +111,10 @@ def test_503_then_200_is_retried(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_persistent_503_raises_service_unavailable_after_retries(mode: str) -> None:
+def test_persistent_503_raises_service_unavailable_after_retries(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     with serve(Reply(503, {"errors": [{"code": "ServerError", "message": "down"}]})) as server:
         with pytest.raises(ServiceUnavailableError) as info:
             call(bing(server.url, max_retries=2), mode, "search", "q")
@@ -119,6 +122,9 @@ def test_persistent_503_raises_service_unavailable_after_retries(mode: str) -> N
     assert info.value.status_code == 503
     assert info.value.provider == "bing"
     assert "after 3 attempts" in str(info.value)
+    assert_no_key(info.value, caplog)
+    ours = [r for r in caplog.records if r.name == "textsearch"]
+    assert [r.__dict__["attempt"] for r in ours] == [1, 2, 3]  # one record per request
     # full jitter below a 0.05 s cap: no wait can be long
     assert all(g < 0.5 for g in gaps(server))
 
@@ -134,7 +140,10 @@ def test_429_with_retry_after_is_honoured(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_429_retry_after_is_capped_by_max_retry_wait(mode: str) -> None:
+def test_429_retry_after_is_capped_by_max_retry_wait(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     busy = Reply(429, {"errors": [{"code": "RateLimitExceeded"}]}, {"Retry-After": "30"})
     with serve(busy) as server:
         started = time.monotonic()
@@ -146,34 +155,45 @@ def test_429_retry_after_is_capped_by_max_retry_wait(mode: str) -> None:
     assert elapsed < 5.0
     assert info.value.retry_after == 30.0
     assert info.value.status_code == 429
+    assert_no_key(info.value, caplog)
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_429_without_retry_after_backs_off_and_reports_none(mode: str) -> None:
+def test_429_without_retry_after_backs_off_and_reports_none(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     with serve(Reply(429, {"errors": [{"code": "RateLimitExceeded"}]})) as server:
         with pytest.raises(RateLimitError) as info:
             call(bing(server.url, max_retries=2, max_retry_wait=0.1), mode, "search", "q")
     assert len(server.requests) == 3
     assert info.value.retry_after is None
+    assert_no_key(info.value, caplog)
     assert all(g < 0.6 for g in gaps(server))
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_max_retries_zero_disables_retrying(mode: str) -> None:
+def test_max_retries_zero_disables_retrying(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
     with serve(Reply(503, b"")) as server:
-        with pytest.raises(ServiceUnavailableError):
+        with pytest.raises(ServiceUnavailableError) as info:
             call(bing(server.url, max_retries=0), mode, "search", "q")
     assert len(server.requests) == 1
+    assert_no_key(info.value, caplog)
 
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
-def test_other_4xx_are_never_retried(mode: str, status: int) -> None:
+def test_other_4xx_are_never_retried(
+    mode: str, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     with serve(Reply(status, {"errors": [{"code": "InvalidRequest", "message": "no"}]})) as server:
         with pytest.raises(Exception) as info:
             call(bing(server.url, max_retries=3), mode, "search", "q")
     assert len(server.requests) == 1
     assert getattr(info.value, "status_code", None) == status
+    assert_no_key(info.value, caplog)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -224,13 +244,17 @@ def test_refused_connection_is_a_transport_error() -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("chunked", [False, True])
-def test_oversized_body_is_a_format_error_and_not_retried(mode: str, chunked: bool) -> None:
+def test_oversized_body_is_a_format_error_and_not_retried(
+    mode: str, chunked: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     with serve(Reply(200, oversize=11 * 1024 * 1024, chunked=chunked)) as server:
         with pytest.raises(ResponseFormatError) as info:
             call(bing(server.url, max_retries=2), mode, "search", "q")
     assert len(server.requests) == 1
     assert "byte limit" in str(info.value)
     assert info.value.status_code == 200
+    assert_no_key(info.value, caplog)
 
 
 @pytest.mark.parametrize("mode", MODES)

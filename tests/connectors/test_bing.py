@@ -607,13 +607,19 @@ def test_error_rows(
         b'{"webPages": {"totalEstimatedMatches": "x"}}',
     ],
 )
-def test_bad_success_bodies_are_format_errors(mode: str, content: bytes) -> None:
+def test_bad_success_bodies_are_format_errors(
+    mode: str, content: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     with respx.mock() as mock:
         mock.get(ENDPOINT).respond(200, content=content)
         with pytest.raises(ResponseFormatError) as info:
             run(mode, "search", "q")
     assert info.value.status_code == 200
     assert info.value.provider == "bing"
+    assert KEY not in str(info.value) and KEY not in repr(info.value)
+    assert caplog.records  # the failed request was logged ...
+    assert all(KEY not in r.getMessage() for r in caplog.records)  # ... without the key
 
 
 def test_trace_id_is_a_hint_on_errors() -> None:
