@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     )
     from textsearch.base import BaseTextSearch, TextSearch
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
+    from textsearch.connectors.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __version__ = "0.1.0"
@@ -59,6 +61,10 @@ __all__ = [
     "AzureSearchDocument",
     "BadRequestError",
     "BaseTextSearch",
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
     "ConfigurationError",
     "EqualTo",
     "FilterClause",

@@ -117,6 +117,8 @@ class BaseTextSearch(ABC, Generic[NativeT]):
     supported_filter_fields: ClassVar[frozenset[str] | None] = None
     #: Short provider name used in errors and logs.
     provider_name: ClassVar[str] = "custom"
+    #: Whether results come from the open web (tool annotations tell models and MCP clients).
+    open_world: ClassVar[bool] = False
 
     def __init__(
         self,

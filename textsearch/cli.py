@@ -107,10 +107,47 @@ def _azure_from_args(args: argparse.Namespace) -> TextSearch:
     return AzureAISearchTextSearch()
 
 
+def _env_key(variable: str, provider: str) -> str:
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        raise ConfigurationError(
+            f"--provider {provider} needs an API key: set the {variable} environment variable"
+        )
+    return key
+
+
+def _bing_from_args(args: argparse.Namespace) -> TextSearch:
+    from textsearch.connectors.bing import DEFAULT_ENDPOINT, BingTextSearch
+
+    return BingTextSearch(
+        _env_key("BING_SEARCH_API_KEY", "bing"),
+        # The public v7 API is retired; a compatible gateway can be set from the environment.
+        endpoint=os.environ.get("BING_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
+        auth_header=os.environ.get("BING_SEARCH_AUTH_HEADER") or "Ocp-Apim-Subscription-Key",
+    )
+
+
+def _bocha_from_args(args: argparse.Namespace) -> TextSearch:
+    from textsearch.connectors.bocha import DEFAULT_BASE_URL, BochaTextSearch
+
+    return BochaTextSearch(
+        _env_key("BOCHA_API_KEY", "bocha"),
+        base_url=os.environ.get("BOCHA_BASE_URL") or DEFAULT_BASE_URL,
+    )
+
+
 #: provider name -> builder from parsed arguments (settings come from flags or the environment)
 PROVIDERS: dict[str, ProviderBuilder] = {
     "local": _local_from_args,
     "azure": _azure_from_args,
+    "bing": _bing_from_args,
+    "bocha": _bocha_from_args,
+}
+
+#: search option -> {provider: filter field it maps to}; other providers reject the option
+FILTER_OPTIONS: dict[str, dict[str, str]] = {
+    "freshness": {"bing": "freshness", "bocha": "freshness"},
+    "market": {"bing": "mkt"},
 }
 
 
@@ -140,6 +177,18 @@ def _search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
     result = TextSearchFilter()
     if args.site:
         result.equal_to("site", args.site)
+    provider = getattr(args, "provider", "local")
+    for option, fields in FILTER_OPTIONS.items():
+        value = getattr(args, option, None)
+        if value is None:
+            continue
+        field_name = fields.get(provider)
+        if field_name is None:
+            supported = ", ".join(sorted(fields)) or "none"
+            raise UsageError(
+                f"--{option} is not supported by --provider {provider} (supported: {supported})"
+            )
+        result.equal_to(field_name, value)
     return result or None
 
 
@@ -387,6 +436,13 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--top", type=_positive, default=5, help="number of results (default 5)")
     search.add_argument("--skip", type=_non_negative, default=0, help="results to skip (paging)")
     search.add_argument("--site", metavar="DOMAIN", help="only results from this site")
+    search.add_argument(
+        "--freshness",
+        metavar="WHEN",
+        help="bing: Day|Week|Month|YYYY-MM-DD[..YYYY-MM-DD]; "
+        "bocha: noLimit|oneDay|oneWeek|oneMonth|oneYear|YYYY-MM-DD[..YYYY-MM-DD]",
+    )
+    search.add_argument("--market", metavar="MKT", help="bing only: market such as en-US")
     search.add_argument("--json", action="store_true", help="print JSON (same as --format json)")
     search.add_argument(
         "--format",

@@ -121,3 +121,16 @@ def test_public_names_are_listed_and_import() -> None:
     ]
     for name in plugins.__all__:
         assert getattr(plugins, name).__module__.startswith("textsearch.plugins")
+
+
+def test_web_connectors_are_annotated_open_world_and_local_ones_are_not() -> None:
+    from textsearch import BingTextSearch, BochaTextSearch, LocalTextSearch
+    from textsearch.plugins import create_search_function
+
+    web = [BingTextSearch(api_key="k-test"), BochaTextSearch(api_key="k-test")]
+    for connector in web:
+        tool = create_search_function(connector).to_mcp_tool()
+        assert tool["annotations"]["openWorldHint"] is True
+        connector.close()
+    local = create_search_function(LocalTextSearch()).to_mcp_tool()
+    assert local["annotations"]["openWorldHint"] is False

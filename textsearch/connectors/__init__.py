@@ -11,11 +11,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
+    from textsearch.connectors.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
 
 __all__ = [
     "AzureAISearchTextSearch",
     "AzureSearchDocument",
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
     "LocalDocument",
     "LocalTextSearch",
 ]
@@ -26,6 +32,10 @@ LAZY_EXPORTS: dict[str, str] = {
     "LocalDocument": "textsearch.connectors.local",
     "AzureAISearchTextSearch": "textsearch.connectors.azure_ai_search",
     "AzureSearchDocument": "textsearch.connectors.azure_ai_search",
+    "BingTextSearch": "textsearch.connectors.bing",
+    "BingWebPage": "textsearch.connectors.bing",
+    "BochaTextSearch": "textsearch.connectors.bocha",
+    "BochaWebPage": "textsearch.connectors.bocha",
 }
 
 

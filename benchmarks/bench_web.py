@@ -1,0 +1,403 @@
+"""Benchmark: BingTextSearch against a bare pooled httpx.AsyncClient, over HTTP and HTTPS.
+
+A local server (a separate process, plain asyncio, HTTP/1.1 keep-alive) answers every request
+with a realistic 10-result Bing body. Each scenario runs in its own client process so that
+peak memory and CPU time belong to that scenario alone. Measured after a warm-up:
+
+* client CPU time per search (process_time of the client process),
+* throughput (searches per second of wall time),
+* new connections per search (accepted connections counted by the server),
+* peak memory (max RSS of the client process).
+
+(a) "bare": httpx.AsyncClient with the pool capped at 10 connections, GET, json.loads, and a
+    list of (name, snippet, url) tuples; (b) "connector": BingTextSearch.get_text_search_results.
+
+Usage::
+
+    python benchmarks/bench_web.py                 # full run, prints a Markdown table
+    python benchmarks/bench_web.py --quick         # fewer searches
+    python benchmarks/bench_web.py --check         # exit 1 if a target is missed
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "bench-key-0123456789abcdef"
+QUERY = "httpx retry transport"
+
+
+# -- the server (separate process) ---------------------------------------------------------
+
+
+def bing_body() -> bytes:
+    pages = []
+    for i in range(10):
+        pages.append(
+            {
+                "id": f"https://api.bing.microsoft.com/api/v7/#WebPages.{i}",
+                "name": f"Result {i}: Transports and retries in \ue000HTTPX\ue001",
+                "url": f"https://www.example{i}.org/advanced/transports/{i}",
+                "isFamilyFriendly": True,
+                "displayUrl": f"https://www.example{i}.org/advanced/transports/{i}",
+                "snippet": (
+                    "HTTPX's Client also accepts a transport argument. This argument allows "
+                    "you to provide a custom Transport object that will be used to perform the "
+                    f"actual sending of the requests, with \ue000retries\ue001={i} and more."
+                ),
+                "deepLinks": [
+                    {"name": "Async Support", "url": f"https://www.example{i}.org/async/"},
+                    {"name": "Clients", "url": f"https://www.example{i}.org/clients/"},
+                ],
+                "dateLastCrawled": "2025-06-30T08:14:00.0000000Z",
+                "datePublished": "2024-11-02T00:00:00.0000000",
+                "language": "en",
+                "isNavigational": False,
+            }
+        )
+    body = {
+        "_type": "SearchResponse",
+        "queryContext": {"originalQuery": QUERY},
+        "webPages": {
+            "webSearchUrl": "https://www.bing.com/search?q=httpx+retry+transport",
+            "totalEstimatedMatches": 48200,
+            "value": pages,
+        },
+        "rankingResponse": {
+            "mainline": {
+                "items": [
+                    {
+                        "answerType": "WebPages",
+                        "resultIndex": i,
+                        "value": {"id": f"https://api.bing.microsoft.com/api/v7/#WebPages.{i}"},
+                    }
+                    for i in range(10)
+                ]
+            }
+        },
+    }
+    return json.dumps(body).encode()
+
+
+def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
+    payload = bing_body()
+    response = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n"
+        b"BingAPIs-TraceId: 0123456789ABCDEF\r\n"
+        + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+        + payload
+    )
+    connections = 0
+
+    class Protocol(asyncio.Protocol):
+        def connection_made(self, transport: Any) -> None:
+            nonlocal connections
+            connections += 1
+            self.transport = transport
+            self.buffer = b""
+
+        def data_received(self, data: bytes) -> None:
+            self.buffer += data
+            while True:
+                end = self.buffer.find(b"\r\n\r\n")
+                if end < 0:
+                    return
+                head = self.buffer[:end]
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                if len(self.buffer) < end + 4 + length:
+                    return
+                self.buffer = self.buffer[end + 4 + length :]
+                if head.startswith(b"GET /__stats"):
+                    stats = json.dumps({"connections": connections}).encode()
+                    self.transport.write(
+                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        + f"Content-Length: {len(stats)}\r\n\r\n".encode()
+                        + stats
+                    )
+                else:
+                    self.transport.write(response)
+
+    def write_port(port: int) -> None:
+        Path(port_file).write_text(str(port))
+
+    async def main() -> None:
+        context = None
+        if certfile:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(certfile, keyfile)
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(Protocol, "127.0.0.1", 0, ssl=context, backlog=512)
+        port = server.sockets[0].getsockname()[1]
+        write_port(port)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+def make_certificate(folder: Path) -> tuple[str, str]:
+    """A throwaway self-signed certificate for localhost/127.0.0.1."""
+    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
+    try:
+        import datetime
+        import ipaddress
+
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        subprocess.run(
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-keyout", str(keyfile), "-out", str(certfile),
+            ],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+        return str(certfile), str(keyfile)
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return str(certfile), str(keyfile)
+
+
+# -- the client (one process per scenario) -------------------------------------------------
+
+
+def stats(base: str, cafile: str | None) -> int:
+    import http.client
+
+    host, port = base.split("://")[1].split(":")
+    if base.startswith("https"):
+        context = ssl.create_default_context(cafile=cafile)
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+            host, int(port), context=context, timeout=10
+        )
+    else:
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        conn.request("GET", "/__stats")
+        return int(json.loads(conn.getresponse().read())["connections"])
+    finally:
+        conn.close()
+
+
+async def run_client(kind: str, base: str, concurrency: int, n: int, warmup: int) -> dict[str, Any]:
+    import httpx
+
+    url = base + "/v7.0/search"
+    cafile = os.environ.get("SSL_CERT_FILE")
+    if kind == "bare":
+        client = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=10, max_keepalive_connections=10)
+        )
+        headers = {"Ocp-Apim-Subscription-Key": KEY}
+        params = {"q": QUERY, "count": "10"}
+
+        async def one() -> int:
+            response = await client.get(url, params=params, headers=headers)
+            data = json.loads(response.content)
+            rows = [(p["name"], p["snippet"], p["url"]) for p in data["webPages"]["value"]]
+            return len(rows)
+
+        async def close() -> None:
+            await client.aclose()
+
+    else:
+        sys.path.insert(0, str(ROOT))
+        from textsearch.connectors.bing import BingTextSearch
+
+        connector = BingTextSearch(KEY, endpoint=url)
+
+        async def one() -> int:
+            return len(await connector.get_text_search_results(QUERY, top=10))
+
+        async def close() -> None:
+            await connector.aclose()
+
+    async def batch(count: int) -> None:
+        remaining = count
+
+        async def worker() -> None:
+            nonlocal remaining
+            while remaining > 0:
+                remaining -= 1
+                assert await one() == 10
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+    await batch(warmup)
+    before = stats(base, cafile)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    await batch(n)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    after = stats(base, cafile)
+    await close()
+    return {
+        "cpu_us": cpu / n * 1e6,
+        "throughput": n / wall,
+        "new_conns": (after - before - 1) / n,  # minus the stats connection itself
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+# -- orchestration -------------------------------------------------------------------------
+
+
+def start_server(tmp: Path, tls: bool) -> tuple[subprocess.Popen[bytes], str, str | None]:
+    port_file = tmp / ("port-tls" if tls else "port")
+    args = [sys.executable, __file__, "--serve", str(port_file)]
+    cafile = None
+    if tls:
+        cafile, keyfile = make_certificate(tmp)
+        args += ["--cert", cafile, "--key", keyfile]
+    proc = subprocess.Popen(args)
+    for _ in range(200):
+        if port_file.exists() and port_file.read_text():
+            break
+        time.sleep(0.05)
+    else:
+        proc.terminate()
+        raise RuntimeError("benchmark server did not start")
+    scheme = "https" if tls else "http"
+    return proc, f"{scheme}://127.0.0.1:{port_file.read_text()}", cafile
+
+
+def scenario(
+    kind: str, base: str, cafile: str | None, conc: int, n: int, warmup: int
+) -> dict[str, Any]:
+    env = dict(os.environ)
+    if cafile:
+        env["SSL_CERT_FILE"] = cafile  # httpx trusts it (trust_env); both clients alike
+    out = subprocess.run(
+        [sys.executable, __file__, "--client", kind, base, str(conc), str(n), str(warmup)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--serve", metavar="PORT_FILE")
+    parser.add_argument("--cert")
+    parser.add_argument("--key")
+    parser.add_argument("--client", nargs=5, metavar=("KIND", "URL", "CONC", "N", "WARMUP"))
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+
+    if args.serve:
+        serve(args.serve, args.cert, args.key)
+        return 0
+    if args.client:
+        kind, base, conc, n, warmup = args.client
+        result = asyncio.run(run_client(kind, base, int(conc), int(n), int(warmup)))
+        print(json.dumps(result))
+        return 0
+
+    n = 500 if args.quick else 2000
+    warmup = 200
+    rows = []
+    failed = False
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        for tls in (False, True):
+            proc, base, cafile = start_server(tmp, tls)
+            try:
+                for conc in (1, 50):
+                    runs: dict[str, list[dict[str, Any]]] = {"bare": [], "connector": []}
+                    for _ in range(args.repeat):  # interleaved, so drift hits both alike
+                        for kind in ("bare", "connector"):
+                            runs[kind].append(scenario(kind, base, cafile, conc, n, warmup))
+                    med = {
+                        kind: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+                        for kind, rs in runs.items()
+                    }
+                    cpu_ratio = med["connector"]["cpu_us"] / med["bare"]["cpu_us"]
+                    tput_ratio = med["connector"]["throughput"] / med["bare"]["throughput"]
+                    ok = (
+                        cpu_ratio <= 1.2
+                        and tput_ratio >= 0.85
+                        and med["connector"]["new_conns"] < 0.01
+                    )
+                    failed |= not ok
+                    scheme = "https" if tls else "http"
+                    rows.append((scheme, conc, med, cpu_ratio, tput_ratio, ok))
+            finally:
+                proc.terminate()  # by pid
+                proc.wait(10)
+
+    print(
+        f"nproc: {os.cpu_count()}; {n} searches per run after {warmup} warm-up; "
+        f"median of {args.repeat} runs; Python {sys.version.split()[0]}"
+    )
+    print()
+    print(
+        "| scheme | conc. | client | CPU µs/search | searches/s | new conns/search "
+        "| peak RSS MB | CPU ratio | throughput ratio | targets |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for scheme, conc, med, cpu_ratio, tput_ratio, ok in rows:
+        for kind in ("bare", "connector"):
+            m = med[kind]
+            tail = (
+                f"{cpu_ratio:.2f}x | {tput_ratio:.2f}x | {'met' if ok else 'MISSED'}"
+                if kind == "connector"
+                else " | | "
+            )
+            print(
+                f"| {scheme} | {conc} | {kind} | {m['cpu_us']:.0f} | {m['throughput']:.0f} "
+                f"| {m['new_conns']:.4f} | {m['peak_rss_mb']:.1f} | {tail} |"
+            )
+    return 1 if (args.check and failed) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,194 @@
+"""A scriptable HTTP server on 127.0.0.1 for the web connectors' integration tests.
+
+Each request takes the next scripted :class:`Reply` (or the default one): a status, headers
+and body, optionally after a delay, as an oversized body, or as a dropped connection. The
+server records every request and counts accepted connections. Real sockets, no mocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+
+@dataclass
+class Reply:
+    """One scripted answer."""
+
+    status: int = 200
+    body: Any = b""  # bytes, str, or a JSON-able object
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds to wait before answering
+    drop: bool = False  # close the connection without answering
+    oversize: int = 0  # send this many bytes of filler instead of the body
+    chunked: bool = False  # with oversize: no Content-Length, chunked transfer
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: list[tuple[str, str]]
+    headers: dict[str, str]
+    body: bytes
+    at: float
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+
+    def __init__(self, emulator: WebEmulator) -> None:
+        self.emulator = emulator
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        with self.emulator.lock:
+            self.emulator.connections += 1
+        return conn, addr
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _handle(self) -> None:
+        emulator = self.server.emulator
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        record = Recorded(
+            self.command,
+            parts.path,
+            parse_qsl(parts.query, keep_blank_values=True),
+            {k.lower(): v for k, v in self.headers.items()},
+            body,
+            time.monotonic(),
+        )
+        with emulator.lock:
+            emulator.requests.append(record)
+            reply = emulator.script.popleft() if emulator.script else emulator.default
+        if reply.delay and emulator.stopping.wait(reply.delay):
+            return
+        if reply.drop:
+            self.close_connection = True
+            try:
+                self.connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            return
+        try:
+            self._answer(reply)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _answer(self, reply: Reply) -> None:
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        if reply.oversize:
+            self.send_header("Content-Type", "application/json")
+            filler = b" " * 65536
+            if reply.chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                sent = 0
+                while sent < reply.oversize:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(filler), filler))
+                    sent += len(filler)
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                self.send_header("Content-Length", str(reply.oversize))
+                self.end_headers()
+                sent = 0
+                while sent < reply.oversize:
+                    chunk = filler[: reply.oversize - sent]
+                    self.wfile.write(chunk)
+                    sent += len(chunk)
+            return
+        payload = reply.body
+        if not isinstance(payload, (bytes, str)):
+            payload = json.dumps(payload, ensure_ascii=False)
+            if not any(k.lower() == "content-type" for k in reply.headers):
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+        data = payload.encode() if isinstance(payload, str) else payload
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = _handle
+    do_POST = _handle
+
+
+class WebEmulator:
+    """The server plus its script and records; use :func:`serve`."""
+
+    def __init__(self, default: Reply | None = None) -> None:
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.script: deque[Reply] = deque()
+        self.default = default or Reply(200, {})
+        self.requests: list[Recorded] = []
+        self.connections = 0
+        self._server = _Server(self)
+        host, port = self._server.server_address[:2]
+        self.url = f"http://{host!s}:{port}"
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self.lock:
+            self.script.extend(replies)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+
+@contextmanager
+def serve(default: Reply | None = None) -> Iterator[WebEmulator]:
+    """Run an emulator for the duration of a ``with`` block."""
+    emulator = WebEmulator(default)
+    emulator.start()
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
+def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``method`` (mode "async") or ``method_sync`` (mode "sync"), then close."""
+    if mode == "sync":
+        try:
+            return getattr(connector, method + "_sync")(*args, **kwargs)
+        finally:
+            connector.close()
+
+    async def go() -> Any:
+        try:
+            return await getattr(connector, method)(*args, **kwargs)
+        finally:
+            await connector.aclose()
+
+    return asyncio.run(go())

@@ -1,0 +1,499 @@
+"""The shared HTTP engine: retries, waits, timeouts, size cap, client ownership, logging.
+
+Integration tests talk to a scripted server on 127.0.0.1 over real sockets; every case runs
+through both the async path and its blocking twin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import gc
+import logging
+import time
+import warnings
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from tests.emulators.web import Reply, call, serve
+from textsearch import (
+    BingTextSearch,
+    BochaTextSearch,
+    ConfigurationError,
+    RateLimitError,
+    ResponseFormatError,
+    SearchTimeoutError,
+    SearchTransportError,
+    ServiceUnavailableError,
+)
+from textsearch._http import (
+    DEFAULT_TIMEOUT,
+    ErrorDetail,
+    HttpEngine,
+    HttpRequest,
+    HttpResponse,
+    parse_retry_after,
+)
+
+KEY = "SECRET-test-key-7f3c2a91d0e4b655"
+MODES = ["async", "sync"]
+
+BING_OK: dict[str, Any] = {
+    "_type": "SearchResponse",
+    "queryContext": {"originalQuery": "httpx retry"},
+    "webPages": {
+        "webSearchUrl": "https://www.bing.com/search?q=httpx+retry",
+        "totalEstimatedMatches": 48200,
+        "value": [
+            {
+                "id": "https://api.bing.microsoft.com/api/v7/#WebPages.0",
+                "name": "Transports - HTTPX",
+                "url": "https://www.python-httpx.org/advanced/transports/",
+                "displayUrl": "https://www.python-httpx.org/advanced/transports",
+                "snippet": "HTTPX's Client also accepts a transport argument.",
+                "dateLastCrawled": "2025-06-30T08:14:00.0000000Z",
+            }
+        ],
+    },
+}
+
+
+def bing(server_url: str, **kwargs: Any) -> BingTextSearch:
+    kwargs.setdefault("max_retry_wait", 0.05)
+    return BingTextSearch(KEY, endpoint=server_url + "/v7.0/search", **kwargs)
+
+
+def gaps(server: Any) -> list[float]:
+    times = [r.at for r in server.requests]
+    return [b - a for a, b in zip(times, times[1:], strict=False)]
+
+
+def assert_no_key(exc: BaseException, caplog: pytest.LogCaptureFixture) -> None:
+    assert KEY not in str(exc)
+    assert KEY not in repr(exc)
+    assert KEY not in " ".join(getattr(exc, "hints", ()))
+    for record in caplog.records:
+        assert KEY not in record.getMessage()
+        assert KEY not in repr(record.__dict__)
+
+
+# -- Retry-After -------------------------------------------------------------------------
+
+
+def test_retry_after_seconds_and_http_date() -> None:
+    assert parse_retry_after("3") == 3.0
+    assert parse_retry_after(" 0.5 ") == 0.5
+    assert parse_retry_after("-4") == 0.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after("soon") is None
+    assert parse_retry_after("nan") is None
+    now = time.time()
+    date = email.utils.formatdate(now + 30, usegmt=True)
+    assert parse_retry_after(date, now=now) == pytest.approx(30, abs=1.0)
+    past = email.utils.formatdate(now - 30, usegmt=True)
+    assert parse_retry_after(past, now=now) == 0.0
+
+
+# -- integration over real sockets -------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_503_then_200_is_retried(mode: str) -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        server.enqueue(Reply(503, {"errors": [{"code": "ServerError", "message": "busy"}]}))
+        results = call(bing(server.url), mode, "get_text_search_results", "httpx retry")
+    assert [r.name for r in results] == ["Transports - HTTPX"]
+    assert len(server.requests) == 2
+    assert all(g < 1.0 for g in gaps(server))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_persistent_503_raises_service_unavailable_after_retries(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(503, {"errors": [{"code": "ServerError", "message": "down"}]})) as server:
+        with pytest.raises(ServiceUnavailableError) as info:
+            call(bing(server.url, max_retries=2), mode, "search", "q")
+    assert len(server.requests) == 3
+    assert info.value.status_code == 503
+    assert info.value.provider == "bing"
+    assert "after 3 attempts" in str(info.value)
+    assert_no_key(info.value, caplog)
+    ours = [r for r in caplog.records if r.name == "textsearch"]
+    assert [r.__dict__["attempt"] for r in ours] == [1, 2, 3]  # one record per request
+    # full jitter below a 0.05 s cap: no wait can be long
+    assert all(g < 0.5 for g in gaps(server))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_429_with_retry_after_is_honoured(mode: str) -> None:
+    busy = Reply(429, {"errors": [{"code": "RateLimitExceeded"}]}, {"Retry-After": "1"})
+    with serve(Reply(200, BING_OK)) as server:
+        server.enqueue(busy)
+        call(bing(server.url, max_retry_wait=5.0), mode, "search", "q")
+    assert len(server.requests) == 2
+    assert 0.95 <= gaps(server)[0] < 3.0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_429_retry_after_is_capped_by_max_retry_wait(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    busy = Reply(429, {"errors": [{"code": "RateLimitExceeded"}]}, {"Retry-After": "30"})
+    with serve(busy) as server:
+        started = time.monotonic()
+        with pytest.raises(RateLimitError) as info:
+            call(bing(server.url, max_retries=1, max_retry_wait=0.2), mode, "search", "q")
+        elapsed = time.monotonic() - started
+    assert len(server.requests) == 2
+    assert 0.19 <= gaps(server)[0] < 2.0
+    assert elapsed < 5.0
+    assert info.value.retry_after == 30.0
+    assert info.value.status_code == 429
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_429_without_retry_after_backs_off_and_reports_none(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(429, {"errors": [{"code": "RateLimitExceeded"}]})) as server:
+        with pytest.raises(RateLimitError) as info:
+            call(bing(server.url, max_retries=2, max_retry_wait=0.1), mode, "search", "q")
+    assert len(server.requests) == 3
+    assert info.value.retry_after is None
+    assert_no_key(info.value, caplog)
+    assert all(g < 0.6 for g in gaps(server))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_max_retries_zero_disables_retrying(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(503, b"")) as server:
+        with pytest.raises(ServiceUnavailableError) as info:
+            call(bing(server.url, max_retries=0), mode, "search", "q")
+    assert len(server.requests) == 1
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+def test_other_4xx_are_never_retried(
+    mode: str, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(status, {"errors": [{"code": "InvalidRequest", "message": "no"}]})) as server:
+        with pytest.raises(Exception) as info:
+            call(bing(server.url, max_retries=3), mode, "search", "q")
+    assert len(server.requests) == 1
+    assert getattr(info.value, "status_code", None) == status
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_slow_answer_times_out_after_retries(mode: str, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(200, BING_OK, delay=3.0)) as server:
+        started = time.monotonic()
+        with pytest.raises(SearchTimeoutError) as info:
+            call(bing(server.url, timeout=0.2, max_retries=1), mode, "search", "q")
+        elapsed = time.monotonic() - started
+    assert len(server.requests) == 2
+    assert elapsed < 2.5
+    assert isinstance(info.value, TimeoutError)
+    assert isinstance(info.value.__cause__, httpx.TimeoutException)
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dropped_connection_is_retried_then_transport_error(
+    mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(drop=True)) as server:
+        with pytest.raises(SearchTransportError) as info:
+            call(bing(server.url, max_retries=2), mode, "search", "q")
+    assert len(server.requests) == 3
+    assert not isinstance(info.value, SearchTimeoutError)
+    assert info.value.provider == "bing"
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dropped_connection_then_success(mode: str) -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        server.enqueue(Reply(drop=True))
+        results = call(bing(server.url), mode, "search", "q")
+    assert len(results) == 1
+    assert len(server.requests) == 2
+
+
+def test_refused_connection_is_a_transport_error() -> None:
+    with serve() as server:
+        url = server.url
+    # the server is stopped: nothing listens on that port any more
+    with pytest.raises(SearchTransportError):
+        call(bing(url, max_retries=1), "sync", "search", "q")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("chunked", [False, True])
+def test_oversized_body_is_a_format_error_and_not_retried(
+    mode: str, chunked: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(200, oversize=11 * 1024 * 1024, chunked=chunked)) as server:
+        with pytest.raises(ResponseFormatError) as info:
+            call(bing(server.url, max_retries=2), mode, "search", "q")
+    assert len(server.requests) == 1
+    assert "byte limit" in str(info.value)
+    assert info.value.status_code == 200
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pool_reuses_one_connection(mode: str) -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        connector = bing(server.url)
+        if mode == "sync":
+            with connector:
+                for _ in range(5):
+                    connector.search_sync("q")
+        else:
+
+            async def go() -> None:
+                async with connector:
+                    for _ in range(5):
+                        await connector.search("q")
+
+            asyncio.run(go())
+        assert len(server.requests) == 5
+        assert server.connections == 1
+
+
+# -- engine unit tests (respx) -----------------------------------------------------------
+
+
+def _engine(**kwargs: Any) -> HttpEngine:
+    def read_error(status: int, response: HttpResponse) -> ErrorDetail:
+        return ErrorDetail(code="E", message=response.content.decode() or None)
+
+    return HttpEngine(provider="test", read_error=read_error, secret=KEY, **kwargs)
+
+
+def _request() -> HttpRequest:
+    return HttpRequest("GET", "https://api.test/search", (("q", "x"),), None, {"X-Key": KEY})
+
+
+def test_engine_waits_use_full_jitter_and_cap() -> None:
+    engine = _engine(max_retries=3, max_retry_wait=0.75)
+    waits: list[float] = []
+    engine.sleep = waits.append
+    engine.random = lambda: 1.0  # the top of each jitter window
+    with respx.mock() as mock:
+        route = mock.get("https://api.test/search").respond(502, text="bad gateway")
+        with pytest.raises(ServiceUnavailableError):
+            engine.send_sync(_request(), lambda r: [])
+    engine.close()
+    assert route.call_count == 4
+    assert waits == [0.5, 0.75, 0.75]  # 0.5 * 2**n, capped at max_retry_wait
+
+
+def test_engine_retry_after_wait_is_used_as_given_under_the_cap() -> None:
+    engine = _engine(max_retries=1, max_retry_wait=10)
+    waits: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    engine.async_sleep = fake_sleep
+
+    async def go() -> None:
+        try:
+            with respx.mock() as mock:
+                mock.get("https://api.test/search").mock(
+                    side_effect=[
+                        httpx.Response(429, headers={"Retry-After": "7"}),
+                        httpx.Response(200, json={}),
+                    ]
+                )
+                assert await engine.send(_request(), lambda r: [1, 2]) == [1, 2]
+        finally:
+            await engine.aclose()
+
+    asyncio.run(go())
+    assert waits == [7.0]
+
+
+def test_engine_logs_one_record_per_request_without_key_or_query(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="textsearch")
+    engine = _engine()
+    with respx.mock() as mock:
+        mock.get("https://api.test/search").respond(200, json={})
+        engine.send_sync(_request(), lambda r: [1, 2, 3])
+    engine.close()
+    records = [r for r in caplog.records if r.name == "textsearch"]
+    assert len(records) == 1
+    record = records[0]
+    assert record.levelno == logging.INFO
+    assert record.__dict__["provider"] == "test"
+    assert record.__dict__["status"] == 200
+    assert record.__dict__["attempt"] == 1
+    assert record.__dict__["result_count"] == 3
+    assert record.__dict__["latency_ms"] >= 0
+    message = record.getMessage()
+    assert "results=3" in message and "status=200" in message
+    assert KEY not in message
+    assert "q=x" not in message  # the query string is never logged
+    assert record.msg.count("%") >= 5  # %-style arguments, not a pre-built string
+
+
+def test_engine_scrubs_the_key_from_provider_messages() -> None:
+    engine = _engine(max_retries=0)
+    with respx.mock() as mock:
+        mock.get("https://api.test/search").respond(401, text=f"bad key {KEY}")
+        with pytest.raises(Exception) as info:
+            engine.send_sync(_request(), lambda r: [])
+    engine.close()
+    assert KEY not in str(info.value)
+    assert "***" in str(info.value)
+
+
+def test_engine_settings_are_validated() -> None:
+    with pytest.raises(ConfigurationError):
+        _engine(max_retries=-1)
+    with pytest.raises(ConfigurationError):
+        _engine(max_retry_wait=-1)
+    with pytest.raises(ConfigurationError):
+        _engine(timeout=0)
+    with pytest.raises(ConfigurationError):
+        _engine(timeout="5")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError):
+        _engine(http_client=object())  # type: ignore[arg-type]
+    assert _engine().timeout == DEFAULT_TIMEOUT
+    assert _engine(timeout=3).timeout == httpx.Timeout(3.0)
+
+
+def test_default_timeout_and_pool_limits_of_owned_clients() -> None:
+    engine = _engine()
+    client = engine.sync_client()
+    try:
+        assert client.timeout == httpx.Timeout(20.0, connect=5.0)
+        pool = client._transport._pool  # type: ignore[attr-defined]
+        assert pool._max_connections == 10
+        assert pool._max_keepalive_connections == 10
+    finally:
+        engine.close()
+    assert client.is_closed
+
+
+def test_injected_client_without_timeout_still_gets_one() -> None:
+    seen: list[Any] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.extensions["timeout"])
+        return httpx.Response(200, json=BING_OK)
+
+    with httpx.Client(transport=httpx.MockTransport(handler), timeout=None) as client:
+        BingTextSearch(KEY, http_client=client).search_sync("q")
+        BingTextSearch(KEY, http_client=client, timeout=2.5).search_sync("q")
+    assert seen[0]["read"] == 20.0 and seen[0]["connect"] == 5.0
+    assert seen[1]["read"] == 2.5
+
+
+def test_injected_client_keeps_its_own_timeout() -> None:
+    seen: list[Any] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request.extensions["timeout"])
+        return httpx.Response(200, json=BING_OK)
+
+    with httpx.Client(transport=httpx.MockTransport(handler), timeout=7.0) as client:
+        BingTextSearch(KEY, http_client=client).search_sync("q")
+    assert seen[0]["read"] == 7.0
+
+
+# -- client ownership --------------------------------------------------------------------
+
+
+def test_injected_async_client_is_never_closed() -> None:
+    async def go() -> None:
+        async with httpx.AsyncClient(
+            transport=httpx.MockTransport(lambda r: httpx.Response(200, json=BING_OK))
+        ) as client:
+            async with BingTextSearch(KEY, http_client=client) as connector:
+                assert len(await connector.search("q")) == 1
+            assert not client.is_closed
+            await connector.aclose()
+            assert not client.is_closed
+
+    asyncio.run(go())
+
+
+def test_injected_sync_client_is_never_closed_and_async_path_gets_an_owned_one() -> None:
+    sync_client = httpx.Client(
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, json=BING_OK))
+    )
+    connector = BingTextSearch(KEY, http_client=sync_client)
+    with connector:
+        assert len(connector.search_sync("q")) == 1
+    assert not sync_client.is_closed
+
+    async def go() -> httpx.AsyncClient:
+        with respx.mock() as mock:
+            mock.get("https://api.bing.microsoft.com/v7.0/search").respond(200, json=BING_OK)
+            await connector.search("q")
+            owned = connector._engine.async_client()
+            await connector.aclose()
+            return owned
+
+    owned = asyncio.run(go())
+    assert owned.is_closed
+    assert not sync_client.is_closed
+    sync_client.close()
+
+
+def test_owned_clients_are_created_once_and_closed() -> None:
+    connector = BingTextSearch(KEY)
+    first = connector._engine.sync_client()
+    assert connector._engine.sync_client() is first
+    connector.close()
+    assert first.is_closed
+    # usable again after close: a fresh client is created lazily
+    second = connector._engine.sync_client()
+    assert second is not first and not second.is_closed
+    connector.close()
+
+
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_async_use_from_a_second_event_loop_works() -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        connector = bing(server.url)
+        assert len(asyncio.run(connector.search("q"))) == 1
+        assert len(asyncio.run(connector.search("q"))) == 1  # not "Event loop is closed"
+
+        async def close() -> None:
+            await connector.aclose()
+
+        asyncio.run(close())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gc.collect()
+    assert len(server.requests) == 2
+
+
+def test_bocha_shares_the_engine() -> None:
+    with serve(Reply(200, {"code": 200, "data": {"webPages": {"value": []}}})) as server:
+        server.enqueue(Reply(502, {"code": "502", "message": "bad gateway"}))
+        connector = BochaTextSearch(KEY, base_url=server.url, max_retry_wait=0.05)
+        assert len(call(connector, "sync", "search", "q")) == 0
+    assert len(server.requests) == 2
