@@ -470,3 +470,46 @@ def test_any_word_mode_leaves_out_very_common_words(monkeypatch: pytest.MonkeyPa
     # when every word is common, the least common one is kept
     only_common = s.get_search_results_sync("common filler", top=3)
     assert only_common.metadata["match"] == "all" and len(only_common) == 3
+
+
+def _vocabulary(s: LocalTextSearch) -> dict[str, tuple[int, int]]:
+    s._db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, documents_fts, 'row')"
+    )
+    return {term: (docs, hits) for term, docs, hits in s._db.execute("SELECT * FROM temp.vocab")}
+
+
+def _integrity_check(s: LocalTextSearch) -> None:
+    # The index must equal one rebuilt from the stored text: a delete sent with wrong values
+    # would leave stale entries that inflate counts and rankings.
+    before = _vocabulary(s)
+    s._db.execute("INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')")
+    assert _vocabulary(s) == before
+
+
+def test_index_stays_consistent_with_the_stored_text(corpus: Path) -> None:
+    s = LocalTextSearch()
+    s.add_documents(DOCS)
+    s.add_documents([{**DOCS[0], "text": "rewritten 数据库 text"}])  # replace by id
+    s.remove_documents(["timeouts", "ja"])
+    s.add_documents([{**DOCS[2], "text": "新的内容"}])  # replace a CJK document
+    s.index_path(corpus)
+    _write(corpus / "guide.md", "# Changed\n\n全文検索 again\n", bump=True)
+    (corpus / "doc.rst").unlink()
+    s.index_path(corpus)
+    _integrity_check(s)
+    assert [d.id for d in s.get_documents_sync("rewritten")] == ["retry"]
+    assert s.search_sync("jitter").results == []
+    # the check is real: text changed behind the index's back is detected
+    row = s._db.execute("SELECT rowid FROM documents WHERE id = 'retry'").fetchone()
+    s._db.execute("UPDATE contents SET text = 'something else' WHERE rowid = ?", row)
+    with pytest.raises(AssertionError):
+        _integrity_check(s)
+
+
+def test_text_is_stored_once(tmp_path: Path) -> None:
+    s = LocalTextSearch(tmp_path / "x.sqlite3")
+    s.add_documents([{"id": "a", "text": "unique words here"}])
+    tables = {r[0] for r in s._db.execute("SELECT name FROM sqlite_master")}
+    assert "documents_fts_content" not in tables  # the index reads text through a view
+    assert "contents" in tables

@@ -51,7 +51,7 @@ __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch"]
 
 MetadataValue = str | int | float | bool | list[str] | None
 
-_SCHEMA_VERSION = "2"
+_SCHEMA_VERSION = "3"
 _ZWSP = "\u200b"
 _HL_START, _HL_END = "\ue000", "\ue001"
 _CJK_RANGES = (
@@ -149,8 +149,8 @@ class IndexReport:
         return self.added + self.updated
 
 
-def _for_index(text: str) -> str:
-    return _CJK_CHAR.sub(_ZWSP + r"\1" + _ZWSP, text)
+def _for_index(text: str | None) -> str:
+    return _CJK_CHAR.sub(_ZWSP + r"\1" + _ZWSP, text or "")
 
 
 def _query_terms(query: str) -> list[str]:
@@ -285,6 +285,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            # The full-text index reads its text through a view that applies this function,
+            # so the text is stored once (in `contents`), not twice.
+            self._db.create_function("textsearch_index_text", 1, _for_index, deterministic=True)
             self._init_schema()
         except sqlite3.Error as exc:
             raise ConfigurationError(
@@ -337,8 +340,13 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
             CREATE INDEX documents_source_root ON documents(source_root);
             CREATE INDEX documents_site ON documents(site);
             CREATE TABLE metadata_fields(name TEXT PRIMARY KEY);
+            CREATE VIEW documents_fts_source AS
+                SELECT d.rowid AS rowid, textsearch_index_text(d.title) AS title,
+                       textsearch_index_text(c.text) AS body
+                FROM documents AS d JOIN contents AS c ON c.rowid = d.rowid;
             CREATE VIRTUAL TABLE documents_fts USING fts5(
-                title, body, tokenize = 'porter unicode61 remove_diacritics 2'
+                title, body, content = 'documents_fts_source', content_rowid = 'rowid',
+                tokenize = 'porter unicode61 remove_diacritics 2'
             );
             COMMIT;
             """
@@ -409,10 +417,19 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         return _Transaction(self._db)
 
     def _delete(self, doc_id: str) -> int:
-        row = self._db.execute("SELECT rowid FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        row = self._db.execute(
+            "SELECT d.rowid, d.title, c.text FROM documents AS d "
+            "JOIN contents AS c ON c.rowid = d.rowid WHERE d.id = ?",
+            (doc_id,),
+        ).fetchone()
         if row is None:
             return 0
-        self._db.execute("DELETE FROM documents_fts WHERE rowid = ?", (row[0],))
+        # An external-content index forgets a row only when told the exact indexed values.
+        self._db.execute(
+            "INSERT INTO documents_fts(documents_fts, rowid, title, body) "
+            "VALUES ('delete', ?, ?, ?)",
+            (row[0], _for_index(row[1]), _for_index(row[2])),
+        )
         self._db.execute("DELETE FROM contents WHERE rowid = ?", (row[0],))
         self._db.execute("DELETE FROM documents WHERE rowid = ?", (row[0],))
         return 1
@@ -447,7 +464,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         db.execute("INSERT INTO contents(rowid, text) VALUES (?, ?)", (rowid, doc.text))
         db.execute(
             "INSERT INTO documents_fts(rowid, title, body) VALUES (?, ?, ?)",
-            (rowid, _for_index(doc.title or ""), _for_index(doc.text)),
+            (rowid, _for_index(doc.title), _for_index(doc.text)),
         )
         if doc.metadata:
             db.executemany(
