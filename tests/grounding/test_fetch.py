@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+import tracemalloc
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +17,19 @@ import pytest
 from textsearch import InvalidRequestError, TextSearchResult
 from textsearch.grounding import fetch_pages, fetch_pages_sync, format_results
 from textsearch.grounding.fetch import check_address
+
+
+def _compressed(data: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
+
+
+def _gzip_bomb() -> bytes:
+    """About 100 kB of gzip that inflates to 100 MB of text."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    block = b"word " * 200_000  # 1 MB
+    return b"".join(packer.compress(block) for _ in range(100)) + packer.flush()
+
 
 PAGE = (
     "<html><head><title>Retry guide</title><style>body{color:red}</style>"
@@ -29,6 +44,7 @@ class Site:
     port: int
     requests: list[tuple[str, str]] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
+    bomb: bytes = b""
 
     def url(self, path: str, host: str = "127.0.0.1") -> str:
         return f"http://{host}:{self.port}{path}"
@@ -97,6 +113,16 @@ def _make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
                         self.wfile.write(b"drip ")
                         self.wfile.flush()
                         time.sleep(0.1)
+                elif path == "/page.gz":
+                    body = _compressed(PAGE.encode(), 16 + zlib.MAX_WBITS)
+                    self._send(200, body, "text/html", Content_Encoding="gzip")
+                elif path == "/page.deflate":
+                    body = _compressed(PAGE.encode(), -zlib.MAX_WBITS)  # raw, no zlib header
+                    self._send(200, body, "text/html", Content_Encoding="deflate")
+                elif path == "/page.br":
+                    self._send(200, b"\x0b\x02\x80hi\x03", "text/html", Content_Encoding="br")
+                elif path == "/bomb.gz":
+                    self._send(200, site.bomb, "text/plain", Content_Encoding="gzip")
                 elif path == "/image.png":
                     self._send(200, b"\x89PNG\r\n\x1a\n", "image/png")
                 elif path == "/no-type":
@@ -202,6 +228,46 @@ async def test_oversized_body_is_cut_at_max_bytes(site: Site) -> None:
     assert page.ok and page.truncated
     assert page.value is not None and 9_000 < len(page.value) <= 50_000
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.anyio
+async def test_compressed_pages_are_decoded(site: Site) -> None:
+    gz, raw_deflate, brotli = await fetch_pages(
+        [
+            result(site.url("/page.gz")),
+            result(site.url("/page.deflate")),
+            result(site.url("/page.br")),
+        ],
+        allow_private=True,
+    )
+    assert (
+        gz.ok
+        and gz.value
+        == "Retries\n\nUse exponential backoff with jitter.\n\nCap the number of attempts."
+    )
+    assert raw_deflate.ok and raw_deflate.value == gz.value
+    # Only encodings that can be inflated within the byte cap are read.
+    assert not brotli.ok and brotli.refused and brotli.value == "the snippet"
+    assert brotli.error == "unsupported content encoding br"
+
+
+@pytest.mark.anyio
+async def test_compression_bomb_never_inflates_past_the_byte_cap(site: Site) -> None:
+    site.bomb = _gzip_bomb()
+    tracemalloc.start()
+    try:
+        (page,) = await fetch_pages(
+            [result(site.url("/bomb.gz"))], allow_private=True, max_bytes=50_000
+        )
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert page.ok and page.truncated
+    assert page.value is not None and page.value.startswith("word word")
+    assert len(page.value) <= 50_000
+    # 100 MB of text behind ~100 kB of gzip: memory stays far below what inflating
+    # one network chunk whole would take (about 64 MB).
+    assert peak < 8_000_000
 
 
 @pytest.mark.anyio

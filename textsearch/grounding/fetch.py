@@ -15,8 +15,9 @@ machine the code runs on, the office network or a cloud metadata service. So, un
   connection (DNS rebinding) therefore cannot redirect the request;
 * redirects are followed by hand, at most ``max_redirects`` of them, and every hop is
   checked again from the start;
-* the body is read as a stream and cut at ``max_bytes`` (after decompression), the whole
-  page has a ``timeout``, and only text content types are read.
+* the body is read as a stream and cut at ``max_bytes`` (after decompression, which is
+  itself bounded, so a compression bomb cannot expand past the cap; only gzip and deflate
+  are accepted), the whole page has a ``timeout``, and only text content types are read.
 
 A page that is refused or fails keeps its search snippet and says why; one bad page never
 raises. With an injected ``http_client`` the same checks apply, but its own settings
@@ -35,6 +36,7 @@ import ipaddress
 import logging
 import re
 import socket
+import zlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -70,6 +72,8 @@ TEXT_CONTENT_TYPES = frozenset(
 )
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+# Content encodings read (with a bounded decoder); anything else is refused.
+_CODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
 # Instance metadata services reachable from cloud VMs; most are link-local or private
 # anyway, but some are not (Azure's wire server, Oracle's) and all deserve a clear reason.
@@ -291,15 +295,69 @@ async def _resolve_checked(host: str, port: int, settings: _Settings) -> list[st
     return addresses
 
 
+class _BoundedDecoder:
+    """Undo a ``Content-Encoding`` without ever producing more than asked for.
+
+    httpx would inflate each network chunk whole (a 64 KiB chunk of a gzip bomb becomes
+    about 64 MB in one step), so the body is read raw and inflated here, at most
+    ``limit`` bytes at a time.
+    """
+
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self._first = True
+        if encoding in ("gzip", "x-gzip"):
+            self._inflater: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._inflater = zlib.decompressobj(zlib.MAX_WBITS)
+        else:
+            self._inflater = None
+
+    def decode(self, data: bytes, limit: int) -> bytes:
+        if self._inflater is None:
+            return data[:limit]
+        try:
+            out: bytes = self._inflater.decompress(data, limit)
+        except zlib.error:
+            if not (self._first and self.encoding == "deflate"):
+                raise
+            # Many servers send raw deflate data without the zlib header.
+            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+            out = self._inflater.decompress(data, limit)
+        self._first = False
+        return out
+
+
+def _content_encoding(response: httpx.Response) -> str:
+    codings = [
+        c.strip().lower()
+        for c in response.headers.get("content-encoding", "").split(",")
+        if c.strip() and c.strip().lower() != "identity"
+    ]
+    if not codings:
+        return "identity"
+    if len(codings) > 1 or codings[0] not in _CODINGS:
+        raise _Refused(f"unsupported content encoding {', '.join(codings)[:50]}")
+    coding: str = codings[0]
+    return coding
+
+
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
+    decoder = _BoundedDecoder(_content_encoding(response))
     chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > max_bytes:
-            # Stop reading at once: the rest of the body is never downloaded.
-            return b"".join(chunks)[:max_bytes], True
+    size = raw_size = 0
+    try:
+        async for raw in response.aiter_raw():
+            raw_size += len(raw)
+            # Ask for one byte more than the cap allows, to know that there was more.
+            chunk = decoder.decode(raw, max_bytes - size + 1)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes or raw_size > max_bytes:
+                # Stop reading at once: the rest of the body is never downloaded.
+                return b"".join(chunks)[:max_bytes], True
+    except zlib.error:
+        raise _Failed(f"the body is not valid {decoder.encoding} data") from None
     return b"".join(chunks), False
 
 
@@ -327,6 +385,7 @@ async def _get_page(
             "Host": _host_header(host, parsed.port, parsed.scheme),
             "User-Agent": _USER_AGENT,
             "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,text/*;q=0.8",
+            "Accept-Encoding": "gzip, deflate",
         }
         extensions: dict[str, Any] = {}
         if parsed.scheme == "https":
