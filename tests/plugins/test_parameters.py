@@ -269,3 +269,35 @@ def test_local_connector_function_schema() -> None:
         fn = create_search_function(local, kind="text_search_results")
         assert fn.parameters_json_schema["properties"]["top"]["maximum"] == 10
         assert fn.open_world is False
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"query": "x", "rating": NaN}',
+        '{"query": "x", "rating": Infinity}',
+        '{"query": "x", "rating": -Infinity}',
+        {"query": "x", "rating": "nan"},
+        {"query": "x", "rating": "inf"},
+        {"query": "x", "rating": float("nan")},
+    ],
+)
+def test_non_finite_numbers_never_reach_a_filter(arguments: Any) -> None:
+    # NaN and infinities are not JSON numbers; Python's json module and pydantic's lax
+    # mode accept them, and a NaN clause compares unequal to everything (or null).
+    ts = StaticTextSearch(DOCS, match="always")
+    fn = create_search_function(
+        ts,
+        parameters=[
+            SearchParameter("query", "Query."),
+            SearchParameter("rating", "Exact rating.", type=float, filter_field="rating"),
+        ],
+        filter=TextSearchFilter().equal_to("lang", "en"),
+    )
+    text = fn.invoke_sync(arguments)
+    assert text.startswith("Invalid arguments for search: rating: Input should be a finite number")
+    assert ts.calls == []
+    fn.invoke_sync({"query": "x", "rating": 4.5})
+    assert ts.calls[-1].options.filter == TextSearchFilter().equal_to("lang", "en").equal_to(
+        "rating", 4.5
+    )

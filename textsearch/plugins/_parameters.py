@@ -315,7 +315,7 @@ class ParameterSpec:
             )
         model: type[BaseModel] = create_model(
             "SearchArguments",
-            __config__=ConfigDict(extra="ignore", validate_by_name=False),
+            __config__=ConfigDict(extra="ignore", validate_by_name=False, allow_inf_nan=False),
             **fields,
         )
         return model
