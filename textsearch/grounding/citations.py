@@ -239,9 +239,9 @@ class Citations:
         lines: list[str] = []
         for src in sources:
             title = _one_line(src.title or "")
-            link = (src.link or "").strip()
+            link = _one_line(src.link or "")
             label = title or link or _short(src.snippet) or "(untitled)"
-            when = f" ({src.date})" if dates and src.date else ""
+            when = f" ({_one_line(src.date)})" if dates and src.date else ""
             if style == "markdown":
                 if link:
                     lines.append(f"{src.number}. [{_md_text(label)}]({_md_url(link)}){when}")
@@ -271,4 +271,4 @@ def _md_text(text: str) -> str:
 
 
 def _md_url(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    return "%20".join(url.split()).replace("(", "%28").replace(")", "%29")

@@ -73,17 +73,17 @@ def _numbered_block(item: ResultFields, number: int) -> str:
     if item.name and item.value:
         lines.append(indent + _one_line(item.value))
     if item.link:
-        lines.append(f"{indent}URL: {item.link}")
+        lines.append(f"{indent}URL: {_one_line(item.link)}")
     source = item.source
     if source:
-        lines.append(f"{indent}Source: {source}")
+        lines.append(f"{indent}Source: {_one_line(source)}")
     return "\n".join(lines)
 
 
 def _citation_line(item: ResultFields, number: int) -> str:
     title = _one_line(item.name or "")
     text = _one_line(item.value or "")
-    link = (item.link or "").strip()
+    link = _one_line(item.link or "")
     body = " — ".join(p for p in (title, text) if p)
     if link:
         body = f"{body} ({link})" if body else link
@@ -101,7 +101,8 @@ def _md_escape(text: str) -> str:
 
 
 def _md_url(url: str) -> str:
-    return url.strip().replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+    # Whitespace (newlines included) cannot end the link and start a forged entry.
+    return "%20".join(url.split()).replace("(", "%28").replace(")", "%29")
 
 
 def _markdown_block(item: ResultFields, number: int) -> str:

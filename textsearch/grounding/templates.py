@@ -217,17 +217,22 @@ def _parse(text: str) -> tuple[_Node, ...]:
     return tuple(stack[0][2])
 
 
+def _line(text: str | None) -> str:
+    # Single-line fields stay on one line, so a title or link cannot start a forged entry.
+    return " ".join(text.split()) if text else ""
+
+
 def _result_vars(item: ResultFields, number: int) -> dict[str, str]:
     return {
         "index": str(number),
-        "name": item.name or "",
+        "name": _line(item.name),
         "value": item.value or "",
-        "link": item.link or "",
-        "date": item.date or "",
-        "site_name": item.site_name or "",
-        "site_icon": item.site_icon or "",
-        "display_url": item.display_url or "",
-        "source": item.source or "",
+        "link": _line(item.link),
+        "date": _line(item.date),
+        "site_name": _line(item.site_name),
+        "site_icon": _line(item.site_icon),
+        "display_url": _line(item.display_url),
+        "source": _line(item.source),
     }
 
 
