@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
@@ -190,12 +191,31 @@ def test_stdout_carries_only_the_protocol(folder: Path, tmp_path: Path) -> None:
         },
     ]
     payload = "".join(json.dumps(r) + "\n" for r in requests).encode()
+    assert process.stdin is not None and process.stdout is not None
+    received: list[bytes] = []
+
+    def read_until_the_call_is_answered() -> None:
+        # stdin stays open until the tool call is answered: closing it at once (as
+        # communicate() does) lets the server stop before it answers, a race.
+        assert process.stdout is not None
+        for raw in process.stdout:
+            received.append(raw)
+            if raw.strip() and json.loads(raw).get("id") == 2:
+                return
+
+    reader = threading.Thread(target=read_until_the_call_is_answered, daemon=True)
     try:
-        stdout, stderr = process.communicate(payload, timeout=60)
+        process.stdin.write(payload)
+        process.stdin.flush()
+        reader.start()
+        reader.join(60)
+        rest, stderr = process.communicate(timeout=60)  # closes stdin: the server exits
+        received.append(rest)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+    stdout = b"".join(received)
     lines = [line for line in stdout.decode().splitlines() if line.strip()]
     messages = [json.loads(line) for line in lines]  # every stdout line is JSON-RPC
     assert all(m.get("jsonrpc") == "2.0" for m in messages)
