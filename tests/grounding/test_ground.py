@@ -238,3 +238,18 @@ def test_full_pages_replace_snippets_and_keep_them_on_failure(page_server: str) 
         "[1] Full page\nURL: " in grounded.prompt and "The whole article text." in grounded.prompt
     )
     assert "snippet b" in grounded.prompt and "snippet a" not in grounded.prompt
+
+
+def test_filter_argument_is_anded_with_the_options_filter_never_replacing_it() -> None:
+    from textsearch import TextSearchFilter
+
+    ts = StaticTextSearch(DOCS, match="always")
+    tenant = TextSearchFilter().equal_to("tenant", "acme")
+    site = TextSearchFilter().equal_to("site", "kb.example")
+    ground_sync(ts, "retry", options=SearchOptions(filter=tenant), filter=site)
+    assert ts.calls[-1].options.filter == TextSearchFilter().equal_to("tenant", "acme").equal_to(
+        "site", "kb.example"
+    )
+    assert tenant == TextSearchFilter().equal_to("tenant", "acme")  # not mutated
+    ground_sync(ts, "retry", filter=site)
+    assert ts.calls[-1].options.filter == site

@@ -82,7 +82,9 @@ def _options(
         raise InvalidRequestError(f"options must be a SearchOptions, not {type(options).__name__}")
     updates: dict[str, Any] = {"top": top}
     if search_filter is not None:
-        updates["filter"] = search_filter
+        # AND-ed with the options' own filter: a filter is never silently replaced.
+        preset = options.filter if options is not None else None
+        updates["filter"] = preset.and_(search_filter) if preset is not None else search_filter
     return (options or SearchOptions()).with_updates(**updates)
 
 
@@ -184,7 +186,8 @@ async def ground(
             :func:`fetch_pages`); a page that cannot be used keeps its snippet.
         fetch_options: Keyword arguments for :func:`fetch_pages` (``allow_private``,
             ``timeout``, ``max_chars``...).
-        options: Search options (``top`` and ``filter`` above override theirs).
+        options: Search options (``top`` above overrides theirs; ``filter`` is AND-ed
+            with their filter).
         filter: A filter for the search.
         **variables: More template variables.
 
