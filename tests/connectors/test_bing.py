@@ -285,6 +285,22 @@ def test_user_boolean_syntax_cannot_loosen_an_operator() -> None:
     ]
 
 
+def test_operator_values_with_boolean_syntax_are_quoted_not_obeyed() -> None:
+    # Unquoted, "site:a.com|evil.com" reads as "site:a.com OR evil.com": a loosened filter.
+    search_filter = (
+        TextSearchFilter()
+        .equal_to("site", "kb.example|evil.example")
+        .equal_to("intitle", "a&b")
+        .equal_to("inbody", "(x)")
+    )
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        run("sync", "search", "q", filter=search_filter)
+    assert only_request(route).url.params["q"] == (
+        'site:"kb.example|evil.example" intitle:"a&b" inbody:"(x)" q'
+    )
+
+
 @pytest.mark.parametrize(
     "search_filter",
     [

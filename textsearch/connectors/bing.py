@@ -109,7 +109,9 @@ _CHOICES: Final[dict[str, tuple[str, ...]]] = {
 _FRESHNESS_WORDS: Final = ("Day", "Week", "Month")
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-_SPACE: Final = re.compile(r"\s")
+# Whitespace or Bing's boolean syntax (| & parentheses): such a value must be quoted, else
+# "site:a.com|b.com" would read as "site:a.com OR b.com" and loosen the filter.
+_NEEDS_QUOTES: Final = re.compile(r"[\s|&()]")
 _BOOLEAN_OR: Final = re.compile(r"(?:^|\s)(?:OR|\|)(?:\s|$)|\|")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
@@ -282,7 +284,7 @@ def _operator_value(name: str, value: object) -> str:
         raise InvalidRequestError(
             f"Bing filter {name!r}: the value may not contain double quotes or control characters"
         )
-    if _SPACE.search(text):
+    if _NEEDS_QUOTES.search(text):
         text = '"' + " ".join(text.split()) + '"'
     return f"{name}:{text}"
 
