@@ -367,6 +367,15 @@ def test_engine_scrubs_the_key_from_provider_messages() -> None:
     assert "***" in str(info.value)
 
 
+def test_request_description_repr_hides_the_key() -> None:
+    # Tracebacks with locals (pytest --showlocals, error trackers) print this object.
+    request = _request()
+    assert KEY not in repr(request)
+    assert KEY not in str(request)
+    assert "api.test" in repr(request)
+    assert request.headers["X-Key"] == KEY  # still sent
+
+
 def test_engine_settings_are_validated() -> None:
     with pytest.raises(ConfigurationError):
         _engine(max_retries=-1)

@@ -94,14 +94,15 @@ class HttpRequest:
         url: Full URL without secrets (the key goes in ``headers``).
         params: Query parameters, in order.
         json_body: A JSON-able body for POST requests.
-        headers: Request headers, including the auth header.
+        headers: Request headers, including the auth header (left out of ``repr``, which
+            tracebacks with locals print).
     """
 
     method: str
     url: str
     params: tuple[tuple[str, str], ...] = ()
     json_body: Any = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
