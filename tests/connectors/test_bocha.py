@@ -301,12 +301,14 @@ ERRORS: list[tuple[int, dict[str, Any], type[Exception]]] = [
         AuthenticationError,
     ),
     (401, {"code": "401", "message": "Invalid API KEY", "log_id": "l3"}, AuthenticationError),
-    (401, {"code": "401", "message": "无接口调用权限", "log_id": "l4"}, PermissionDeniedError),
+    # 401 is always AuthenticationError (issue #3), also for "no permission for this API"
+    (401, {"code": "401", "message": "无接口调用权限", "log_id": "l4"}, AuthenticationError),
     (
         403,
         {"code": "403", "message": "You do not have enough money", "log_id": "l5"},
         QuotaExceededError,
     ),
+    (403, {"code": "403", "message": "Forbidden", "log_id": "l9"}, PermissionDeniedError),
     (
         429,
         {"code": "429", "message": "You have reached the request limit", "log_id": "l6"},

@@ -173,7 +173,10 @@ def _classify(
         return AuthenticationError, (f"set api_key= or the {ENV_VAR} environment variable",)
     if status == 401:
         if "权限" in (message or ""):
-            return PermissionDeniedError, ("this key may not call this API",)
+            # "no permission for this API": still a 401, so AuthenticationError (issue #3).
+            return AuthenticationError, (
+                "this key may not call this API (some Bocha APIs need to be enabled per key)",
+            )
         return AuthenticationError, (f"check api_key= / {ENV_VAR}",)
     if status == 403:
         if "money" in text or "balance" in text or "余额" in (message or ""):
