@@ -612,6 +612,36 @@ def test_error_rows(
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
+    ("body", "error", "status"),
+    [
+        (
+            _error("InvalidAuthorization", "AuthorizationMissing", "Authorization is missing."),
+            AuthenticationError,
+            401,
+        ),
+        ({"error": {"code": "401", "message": "Access denied."}}, AuthenticationError, 401),
+        (
+            _error("InsufficientAuthorization", "AuthorizationExpired", "Expired."),
+            PermissionDeniedError,
+            403,
+        ),
+        ({"errors": [{"code": "Mystery", "message": "odd"}]}, ResponseFormatError, 200),
+    ],
+)
+def test_error_body_on_200_is_an_error_not_an_empty_result(
+    mode: str, body: dict[str, Any], error: type[Exception], status: int
+) -> None:
+    # A gateway answering 200 with an error body must not pass for "no results".
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=body)
+        with pytest.raises(error) as info:
+            run(mode, "search", "q", connector=BingTextSearch(KEY, max_retries=0))
+    assert route.call_count == 1
+    assert getattr(info.value, "status_code", None) == status
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
     "content",
     [
         b"",
