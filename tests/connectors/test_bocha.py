@@ -387,6 +387,19 @@ def test_bad_success_bodies(mode: str, content: bytes) -> None:
             run(mode, "search", "q")
 
 
+def test_an_empty_date_does_not_sink_the_other_results() -> None:
+    # Bocha sends "" for unknown strings (e.g. webSearchUrl); one such date must not turn
+    # ten good results into a ResponseFormatError.
+    page = {**PAGE_NO_SUMMARY, "datePublished": "", "dateLastCrawled": ""}
+    body = {"code": 200, "data": {"webPages": {"value": [PAGE, page]}}}
+    with respx.mock() as mock:
+        mock.post(URL).respond(200, json=body)
+        pages = run("sync", "get_web_pages", "q")
+    assert len(pages) == 2
+    assert pages[1].date_published is None and pages[1].date_last_crawled is None
+    assert pages[1].name == PAGE_NO_SUMMARY["name"]
+
+
 # -- over real sockets ---------------------------------------------------------------------
 
 

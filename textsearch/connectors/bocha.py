@@ -122,6 +122,12 @@ class BochaWebPage(_Model):
     def _clean(cls, value: str | None) -> str | None:
         return clean_text(value)
 
+    @field_validator("date_published", "date_last_crawled", mode="before")
+    @classmethod
+    def _blank_date(cls, value: Any) -> Any:
+        # Bocha writes unknown strings as "": an unknown date, not a malformed response.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("date_last_crawled")
     @classmethod
     def _beijing(cls, value: datetime | None) -> datetime | None:
