@@ -23,11 +23,13 @@ from textsearch import (
     BingTextSearch,
     BochaTextSearch,
     ConfigurationError,
+    InvalidRequestError,
     RateLimitError,
     ResponseFormatError,
     SearchTimeoutError,
     SearchTransportError,
     ServiceUnavailableError,
+    TextSearchFilter,
 )
 from textsearch._http import (
     DEFAULT_TIMEOUT,
@@ -367,6 +369,15 @@ def test_engine_scrubs_the_key_from_provider_messages() -> None:
     assert "***" in str(info.value)
 
 
+def test_request_description_repr_hides_the_key() -> None:
+    # Tracebacks with locals (pytest --showlocals, error trackers) print this object.
+    request = _request()
+    assert KEY not in repr(request)
+    assert KEY not in str(request)
+    assert "api.test" in repr(request)
+    assert request.headers["X-Key"] == KEY  # still sent
+
+
 def test_engine_settings_are_validated() -> None:
     with pytest.raises(ConfigurationError):
         _engine(max_retries=-1)
@@ -497,3 +508,36 @@ def test_bocha_shares_the_engine() -> None:
         connector = BochaTextSearch(KEY, base_url=server.url, max_retry_wait=0.05)
         assert len(call(connector, "sync", "search", "q")) == 0
     assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("cls", [BingTextSearch, BochaTextSearch])
+def test_non_ascii_key_is_a_configuration_error_without_the_key(cls: Any) -> None:
+    # httpx would raise UnicodeEncodeError on every request, with the key in its repr.
+    key = "sk-ключ-0123456789"
+    with pytest.raises(ConfigurationError) as info:
+        cls(key)
+    assert key not in str(info.value) and key not in repr(info.value)
+    assert "ASCII" in str(info.value)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("cls", "kwargs"),
+    [
+        (BingTextSearch, {}),
+        (BingTextSearch, {"filter": TextSearchFilter().equal_to("intitle", "a\ud800b")}),
+        (BochaTextSearch, {}),
+        (BochaTextSearch, {"filter": TextSearchFilter().equal_to("site", "a\ud800b.cn")}),
+    ],
+)
+def test_unencodable_text_is_an_invalid_request_before_any_send(
+    mode: str, cls: Any, kwargs: dict[str, Any]
+) -> None:
+    query = "q" if kwargs else "lone \ud800 surrogate"
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.route().respond(200, json={})
+        with pytest.raises(InvalidRequestError) as info:
+            call(cls(KEY), mode, "search", query, **kwargs)
+    assert route.call_count == 0
+    assert not isinstance(info.value, UnicodeError)
+    assert info.value.__cause__ is None

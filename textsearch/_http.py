@@ -38,6 +38,7 @@ from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
+    InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
     ProviderError,
@@ -94,14 +95,15 @@ class HttpRequest:
         url: Full URL without secrets (the key goes in ``headers``).
         params: Query parameters, in order.
         json_body: A JSON-able body for POST requests.
-        headers: Request headers, including the auth header.
+        headers: Request headers, including the auth header (left out of ``repr``, which
+            tracebacks with locals print).
     """
 
     method: str
     url: str
     params: tuple[tuple[str, str], ...] = ()
     json_body: Any = None
-    headers: Mapping[str, str] = field(default_factory=dict)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -360,19 +362,28 @@ class HttpEngine:
         self, client: httpx.AsyncClient | httpx.Client, request: HttpRequest
     ) -> httpx.Request:
         timeout = self._timeout_for(client)
-        return client.build_request(
-            request.method,
-            request.url,
-            params=request.params or None,
-            json=request.json_body,
-            headers=request.headers,
-            timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
-        )
+        try:
+            return client.build_request(
+                request.method,
+                request.url,
+                params=request.params or None,
+                json=request.json_body,
+                headers=request.headers,
+                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+            )
+        except UnicodeEncodeError:
+            # A lone surrogate (e.g. from a bad decode) cannot be UTF-8 encoded. Not chained:
+            # the UnicodeEncodeError holds the text it failed on, which may be a header.
+            raise InvalidRequestError(
+                f"{self.provider}: the query or a filter value contains characters that "
+                "cannot be sent (e.g. a lone surrogate); clean the text first"
+            ) from None
 
     async def send(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Send ``request`` with retries and return ``parse(response)`` (async).
 
         Raises:
+            InvalidRequestError: The request holds text that cannot be encoded (no send).
             ProviderError: A subclass matching the provider's error.
             SearchTransportError: The service could not be reached after the retries.
             SearchTimeoutError: The service did not answer in time after the retries.

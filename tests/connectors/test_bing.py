@@ -285,6 +285,22 @@ def test_user_boolean_syntax_cannot_loosen_an_operator() -> None:
     ]
 
 
+def test_operator_values_with_boolean_syntax_are_quoted_not_obeyed() -> None:
+    # Unquoted, "site:a.com|evil.com" reads as "site:a.com OR evil.com": a loosened filter.
+    search_filter = (
+        TextSearchFilter()
+        .equal_to("site", "kb.example|evil.example")
+        .equal_to("intitle", "a&b")
+        .equal_to("inbody", "(x)")
+    )
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        run("sync", "search", "q", filter=search_filter)
+    assert only_request(route).url.params["q"] == (
+        'site:"kb.example|evil.example" intitle:"a&b" inbody:"(x)" q'
+    )
+
+
 @pytest.mark.parametrize(
     "search_filter",
     [
@@ -592,6 +608,36 @@ def test_error_rows(
         assert "endpoint=" in str(exc) and "auth_header=" in str(exc)
     if body.get("error"):
         assert body["error"]["message"][:20] in str(exc)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("body", "error", "status"),
+    [
+        (
+            _error("InvalidAuthorization", "AuthorizationMissing", "Authorization is missing."),
+            AuthenticationError,
+            401,
+        ),
+        ({"error": {"code": "401", "message": "Access denied."}}, AuthenticationError, 401),
+        (
+            _error("InsufficientAuthorization", "AuthorizationExpired", "Expired."),
+            PermissionDeniedError,
+            403,
+        ),
+        ({"errors": [{"code": "Mystery", "message": "odd"}]}, ResponseFormatError, 200),
+    ],
+)
+def test_error_body_on_200_is_an_error_not_an_empty_result(
+    mode: str, body: dict[str, Any], error: type[Exception], status: int
+) -> None:
+    # A gateway answering 200 with an error body must not pass for "no results".
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=body)
+        with pytest.raises(error) as info:
+            run(mode, "search", "q", connector=BingTextSearch(KEY, max_retries=0))
+    assert route.call_count == 1
+    assert getattr(info.value, "status_code", None) == status
 
 
 @pytest.mark.parametrize("mode", MODES)

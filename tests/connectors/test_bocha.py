@@ -301,12 +301,14 @@ ERRORS: list[tuple[int, dict[str, Any], type[Exception]]] = [
         AuthenticationError,
     ),
     (401, {"code": "401", "message": "Invalid API KEY", "log_id": "l3"}, AuthenticationError),
-    (401, {"code": "401", "message": "无接口调用权限", "log_id": "l4"}, PermissionDeniedError),
+    # 401 is always AuthenticationError (issue #3), also for "no permission for this API"
+    (401, {"code": "401", "message": "无接口调用权限", "log_id": "l4"}, AuthenticationError),
     (
         403,
         {"code": "403", "message": "You do not have enough money", "log_id": "l5"},
         QuotaExceededError,
     ),
+    (403, {"code": "403", "message": "Forbidden", "log_id": "l9"}, PermissionDeniedError),
     (
         429,
         {"code": "429", "message": "You have reached the request limit", "log_id": "l6"},
@@ -383,6 +385,19 @@ def test_bad_success_bodies(mode: str, content: bytes) -> None:
         mock.post(URL).respond(200, content=content)
         with pytest.raises(ResponseFormatError):
             run(mode, "search", "q")
+
+
+def test_an_empty_date_does_not_sink_the_other_results() -> None:
+    # Bocha sends "" for unknown strings (e.g. webSearchUrl); one such date must not turn
+    # ten good results into a ResponseFormatError.
+    page = {**PAGE_NO_SUMMARY, "datePublished": "", "dateLastCrawled": ""}
+    body = {"code": 200, "data": {"webPages": {"value": [PAGE, page]}}}
+    with respx.mock() as mock:
+        mock.post(URL).respond(200, json=body)
+        pages = run("sync", "get_web_pages", "q")
+    assert len(pages) == 2
+    assert pages[1].date_published is None and pages[1].date_last_crawled is None
+    assert pages[1].name == PAGE_NO_SUMMARY["name"]
 
 
 # -- over real sockets ---------------------------------------------------------------------

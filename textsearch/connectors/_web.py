@@ -48,6 +48,12 @@ def resolve_api_key(api_key: str | None, env_var: str, owner: str) -> str:
         )
     if any(ch in key for ch in "\r\n\x00"):
         raise ConfigurationError(f"{owner}: the API key contains a line break or NUL character")
+    if not key.isascii() or not key.isprintable():
+        # An HTTP header cannot carry it: httpx would fail on every request, key in the repr.
+        raise ConfigurationError(
+            f"{owner}: the API key must be printable ASCII text (check for a pasted "
+            "non-ASCII or invisible character)"
+        )
     return key
 
 

@@ -30,6 +30,7 @@ from pydantic.alias_generators import to_camel
 from textsearch._http import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
+    BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
@@ -58,6 +59,7 @@ from textsearch.errors import (
     ProviderError,
     ProviderRetiredError,
     QuotaExceededError,
+    ResponseFormatError,
     UnsupportedFilterError,
 )
 
@@ -109,7 +111,9 @@ _CHOICES: Final[dict[str, tuple[str, ...]]] = {
 _FRESHNESS_WORDS: Final = ("Day", "Week", "Month")
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-_SPACE: Final = re.compile(r"\s")
+# Whitespace or Bing's boolean syntax (| & parentheses): such a value must be quoted, else
+# "site:a.com|b.com" would read as "site:a.com OR b.com" and loosen the filter.
+_NEEDS_QUOTES: Final = re.compile(r"[\s|&()]")
 _BOOLEAN_OR: Final = re.compile(r"(?:^|\s)(?:OR|\|)(?:\s|$)|\|")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
@@ -271,6 +275,42 @@ def read_bing_error(status: int, response: HttpResponse) -> ErrorDetail:
     )
 
 
+#: Bing's error codes and the HTTP status that normally carries each one.
+_CODE_STATUS: Final = {
+    "InvalidRequest": 400,
+    "InvalidAuthorization": 401,
+    "InsufficientAuthorization": 403,
+    "RateLimitExceeded": 429,
+    "ServerError": 500,
+}
+
+
+def _raise_for_error_body(response: HttpResponse, provider: str) -> None:
+    """Raise when a 2xx body is an error envelope (either shape) rather than a search."""
+    raw = load_json_object(response.content) or {}
+    errors, gateway = raw.get("errors"), raw.get("error")
+    if isinstance(errors, list):
+        first = errors[0] if errors and isinstance(errors[0], dict) else {}
+    elif isinstance(gateway, dict):
+        first = gateway
+    elif raw.get("_type") == "ErrorResponse":
+        first = {}
+    else:
+        return
+    code = as_text(first.get("code")) or ""
+    status = _CODE_STATUS.get(code)
+    if status is None and code.isdigit() and 400 <= int(code) <= 599:
+        status = int(code)  # the gateway shape: {"error": {"code": "401", ...}}
+    if status is None:
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an error body instead of a "
+            "search response",
+            provider=provider,
+            status_code=response.status_code,
+        )
+    raise BodyStatusError(status, read_bing_error(status, response))
+
+
 def _operator_value(name: str, value: object) -> str:
     if value is None or isinstance(value, bool):
         raise InvalidRequestError(f"Bing filter {name!r} needs a text value, got {value!r}")
@@ -282,7 +322,7 @@ def _operator_value(name: str, value: object) -> str:
         raise InvalidRequestError(
             f"Bing filter {name!r}: the value may not contain double quotes or control characters"
         )
-    if _SPACE.search(text):
+    if _NEEDS_QUOTES.search(text):
         text = '"' + " ".join(text.split()) + '"'
     return f"{name}:{text}"
 
@@ -530,6 +570,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                 metadata["altered_query"] = body.query_context.altered_query
             answer = body.web_pages
             if answer is None:
+                # No web pages is an empty result, unless the body is an error in disguise.
+                _raise_for_error_body(response, provider)
                 return SearchResults([], 0 if include_total else None, metadata)
             if answer.web_search_url:
                 metadata["web_search_url"] = answer.web_search_url

@@ -122,6 +122,12 @@ class BochaWebPage(_Model):
     def _clean(cls, value: str | None) -> str | None:
         return clean_text(value)
 
+    @field_validator("date_published", "date_last_crawled", mode="before")
+    @classmethod
+    def _blank_date(cls, value: Any) -> Any:
+        # Bocha writes unknown strings as "": an unknown date, not a malformed response.
+        return None if isinstance(value, str) and not value.strip() else value
+
     @field_validator("date_last_crawled")
     @classmethod
     def _beijing(cls, value: datetime | None) -> datetime | None:
@@ -173,7 +179,10 @@ def _classify(
         return AuthenticationError, (f"set api_key= or the {ENV_VAR} environment variable",)
     if status == 401:
         if "权限" in (message or ""):
-            return PermissionDeniedError, ("this key may not call this API",)
+            # "no permission for this API": still a 401, so AuthenticationError (issue #3).
+            return AuthenticationError, (
+                "this key may not call this API (some Bocha APIs need to be enabled per key)",
+            )
         return AuthenticationError, (f"check api_key= / {ENV_VAR}",)
     if status == 403:
         if "money" in text or "balance" in text or "余额" in (message or ""):
