@@ -1435,6 +1435,8 @@ def _is_async_credential(credential: Any) -> bool:
 
 
 _POLICY_CLASSES: dict[bool, Any] = {}
+# Methods retried on transient failures; POST because the search POST is read-only.
+_RETRY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST"})
 
 
 def _retry_policy(
@@ -1448,11 +1450,21 @@ def _retry_policy(
         base: Any = AsyncRetryPolicy if is_async else RetryPolicy
 
         class _CappedRetryPolicy(base):  # type: ignore[misc]
-            """Retry like azure-core, but never for a Retry-After longer than the cap."""
+            """Retry like azure-core, but never for a Retry-After longer than the cap.
+
+            azure-core treats POST as unsafe: without ``Retry-After`` it retries a POST only
+            on 500/503/504, and never after a connection or read error. The SDK sends every
+            search as a POST, yet a search is read-only, so this policy retries it like a
+            GET: 408/429/500/502/503/504, dropped connections and read timeouts.
+            """
 
             def __init__(self, *, max_wait: float, **kwargs: Any) -> None:
                 super().__init__(**kwargs)
                 self._max_wait = max_wait
+
+            def configure_retries(self, options: dict[str, Any]) -> dict[str, Any]:
+                options.setdefault("retry_on_methods", _RETRY_METHODS)
+                return dict(super().configure_retries(options))
 
             def is_retry(self, settings: Any, response: Any) -> bool:
                 retry_after = self.get_retry_after(response)
