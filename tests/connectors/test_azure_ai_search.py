@@ -810,6 +810,27 @@ def test_owned_client_is_reused_then_closed(emulator: AzureSearchEmulator) -> No
     search.close()
 
 
+def test_async_client_is_closed_when_its_event_loop_ends(emulator: AzureSearchEmulator) -> None:
+    # asyncio.run() twice without `async with`: each loop's client (and its aiohttp session
+    # and sockets) must be closed in that loop, not dropped and left to the garbage collector.
+    import gc
+    import warnings
+
+    search = make(emulator)
+
+    async def once() -> int:
+        return len(await search.search("jitter"))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert asyncio.run(once()) == 1
+        assert asyncio.run(once()) == 1
+        gc.collect()
+    leaks = [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert leaks == []
+    assert len(emulator.bodies()) == 2
+
+
 def test_options_object_and_kwargs(emulator: AzureSearchEmulator, mode: str) -> None:
     options = SearchOptions(top=1, filter=TextSearchFilter().equal_to("category", "dev"))
     results = run(mode, make(emulator), "search", "*", options=options, top=2)
