@@ -624,6 +624,23 @@ def test_throttling_is_retried_then_succeeds(emulator: AzureSearchEmulator, mode
     assert len(emulator.bodies()) == 3
 
 
+@pytest.mark.parametrize("status", [429, 502, 408])
+def test_throttling_without_retry_after_is_retried(
+    emulator: AzureSearchEmulator, mode: str, status: int
+) -> None:
+    # azure-core retries a POST without Retry-After only on 500/503/504; a search is read-only,
+    # so the connector retries the other transient statuses too (with backoff).
+    emulator.fail_next(status, times=2)
+    results = run(mode, make(emulator, max_retries=2, retry_backoff_factor=0.01), query="jitter")
+    assert [r.name for r in results] == ["Backoff strategies"]
+    assert len(emulator.bodies()) == 3
+    emulator.fail_next(429, times=5)
+    with pytest.raises(RateLimitError) as info:
+        run(mode, make(emulator, max_retries=1, retry_backoff_factor=0.01))
+    assert info.value.retry_after is None
+    assert len(emulator.bodies()) == 3 + 2
+
+
 def test_long_retry_after_is_not_waited_for(emulator: AzureSearchEmulator, mode: str) -> None:
     emulator.fail_next(429, retry_after="120", times=5)
     started = time.monotonic()
@@ -653,6 +670,17 @@ def test_slow_answer_is_a_timeout(emulator: AzureSearchEmulator, mode: str) -> N
     assert time.monotonic() - started < 2.5
     assert emulator.endpoint in str(info.value)
     assert "secret-for-timeout" not in str(info.value)
+
+
+def test_slow_answer_is_retried(emulator: AzureSearchEmulator, mode: str) -> None:
+    # A search is read-only, so a read timeout is retried although the SDK sends it as POST.
+    emulator.delay_next(3)
+    started = time.monotonic()
+    search = make(emulator, timeout=0.5, max_retries=1, retry_backoff_factor=0.01)
+    results = run(mode, search, query="jitter")
+    assert [r.name for r in results] == ["Backoff strategies"]
+    assert len(emulator.bodies()) == 2
+    assert time.monotonic() - started < 2.5
 
 
 def test_connection_refused_is_a_transport_error(mode: str) -> None:
@@ -780,6 +808,27 @@ def test_owned_client_is_reused_then_closed(emulator: AzureSearchEmulator) -> No
     assert search._owned_sync is None
     assert search.search_sync("jitter")  # a closed connector makes a new client on demand
     search.close()
+
+
+def test_async_client_is_closed_when_its_event_loop_ends(emulator: AzureSearchEmulator) -> None:
+    # asyncio.run() twice without `async with`: each loop's client (and its aiohttp session
+    # and sockets) must be closed in that loop, not dropped and left to the garbage collector.
+    import gc
+    import warnings
+
+    search = make(emulator)
+
+    async def once() -> int:
+        return len(await search.search("jitter"))
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert asyncio.run(once()) == 1
+        assert asyncio.run(once()) == 1
+        gc.collect()
+    leaks = [w for w in caught if issubclass(w.category, ResourceWarning)]
+    assert leaks == []
+    assert len(emulator.bodies()) == 2
 
 
 def test_options_object_and_kwargs(emulator: AzureSearchEmulator, mode: str) -> None:

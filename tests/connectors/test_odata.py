@@ -43,6 +43,15 @@ def test_non_finite_floats_are_refused(value: float) -> None:
         odata_literal(value)
 
 
+@pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**30])
+def test_integers_beyond_int64_are_refused(value: int) -> None:
+    # Azure AI Search has no integer type wider than Edm.Int64.
+    with pytest.raises(InvalidRequestError, match="64-bit"):
+        odata_literal(value)
+    assert odata_literal(2**63 - 1) == str(2**63 - 1)
+    assert odata_literal(-(2**63)) == str(-(2**63))
+
+
 def test_non_plain_values_are_refused() -> None:
     with pytest.raises(InvalidRequestError):
         odata_literal([1, 2])  # type: ignore[arg-type]

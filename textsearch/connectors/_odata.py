@@ -70,8 +70,9 @@ def odata_literal(value: FilterValue) -> str:
     ``true``/``false``; ``None`` becomes ``null``; ``int`` and finite ``float`` become numbers.
 
     Raises:
-        InvalidRequestError: The value is not str, int, float, bool or None, or is a
-            non-finite float (NaN or infinity cannot be compared meaningfully).
+        InvalidRequestError: The value is not str, int, float, bool or None, is an int
+            outside the 64-bit range, or is a non-finite float (NaN or infinity cannot be
+            compared meaningfully).
     """
     if value is None:
         return "null"
@@ -80,6 +81,11 @@ def odata_literal(value: FilterValue) -> str:
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
     if isinstance(value, int):
+        if not -(2**63) <= value < 2**63:
+            raise InvalidRequestError(
+                "an OData filter integer must be a 64-bit integer (Edm.Int64), "
+                f"got one with {len(str(abs(value)))} digits"
+            )
         return str(value)
     if isinstance(value, float):
         if not math.isfinite(value):

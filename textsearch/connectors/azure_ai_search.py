@@ -30,7 +30,15 @@ import logging
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    Awaitable,
+    Callable,
+    Collection,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -607,6 +615,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self._sync_search_client = sync_search_client
         self._owned_async: Any = None
         self._owned_async_loop: asyncio.AbstractEventLoop | None = None
+        self._owned_async_keeper: AsyncGenerator[None, None] | None = None
         self._owned_sync: Any = None
 
         # -- where ----------------------------------------------------------------------
@@ -1025,7 +1034,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             )
         return self._endpoint, self._index_name
 
-    def _async_client(self) -> Any:
+    async def _async_client(self) -> Any:
         if self._search_client is not None:
             return self._search_client
         loop = asyncio.get_running_loop()
@@ -1044,10 +1053,15 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             )
         except ImportError as exc:  # aiohttp is imported when the transport is built
             raise ImportError(_INSTALL_HINT) from exc
-        # A client made in another (now finished) event loop cannot be reused here; its
-        # session died with that loop, so it is dropped, not awaited.
+        # The client's aiohttp session belongs to this loop. A suspended async generator
+        # closes it when the loop shuts down its async generators (asyncio.run does, before
+        # closing the loop), so a client left open by a caller who never used ``async with``,
+        # or replaced because a later call runs in another loop, is still closed in its loop.
+        keeper = _close_at_loop_end(client)
         self._owned_async = client
         self._owned_async_loop = loop
+        self._owned_async_keeper = keeper
+        await keeper.__anext__()  # runs to its ``yield`` at once (no suspension)
         return client
 
     def _sync_client(self) -> Any:
@@ -1088,7 +1102,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                 produced = await produced
             embedding = _check_embedding(produced)
         kwargs = request.sdk_kwargs(embedding)
-        client = self._async_client()
+        client = await self._async_client()
         started = time.perf_counter()
         raws: list[Any] = []
         count: Any = None
@@ -1395,10 +1409,11 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
     async def aclose(self) -> None:
         """Close the SDK clients this connector created (never injected ones)."""
-        client, self._owned_async = self._owned_async, None
+        self._owned_async = None
+        keeper, self._owned_async_keeper = self._owned_async_keeper, None
         loop, self._owned_async_loop = self._owned_async_loop, None
-        if client is not None and loop is asyncio.get_running_loop():
-            await client.close()
+        if keeper is not None and loop is asyncio.get_running_loop():
+            await keeper.aclose()  # closes the client
         self.close()
 
     def close(self) -> None:
@@ -1412,6 +1427,14 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
 
 # -- SDK glue -------------------------------------------------------------------------------
+
+
+async def _close_at_loop_end(client: Any) -> AsyncGenerator[None, None]:
+    """Suspend until closed (by ``aclose`` or the loop's shutdown), then close ``client``."""
+    try:
+        yield
+    finally:
+        await client.close()
 
 
 def _require_sdk() -> None:
@@ -1435,6 +1458,8 @@ def _is_async_credential(credential: Any) -> bool:
 
 
 _POLICY_CLASSES: dict[bool, Any] = {}
+# Methods retried on transient failures; POST because the search POST is read-only.
+_RETRY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST"})
 
 
 def _retry_policy(
@@ -1448,11 +1473,21 @@ def _retry_policy(
         base: Any = AsyncRetryPolicy if is_async else RetryPolicy
 
         class _CappedRetryPolicy(base):  # type: ignore[misc]
-            """Retry like azure-core, but never for a Retry-After longer than the cap."""
+            """Retry like azure-core, but never for a Retry-After longer than the cap.
+
+            azure-core treats POST as unsafe: without ``Retry-After`` it retries a POST only
+            on 500/503/504, and never after a connection or read error. The SDK sends every
+            search as a POST, yet a search is read-only, so this policy retries it like a
+            GET: 408/429/500/502/503/504, dropped connections and read timeouts.
+            """
 
             def __init__(self, *, max_wait: float, **kwargs: Any) -> None:
                 super().__init__(**kwargs)
                 self._max_wait = max_wait
+
+            def configure_retries(self, options: dict[str, Any]) -> dict[str, Any]:
+                options.setdefault("retry_on_methods", _RETRY_METHODS)
+                return dict(super().configure_retries(options))
 
             def is_retry(self, settings: Any, response: Any) -> bool:
                 retry_after = self.get_retry_after(response)
