@@ -218,3 +218,10 @@ def test_static_text_search_can_fail_on_purpose() -> None:
     with pytest.raises(RateLimitError):
         search.search_sync("x")
     assert len(search.calls) == 1
+
+
+def test_query_with_a_lone_surrogate_is_rejected_before_fetching() -> None:
+    search = AsyncOnly()
+    with pytest.raises(InvalidRequestError, match="Unicode"):
+        search.search_sync("hel\ud800lo")
+    assert search.fetched == []

@@ -150,3 +150,11 @@ def test_filter_round_trips_through_plain_data() -> None:
 def test_filter_repr_shows_the_clauses() -> None:
     f = TextSearchFilter().equal_to("site", "x.com")
     assert repr(f) == "TextSearchFilter().equal_to('site', 'x.com')"
+
+
+@pytest.mark.parametrize("bad", ["\ud800", "ok\udcffok"])
+def test_filter_rejects_text_that_is_not_valid_unicode(bad: str) -> None:
+    with pytest.raises(InvalidRequestError, match="Unicode"):
+        TextSearchFilter().equal_to("f", bad)
+    with pytest.raises(InvalidRequestError):
+        TextSearchFilter().any_tag_equal_to(bad, "x")

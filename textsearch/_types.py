@@ -87,7 +87,18 @@ class SearchResults(Generic[T]):
 _FIELD_NAME = re.compile(r"^[^\x00-\x1f]{1,256}$")
 
 
+def is_valid_text(text: str) -> bool:
+    """False for strings that cannot be encoded (lone surrogates), which no backend accepts."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_value(value: object) -> FilterValue:
+    if isinstance(value, str) and not is_valid_text(value):
+        raise InvalidRequestError("filter values must be valid Unicode text (no lone surrogates)")
     # bool is a subclass of int, so the isinstance check covers it.
     if value is None or isinstance(value, (str, int, float)):
         return value
@@ -146,7 +157,11 @@ class TextSearchFilter:
 
     @staticmethod
     def _check_field(field_name: object) -> str:
-        if not isinstance(field_name, str) or not _FIELD_NAME.match(field_name):
+        if (
+            not isinstance(field_name, str)
+            or not _FIELD_NAME.match(field_name)
+            or not is_valid_text(field_name)
+        ):
             raise InvalidRequestError(
                 f"filter field names must be non-empty strings without control characters, "
                 f"got {field_name!r}"

@@ -16,7 +16,13 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
 
 from typing_extensions import Self
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import (
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+    is_valid_text,
+)
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
 __all__ = ["BaseTextSearch", "TextSearch", "resolve_options"]
@@ -85,6 +91,8 @@ def resolve_options(
         raise InvalidRequestError(f"query must be a string, not {type(query).__name__}")
     if not query.strip():
         raise InvalidRequestError("query must not be empty or only whitespace")
+    if not is_valid_text(query):
+        raise InvalidRequestError("query must be valid Unicode text (it has a lone surrogate)")
     if options is not None and not isinstance(options, SearchOptions):
         raise InvalidRequestError(f"options must be a SearchOptions, not {type(options).__name__}")
     base = options if options is not None else SearchOptions()

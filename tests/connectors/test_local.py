@@ -513,3 +513,18 @@ def test_text_is_stored_once(tmp_path: Path) -> None:
     tables = {r[0] for r in s._db.execute("SELECT name FROM sqlite_master")}
     assert "documents_fts_content" not in tables  # the index reads text through a view
     assert "contents" in tables
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"id": "x", "text": "bad \ud800 text"},
+        {"id": "x", "text": "t", "title": "\udcff"},
+        {"id": "x", "text": "t", "metadata": {"tags": ["ok", "\ud800"]}},
+    ],
+)
+def test_documents_with_invalid_unicode_are_rejected(doc: dict[str, object]) -> None:
+    s = LocalTextSearch()
+    with pytest.raises(InvalidRequestError, match="Unicode"):
+        s.add_documents([doc])
+    assert s.document_count == 0

@@ -43,6 +43,7 @@ from textsearch._types import (
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
+    is_valid_text,
 )
 from textsearch.base import BaseTextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
@@ -374,6 +375,15 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         else:
             raise InvalidRequestError(
                 f"documents must be LocalDocument or dict, not {type(doc).__name__}"
+            )
+        strings = [result.id, result.title or "", result.text, result.link or ""]
+        for value in result.metadata.values():
+            strings.extend(
+                value if isinstance(value, list) else [value] if isinstance(value, str) else []
+            )
+        if not all(is_valid_text(s) for s in strings):
+            raise InvalidRequestError(
+                f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
             )
         for key in result.metadata:
             if not _METADATA_KEY.match(key) or key in _RESERVED_FILTER_FIELDS:
