@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
 
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
 
 from textsearch._http import (
     DEFAULT_MAX_RETRIES,
@@ -35,6 +36,18 @@ _HIGHLIGHT = re.compile("[\ue000\ue001]")
 # so that a raw snippet such as "a < b" keeps its text.
 _DECORATION = re.compile(r"</?(?:b|strong|i|em|u|mark|span|sup|sub|br|wbr)\b[^<>]*>", re.I)
 _HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+
+
+class WireModel(BaseModel):
+    """Base of the provider payload models: camelCase aliases, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
 
 
 def resolve_api_key(api_key: str | None, env_var: str, owner: str) -> str:

@@ -24,8 +24,7 @@ from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Final
 
 import httpx
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import AfterValidator, Field
 
 from textsearch._http import (
     DEFAULT_MAX_RETRIES,
@@ -45,6 +44,7 @@ from textsearch._types import (
 )
 from textsearch.connectors._web import (
     WebSearchConnector,
+    WireModel,
     as_text,
     check_header_name,
     check_url,
@@ -137,17 +137,7 @@ def _no_markers(value: str | None) -> str | None:
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="ignore",
-        frozen=True,
-        use_attribute_docstrings=True,
-    )
-
-
-class BingDeepLink(_Model):
+class BingDeepLink(WireModel):
     """A link to a page inside a result's site."""
 
     name: _Text = None
@@ -160,7 +150,7 @@ class BingDeepLink(_Model):
     """Nested deep links (rare)."""
 
 
-class BingWebPage(_Model):
+class BingWebPage(WireModel):
     """One web page of a Bing result (the ``Webpage`` object of Bing Web Search v7).
 
     Text fields come without hit-highlight markers (U+E000/U+E001) or HTML decorations.
@@ -190,14 +180,14 @@ class BingWebPage(_Model):
     """Links to pages inside the same site."""
 
 
-class _WebAnswer(_Model):
+class _WebAnswer(WireModel):
     web_search_url: str | None = None
     total_estimated_matches: int | None = None
     some_results_removed: bool | None = None
     value: list[BingWebPage] = Field(default_factory=list)
 
 
-class _QueryContext(_Model):
+class _QueryContext(WireModel):
     original_query: str | None = None
     altered_query: str | None = None
 
@@ -223,7 +213,7 @@ def _undecorate(page: BingWebPage) -> BingWebPage:
     )
 
 
-class _SearchResponse(_Model):
+class _SearchResponse(WireModel):
     type_: str | None = Field(default=None, alias="_type")
     query_context: _QueryContext | None = None
     web_pages: _WebAnswer | None = None

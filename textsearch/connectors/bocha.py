@@ -21,8 +21,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic.alias_generators import to_camel
+from pydantic import Field, field_validator
 
 from textsearch._http import (
     DEFAULT_MAX_RETRIES,
@@ -41,6 +40,7 @@ from textsearch._types import (
 )
 from textsearch.connectors._web import (
     WebSearchConnector,
+    WireModel,
     as_text,
     check_url,
     clean_text,
@@ -74,17 +74,7 @@ _SPLIT: Final = re.compile(r"[|,]")
 _BEIJING: Final = timezone(timedelta(hours=8))
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="ignore",
-        frozen=True,
-        use_attribute_docstrings=True,
-    )
-
-
-class BochaWebPage(_Model):
+class BochaWebPage(WireModel):
     """One web page of a Bocha result (Bing-compatible field names)."""
 
     id: str | None = None
@@ -141,18 +131,18 @@ class BochaWebPage(_Model):
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
-class _WebAnswer(_Model):
+class _WebAnswer(WireModel):
     web_search_url: str | None = None
     total_estimated_matches: int | None = None
     some_results_removed: bool | None = None
     value: list[BochaWebPage] | None = None
 
 
-class _Data(_Model):
+class _Data(WireModel):
     web_pages: _WebAnswer | None = None
 
 
-class _Envelope(_Model):
+class _Envelope(WireModel):
     code: int | str | None = None
     log_id: str | None = Field(default=None, alias="log_id")
     msg: str | None = None
