@@ -404,3 +404,22 @@ def test_cancellation_is_not_swallowed() -> None:
 def test_repr_names_the_function() -> None:
     fn = create_search_function(StaticTextSearch(DOCS), name="kb")
     assert repr(fn) == "SearchFunction(name='kb', kind='search', text_search=StaticTextSearch)"
+
+
+def test_failures_the_model_causes_are_logged_quietly_and_bugs_loudly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from textsearch import InvalidRequestError as Invalid
+    from textsearch.testing import StaticTextSearch
+
+    caplog.set_level(logging.INFO, logger="textsearch")
+    rejected = create_search_function(StaticTextSearch(["x"], error=Invalid("skip not allowed")))
+    assert rejected.invoke_sync({"query": "x"}).startswith("Invalid search request")
+    assert [(r.levelno, r.exc_info) for r in caplog.records] == [(logging.INFO, None)]
+    caplog.clear()
+    broken = create_search_function(StaticTextSearch(["x"], error=RuntimeError("bug")))
+    broken.invoke_sync({"query": "x"})
+    assert [r.levelno for r in caplog.records] == [logging.WARNING]
+    assert caplog.records[0].exc_info is not None

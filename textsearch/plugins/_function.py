@@ -234,7 +234,9 @@ class SearchFunction:
     def _failure(self, exc: Exception, raise_errors: bool) -> Outcome:
         if raise_errors:
             raise exc
-        if isinstance(exc, (InvalidRequestError, ConfigurationError)) or not _is_known(exc):
+        # A model can trigger InvalidRequestError at will (e.g. a skip the backend cannot page
+        # to) and is told so; only what the developer must fix is logged loudly.
+        if isinstance(exc, ConfigurationError) or not _is_known(exc):
             logger.warning(
                 "search function %s failed: %s", self.name, type(exc).__name__, exc_info=True
             )
