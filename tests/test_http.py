@@ -537,3 +537,36 @@ def test_unencodable_filter_values_are_refused_when_the_filter_is_built(field: s
     with pytest.raises(InvalidRequestError) as info:
         TextSearchFilter().equal_to(field, "a\ud800b")
     assert info.value.__cause__ is None
+
+
+def _chain(error: BaseException | None) -> list[BaseException]:
+    seen: list[BaseException] = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("failure", ["timeout", "refused"])
+def test_chained_transport_errors_carry_no_request_with_the_key(mode: str, failure: str) -> None:
+    import socket
+
+    if failure == "timeout":
+        with serve(Reply(200, BING_OK, delay=2.0)) as server:
+            with pytest.raises(SearchTransportError) as info:
+                call(bing(server.url, timeout=0.2, max_retries=0), mode, "search", "q")
+    else:
+        with socket.socket() as probe:  # a port nothing listens on
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        with pytest.raises(SearchTransportError) as info:
+            call(bing(f"http://127.0.0.1:{port}", max_retries=0), mode, "search", "q")
+    chained = _chain(info.value)[1:]
+    assert chained, "the cause (type and message) is kept for debugging"
+    for error in chained:
+        if isinstance(error, httpx.RequestError):
+            with pytest.raises(RuntimeError):
+                error.request  # noqa: B018 - the request (and its headers) is not attached
+            assert error.__traceback__ is None  # no frames holding the request either
+        assert KEY not in repr(error) and KEY not in str(error)

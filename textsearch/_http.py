@@ -509,7 +509,7 @@ class HttpEngine:
             self._log(logging.INFO, request, status, attempt, latency_ms, None, final)
         if error is None or error is final or isinstance(error, BodyStatusError):
             raise final
-        raise final from error
+        raise final from _detached(error)
 
     def _wait(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
@@ -680,3 +680,15 @@ def bearer_or_plain(header: str, key: str) -> str:
     if header.lower() == "authorization" and not key.lower().startswith("bearer "):
         return f"Bearer {key}"
     return key
+
+
+def _detached(error: BaseException) -> BaseException:
+    """The cause to chain: an httpx error copied without its request and traceback.
+
+    The original holds the request, whose headers carry the key (httpx masks only
+    ``Authorization`` in their repr), and its traceback's frames hold it too. The copy keeps
+    what helps debugging, the error type and its message.
+    """
+    if isinstance(error, httpx.RequestError):
+        return type(error)(str(error))
+    return error

@@ -981,3 +981,20 @@ def test_example_explains_itself_then_runs_against_the_emulator(
     assert live.returncode == 0, live.stderr
     assert "Timeouts and retries in HTTP clients" in live.stdout
     assert emulator.bodies()[-1]["filter"] == "(acl/any(a: search.in(a, 'u2', ',')))"
+
+
+def test_the_sdk_error_with_the_key_is_not_chained(
+    emulator: AzureSearchEmulator, mode: str
+) -> None:
+    with pytest.raises(AuthenticationError) as info:
+        run(mode, make(emulator, api_key="wrong-secret-key"))
+    chained: list[BaseException] = []
+    error: BaseException | None = info.value
+    while error is not None and error not in chained:
+        chained.append(error)
+        error = error.__cause__ or error.__context__
+    assert len(chained) == 2  # our error, then a detached copy of the SDK's
+    cause = chained[1]
+    assert type(cause).__name__ == "ClientAuthenticationError"
+    assert cause.__traceback__ is None
+    assert getattr(cause, "response", None) is None

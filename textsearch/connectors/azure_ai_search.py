@@ -1107,6 +1107,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
+        failure: tuple[Exception, BaseException] | None
         try:
             paged = await client.search(**kwargs)
             if request.top > 0:
@@ -1124,7 +1125,13 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             self._log_failure(query, started, mapped)
             if mapped is exc:
                 raise
-            raise mapped from exc
+            failure = (mapped, _detached(exc))
+        else:
+            failure = None
+        if failure is not None:
+            # Raised outside the handler so the SDK's exception (whose request headers hold
+            # the key) is neither the cause nor the context; a detached copy is the cause.
+            raise failure[0] from failure[1]
         try:
             results = self._assemble(raws, count, answers, request)
         except ResponseFormatError as exc:
@@ -1152,6 +1159,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
+        failure: tuple[Exception, BaseException] | None
         try:
             paged = client.search(**kwargs)
             if request.top > 0:
@@ -1168,7 +1176,13 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             self._log_failure(query, started, mapped)
             if mapped is exc:
                 raise
-            raise mapped from exc
+            failure = (mapped, _detached(exc))
+        else:
+            failure = None
+        if failure is not None:
+            # Raised outside the handler so the SDK's exception (whose request headers hold
+            # the key) is neither the cause nor the context; a detached copy is the cause.
+            raise failure[0] from failure[1]
         try:
             results = self._assemble(raws, count, answers, request)
         except ResponseFormatError as exc:
@@ -1503,3 +1517,11 @@ def _retry_policy(
         retry_backoff_factor=backoff_factor,
         retry_backoff_max=backoff_max,
     )
+
+
+def _detached(error: Exception) -> BaseException:
+    """A copy of an SDK error keeping its type and message, without request or traceback."""
+    try:
+        return type(error)(str(error))
+    except Exception:  # an exception type with another constructor: keep its name and text
+        return RuntimeError(f"{type(error).__name__}: {error}")
