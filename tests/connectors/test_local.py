@@ -528,3 +528,39 @@ def test_documents_with_invalid_unicode_are_rejected(doc: dict[str, object]) -> 
     with pytest.raises(InvalidRequestError, match="Unicode"):
         s.add_documents([doc])
     assert s.document_count == 0
+
+
+@pytest.mark.anyio
+async def test_async_search_does_not_block_the_event_loop(search: LocalTextSearch) -> None:
+    import asyncio
+
+    ticks = 0
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    # Hold the database lock from another thread: an inline search would freeze the loop.
+    with search._lock:
+        pending = asyncio.ensure_future(search.get_documents("retry"))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert not pending.done()
+        before = ticks
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert ticks > before  # the loop kept running while the search waited
+    docs = await pending
+    stop.set()
+    await task
+    assert {d.id for d in docs} == {"retry", "timeouts"}
+
+
+@pytest.mark.anyio
+async def test_async_unsupported_filter_is_still_an_error(search: LocalTextSearch) -> None:
+    with pytest.raises(UnsupportedFilterError):
+        await search.search("retry", filter=TextSearchFilter().equal_to("colour", "red"))
