@@ -134,3 +134,14 @@ def test_web_connectors_are_annotated_open_world_and_local_ones_are_not() -> Non
         connector.close()
     local = create_search_function(LocalTextSearch()).to_mcp_tool()
     assert local["annotations"]["openWorldHint"] is False
+
+
+def test_an_unknown_tool_name_is_echoed_only_in_part() -> None:
+    from textsearch.plugins import create_search_plugin
+    from textsearch.testing import StaticTextSearch
+
+    plugin = create_search_plugin(StaticTextSearch(["x"]))
+    text = plugin.invoke_sync("x" * 10_000, {"query": "x"})
+    assert text.startswith("Unknown tool 'xxx")
+    assert len(text) < 200
+    assert "the available tools are: search." in text

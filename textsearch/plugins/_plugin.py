@@ -105,7 +105,8 @@ class SearchPlugin:
 
     def _unknown(self, tool_name: object, raise_errors: bool) -> Outcome:
         message = (
-            f"Unknown tool {tool_name!r}; the available tools are: {', '.join(self._functions)}."
+            f"Unknown tool {_shorten(repr(tool_name))}; the available tools are: "
+            f"{', '.join(self._functions)}."
         )
         if raise_errors:
             raise InvalidRequestError(message)
@@ -236,3 +237,8 @@ def create_search_plugin(
     return SearchPlugin(
         name, description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION, functions
     )
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    # A name comes from the model and may be arbitrarily long; echo only a bounded prefix.
+    return text if len(text) <= limit else text[: limit - 1] + "…"
