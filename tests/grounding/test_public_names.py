@@ -23,4 +23,8 @@ def test_submodules_import() -> None:
         "fetch",
         "pipeline",
     ):
-        importlib.import_module(f"textsearch.grounding.{module}")
+        loaded = importlib.import_module(f"textsearch.grounding.{module}")
+        exported = getattr(loaded, "__all__", ())
+        assert exported, f"{module} declares what it exports"
+        missing = [name for name in exported if not hasattr(loaded, name)]
+        assert missing == [], f"{module}.__all__ names what it does not define: {missing}"

@@ -1121,24 +1121,12 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             if request.wants_answers:
                 answers = await paged.get_answers()
         except Exception as exc:
-            mapped = self._translate(exc)
-            self._log_failure(query, started, mapped)
-            if mapped is exc:
+            failure = self._failure(query, started, exc)
+            if failure is None:
                 raise
-            failure = (mapped, _detached(exc))
         else:
             failure = None
-        if failure is not None:
-            # Raised outside the handler so the SDK's exception (whose request headers hold
-            # the key) is neither the cause nor the context; a detached copy is the cause.
-            raise failure[0] from failure[1]
-        try:
-            results = self._assemble(raws, count, answers, request)
-        except ResponseFormatError as exc:
-            self._log_failure(query, started, exc)
-            raise
-        self._log_success(query, started, results)
-        return results
+        return self._finish(query, started, request, raws, count, answers, failure)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[AzureSearchDocument]:
         request = self._build_request(query, options)
@@ -1172,13 +1160,31 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             if request.wants_answers:
                 answers = paged.get_answers()
         except Exception as exc:
-            mapped = self._translate(exc)
-            self._log_failure(query, started, mapped)
-            if mapped is exc:
+            failure = self._failure(query, started, exc)
+            if failure is None:
                 raise
-            failure = (mapped, _detached(exc))
         else:
             failure = None
+        return self._finish(query, started, request, raws, count, answers, failure)
+
+    def _failure(
+        self, query: str, started: float, exc: Exception
+    ) -> tuple[Exception, BaseException] | None:
+        """Map and log an SDK failure; ``None`` means: re-raise it as it is."""
+        mapped = self._translate(exc)
+        self._log_failure(query, started, mapped)
+        return None if mapped is exc else (mapped, _detached(exc))
+
+    def _finish(
+        self,
+        query: str,
+        started: float,
+        request: _Request,
+        raws: list[Any],
+        count: Any,
+        answers: Any,
+        failure: tuple[Exception, BaseException] | None,
+    ) -> SearchResults[AzureSearchDocument]:
         if failure is not None:
             # Raised outside the handler so the SDK's exception (whose request headers hold
             # the key) is neither the cause nor the context; a detached copy is the cause.
