@@ -1,6 +1,6 @@
 """A full tool-use loop with the official Anthropic SDK and a textsearch plugin.
 
-    pip install textsearch anthropic
+    pip install textsearch-sdk anthropic
     ANTHROPIC_API_KEY=sk-ant-... python examples/anthropic_tool_use.py "How long do we cache?"
 
 Without ANTHROPIC_API_KEY it explains what it would do and shows the tool definition and one

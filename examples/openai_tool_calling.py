@@ -1,6 +1,6 @@
 """A full tool-calling loop with the official OpenAI SDK and a textsearch plugin.
 
-    pip install textsearch openai
+    pip install textsearch-sdk openai
     OPENAI_API_KEY=sk-... python examples/openai_tool_calling.py "How should I retry failed calls?"
 
 Without OPENAI_API_KEY it explains what it would do and shows the tool definition and one tool

@@ -155,7 +155,7 @@ def test_repr_never_shows_the_key(emulator: AzureSearchEmulator) -> None:
 
 def test_missing_sdk_gives_an_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "azure.search.documents", None)
-    with pytest.raises(ImportError, match=r'pip install "textsearch\[azure\]"'):
+    with pytest.raises(ImportError, match=r'pip install "textsearch-sdk\[azure\]"'):
         AzureAISearchTextSearch(
             endpoint="https://s.search.windows.net", index_name="kb", api_key="k"
         )

@@ -78,4 +78,4 @@ def test_mcp_without_the_package_exits_2(
     monkeypatch.setitem(sys.modules, "mcp", None)
     code, text = _run(["mcp", "--path", str(tmp_path)])
     assert code == 2 and text == ""
-    assert 'pip install "textsearch[mcp]"' in capsys.readouterr().err
+    assert 'pip install "textsearch-sdk[mcp]"' in capsys.readouterr().err

@@ -232,11 +232,11 @@ def test_mcp_missing_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setitem(sys.modules, "mcp", None)  # import mcp -> ImportError
     plugin = create_search_plugin(StaticTextSearch(DOCS))
-    with pytest.raises(ImportError, match=r'pip install "textsearch\[mcp\]"'):
+    with pytest.raises(ImportError, match=r'pip install "textsearch-sdk\[mcp\]"'):
         plugin.create_mcp_server()
-    with pytest.raises(ImportError, match=r'pip install "textsearch\[mcp\]"'):
+    with pytest.raises(ImportError, match=r'pip install "textsearch-sdk\[mcp\]"'):
         plugin.serve_mcp()
-    with pytest.raises(ImportError, match=r'pip install "textsearch\[mcp\]"'):
+    with pytest.raises(ImportError, match=r'pip install "textsearch-sdk\[mcp\]"'):
         _mcp.require_mcp()
 
 

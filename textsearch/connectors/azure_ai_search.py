@@ -1,6 +1,6 @@
 """``AzureAISearchTextSearch``: Azure AI Search through the official azure-search-documents SDK.
 
-Install with ``pip install "textsearch[azure]"`` (azure-search-documents and aiohttp, which the
+Install with ``pip install "textsearch-sdk[azure]"`` (azure-search-documents and aiohttp, which the
 SDK's async client needs). The SDK is imported only when a client is first needed, so importing
 this module costs no more than the rest of textsearch.
 
@@ -122,7 +122,7 @@ CONTENT_BLOCK_FIELDS: tuple[str, ...] = (
 )
 
 _INSTALL_HINT = (
-    'the Azure AI Search connector needs the azure extra: pip install "textsearch[azure]"'
+    'the Azure AI Search connector needs the azure extra: pip install "textsearch-sdk[azure]"'
 )
 _ENV_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
 _ENV_INDEX = "AZURE_SEARCH_INDEX"

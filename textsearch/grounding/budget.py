@@ -202,14 +202,14 @@ def tiktoken_tokenizer(encoding: str = "cl100k_base") -> Tokenizer:
     Note that tiktoken downloads its encoding files on first use unless they are cached.
 
     Raises:
-        ImportError: tiktoken is not installed (``pip install "textsearch[tiktoken]"``).
+        ImportError: tiktoken is not installed (``pip install "textsearch-sdk[tiktoken]"``).
     """
     try:
         import tiktoken
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
             "token budgets with tiktoken need the tiktoken extra: "
-            'pip install "textsearch[tiktoken]"'
+            'pip install "textsearch-sdk[tiktoken]"'
         ) from exc
     enc = tiktoken.get_encoding(encoding)
 

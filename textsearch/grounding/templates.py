@@ -309,7 +309,7 @@ def _jinja_render(
         from jinja2.sandbox import ImmutableSandboxedEnvironment
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(
-            'Jinja2 prompt templates need the jinja extra: pip install "textsearch[jinja]"'
+            'Jinja2 prompt templates need the jinja extra: pip install "textsearch-sdk[jinja]"'
         ) from exc
     env = ImmutableSandboxedEnvironment(
         autoescape=False,

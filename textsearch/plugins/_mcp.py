@@ -15,7 +15,7 @@ __all__ = ["build_server", "require_mcp", "serve_stdio"]
 
 #: Oldest ``mcp`` release with the server API used here (handlers given to ``Server(...)``).
 MIN_MCP_VERSION = (2, 0)
-_INSTALL_HINT = 'pip install "textsearch[mcp]"'
+_INSTALL_HINT = 'pip install "textsearch-sdk[mcp]"'
 
 
 def require_mcp() -> None:

@@ -171,7 +171,7 @@ class SearchPlugin:
 
         Raises:
             ImportError: The ``mcp`` package (2.x) is not installed:
-                ``pip install "textsearch[mcp]"``.
+                ``pip install "textsearch-sdk[mcp]"``.
         """
         from textsearch.plugins._mcp import build_server
 
