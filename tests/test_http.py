@@ -20,10 +20,12 @@ import respx
 
 from tests.emulators.web import Reply, call, serve
 from textsearch import (
+    BadRequestError,
     BingTextSearch,
     BochaTextSearch,
     ConfigurationError,
     InvalidRequestError,
+    QuotaExceededError,
     RateLimitError,
     ResponseFormatError,
     SearchTimeoutError,
@@ -570,3 +572,53 @@ def test_chained_transport_errors_carry_no_request_with_the_key(mode: str, failu
                 error.request  # noqa: B018 - the request (and its headers) is not attached
             assert error.__traceback__ is None  # no frames holding the request either
         assert KEY not in repr(error) and KEY not in str(error)
+
+
+def _body_engine(**kwargs: Any) -> HttpEngine:
+    """An engine whose error reader decides retryability from the body, as Brave needs."""
+
+    def read_error(status: int, response: HttpResponse) -> ErrorDetail:
+        code = response.content.decode()
+        if code == "QUOTA_LIMITED":
+            return ErrorDetail(code=code, error_class=QuotaExceededError, retryable=False)
+        if code == "TRANSIENT_400":
+            return ErrorDetail(code=code, retryable=True)
+        return ErrorDetail(code=code)
+
+    return HttpEngine(provider="test", read_error=read_error, secret=KEY, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "calls", "error"),
+    [
+        (429, "QUOTA_LIMITED", 1, QuotaExceededError),  # same status, body says: do not retry
+        (429, "RATE_LIMITED", 3, RateLimitError),  # status decides: retried
+        (400, "TRANSIENT_400", 3, BadRequestError),  # body overrules a non-retry status
+    ],
+)
+def test_engine_lets_the_error_body_decide_whether_to_retry(
+    status: int, body: str, calls: int, error: type[Exception]
+) -> None:
+    engine = _body_engine(max_retries=2)
+    engine.sleep = lambda seconds: None
+    with respx.mock() as mock:
+        route = mock.get("https://api.test/search").respond(status, text=body)
+        with pytest.raises(error) as caught:
+            engine.send_sync(_request(), lambda r: [])
+    engine.close()
+    assert route.call_count == calls
+    assert getattr(caught.value, "code", None) == body
+
+
+def test_engine_never_retries_an_error_read_as_a_spent_quota() -> None:
+    def read_error(status: int, response: HttpResponse) -> ErrorDetail:
+        return ErrorDetail(code="quota", error_class=QuotaExceededError)
+
+    engine = HttpEngine(provider="test", read_error=read_error, secret=KEY, max_retries=2)
+    engine.sleep = lambda seconds: None
+    with respx.mock() as mock:
+        route = mock.get("https://api.test/search").respond(503, text="")
+        with pytest.raises(QuotaExceededError):
+            engine.send_sync(_request(), lambda r: [])
+    engine.close()
+    assert route.call_count == 1

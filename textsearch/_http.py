@@ -43,6 +43,7 @@ from textsearch.errors import (
     PermissionDeniedError,
     ProviderError,
     ProviderRetiredError,
+    QuotaExceededError,
     RateLimitError,
     ResponseFormatError,
     SearchTimeoutError,
@@ -125,6 +126,9 @@ class ErrorDetail:
         message: The provider's message (never the raw body of an unknown shape).
         error_class: Overrides the class the status alone would give (e.g. 403 by code).
         hints: Extra actionable hints for the developer.
+        retryable: Whether another attempt could succeed, decided from the body (Brave
+            answers 429 both for a rate limit and for a spent quota). ``None`` leaves it to
+            the status and class: 429/5xx retry, a :class:`QuotaExceededError` never does.
     """
 
     code: str | None = None
@@ -132,6 +136,7 @@ class ErrorDetail:
     message: str | None = None
     error_class: type[ProviderError] | None = None
     hints: tuple[str, ...] = ()
+    retryable: bool | None = None
 
 
 class BodyStatusError(Exception):
@@ -181,6 +186,16 @@ _STATUS_CLASSES: Final[dict[int, type[ProviderError]]] = {
 }
 
 
+def _retryable(status: int | None, detail: ErrorDetail | None) -> bool:
+    """Whether an error answer is worth another attempt (the body may overrule the status)."""
+    if detail is not None:
+        if detail.retryable is not None:
+            return detail.retryable
+        if detail.error_class is not None and issubclass(detail.error_class, QuotaExceededError):
+            return False  # a spent quota does not come back in a few seconds
+    return status in RETRY_STATUSES
+
+
 def _default_class(status: int) -> type[ProviderError]:
     cls = _STATUS_CLASSES.get(status)
     if cls is not None:
@@ -193,7 +208,7 @@ def _default_class(status: int) -> type[ProviderError]:
 class _Attempt:
     """The outcome of one try, in a form the shared retry logic can judge."""
 
-    __slots__ = ("error", "response", "result", "retry_after", "status")
+    __slots__ = ("detail", "error", "response", "result", "retry_after", "status")
 
     def __init__(self) -> None:
         self.status: int | None = None
@@ -201,6 +216,7 @@ class _Attempt:
         self.result: Any = None
         self.error: BaseException | None = None
         self.retry_after: float | None = None
+        self.detail: ErrorDetail | None = None
 
 
 class HttpEngine:
@@ -480,6 +496,14 @@ class HttpEngine:
                 outcome.error = exc
         if outcome.status != status or not 200 <= status < 300:
             outcome.retry_after = parse_retry_after(response.headers.get("retry-after"))
+        if isinstance(outcome.error, BodyStatusError):
+            outcome.detail = outcome.error.detail
+        elif not 200 <= status < 300:
+            # Read once, before the retry decision: the body may say whether to retry.
+            try:
+                outcome.detail = self._read_error(status, wrapped)
+            except Exception:  # a reader must never turn an error into a crash
+                outcome.detail = ErrorDetail()
 
     def _after_attempt(
         self, outcome: _Attempt, attempt: int, started: float, request: HttpRequest
@@ -495,7 +519,7 @@ class HttpEngine:
                 )
             return None
         if error is None or isinstance(error, BodyStatusError):
-            retryable = status in RETRY_STATUSES
+            retryable = _retryable(status, outcome.detail)
         else:
             retryable = isinstance(error, RETRY_EXCEPTIONS)
         if retryable and attempt <= self.max_retries:
@@ -551,16 +575,7 @@ class HttpEngine:
                 status_code=outcome.status,
             )
         status = outcome.status or 0
-        response = outcome.response
-        if isinstance(error, BodyStatusError):
-            detail = error.detail
-        elif response is not None:
-            try:
-                detail = self._read_error(status, response)
-            except Exception:  # a reader must never turn an error into a crash
-                detail = ErrorDetail()
-        else:  # pragma: no cover - every path sets a response or an error
-            detail = ErrorDetail()
+        detail = outcome.detail if outcome.detail is not None else ErrorDetail()
         return self.make_error(status, detail, retry_after=outcome.retry_after, attempts=attempt)
 
     def make_error(
