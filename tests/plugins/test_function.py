@@ -423,3 +423,19 @@ def test_failures_the_model_causes_are_logged_quietly_and_bugs_loudly(
     broken.invoke_sync({"query": "x"})
     assert [r.levelno for r in caplog.records] == [logging.WARNING]
     assert caplog.records[0].exc_info is not None
+
+
+def test_arguments_model_is_the_public_model_behind_the_schema() -> None:
+    import pydantic
+
+    from textsearch.plugins import create_search_function
+    from textsearch.testing import StaticTextSearch
+
+    function = create_search_function(StaticTextSearch(["a"]), max_top=7)
+    model = function.arguments_model
+    assert model.model_validate({"query": "q", "top": 7}).model_dump(by_alias=True)["top"] == 7
+    with pytest.raises(pydantic.ValidationError):
+        model.model_validate({"query": "q", "top": 8})  # above max_top
+    with pytest.raises(pydantic.ValidationError):
+        model.model_validate({"top": 3})  # query is required
+    assert set(model.model_json_schema()["properties"]) == {"query", "top", "skip"}

@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
+from pydantic import BaseModel
+
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
@@ -129,6 +131,16 @@ class SearchFunction:
     def parameters(self) -> tuple[SearchParameter, ...]:
         """The model-facing parameters, completed with their defaults and bounds."""
         return self._spec.parameters
+
+    @property
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model of the model-facing arguments (the source of both schemas).
+
+        Validate with ``model_validate``; ``model_dump(by_alias=True)`` gives the arguments
+        by their model-facing names. It checks types, bounds and choices; it holds no preset
+        filter or fixed value, which :meth:`invoke` adds on every call.
+        """
+        return self._spec.model
 
     @property
     def filter(self) -> TextSearchFilter | None:
