@@ -50,7 +50,11 @@ if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
+    from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
+    from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
+    from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
 
 __version__ = "0.1.0"
 
@@ -90,6 +94,15 @@ __all__ = [
     "TextSearchResult",
     "UnsupportedFilterError",
     "__version__",
+    # live web connectors (DESIGN 10.2)
+    "BraveTextSearch",
+    "BraveWebResult",
+    "TavilyTextSearch",
+    "TavilyResult",
+    "ExaTextSearch",
+    "ExaResult",
+    "SearxngTextSearch",
+    "SearxngResult",
 ]
 
 

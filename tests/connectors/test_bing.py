@@ -286,18 +286,33 @@ def test_user_boolean_syntax_cannot_loosen_an_operator() -> None:
 
 
 def test_operator_values_with_boolean_syntax_are_quoted_not_obeyed() -> None:
-    # Unquoted, "site:a.com|evil.com" reads as "site:a.com OR evil.com": a loosened filter.
+    # Unquoted, "intitle:a|evil" reads as "intitle:a OR evil": a loosened filter.
     search_filter = (
         TextSearchFilter()
-        .equal_to("site", "kb.example|evil.example")
-        .equal_to("intitle", "a&b")
+        .equal_to("intitle", "a|evil")
         .equal_to("inbody", "(x)")
+        .equal_to("filetype", "a&b")
     )
     with respx.mock() as mock:
         route = mock.get(ENDPOINT).respond(200, json=FULL)
         run("sync", "search", "q", filter=search_filter)
+    assert only_request(route).url.params["q"] == 'intitle:"a|evil" inbody:"(x)" filetype:"a&b" q'
+
+
+def test_portable_site_alternatives_are_one_parenthesised_or() -> None:
+    # DESIGN 10.3: "a.com|b.com" means either domain; the OR stays inside its parentheses,
+    # so it cannot pull the user's words out of the site restriction.
+    search_filter = (
+        TextSearchFilter()
+        .equal_to("site", "kb.example|docs.example")
+        .equal_to("exclude_site", "spam.kb.example")
+        .equal_to("intitle", "retry")
+    )
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        run("sync", "search", "a OR b", filter=search_filter)
     assert only_request(route).url.params["q"] == (
-        'site:"kb.example|evil.example" intitle:"a&b" inbody:"(x)" q'
+        "(site:kb.example OR site:docs.example) -site:spam.kb.example intitle:retry (a OR b)"
     )
 
 
@@ -310,7 +325,7 @@ def test_operator_values_with_boolean_syntax_are_quoted_not_obeyed() -> None:
         TextSearchFilter().equal_to("site", ""),
         TextSearchFilter().equal_to("site", None),
         TextSearchFilter().equal_to("safeSearch", "sometimes"),
-        TextSearchFilter().equal_to("freshness", "Year"),
+        TextSearchFilter().equal_to("freshness", "Decade"),
         TextSearchFilter().equal_to("freshness", "2025-02-01..2025-01-01"),
         TextSearchFilter().equal_to("textFormat", "Markdown"),
         TextSearchFilter().equal_to("answerCount", -1),

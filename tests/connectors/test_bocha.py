@@ -235,7 +235,13 @@ def test_bad_filters_fail_before_any_request(search_filter: TextSearchFilter) ->
 def test_unsupported_field_names_the_supported_ones() -> None:
     with pytest.raises(UnsupportedFilterError) as info:
         BochaTextSearch(KEY).search_sync("q", filter=TextSearchFilter().equal_to("mkt", "x"))
-    assert set(info.value.supported_fields) == {"freshness", "site", "include", "exclude"}
+    assert set(info.value.supported_fields) == {
+        "freshness",
+        "site",
+        "include",
+        "exclude",
+        "exclude_site",
+    }
 
 
 def test_twenty_domains_are_accepted() -> None:

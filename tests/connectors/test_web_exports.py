@@ -9,7 +9,20 @@ import pytest
 import textsearch
 import textsearch.connectors
 
-NAMES = ["BingTextSearch", "BingWebPage", "BochaTextSearch", "BochaWebPage"]
+NAMES = [
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
+    "BraveTextSearch",
+    "BraveWebResult",
+    "TavilyTextSearch",
+    "TavilyResult",
+    "ExaTextSearch",
+    "ExaResult",
+    "SearxngTextSearch",
+    "SearxngResult",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)

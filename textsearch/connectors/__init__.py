@@ -13,7 +13,11 @@ if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
+    from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
+    from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
+    from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
 
 __all__ = [
     "AzureAISearchTextSearch",
@@ -24,6 +28,15 @@ __all__ = [
     "BochaWebPage",
     "LocalDocument",
     "LocalTextSearch",
+    # live web connectors (DESIGN 10.2)
+    "BraveTextSearch",
+    "BraveWebResult",
+    "TavilyTextSearch",
+    "TavilyResult",
+    "ExaTextSearch",
+    "ExaResult",
+    "SearxngTextSearch",
+    "SearxngResult",
 ]
 
 #: public name -> module that defines it
@@ -36,6 +49,14 @@ LAZY_EXPORTS: dict[str, str] = {
     "BingWebPage": "textsearch.connectors.bing",
     "BochaTextSearch": "textsearch.connectors.bocha",
     "BochaWebPage": "textsearch.connectors.bocha",
+    "BraveTextSearch": "textsearch.connectors.brave",
+    "BraveWebResult": "textsearch.connectors.brave",
+    "TavilyTextSearch": "textsearch.connectors.tavily",
+    "TavilyResult": "textsearch.connectors.tavily",
+    "ExaTextSearch": "textsearch.connectors.exa",
+    "ExaResult": "textsearch.connectors.exa",
+    "SearxngTextSearch": "textsearch.connectors.searxng",
+    "SearxngResult": "textsearch.connectors.searxng",
 }
 
 

@@ -183,7 +183,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
         )
         owner = type(self).__name__
-        self._api_key = resolve_api_key(api_key, self.env_var, owner)
+        self._api_key = self._resolve_key(api_key, owner)
         try:
             self._engine = HttpEngine(
                 provider=self.provider_name,
@@ -196,6 +196,10 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
+
+    def _resolve_key(self, api_key: str | None, owner: str) -> str:
+        # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
+        return resolve_api_key(api_key, self.env_var, owner)
 
     @property
     def timeout(self) -> httpx.Timeout:

@@ -13,6 +13,10 @@ Filters:
 * query parameters (``mkt``, ``cc``, ``setLang``, ``safeSearch``, ``freshness``,
   ``responseFilter``, ``answerCount``, ``promote``, ``textDecorations``, ``textFormat``) are
   sent as such;
+* the portable fields (DESIGN 10.3): ``site``/``exclude_site`` (``"a.com|b.com"`` is either
+  domain, written ``(site:a.com OR site:b.com)``; ``-site:`` excludes), ``freshness``
+  (``day|week|month`` as Bing's words, ``year`` as a date range, or ``A..B``), ``language``
+  (the ``language:`` operator), ``country`` (``cc``) and ``safe_search`` (``safeSearch``);
 * any other field is an :class:`~textsearch.errors.UnsupportedFilterError` before any request.
 """
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Annotated, Any, ClassVar, Final
 
 import httpx
@@ -41,6 +45,12 @@ from textsearch._types import (
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
+)
+from textsearch.connectors._portable import (
+    country_code,
+    intersect_domains,
+    parse_domains,
+    site_operators,
 )
 from textsearch.connectors._web import (
     WebSearchConnector,
@@ -102,7 +112,13 @@ QUERY_PARAMETERS: Final = (
     "textFormat",
 )
 _PARAM_BY_LOWER: Final = {name.lower(): name for name in QUERY_PARAMETERS}
-SUPPORTED_FILTER_FIELDS: Final = frozenset(QUERY_OPERATORS | set(QUERY_PARAMETERS))
+#: Portable fields (DESIGN 10.3) beyond those Bing names alike (site, language, freshness).
+_PORTABLE_PARAMS: Final = {"country": "cc", "safe_search": "safeSearch"}
+_PARAM_BY_LOWER.update(_PORTABLE_PARAMS)
+_SITE_FIELDS: Final = ("site", "exclude_site")
+SUPPORTED_FILTER_FIELDS: Final = frozenset(
+    QUERY_OPERATORS | set(QUERY_PARAMETERS) | set(_PORTABLE_PARAMS) | set(_SITE_FIELDS)
+)
 
 _CHOICES: Final[dict[str, tuple[str, ...]]] = {
     "safeSearch": ("Off", "Moderate", "Strict"),
@@ -350,6 +366,8 @@ def _param_value(name: str, value: object) -> str:
         )
     if name == "freshness":
         return _freshness(text)
+    if name == "cc":
+        return country_code(text, "BingTextSearch")
     return text
 
 
@@ -357,6 +375,10 @@ def _freshness(text: str) -> str:
     for word in _FRESHNESS_WORDS:
         if text.lower() == word.lower():
             return word
+    if text.lower() == "year":
+        # Portable "year": Bing has no such word, but takes a date range.
+        today = date.today()
+        return f"{(today - timedelta(days=365)).isoformat()}..{today.isoformat()}"
     parts = text.split("..")
     if 1 <= len(parts) <= 2 and all(_DATE.match(p) for p in parts):
         try:
@@ -366,7 +388,7 @@ def _freshness(text: str) -> str:
         if days and days[0] <= days[-1]:
             return text
     raise InvalidRequestError(
-        "Bing filter 'freshness' must be Day, Week, Month, YYYY-MM-DD or "
+        "Bing filter 'freshness' must be Day, Week, Month, Year, YYYY-MM-DD or "
         f"YYYY-MM-DD..YYYY-MM-DD (start <= end), not {text!r}"
     )
 
@@ -480,6 +502,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         params: dict[str, str] = {}
         if not search_filter:
             return operators, [], False
+        sites: tuple[str, ...] | None = None
+        excluded: list[str] = []
         for clause in search_filter.clauses:
             name = clause.field_name
             if isinstance(clause, AnyTagEqualTo):
@@ -489,7 +513,20 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                     field_name=name,
                     supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
                 )
-            if name.lower() in QUERY_OPERATORS:
+            if name.lower() in _SITE_FIELDS and self.custom_config is None:
+                # Portable domains: "a.com|b.com" is either domain, several clauses intersect.
+                domains = parse_domains(name.lower(), clause.value, "BingTextSearch")
+                if name.lower() == "exclude_site":
+                    excluded.extend(d for d in domains if d not in excluded)
+                    continue
+                sites = domains if sites is None else intersect_domains(sites, domains)
+                if not sites:
+                    raise InvalidRequestError(
+                        "Bing filters 'site' have no domain in common; clauses are AND-ed, so "
+                        "no page could match"
+                    )
+                continue
+            if name.lower() in QUERY_OPERATORS or name.lower() == "exclude_site":
                 if self.custom_config is not None:
                     raise UnsupportedFilterError(
                         f"Bing Custom Search does not accept query operators such as {name!r}; "
@@ -518,6 +555,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                     f"({previous!r} and {value!r})"
                 )
             params[param] = value
+        domain_terms = site_operators(sites, tuple(excluded))
+        if domain_terms:
+            operators.insert(0, domain_terms)
         if "mkt" in params and "cc" in params:
             raise InvalidRequestError("Bing filters 'mkt' and 'cc' cannot be used together")
         decorated = params.get("textFormat") == "HTML" or params.get("textDecorations") == "true"

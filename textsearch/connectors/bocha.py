@@ -3,9 +3,11 @@
 The default base URL is ``https://api.bochaai.com``; ``https://api.bocha.cn`` serves the same
 API. The key goes in ``Authorization: Bearer <key>``.
 
-Filters: ``freshness`` (``noLimit``, ``oneDay``, ``oneWeek``, ``oneMonth``, ``oneYear``,
-``YYYY-MM-DD`` or ``YYYY-MM-DD..YYYY-MM-DD``), ``site``/``include`` (only these domains) and
-``exclude`` (not these domains). Any other field is an
+Filters: ``freshness`` (the portable ``day``, ``week``, ``month``, ``year``; Bocha's own
+``noLimit``, ``oneDay``, ``oneWeek``, ``oneMonth``, ``oneYear``; ``YYYY-MM-DD`` or
+``YYYY-MM-DD..YYYY-MM-DD``), ``site``/``include`` (only these domains) and
+``exclude_site``/``exclude`` (not these domains). Bocha has no language, country or
+safe-search parameter, so those portable fields (and any other field) are an
 :class:`~textsearch.errors.UnsupportedFilterError` before any request.
 
 Bocha reports some errors inside an HTTP 200 body (``{"code": 403, ...}``); the body code is
@@ -62,10 +64,19 @@ __all__ = ["BochaTextSearch", "BochaWebPage"]
 
 DEFAULT_BASE_URL: Final = "https://api.bochaai.com"
 ENV_VAR: Final = "BOCHA_API_KEY"
-SUPPORTED_FILTER_FIELDS: Final = frozenset({"freshness", "site", "include", "exclude"})
+SUPPORTED_FILTER_FIELDS: Final = frozenset(
+    {"freshness", "site", "include", "exclude", "exclude_site"}
+)
 #: Bocha accepts at most 20 domains in ``include`` and in ``exclude``.
 MAX_DOMAINS: Final = 20
 FRESHNESS_WORDS: Final = ("noLimit", "oneDay", "oneWeek", "oneMonth", "oneYear")
+#: The portable freshness words (DESIGN 10.3) in Bocha's own terms.
+_PORTABLE_FRESHNESS: Final = {
+    "day": "oneDay",
+    "week": "oneWeek",
+    "month": "oneMonth",
+    "year": "oneYear",
+}
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DOMAIN: Final = re.compile(
     r"^[A-Za-z0-9\u00a1-\uffff]([A-Za-z0-9\u00a1-\uffff\-.]*[A-Za-z0-9\u00a1-\uffff])?$"
@@ -198,6 +209,8 @@ def read_bocha_error(status: int, response: HttpResponse) -> ErrorDetail:
 
 def _freshness(value: object) -> str:
     text = str(value).strip() if isinstance(value, str) else ""
+    if text.lower() in _PORTABLE_FRESHNESS:
+        return _PORTABLE_FRESHNESS[text.lower()]
     for word in FRESHNESS_WORDS:
         if text.lower() == word.lower():
             return word
@@ -344,7 +357,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
                         "Bocha filter 'freshness' is given twice with different values"
                     )
                 body["freshness"] = value
-            elif name == "exclude":
+            elif name in ("exclude", "exclude_site"):
                 # AND of exclusions: exclude every listed domain.
                 exclude.extend(d for d in _domains(name, clause.value) if d not in exclude)
             else:

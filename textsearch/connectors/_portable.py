@@ -1,0 +1,327 @@
+"""The portable web filter vocabulary shared by every web connector (DESIGN §10.3).
+
+A developer (or a model, through a plugin parameter) writes one filter for any web provider:
+
+=============== ============================================ =================================
+field           value                                        meaning
+=============== ============================================ =================================
+``site``        ``"a.com"`` or ``"a.com|b.com"``             only these domains (subdomains in)
+``exclude_site`` same                                        none of these domains
+``freshness``   ``day|week|month|year`` or ``A..B`` (dates)  published within
+``language``    ISO 639-1 (``en``)                           content language
+``country``     ISO 3166-1 alpha-2 (``DE``)                  results for that country
+``safe_search`` ``off|moderate|strict``                      adult-content filtering
+=============== ============================================ =================================
+
+Each connector translates the validated :class:`PortableFilter` into its own wire form. A
+field it cannot honour raises :class:`~textsearch.errors.UnsupportedFilterError` before any
+request: a filter is never dropped or loosened. Clauses are AND-ed, so two ``site`` clauses
+keep only the domains both allow, and two different values of a single-valued field cannot
+both hold (an :class:`~textsearch.errors.InvalidRequestError`).
+
+Everything here is I/O-free.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Final, Literal
+
+from textsearch._types import AnyTagEqualTo, FilterClause, TextSearchFilter
+from textsearch.errors import InvalidRequestError, UnsupportedFilterError
+
+__all__ = [
+    "FRESHNESS_WORDS",
+    "PORTABLE_FIELDS",
+    "SAFE_SEARCH_LEVELS",
+    "Freshness",
+    "PortableFilter",
+    "country_code",
+    "intersect_domains",
+    "language_code",
+    "parse_domains",
+    "parse_freshness",
+    "safe_search_level",
+    "site_operators",
+    "split_filter",
+]
+
+SITE: Final = "site"
+EXCLUDE_SITE: Final = "exclude_site"
+FRESHNESS: Final = "freshness"
+LANGUAGE: Final = "language"
+COUNTRY: Final = "country"
+SAFE_SEARCH: Final = "safe_search"
+#: The portable field names, in the order of DESIGN §10.3.
+PORTABLE_FIELDS: Final = (SITE, EXCLUDE_SITE, FRESHNESS, LANGUAGE, COUNTRY, SAFE_SEARCH)
+FRESHNESS_WORDS: Final = ("day", "week", "month", "year")
+SAFE_SEARCH_LEVELS: Final = ("off", "moderate", "strict")
+#: How far back each relative freshness word reaches, for providers that only take dates.
+FRESHNESS_DAYS: Final = {"day": 1, "week": 7, "month": 31, "year": 365}
+
+_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_LABEL: Final = r"[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?"
+_DOMAIN: Final = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$")
+_LANGUAGE: Final = re.compile(r"^[a-z]{2}$")
+_COUNTRY: Final = re.compile(r"^[A-Z]{2}$")
+
+Word = Literal["day", "week", "month", "year"]
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """A validated ``freshness``: a relative word, or an inclusive date range."""
+
+    word: Word | None = None
+    """``day``, ``week``, ``month`` or ``year``; ``None`` for a date range."""
+    start: date | None = None
+    """First day of the range (with ``word``: today minus its span, for date-only APIs)."""
+    end: date | None = None
+    """Last day of the range (inclusive)."""
+
+    def dates(self, today: date | None = None) -> tuple[date, date]:
+        """The range as dates; a relative word counts back from ``today``."""
+        if self.word is None:
+            assert self.start is not None and self.end is not None
+            return self.start, self.end
+        today = today or date.today()
+        return today - timedelta(days=FRESHNESS_DAYS[self.word]), today
+
+
+@dataclass(frozen=True)
+class PortableFilter:
+    """The portable clauses of a filter, validated and combined (clauses AND-ed)."""
+
+    site: tuple[str, ...] | None = None
+    """Only these domains (``None``: no restriction)."""
+    exclude_site: tuple[str, ...] = ()
+    """None of these domains."""
+    freshness: Freshness | None = None
+    language: str | None = None
+    """ISO 639-1 code, lower case."""
+    country: str | None = None
+    """ISO 3166-1 alpha-2 code, upper case."""
+    safe_search: str | None = None
+    """``off``, ``moderate`` or ``strict``."""
+    used: frozenset[str] = field(default=frozenset())
+    """The portable field names present in the filter."""
+
+
+def _unsupported(
+    owner: str, name: str, supported: Iterable[str], how: str = ""
+) -> UnsupportedFilterError:
+    names = sorted(supported)
+    return UnsupportedFilterError(
+        f"{owner} cannot filter {how}on {name!r}; supported filter fields (equal_to): "
+        + (", ".join(names) or "none"),
+        field_name=name,
+        supported_fields=names,
+    )
+
+
+def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str, ...]:
+    """``"a.com"`` or ``"a.com|b.com"`` as lower-case domains (a scheme or path is refused).
+
+    Raises:
+        InvalidRequestError: Not a string of domain names.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidRequestError(f"{owner}: filter {name!r} needs a domain such as 'a.com'")
+    result: list[str] = []
+    for part in value.split("|"):
+        domain = part.strip().lower().rstrip(".")
+        if domain.startswith(("http://", "https://")):
+            domain = domain.split("://", 1)[1].rstrip("/")
+        if not domain:
+            continue
+        if not _DOMAIN.match(domain) or "." not in domain and not domain.isalnum():
+            raise InvalidRequestError(
+                f"{owner}: filter {name!r}: {part.strip()!r} is not a domain name "
+                "(write 'a.com' or 'a.com|b.com')"
+            )
+        if domain not in result:
+            result.append(domain)
+    if not result:
+        raise InvalidRequestError(f"{owner}: filter {name!r} needs a domain such as 'a.com'")
+    return tuple(result)
+
+
+def _within(domain: str, parent: str) -> bool:
+    return domain == parent or domain.endswith("." + parent)
+
+
+def intersect_domains(first: Iterable[str], second: Iterable[str]) -> tuple[str, ...]:
+    """Domains allowed by both lists (a subdomain of an allowed domain is allowed)."""
+    result: list[str] = []
+    others = tuple(second)
+    for a in first:
+        for b in others:
+            narrower = a if _within(a, b) else b if _within(b, a) else None
+            if narrower is not None and narrower not in result:
+                result.append(narrower)
+    return tuple(result)
+
+
+def parse_freshness(value: object, owner: str = "filter") -> Freshness:
+    """``day|week|month|year`` or ``YYYY-MM-DD..YYYY-MM-DD`` (start <= end).
+
+    Raises:
+        InvalidRequestError: Anything else.
+    """
+    text = value.strip() if isinstance(value, str) else ""
+    word = text.lower()
+    if word in FRESHNESS_WORDS:
+        return Freshness(word=word)  # type: ignore[arg-type]
+    parts = text.split("..")
+    if len(parts) == 2 and all(_DATE.match(p) for p in parts):
+        try:
+            start, end = date.fromisoformat(parts[0]), date.fromisoformat(parts[1])
+        except ValueError:
+            pass
+        else:
+            if start <= end:
+                return Freshness(start=start, end=end)
+    raise InvalidRequestError(
+        f"{owner}: filter 'freshness' must be day, week, month, year or "
+        f"YYYY-MM-DD..YYYY-MM-DD (start <= end), not {value!r}"
+    )
+
+
+def language_code(value: object, owner: str) -> str:
+    text = value.strip().lower() if isinstance(value, str) else ""
+    if not _LANGUAGE.match(text):
+        raise InvalidRequestError(
+            f"{owner}: filter 'language' must be a two-letter ISO 639-1 code such as 'en', "
+            f"not {value!r}"
+        )
+    return text
+
+
+def country_code(value: object, owner: str) -> str:
+    text = value.strip().upper() if isinstance(value, str) else ""
+    if not _COUNTRY.match(text):
+        raise InvalidRequestError(
+            f"{owner}: filter 'country' must be a two-letter ISO 3166-1 code such as 'DE', "
+            f"not {value!r}"
+        )
+    return text
+
+
+def safe_search_level(value: object, owner: str) -> str:
+    text = value.strip().lower() if isinstance(value, str) else ""
+    if text not in SAFE_SEARCH_LEVELS:
+        raise InvalidRequestError(
+            f"{owner}: filter 'safe_search' must be off, moderate or strict, not {value!r}"
+        )
+    return text
+
+
+def split_filter(
+    search_filter: TextSearchFilter | None,
+    owner: str,
+    portable: Collection[str],
+    native: Collection[str] = (),
+) -> tuple[PortableFilter, list[FilterClause]]:
+    """Validate the portable clauses and return them with the connector's native ones.
+
+    Args:
+        search_filter: The filter of the search (``None`` or empty: nothing to do).
+        owner: The connector's class name, for messages.
+        portable: The portable fields this connector can honour.
+        native: Its own field names (checked by the connector itself, case as written).
+
+    Raises:
+        UnsupportedFilterError: A field outside ``portable`` and ``native``, or
+            ``any_tag_equal_to`` on any field.
+        InvalidRequestError: A bad value, two different values of a single-valued field,
+            or ``site`` clauses with no domain in common.
+    """
+    if not search_filter:
+        return PortableFilter(), []
+    supported = set(portable) | set(native)
+    site: tuple[str, ...] | None = None
+    exclude: list[str] = []
+    single: dict[str, object] = {}
+    used: set[str] = set()
+    rest: list[FilterClause] = []
+    for clause in search_filter.clauses:
+        name = clause.field_name
+        if isinstance(clause, AnyTagEqualTo):
+            raise _unsupported(owner, name, supported, "with any_tag_equal_to ")
+        if name not in portable:
+            if name in native:
+                rest.append(clause)
+                continue
+            raise _unsupported(owner, name, supported)
+        used.add(name)
+        value = clause.value
+        if name == SITE:
+            domains = parse_domains(name, value, owner)
+            site = domains if site is None else intersect_domains(site, domains)
+            if not site:
+                raise InvalidRequestError(
+                    f"{owner}: the 'site' filters have no domain in common; clauses are AND-ed, "
+                    "so no page could match"
+                )
+            continue
+        if name == EXCLUDE_SITE:
+            exclude.extend(d for d in parse_domains(name, value, owner) if d not in exclude)
+            continue
+        parsed: object
+        if name == FRESHNESS:
+            parsed = parse_freshness(value, owner)
+        elif name == LANGUAGE:
+            parsed = language_code(value, owner)
+        elif name == COUNTRY:
+            parsed = country_code(value, owner)
+        else:
+            parsed = safe_search_level(value, owner)
+        previous = single.get(name)
+        if previous is not None and previous != parsed:
+            raise InvalidRequestError(
+                f"{owner}: filter {name!r} is given twice with different values; clauses are "
+                "AND-ed, so both cannot hold"
+            )
+        single[name] = parsed
+    if site is not None:
+        blocked = [d for d in site if any(_within(d, x) for x in exclude)]
+        if len(blocked) == len(site):
+            raise InvalidRequestError(
+                f"{owner}: every domain of 'site' is also in 'exclude_site', so no page could match"
+            )
+    freshness = single.get(FRESHNESS)
+    return (
+        PortableFilter(
+            site=site,
+            exclude_site=tuple(exclude),
+            freshness=freshness if isinstance(freshness, Freshness) else None,
+            language=_as_str(single.get(LANGUAGE)),
+            country=_as_str(single.get(COUNTRY)),
+            safe_search=_as_str(single.get(SAFE_SEARCH)),
+            used=frozenset(used),
+        ),
+        rest,
+    )
+
+
+def _as_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def site_operators(site: tuple[str, ...] | None, exclude: tuple[str, ...]) -> str:
+    """The ``site:``/``-site:`` terms for engines that read operators from the query.
+
+    Several allowed domains are OR-ed in parentheses, so that ``site:a.com site:b.com``
+    cannot be read as an AND (which nothing matches).
+    """
+    terms: list[str] = []
+    if site:
+        if len(site) == 1:
+            terms.append(f"site:{site[0]}")
+        else:
+            terms.append("(" + " OR ".join(f"site:{d}" for d in site) + ")")
+    terms.extend(f"-site:{d}" for d in exclude)
+    return " ".join(terms)

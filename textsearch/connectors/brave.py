@@ -1,0 +1,442 @@
+"""``BraveTextSearch``: the Brave Search API (web), ``GET /res/v1/web/search``.
+
+The key goes in the ``X-Subscription-Token`` header. Two traps of this API are handled here:
+``offset`` counts *pages* of ``count`` results (0-9), not results, so ``skip`` must be a
+multiple of ``top``; and a bad key is answered with HTTP 422, not 401. Brave answers 429
+both for its per-second limit (``RATE_LIMITED``, retried) and for a spent monthly quota
+(``QUOTA_LIMITED``, a :class:`~textsearch.errors.QuotaExceededError`, never retried).
+
+Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``language``,
+``country``, ``safe_search``; see :mod:`textsearch.connectors._portable`). Domains become
+``site:``/``-site:`` operators in ``q``; the others are query parameters (``freshness``,
+``search_lang``, ``country``, ``safesearch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, ClassVar, Final
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from textsearch._http import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT,
+    BodyStatusError,
+    ErrorDetail,
+    HttpRequest,
+    HttpResponse,
+)
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.connectors._portable import PORTABLE_FIELDS, site_operators, split_filter
+from textsearch.connectors._web import (
+    WebSearchConnector,
+    as_text,
+    check_url,
+    clean_text,
+    load_json_object,
+    validate_body,
+)
+from textsearch.errors import (
+    AuthenticationError,
+    BadRequestError,
+    ConfigurationError,
+    InvalidRequestError,
+    PermissionDeniedError,
+    ProviderError,
+    QuotaExceededError,
+    RateLimitError,
+    ResponseFormatError,
+)
+
+__all__ = ["BraveTextSearch", "BraveWebResult"]
+
+DEFAULT_ENDPOINT: Final = "https://api.search.brave.com/res/v1/web/search"
+ENV_VAR: Final = "BRAVE_SEARCH_API_KEY"
+SUPPORTED_FILTER_FIELDS: Final = frozenset(PORTABLE_FIELDS)
+#: ``offset`` is a page number from 0 to 9.
+MAX_OFFSET: Final = 9
+#: Brave refuses longer queries (400 characters, 50 words).
+MAX_QUERY_CHARS: Final = 400
+MAX_QUERY_WORDS: Final = 50
+_FRESHNESS: Final = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+# Brave's own codes where they differ from ISO 639-1.
+_LANGUAGES: Final = {"ja": "jp", "zh": "zh-hans", "pt": "pt-br"}
+
+
+class _Snake(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
+
+
+def _text(value: Any) -> Any:
+    return clean_text(value, unescape=True) if isinstance(value, str) else value
+
+
+class BraveMetaUrl(_Snake):
+    """Parts of a result's URL as Brave splits them."""
+
+    scheme: str | None = None
+    netloc: str | None = None
+    hostname: str | None = None
+    favicon: str | None = None
+    path: str | None = None
+    """The path as Brave displays it (e.g. ``› docs › intro``)."""
+
+
+class BraveProfile(_Snake):
+    """The site that published a result."""
+
+    name: str | None = None
+    url: str | None = None
+    long_name: str | None = None
+    img: str | None = None
+
+
+class BraveThumbnail(_Snake):
+    """A result's thumbnail image."""
+
+    src: str | None = None
+    original: str | None = None
+    logo: bool | None = None
+
+
+class BraveWebResult(_Snake):
+    """One web result of the Brave Search API (``web.results[]``).
+
+    Text fields come without markup: Brave's ``<strong>`` highlights and HTML entities are
+    removed (the connector also asks for ``text_decorations=false``).
+    """
+
+    title: str | None = None
+    """Title of the page."""
+    url: str | None = None
+    """URL of the page."""
+    description: str | None = None
+    """A passage of the page."""
+    age: str | None = None
+    """How old the page is, as Brave words it (``2 days ago``, ``March 3, 2025``)."""
+    page_age: datetime | None = None
+    """When the page was published or last changed, when Brave knows it."""
+    page_fetched: datetime | None = None
+    """When Brave last fetched the page."""
+    language: str | None = None
+    """Main language of the page."""
+    family_friendly: bool | None = None
+    """Whether Brave considers the page family friendly."""
+    type: str | None = None
+    """Result type (``search_result``)."""
+    subtype: str | None = None
+    """Result subtype (``generic``, ``article``, ``faq``, ...)."""
+    is_live: bool | None = None
+    is_source_local: bool | None = None
+    is_source_both: bool | None = None
+    meta_url: BraveMetaUrl | None = None
+    """The URL split into its parts."""
+    profile: BraveProfile | None = None
+    """The publishing site."""
+    thumbnail: BraveThumbnail | None = None
+    """A thumbnail, when there is one."""
+    extra_snippets: list[str] = Field(default_factory=list)
+    """Up to five more passages of the page (``extra_snippets=True``)."""
+
+    @field_validator("title", "description", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        return _text(value)
+
+    @field_validator("extra_snippets", mode="before")
+    @classmethod
+    def _clean_list(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if isinstance(value, list):
+            return [_text(v) for v in value if isinstance(v, str)]
+        return value
+
+    @field_validator("page_age", "page_fetched", mode="before")
+    @classmethod
+    def _lenient_date(cls, value: Any) -> Any:
+        # A date Brave writes in a shape we do not know is an unknown date, not a bad answer.
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            except ValueError:
+                return None
+        return value if isinstance(value, datetime) else None
+
+
+class _Query(_Snake):
+    original: str | None = None
+    altered: str | None = None
+    more_results_available: bool | None = None
+
+
+class _Web(_Snake):
+    results: list[BraveWebResult] = Field(default_factory=list)
+
+    @field_validator("results", mode="before")
+    @classmethod
+    def _drop_nulls(cls, value: Any) -> Any:
+        return [] if value is None else value
+
+
+class _SearchResponse(_Snake):
+    type: str | None = None
+    query: _Query | None = None
+    web: _Web | None = None
+
+
+def _error_object(body: dict[str, Any]) -> dict[str, Any]:
+    error = body.get("error")
+    if isinstance(error, dict):
+        return error
+    errors = body.get("errors")
+    if isinstance(errors, list) and errors and isinstance(errors[0], dict):
+        return errors[0]
+    return {}
+
+
+def _validation_message(error: dict[str, Any]) -> tuple[str | None, bool]:
+    """The first ``meta.errors`` entry as text, and whether it is about the key header."""
+    meta = error.get("meta")
+    items = meta.get("errors") if isinstance(meta, dict) else None
+    if not isinstance(items, list) or not items or not isinstance(items[0], dict):
+        return None, False
+    first = items[0]
+    loc = first.get("loc")
+    where = ".".join(str(p) for p in loc) if isinstance(loc, list) else as_text(loc) or ""
+    msg = as_text(first.get("msg")) or "invalid value"
+    return f"{where}: {msg}" if where else msg, "subscription-token" in where.lower()
+
+
+def read_brave_error(status: int, response: HttpResponse) -> ErrorDetail:
+    """Read Brave's ``ErrorResponse`` (``error`` object or ``errors`` list)."""
+    error = _error_object(load_json_object(response.content) or {})
+    code = as_text(error.get("code"))
+    message = as_text(error.get("detail"))
+    error_class: type[ProviderError] | None = None
+    retryable: bool | None = None
+    hints: tuple[str, ...] = ()
+    if code == "QUOTA_LIMITED":
+        error_class, retryable = QuotaExceededError, False
+        hints = ("the monthly quota of this key is spent; upgrade the plan or wait for the reset",)
+    elif code == "RATE_LIMITED" or status == 429:
+        error_class, retryable = RateLimitError, True
+        hints = ("too many requests per second for this plan; slow down",)
+    elif code == "SUBSCRIPTION_TOKEN_INVALID":
+        # Brave answers a bad key with 422, which the status alone would call a bad request.
+        error_class = AuthenticationError
+        hints = (f"check api_key= / {ENV_VAR} (Brave answers a bad key with HTTP 422)",)
+    elif code == "SUBSCRIPTION_NOT_FOUND":
+        error_class = PermissionDeniedError
+        hints = ("this key has no active Brave Search API subscription for this endpoint",)
+    elif code == "OPTION_NOT_IN_PLAN":
+        error_class = PermissionDeniedError
+        hints = ("a parameter of this request needs a higher Brave plan",)
+    elif code == "VALIDATION" or status == 422:
+        detail, about_key = _validation_message(error)
+        if about_key:
+            error_class = AuthenticationError
+            hints = (f"the key header is missing: set api_key= or {ENV_VAR}",)
+        else:
+            error_class = BadRequestError
+        if detail:
+            message = f"{message or 'invalid request'} ({detail})"
+    if status == 429:
+        reset = response.headers.get("x-ratelimit-reset")
+        if reset:
+            hints = (*hints, f"X-RateLimit-Reset: {reset} (seconds per window)")
+    error_id = as_text(error.get("id"))
+    if error_id:
+        hints = (*hints, f"error id: {error_id}")
+    return ErrorDetail(
+        code=code, message=message, error_class=error_class, hints=hints, retryable=retryable
+    )
+
+
+class BraveTextSearch(WebSearchConnector[BraveWebResult]):
+    """Search the web through the Brave Search API.
+
+    Args:
+        api_key: The subscription token; defaults to the ``BRAVE_SEARCH_API_KEY`` variable.
+        endpoint: Full URL of the web search endpoint.
+        extra_snippets: Ask for up to five extra passages per result (some plans only).
+        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
+            by this connector. The other kind is created when needed and owned.
+        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
+        max_retries: Retries on rate limits, 5xx, timeouts and connection failures
+            (0 disables). A spent quota is never retried.
+        max_retry_wait: Longest single wait between attempts, in seconds.
+        string_mapper: Turns a :class:`BraveWebResult` into the string :meth:`search` returns.
+        text_search_result_mapper: Turns a :class:`BraveWebResult` into a ``TextSearchResult``.
+
+    Raises:
+        ConfigurationError: No key, or a bad endpoint or setting.
+    """
+
+    provider_name: ClassVar[str] = "brave"
+    open_world: ClassVar[bool] = True
+    env_var: ClassVar[str] = ENV_VAR
+    max_top: ClassVar[int] = 20
+    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        endpoint: str = DEFAULT_ENDPOINT,
+        extra_snippets: bool = False,
+        http_client: httpx.AsyncClient | httpx.Client | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+        string_mapper: Callable[[BraveWebResult], str] | None = None,
+        text_search_result_mapper: Callable[[BraveWebResult], TextSearchResult] | None = None,
+    ) -> None:
+        owner = type(self).__name__
+        url = check_url(endpoint, "endpoint=", owner)
+        if not isinstance(extra_snippets, bool):
+            raise ConfigurationError(f"{owner}: extra_snippets= must be True or False")
+        super().__init__(
+            api_key=api_key,
+            read_error=read_brave_error,
+            http_client=http_client,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_retry_wait=max_retry_wait,
+            string_mapper=string_mapper,
+            text_search_result_mapper=text_search_result_mapper,
+        )
+        self.endpoint = str(url)
+        self.extra_snippets = extra_snippets
+        self._fixed_params = tuple(url.params.multi_items())
+        self._url = str(url.copy_with(query=None))
+        self._headers = {"X-Subscription-Token": self._api_key, "Accept": "application/json"}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(endpoint={self.endpoint!r})"
+
+    # -- filters and request (pure) ----------------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise for unsupported fields and bad values before any request."""
+        self._translate_filter(search_filter)
+
+    def _translate_filter(
+        self, search_filter: TextSearchFilter | None
+    ) -> tuple[str, list[tuple[str, str]]]:
+        portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)
+        params: list[tuple[str, str]] = []
+        if portable.country:
+            params.append(("country", portable.country))
+        if portable.language:
+            params.append(("search_lang", _LANGUAGES.get(portable.language, portable.language)))
+        if portable.safe_search:
+            params.append(("safesearch", portable.safe_search))
+        fresh = portable.freshness
+        if fresh is not None:
+            if fresh.word is not None:
+                params.append(("freshness", _FRESHNESS[fresh.word]))
+            else:
+                start, end = fresh.dates()
+                params.append(("freshness", f"{start.isoformat()}to{end.isoformat()}"))
+        return site_operators(portable.site, portable.exclude_site), params
+
+    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
+        top, skip = options.top, options.skip
+        if skip % top:
+            raise InvalidRequestError(
+                f"Brave pages by page number (offset counts pages of top results), so skip "
+                f"must be a multiple of top (got skip={skip}, top={top}); e.g. "
+                f"skip={skip - skip % top} or skip={skip - skip % top + top}"
+            )
+        page = skip // top
+        if page > MAX_OFFSET:
+            raise InvalidRequestError(
+                f"Brave serves at most {MAX_OFFSET + 1} pages (offset 0-{MAX_OFFSET}); "
+                f"skip={skip} with top={top} asks for page {page + 1}"
+            )
+        operators, filter_params = self._translate_filter(options.filter)
+        q = f"{query} {operators}" if operators else query
+        if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
+            raise InvalidRequestError(
+                f"Brave accepts queries of at most {MAX_QUERY_CHARS} characters and "
+                f"{MAX_QUERY_WORDS} words (site filters included); this one has {len(q)} "
+                f"characters and {len(q.split())} words"
+            )
+        params = [*self._fixed_params, ("q", q), ("count", str(top))]
+        if page:
+            params.append(("offset", str(page)))
+        # Without this Brave wraps matches in <strong>: markup a model should never see.
+        params.append(("text_decorations", "false"))
+        if self.extra_snippets:
+            params.append(("extra_snippets", "true"))
+        params.extend(filter_params)
+        return HttpRequest("GET", self._url, tuple(params), None, self._headers)
+
+    def _parser(
+        self, options: SearchOptions
+    ) -> Callable[[HttpResponse], SearchResults[BraveWebResult]]:
+        top = options.top
+        provider = self.provider_name
+
+        def parse(response: HttpResponse) -> SearchResults[BraveWebResult]:
+            body = validate_body(_SearchResponse, response, provider)
+            if body.type == "ErrorResponse":
+                raw = load_json_object(response.content) or {}
+                status = _error_object(raw).get("status")
+                code = status if isinstance(status, int) and 400 <= status <= 599 else 500
+                raise BodyStatusError(code, read_brave_error(code, response))
+            if body.type != "search" and body.web is None and body.query is None:
+                raise ResponseFormatError(
+                    f"{provider}: HTTP {response.status_code} but not a Brave search response "
+                    "(no 'type': 'search', 'query' or 'web')",
+                    provider=provider,
+                    status_code=response.status_code,
+                )
+            metadata: dict[str, Any] = {}
+            if body.query is not None:
+                if body.query.altered:
+                    metadata["altered_query"] = body.query.altered
+                if body.query.more_results_available is not None:
+                    metadata["more_results_available"] = body.query.more_results_available
+            results = body.web.results[:top] if body.web is not None else []
+            # Brave gives no estimate of the total, so it is unknown (None) even if asked.
+            return SearchResults(results, None, metadata)
+
+        return parse
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BraveWebResult]:
+        return await self._send(self._build_request(query, options), self._parser(options))
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[BraveWebResult]:
+        return self._send_sync(self._build_request(query, options), self._parser(options))
+
+    def _to_text_search_result(self, item: BraveWebResult) -> TextSearchResult:
+        return TextSearchResult(name=item.title, value=item.description, link=item.url)
+
+    # -- provider-specific names ---------------------------------------------------------
+
+    async def get_web_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[BraveWebResult]:
+        """Search and return Brave's web results (same as :meth:`get_search_results`).
+
+        Raises:
+            InvalidRequestError: Empty or too long query, invalid options, ``skip`` not a
+                multiple of ``top`` or beyond page 10 (before any request).
+            UnsupportedFilterError: The filter names a field Brave cannot honour.
+            ProviderError: Brave answered with an error (see ``textsearch.errors``).
+            SearchTransportError: Brave could not be reached.
+        """
+        return await self.get_search_results(query, options, **kwargs)
+
+    def get_web_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[BraveWebResult]:
+        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
+        return self.get_search_results_sync(query, options, **kwargs)
