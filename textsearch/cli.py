@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import TextSearch, resolve_options
@@ -31,6 +31,9 @@ from textsearch.errors import (
     InvalidRequestError,
     TextSearchError,
 )
+
+if TYPE_CHECKING:
+    from textsearch.plugins import SearchPlugin
 
 __all__ = ["main"]
 
@@ -136,17 +139,62 @@ def _bocha_from_args(args: argparse.Namespace) -> TextSearch:
     )
 
 
+def _brave_from_args(args: argparse.Namespace) -> TextSearch:
+    from textsearch.connectors.brave import DEFAULT_ENDPOINT, BraveTextSearch
+
+    return BraveTextSearch(
+        _env_key("BRAVE_SEARCH_API_KEY", "brave"),
+        endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
+    )
+
+
+def _tavily_from_args(args: argparse.Namespace) -> TextSearch:
+    from textsearch.connectors.tavily import DEFAULT_BASE_URL, TavilyTextSearch
+
+    return TavilyTextSearch(
+        _env_key("TAVILY_API_KEY", "tavily"),
+        base_url=os.environ.get("TAVILY_BASE_URL") or DEFAULT_BASE_URL,
+    )
+
+
+def _exa_from_args(args: argparse.Namespace) -> TextSearch:
+    from textsearch.connectors.exa import DEFAULT_BASE_URL, ExaTextSearch
+
+    return ExaTextSearch(
+        _env_key("EXA_API_KEY", "exa"),
+        base_url=os.environ.get("EXA_BASE_URL") or DEFAULT_BASE_URL,
+    )
+
+
+def _searxng_from_args(args: argparse.Namespace) -> TextSearch:
+    url = os.environ.get("SEARXNG_URL", "").strip()
+    if not url:
+        raise ConfigurationError(
+            "--provider searxng needs the URL of a SearXNG instance: set the SEARXNG_URL "
+            "environment variable"
+        )
+    from textsearch.connectors.searxng import SearxngTextSearch
+
+    return SearxngTextSearch(url)
+
+
 #: provider name -> builder from parsed arguments (settings come from flags or the environment)
 PROVIDERS: dict[str, ProviderBuilder] = {
     "local": _local_from_args,
     "azure": _azure_from_args,
     "bing": _bing_from_args,
     "bocha": _bocha_from_args,
+    "brave": _brave_from_args,
+    "tavily": _tavily_from_args,
+    "exa": _exa_from_args,
+    "searxng": _searxng_from_args,
 }
 
 #: search option -> {provider: filter field it maps to}; other providers reject the option
 FILTER_OPTIONS: dict[str, dict[str, str]] = {
-    "freshness": {"bing": "freshness", "bocha": "freshness"},
+    "freshness": {
+        name: "freshness" for name in ("bing", "bocha", "brave", "tavily", "exa", "searxng")
+    },
     "market": {"bing": "mkt"},
 }
 
@@ -337,14 +385,30 @@ def _tools_provider(args: argparse.Namespace) -> TextSearch:
     return build_provider(args)
 
 
-def _cmd_tools(args: argparse.Namespace, out: TextIO) -> int:
-    from textsearch.plugins import create_search_plugin
+def _plugin(search: TextSearch, name: str = "search") -> SearchPlugin:
+    """The default plugin, plus the portable web filters the connector honours (site, ...)."""
+    from textsearch.plugins import (
+        create_search_function,
+        create_search_plugin,
+        default_parameters,
+        web_filter_parameters,
+    )
 
+    function = create_search_function(
+        search,
+        kind="text_search_results",
+        name="search",
+        parameters=[*default_parameters(), *web_filter_parameters(search)],
+    )
+    return create_search_plugin(search, name=name, functions=[function])
+
+
+def _cmd_tools(args: argparse.Namespace, out: TextIO) -> int:
     if args.strict and args.format != "openai":
         raise UsageError("--strict applies to --format openai only")
     search = _tools_provider(args)
     try:
-        plugin = create_search_plugin(search)
+        plugin = _plugin(search)
         if args.format == "openai":
             tools = plugin.to_openai_tools(strict=args.strict)
         elif args.format == "anthropic":
@@ -360,7 +424,6 @@ def _cmd_tools(args: argparse.Namespace, out: TextIO) -> int:
 def _cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
     # stdout carries the MCP protocol only: ``out`` is never written to here, and the
     # local provider reports its indexing on stderr.
-    from textsearch.plugins import create_search_plugin
     from textsearch.plugins._mcp import require_mcp
 
     try:
@@ -369,7 +432,7 @@ def _cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
         raise ConfigurationError(str(exc)) from None
     search = build_provider(args)
     try:
-        create_search_plugin(search, name=args.name).serve_mcp()
+        _plugin(search, name=args.name).serve_mcp()
     finally:
         _close(search)
     return EXIT_OK
@@ -439,8 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--freshness",
         metavar="WHEN",
-        help="bing: Day|Week|Month|YYYY-MM-DD[..YYYY-MM-DD]; "
-        "bocha: noLimit|oneDay|oneWeek|oneMonth|oneYear|YYYY-MM-DD[..YYYY-MM-DD]",
+        help="web providers: day|week|month|year or YYYY-MM-DD..YYYY-MM-DD "
+        "(bing and bocha also take their own words)",
     )
     search.add_argument("--market", metavar="MKT", help="bing only: market such as en-US")
     search.add_argument("--json", action="store_true", help="print JSON (same as --format json)")

@@ -118,6 +118,8 @@ def test_public_names_are_listed_and_import() -> None:
         "SearchPlugin",
         "create_search_function",
         "create_search_plugin",
+        "default_parameters",
+        "web_filter_parameters",
     ]
     for name in plugins.__all__:
         assert getattr(plugins, name).__module__.startswith("textsearch.plugins")

@@ -16,7 +16,11 @@ Importing this package imports no provider SDK; ``mcp`` is imported only by the 
 from __future__ import annotations
 
 from textsearch.plugins._function import SearchFunction, create_search_function
-from textsearch.plugins._parameters import SearchParameter
+from textsearch.plugins._parameters import (
+    SearchParameter,
+    default_parameters,
+    web_filter_parameters,
+)
 from textsearch.plugins._plugin import SearchPlugin, create_search_plugin
 
 __all__ = [
@@ -25,4 +29,6 @@ __all__ = [
     "SearchPlugin",
     "create_search_function",
     "create_search_plugin",
+    "default_parameters",
+    "web_filter_parameters",
 ]

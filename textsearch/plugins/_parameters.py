@@ -21,7 +21,7 @@ from pydantic_core import PydanticUndefined
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
-__all__ = ["ParameterSpec", "SearchParameter", "default_parameters"]
+__all__ = ["ParameterSpec", "SearchParameter", "default_parameters", "web_filter_parameters"]
 
 #: Names of parameters that drive the search itself rather than a filter clause.
 QUERY, TOP, SKIP = "query", "top", "skip"
@@ -187,6 +187,67 @@ def default_parameters() -> list[SearchParameter]:
         SearchParameter(QUERY, _QUERY_DESCRIPTION, required=True),
         SearchParameter(TOP, _TOP_DESCRIPTION, type=int),
         SearchParameter(SKIP, _SKIP_DESCRIPTION, type=int),
+    ]
+
+
+#: What the model is told about each portable web filter field (DESIGN 10.3).
+_WEB_FILTER_DESCRIPTIONS: dict[str, str] = {
+    "site": "Only results from this domain, e.g. 'python.org'; several as 'a.com|b.com'.",
+    "exclude_site": "No results from this domain, e.g. 'pinterest.com'; several as 'a.com|b.com'.",
+    "freshness": (
+        "Only pages published within: day, week, month or year, or a date range "
+        "YYYY-MM-DD..YYYY-MM-DD."
+    ),
+    "language": "Language of the pages as a two-letter ISO 639-1 code, e.g. 'en'.",
+    "country": "Country the results are for, as a two-letter ISO 3166-1 code, e.g. 'DE'.",
+    "safe_search": "Adult-content filtering.",
+}
+_WEB_FILTER_CHOICES: dict[str, tuple[str, ...]] = {"safe_search": ("off", "moderate", "strict")}
+
+
+def web_filter_parameters(
+    text_search: object, fields: Sequence[str] | None = None
+) -> list[SearchParameter]:
+    """The portable web filter fields a connector honours, as optional model parameters.
+
+    Only fields the connector lists in its ``supported_filter_fields`` are returned, so a
+    model is never offered a filter the connector would refuse; a connector that lists none
+    (the local index, Azure AI Search) gets an empty list. Each value the model sends is
+    AND-ed after any preset filter, so it can only narrow the search::
+
+        parameters = [*default_parameters(), *web_filter_parameters(brave)]
+        function = create_search_function(brave, parameters=parameters)
+
+    Args:
+        text_search: The connector the parameters are for.
+        fields: Keep only these portable fields (default: every supported one).
+
+    Raises:
+        ConfigurationError: ``fields`` names something that is not a portable field.
+    """
+    from textsearch.connectors._portable import PORTABLE_FIELDS
+
+    if fields is not None:
+        if isinstance(fields, str) or not isinstance(fields, Sequence):
+            raise ConfigurationError("fields must be a list of portable filter field names")
+        unknown = [f for f in fields if f not in PORTABLE_FIELDS]
+        if unknown:
+            raise ConfigurationError(
+                f"not portable filter fields: {', '.join(map(repr, unknown))}; choose from "
+                + ", ".join(PORTABLE_FIELDS)
+            )
+    supported = getattr(text_search, "supported_filter_fields", None)
+    if not isinstance(supported, (set, frozenset)):
+        return []
+    return [
+        SearchParameter(
+            name,
+            _WEB_FILTER_DESCRIPTIONS[name],
+            filter_field=name,
+            choices=_WEB_FILTER_CHOICES.get(name),
+        )
+        for name in PORTABLE_FIELDS
+        if name in supported and (fields is None or name in fields)
     ]
 
 
