@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 import pytest
 import respx
@@ -118,3 +119,50 @@ def test_a_bad_value_from_the_model_is_a_message_not_a_request() -> None:
 def test_new_web_connectors_are_annotated_open_world(connector: Any) -> None:
     tool = create_search_function(connector()).to_mcp_tool()
     assert tool["annotations"]["openWorldHint"] is True
+
+
+# -- textsearch mcp --provider searxng, over stdio, against an emulated instance -------------
+
+
+@pytest.fixture
+def errlog(tmp_path: Any) -> Iterator[TextIO]:
+    with open(tmp_path / "err.txt", "w", encoding="utf-8") as stream:
+        yield stream
+
+
+@pytest.mark.anyio
+async def test_textsearch_mcp_with_a_web_provider_offers_and_applies_site(
+    tmp_path: Any, errlog: TextIO
+) -> None:
+    import sys
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    from tests.emulators.searxng import searxng
+    from tests.plugins._support import REPO_ROOT
+
+    with searxng(total=3) as instance:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "textsearch", "mcp", "--provider", "searxng"],
+            env={
+                "PYTHONPATH": str(REPO_ROOT),
+                "SEARXNG_URL": instance.url,
+                "XDG_CACHE_HOME": str(tmp_path / "cache"),
+            },
+            cwd=str(tmp_path),
+        )
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                (tool,) = (await session.list_tools()).tools
+                assert tool.annotations is not None and tool.annotations.open_world_hint is True
+                assert "site" in tool.input_schema["properties"]
+                assert "country" not in tool.input_schema["properties"]
+                result = await session.call_tool(
+                    "search", {"query": "corpus", "site": "site0.example"}
+                )
+                assert result.is_error is False
+    assert instance.requests[0]["query"]["q"] == "corpus site:site0.example"
+    errlog.flush()
+    assert "Traceback" not in (tmp_path / "err.txt").read_text(encoding="utf-8")
