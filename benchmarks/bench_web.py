@@ -1,4 +1,4 @@
-"""Benchmark: BingTextSearch against a bare pooled httpx.AsyncClient, over HTTP and HTTPS.
+"""Benchmark: BingTextSearch (or BraveTextSearch) against a bare pooled httpx.AsyncClient.
 
 A local server (a separate process, plain asyncio, HTTP/1.1 keep-alive) answers every request
 with a realistic 10-result Bing body. Each scenario runs in its own client process so that
@@ -17,6 +17,7 @@ Usage::
     python benchmarks/bench_web.py                 # full run, prints a Markdown table
     python benchmarks/bench_web.py --quick         # fewer searches
     python benchmarks/bench_web.py --check         # exit 1 if a target is missed
+    python benchmarks/bench_web.py --provider brave  # BraveTextSearch (GET) instead of Bing
 """
 
 from __future__ import annotations
@@ -92,6 +93,52 @@ def bing_body() -> bytes:
     return json.dumps(body).encode()
 
 
+def brave_body() -> bytes:
+    """A 10-result Brave web search answer (text_decorations=false, as the connector asks)."""
+    results = []
+    for i in range(10):
+        results.append(
+            {
+                "type": "search_result",
+                "subtype": "generic",
+                "is_live": False,
+                "title": f"Result {i}: Transports and retries in HTTPX",
+                "url": f"https://www.example{i}.org/advanced/transports/{i}",
+                "is_source_local": False,
+                "is_source_both": False,
+                "description": (
+                    "HTTPX's Client also accepts a transport argument. This argument allows "
+                    "you to provide a custom Transport object that will be used to perform the "
+                    f"actual sending of the requests, with retries={i} &amp; more."
+                ),
+                "page_age": "2024-11-02T00:00:00",
+                "profile": {
+                    "name": f"Example{i}",
+                    "url": f"https://www.example{i}.org/advanced/transports/{i}",
+                    "long_name": f"example{i}.org",
+                    "img": "https://imgs.search.brave.com/favicon.png",
+                },
+                "language": "en",
+                "family_friendly": True,
+                "meta_url": {
+                    "scheme": "https",
+                    "netloc": f"example{i}.org",
+                    "hostname": f"www.example{i}.org",
+                    "favicon": "https://imgs.search.brave.com/favicon.png",
+                    "path": "› advanced › transports",
+                },
+                "age": "November 2, 2024",
+            }
+        )
+    body = {
+        "type": "search",
+        "query": {"original": QUERY, "more_results_available": True, "country": "us"},
+        "mixed": {"type": "mixed", "main": [{"type": "web", "index": i} for i in range(10)]},
+        "web": {"type": "search", "results": results, "family_friendly": True},
+    }
+    return json.dumps(body).encode()
+
+
 def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
     payload = bing_body()
     response = (
@@ -99,6 +146,12 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
         b"BingAPIs-TraceId: 0123456789ABCDEF\r\n"
         + f"Content-Length: {len(payload)}\r\n\r\n".encode()
         + payload
+    )
+    brave_payload = brave_body()
+    brave_response = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n"
+        + f"Content-Length: {len(brave_payload)}\r\n\r\n".encode()
+        + brave_payload
     )
     connections = 0
 
@@ -130,6 +183,8 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
                         + f"Content-Length: {len(stats)}\r\n\r\n".encode()
                         + stats
                     )
+                elif head.startswith(b"GET /res/"):
+                    self.transport.write(brave_response)
                 else:
                     self.transport.write(response)
 
@@ -246,6 +301,35 @@ async def run_client(kind: str, base: str, concurrency: int, n: int, warmup: int
         async def close() -> None:
             await client.aclose()
 
+    elif kind == "bare-brave":
+        client = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=10, max_keepalive_connections=10)
+        )
+        brave_url = base + "/res/v1/web/search"
+        headers = {"X-Subscription-Token": KEY, "Accept": "application/json"}
+        params = {"q": QUERY, "count": "10", "text_decorations": "false"}
+
+        async def one() -> int:
+            response = await client.get(brave_url, params=params, headers=headers)
+            data = json.loads(response.content)
+            rows = [(r["title"], r["description"], r["url"]) for r in data["web"]["results"]]
+            return len(rows)
+
+        async def close() -> None:
+            await client.aclose()
+
+    elif kind == "brave":
+        sys.path.insert(0, str(ROOT))
+        from textsearch.connectors.brave import BraveTextSearch
+
+        brave = BraveTextSearch(KEY, endpoint=base + "/res/v1/web/search")
+
+        async def one() -> int:
+            return len(await brave.get_text_search_results(QUERY, top=10))
+
+        async def close() -> None:
+            await brave.aclose()
+
     else:
         sys.path.insert(0, str(ROOT))
         from textsearch.connectors.bing import BingTextSearch
@@ -331,6 +415,12 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--provider",
+        choices=("bing", "brave"),
+        default="bing",
+        help="connector to measure (brave: BraveTextSearch, GET, against a bare client)",
+    )
     args = parser.parse_args()
 
     if args.serve:
@@ -353,9 +443,12 @@ def main() -> int:
             try:
                 for conc in (1, 50):
                     runs: dict[str, list[dict[str, Any]]] = {"bare": [], "connector": []}
+                    kinds = {"bare": "bare", "connector": "connector"}
+                    if args.provider == "brave":
+                        kinds = {"bare": "bare-brave", "connector": "brave"}
                     for _ in range(args.repeat):  # interleaved, so drift hits both alike
                         for kind in ("bare", "connector"):
-                            runs[kind].append(scenario(kind, base, cafile, conc, n, warmup))
+                            runs[kind].append(scenario(kinds[kind], base, cafile, conc, n, warmup))
                     med = {
                         kind: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
                         for kind, rs in runs.items()
@@ -375,7 +468,8 @@ def main() -> int:
                 proc.wait(10)
 
     print(
-        f"nproc: {os.cpu_count()}; {n} searches per run after {warmup} warm-up; "
+        f"provider: {args.provider}; nproc: {os.cpu_count()}; {n} searches per run after "
+        f"{warmup} warm-up; "
         f"median of {args.repeat} runs; Python {sys.version.split()[0]}"
     )
     print()

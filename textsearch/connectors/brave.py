@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from textsearch._http import (
     DEFAULT_MAX_RETRIES,
@@ -70,8 +70,32 @@ class _Snake(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
-def _text(value: Any) -> Any:
-    return clean_text(value, unescape=True) if isinstance(value, str) else value
+def _text(value: str | None) -> str | None:
+    # A plain after-validator: cheaper per field than a field_validator (see bing.py).
+    return clean_text(value, unescape=True) if value is not None else None
+
+
+def _lenient_date(value: Any) -> Any:
+    # A date Brave writes in a shape we do not know is an unknown date, not a bad answer.
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return value if isinstance(value, datetime) else None
+
+
+def _snippets(value: Any) -> Any:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [clean_text(v, unescape=True) for v in value if isinstance(v, str)]
+    return value
+
+
+#: Text without markup: Brave's <strong> highlights and HTML entities removed.
+_Text = Annotated[str | None, AfterValidator(_text)]
+_Date = Annotated[datetime | None, BeforeValidator(_lenient_date)]
 
 
 class BraveMetaUrl(_Snake):
@@ -109,17 +133,17 @@ class BraveWebResult(_Snake):
     removed (the connector also asks for ``text_decorations=false``).
     """
 
-    title: str | None = None
+    title: _Text = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    description: str | None = None
+    description: _Text = None
     """A passage of the page."""
     age: str | None = None
     """How old the page is, as Brave words it (``2 days ago``, ``March 3, 2025``)."""
-    page_age: datetime | None = None
+    page_age: _Date = None
     """When the page was published or last changed, when Brave knows it."""
-    page_fetched: datetime | None = None
+    page_fetched: _Date = None
     """When Brave last fetched the page."""
     language: str | None = None
     """Main language of the page."""
@@ -138,33 +162,8 @@ class BraveWebResult(_Snake):
     """The publishing site."""
     thumbnail: BraveThumbnail | None = None
     """A thumbnail, when there is one."""
-    extra_snippets: list[str] = Field(default_factory=list)
+    extra_snippets: Annotated[list[str], BeforeValidator(_snippets)] = Field(default_factory=list)
     """Up to five more passages of the page (``extra_snippets=True``)."""
-
-    @field_validator("title", "description", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return _text(value)
-
-    @field_validator("extra_snippets", mode="before")
-    @classmethod
-    def _clean_list(cls, value: Any) -> Any:
-        if value is None:
-            return []
-        if isinstance(value, list):
-            return [_text(v) for v in value if isinstance(v, str)]
-        return value
-
-    @field_validator("page_age", "page_fetched", mode="before")
-    @classmethod
-    def _lenient_date(cls, value: Any) -> Any:
-        # A date Brave writes in a shape we do not know is an unknown date, not a bad answer.
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            except ValueError:
-                return None
-        return value if isinstance(value, datetime) else None
 
 
 class _Query(_Snake):
