@@ -85,7 +85,7 @@ OK: dict[str, Any] = {
         "more_results_available": True,
     },
     "mixed": {"type": "mixed", "main": [{"type": "web", "index": 0, "all": False}]},
-    "web": {"type": "search", "results": [RESULT, SPARSE], "family_friendly": True},
+    "web": {"type": "search", "results": [RESULT, None, SPARSE], "family_friendly": True},
 }
 
 

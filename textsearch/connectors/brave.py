@@ -178,7 +178,9 @@ class _Web(_Snake):
     @field_validator("results", mode="before")
     @classmethod
     def _drop_nulls(cls, value: Any) -> Any:
-        return [] if value is None else value
+        if value is None:
+            return []
+        return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
 class _SearchResponse(_Snake):
