@@ -14,7 +14,6 @@ import logging
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar, Literal
 
@@ -35,13 +34,35 @@ _METHODS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
 class Hit:
-    """One result in every shape: the native model, its normalized form and its string."""
+    """One result in every shape: the native model, its normalized form, and its string.
 
-    native: Any
-    text: TextSearchResult
-    string: str
+    The string is made only when asked (``search``), by the connector that produced the
+    result (``owner``, its ``string_mapper`` included) from the model it returned (``base``;
+    the same as ``native`` except for fused results).
+    """
+
+    __slots__ = ("base", "native", "owner", "text")
+
+    def __init__(
+        self,
+        native: Any,
+        text: TextSearchResult,
+        owner: BaseTextSearch[Any] | None = None,
+        base: Any = None,
+    ) -> None:
+        self.native = native
+        self.text = text
+        self.owner = owner
+        self.base = native if base is None else base
+
+    @property
+    def string(self) -> str:
+        """The result as the connector's ``search`` would give it."""
+        if self.owner is not None:
+            return self.owner._map_string(self.base)
+        text = self.text
+        return text.value or text.name or text.link or ""
 
 
 def provider_name(search: object) -> str:
@@ -121,41 +142,58 @@ def precheck(search: object, query: str, options: SearchOptions) -> None:
         prepare(query, options, {})
 
 
-def _fallback_string(text: TextSearchResult) -> str:
-    return text.value or text.name or text.link or ""
+_WRAPPER, _BASE, _PROTOCOL = 0, 1, 2
+# isinstance against an ABC or a runtime-checkable Protocol is slow; a type's answer never changes.
+_MODES: dict[type, int] = {}
+
+
+def _mode(search: object) -> int:
+    kind = type(search)
+    mode = _MODES.get(kind)
+    if mode is None:
+        if isinstance(search, Wrapper):
+            mode = _WRAPPER
+        elif isinstance(search, BaseTextSearch):
+            mode = _BASE
+        else:
+            mode = _PROTOCOL
+        _MODES[kind] = mode
+    return mode
 
 
 async def fetch_hits(search: TextSearch, query: str, options: SearchOptions) -> SearchResults[Hit]:
     """Search once and get every result in all three shapes."""
-    if isinstance(search, Wrapper):
-        return await search._search_hits(query, options)
-    if isinstance(search, BaseTextSearch):
+    mode = _mode(search)
+    if mode == _WRAPPER:
+        return await search._search_hits(query, options)  # type: ignore[attr-defined, no-any-return]
+    if mode == _BASE:
         native = await search.get_search_results(query, options)
-        return _hits_from_native(search, native)
+        return _hits_from_native(search, native)  # type: ignore[arg-type]
     text = await search.get_text_search_results(query, options)
     return _hits_from_text(text)
 
 
 def fetch_hits_sync(search: TextSearch, query: str, options: SearchOptions) -> SearchResults[Hit]:
     """Blocking twin of :func:`fetch_hits`."""
-    if isinstance(search, Wrapper):
-        return search._search_hits_sync(query, options)
-    if isinstance(search, BaseTextSearch):
-        return _hits_from_native(search, search.get_search_results_sync(query, options))
+    mode = _mode(search)
+    if mode == _WRAPPER:
+        return search._search_hits_sync(query, options)  # type: ignore[attr-defined, no-any-return]
+    if mode == _BASE:
+        return _hits_from_native(search, search.get_search_results_sync(query, options))  # type: ignore[arg-type]
     return _hits_from_text(search.get_text_search_results_sync(query, options))
 
 
 def _hits_from_native(
     search: BaseTextSearch[Any], native: SearchResults[Any]
 ) -> SearchResults[Hit]:
-    hits = [Hit(n, search._map_text(n), search._map_string(n)) for n in native.results]
+    hits = [Hit(n, search._map_text(n), search) for n in native.results]
     return SearchResults(hits, native.total_count, native.metadata)
 
 
 def _hits_from_text(text: SearchResults[TextSearchResult]) -> SearchResults[Hit]:
     # A third-party TextSearch gives no way to map a native result, so its normalized
     # results stand in for the native ones (one request instead of two).
-    hits = [Hit(t, t, _fallback_string(t)) for t in text.results]
+    hits = [Hit(t, t) for t in text.results]
     return SearchResults(hits, text.total_count, text.metadata)
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import math
 import threading
 import time
 from collections.abc import Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, computed_field
@@ -25,7 +26,6 @@ from textsearch.compose._common import (
     fetch_hits_sync,
     logger,
     precheck,
-    project,
     unique_names,
 )
 from textsearch.errors import (
@@ -79,21 +79,24 @@ class FusedResult(BaseModel):
         return self.text_search_result.link
 
 
+@lru_cache(maxsize=8192)
+def _link_dedupe_key(link: str) -> str:
+    return "link:" + link_key(link)
+
+
 def _dedupe_key(text: TextSearchResult) -> str:
-    if text.link and text.link.strip():
-        return "link:" + link_key(text.link)
+    link = text.link
+    if link and not link.isspace():
+        return _link_dedupe_key(link)
     return f"text:{text.name or ''}\x00{text.value or ''}"
 
 
-class _Entry:
-    __slots__ = ("best", "hit", "order", "score", "sources")
+_SCORE, _BEST, _ORDER, _HIT, _SOURCES = range(5)
 
-    def __init__(self, hit: Hit, order: int) -> None:
-        self.hit = hit
-        self.score = 0.0
-        self.best = math.inf
-        self.order = order
-        self.sources: list[tuple[str, int]] = []
+
+def _rank_order(entry: list[Any]) -> tuple[float, int, int]:
+    # Best score first; ties: the better best rank, then first seen (provider order).
+    return (-entry[_SCORE], entry[_BEST], entry[_ORDER])
 
 
 class FusedTextSearch(Wrapper):
@@ -200,12 +203,14 @@ class FusedTextSearch(Wrapper):
     # -- fusion ---------------------------------------------------------------------------
 
     def _fuse(
-        self, outcomes: list[SearchResults[Hit] | Exception], options: SearchOptions
-    ) -> SearchResults[Hit]:
+        self, kind: Kind, outcomes: list[SearchResults[Hit] | Exception], options: SearchOptions
+    ) -> SearchResults[Any]:
         failed: list[dict[str, Any]] = []
         answered: list[str] = []
         errors: list[Exception] = []
-        entries: dict[str, _Entry] = {}
+        # key -> [score, best rank, first-seen order, first hit, sources]: plain lists are
+        # the cheapest mutable records, and this loop runs for every result of every provider.
+        entries: dict[str, list[Any]] = {}
         k = self.k
         for index, outcome in enumerate(outcomes):
             name = self.names[index]
@@ -225,13 +230,15 @@ class FusedTextSearch(Wrapper):
                 if key in seen:  # one provider listing a page twice is one vote
                     continue
                 seen.add(key)
-                rank += 1
+                rank += 1  # k >= 0 and rank >= 1: never a division by zero
                 entry = entries.get(key)
                 if entry is None:
-                    entry = entries[key] = _Entry(hit, len(entries))
-                entry.score += weight / (k + rank) if k + rank else 0.0
-                entry.best = min(entry.best, rank)
-                entry.sources.append((name, rank))
+                    entries[key] = [weight / (k + rank), rank, len(entries), hit, [(name, rank)]]
+                else:
+                    entry[_SCORE] += weight / (k + rank)
+                    if rank < entry[_BEST]:
+                        entry[_BEST] = rank
+                    entry[_SOURCES].append((name, rank))
         if not answered:
             raise AllProvidersFailedError(
                 f"all {len(self.searches)} search providers failed: "
@@ -240,22 +247,34 @@ class FusedTextSearch(Wrapper):
                 provider=self.provider_name,
                 retry_after=_shortest_retry(errors),
             )
-        ranked = sorted(entries.values(), key=lambda e: (-e.score, e.best, e.order))
+        ranked = sorted(entries.values(), key=_rank_order)
         page = ranked[options.skip : options.skip + options.top]
-        hits = [
-            Hit(
-                FusedResult.model_construct(
-                    result=e.hit.native,
-                    text_search_result=e.hit.text,
-                    score=e.score,
-                    sources=e.sources,
-                ),
-                e.hit.text,
-                e.hit.string,
-            )
-            for e in page
-        ]
-        return SearchResults(hits, None, {"providers": answered, "failed": failed})
+        metadata = {"providers": answered, "failed": failed}
+        items: list[Any]
+        if kind == "text":
+            items = [e[_HIT].text for e in page]
+        elif kind == "search":
+            items = [e[_HIT].string for e in page]
+        else:
+            fused = [
+                Hit(
+                    # Plain construction: pydantic-core validates these four fields faster
+                    # than model_construct assembles them in Python.
+                    FusedResult(
+                        result=hit.native,
+                        text_search_result=hit.text,
+                        score=e[_SCORE],
+                        sources=e[_SOURCES],
+                    ),
+                    hit.text,
+                    hit.owner,
+                    hit.base,
+                )
+                for e in page
+                for hit in (e[_HIT],)
+            ]
+            items = fused if kind == "hits" else [h.native for h in fused]
+        return SearchResults(items, None, metadata)
 
     # -- async ----------------------------------------------------------------------------
 
@@ -273,18 +292,22 @@ class FusedTextSearch(Wrapper):
             raise
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        tasks = [
-            asyncio.ensure_future(self._one(i, query, options)) for i in range(len(self.searches))
-        ]
+        loop = asyncio.get_running_loop()
+        last = len(self.searches) - 1
+        # The last provider runs in this task (its first await lets the others start): one
+        # task fewer per search.
+        tasks = [loop.create_task(self._one(i, query, options)) for i in range(last)]
         try:
-            outcomes: list[Any] = list(await asyncio.gather(*tasks))
+            mine = await self._one(last, query, options)
+            outcomes: list[Any] = [await task for task in tasks]
         except BaseException:
             # A mistake or cancellation stops the other requests instead of leaving them running.
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
-        return project(self._fuse(outcomes, options), kind)
+        outcomes.append(mine)
+        return self._fuse(kind, outcomes, options)
 
     # -- blocking -------------------------------------------------------------------------
 
@@ -302,33 +325,29 @@ class FusedTextSearch(Wrapper):
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         count = len(self.searches)
-        outcomes: list[Any] = []
-        if count == 1 and self.per_search_timeout is None:
-            # Nothing to overlap: no thread hand-off.
-            try:
-                outcomes.append(self._one_sync(0, query, options))
-            except Exception as exc:
-                if not self._is_partial(exc):
-                    raise
-                outcomes.append(exc)
-            return project(self._fuse(outcomes, options), kind)
-        pool = self._pool()
-        futures = [pool.submit(self._one_sync, i, query, options) for i in range(count)]
-        deadline = (
-            None if self.per_search_timeout is None else time.monotonic() + self.per_search_timeout
+        # Without a timeout the last provider runs in the calling thread: one thread
+        # hand-off fewer per search (none at all for a single provider).
+        inline = self.per_search_timeout is None
+        pooled = count - 1 if inline else count
+        pool = self._pool() if pooled else None
+        futures = (
+            [pool.submit(self._one_sync, i, query, options) for i in range(pooled)] if pool else []
         )
-        pending: set[Future[SearchResults[Hit]]] = set(futures)
-        while pending:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            done, pending = wait(pending, timeout=left, return_when=FIRST_EXCEPTION)
-            for future in done:
-                problem = future.exception()
-                if problem is not None and not self._is_partial(problem):
-                    for other in pending:
-                        other.cancel()
-                    raise problem
-            if deadline is not None and time.monotonic() >= deadline:
-                break
+        try:
+            mine: Any = None
+            if inline:
+                try:
+                    mine = self._one_sync(count - 1, query, options)
+                except Exception as exc:
+                    if not self._is_partial(exc):
+                        raise
+                    mine = exc
+            pending = self._wait(futures)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        outcomes: list[Any] = []
         for index, future in enumerate(futures):
             if future in pending:
                 future.cancel()
@@ -337,7 +356,25 @@ class FusedTextSearch(Wrapper):
                 outcomes.append(future.exception())
             else:
                 outcomes.append(future.result())
-        return project(self._fuse(outcomes, options), kind)
+        if inline:
+            outcomes.append(mine)
+        return self._fuse(kind, outcomes, options)
+
+    def _wait(self, futures: list[Future[SearchResults[Hit]]]) -> set[Future[SearchResults[Hit]]]:
+        """Wait for the futures within the timeout; raise a fatal error; return the unfinished."""
+        timeout = self.per_search_timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pending: set[Future[SearchResults[Hit]]] = set()
+        for future in futures:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                problem = future.exception(timeout=left)
+            except FutureTimeoutError:
+                pending.add(future)
+                continue
+            if problem is not None and not self._is_partial(problem):
+                raise problem
+        return pending
 
     def _release(self) -> None:
         with self._executor_lock:
