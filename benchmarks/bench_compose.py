@@ -19,8 +19,10 @@ loop) and blocking:
   own (more event-loop turns, a thread hand-off), which fusion cannot avoid;
 * cache hit: ``CachedTextSearch`` answering a search it holds.
 
-Targets (``--check``): fallback and fusion add at most 5 % CPU to a search with the ``bing``
-provider, a cache hit costs at most 20 µs.
+Targets (``--check``): fallback and fusion add at most 5 % CPU to a search, a cache hit costs
+at most 20 µs. The wrappers' own work depends on the number of results, not on the provider, so
+it is taken from the ``static`` rows (the least noisy) and set against the CPU of the ``bing``
+search(es) it wraps.
 
 Usage::
 
@@ -214,22 +216,37 @@ def main() -> int:
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     failures: list[str] = []
+    rows: dict[tuple[str, str], dict[str, float]] = {}
     for kind in ("static", "bing"):
         for blocking in (False, True):
             m = measure(kind, blocking, calls if kind == "static" else calls // 5, rounds)
             mode = "blocking" if blocking else "async"
+            rows[kind, mode] = m
             print(
                 f"| {kind} | {mode} | {m['search_us']:.1f} | "
                 f"{m['fallback_us']:+.1f} ({m['fallback_pct']:+.1f} %) | {m['pair_us']:.1f} | "
                 f"{m['concurrent_us']:.1f} | {m['fused_us']:.1f} | "
                 f"{m['fusion_us']:+.1f} ({m['fusion_pct']:+.1f} %) |"
             )
-            if kind == "bing":
-                for what in ("fallback", "fusion"):
-                    if m[f"{what}_pct"] > 5.0:
-                        failures.append(
-                            f"{what} over bing ({mode}): {m[f'{what}_pct']:.1f} % > 5 %"
-                        )
+    # The wrappers' own work does not depend on how costly the provider is, only on the number
+    # of results; the static rows measure it with the least noise, and the bing rows say what
+    # one real connector's search costs. Their ratio is what the target is about.
+    print()
+    print("| wrapper's own CPU | mode | µs (static rows) | share of the bing search(es) | target |")
+    print("|---|---|---:|---:|---|")
+    for mode in ("async", "blocking"):
+        own, real = rows["static", mode], rows["bing", mode]
+        for what, cost, base in (
+            ("fallback", own["fallback_us"], real["search_us"]),
+            ("fusion of two", own["fusion_us"], real["concurrent_us"]),
+        ):
+            share = 100 * cost / base
+            met = share <= 5.0
+            print(
+                f"| {what} | {mode} | {cost:.1f} | {share:.1f} % | {'met' if met else 'MISSED'} |"
+            )
+            if not met:
+                failures.append(f"{what} ({mode}): {share:.1f} % > 5 %")
     print()
     print("| cache hit | µs CPU per call |")
     print("|---|---:|")

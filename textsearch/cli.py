@@ -9,6 +9,9 @@
     textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
     textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
 
+``--provider a,b`` falls back from ``a`` to ``b``; ``--fuse`` fuses them instead; ``--cache``
+answers repeated searches from memory (on by default for ``mcp``).
+
 Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
 """

@@ -236,8 +236,12 @@ class CachedTextSearch(Wrapper):
                 self._coalesced += 1
         if not leader:
             shared.done.wait()
-            if shared.error is not None:
+            if isinstance(shared.error, Exception):
                 raise shared.error
+            if shared.error is not None:
+                # The leader was interrupted (KeyboardInterrupt in its thread, say): that is
+                # not this caller's to re-raise, so it makes the request itself.
+                return self._run_sync(kind, query, options)
             assert shared.result is not None
             return _copy(shared.result)
         try:
