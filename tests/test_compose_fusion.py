@@ -287,3 +287,18 @@ def test_close_releases_threads_and_closes_wrapped_only_when_asked() -> None:
     with FusedTextSearch([a, b], close_wrapped=True):
         pass
     assert a.closed == b.closed == 1
+
+
+def test_fused_result_of_an_unserializable_native_result_still_dumps() -> None:
+    class Opaque:
+        def __str__(self) -> str:
+            return "opaque result"
+
+    text = TextSearchResult("t", "v", U1)
+    item = FusedResult(result=Opaque(), text_search_result=text, score=0.5, sources=[("x", 1)])
+    assert item.model_dump(mode="json")["result"] == "opaque result"
+
+
+def test_k_message_does_not_talk_about_seconds() -> None:
+    with pytest.raises(ConfigurationError, match=r"k must be a number >= 0"):
+        FusedTextSearch([static(name="a")], k=-1)

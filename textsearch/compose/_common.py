@@ -106,8 +106,10 @@ def check_searches(searches: object, what: str) -> list[TextSearch]:
     return items
 
 
-def check_seconds(value: object, label: str, *, allow_none: bool = False) -> float | None:
-    """A finite number of seconds >= 0 (or ``None`` when allowed), else ``ConfigurationError``."""
+def check_number(
+    value: object, label: str, *, unit: str = "", allow_none: bool = False
+) -> float | None:
+    """A finite number >= 0 (or ``None`` when allowed), else ``ConfigurationError``."""
     if value is None and allow_none:
         return None
     if (
@@ -116,8 +118,13 @@ def check_seconds(value: object, label: str, *, allow_none: bool = False) -> flo
         or not math.isfinite(value)
         or value < 0
     ):
-        raise ConfigurationError(f"{label} must be a number of seconds >= 0, got {value!r}")
+        raise ConfigurationError(f"{label} must be a number{unit} >= 0, got {value!r}")
     return float(value)
+
+
+def check_seconds(value: object, label: str, *, allow_none: bool = False) -> float | None:
+    """A finite number of seconds >= 0 (or ``None`` when allowed), else ``ConfigurationError``."""
+    return check_number(value, label, unit=" of seconds", allow_none=allow_none)
 
 
 def smallest_max_top(searches: Sequence[object]) -> int:
@@ -137,9 +144,8 @@ def precheck(search: object, query: str, options: SearchOptions) -> None:
     ``top`` and the filter in ``_prepare``; other ``TextSearch`` implementations are checked
     when they are called.
     """
-    prepare = getattr(search, "_prepare", None)
-    if callable(prepare) and isinstance(search, (BaseTextSearch, Wrapper)):
-        prepare(query, options, {})
+    if _mode(search) != _PROTOCOL:
+        search._prepare(query, options, {})  # type: ignore[attr-defined]
 
 
 _WRAPPER, _BASE, _PROTOCOL = 0, 1, 2

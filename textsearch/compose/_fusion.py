@@ -11,7 +11,14 @@ from concurrent.futures import TimeoutError as FutureTimeoutError
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    computed_field,
+    field_serializer,
+)
+from pydantic_core import PydanticSerializationError
 
 from textsearch._links import link_key
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
@@ -20,6 +27,7 @@ from textsearch.compose._common import (
     Hit,
     Kind,
     Wrapper,
+    check_number,
     check_searches,
     check_seconds,
     fetch_hits,
@@ -59,6 +67,15 @@ class FusedResult(BaseModel):
     text_search_result: TextSearchResult
     score: float
     sources: list[tuple[str, int]]
+
+    @field_serializer("result", mode="wrap")
+    def _dump_result(self, value: Any, handler: SerializerFunctionWrapHandler) -> Any:
+        # A third-party native result may be a type pydantic cannot serialize: dumping (for
+        # a tool's JSON, say) must not fail because of it.
+        try:
+            return handler(value)
+        except PydanticSerializationError:
+            return str(value)
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -152,7 +169,7 @@ class FusedTextSearch(Wrapper):
         super().__init__(items, close_wrapped=close_wrapped)
         self.searches: tuple[TextSearch, ...] = tuple(items)
         self.names: tuple[str, ...] = tuple(unique_names(items))
-        self.k = check_seconds(k, "k") or 0.0
+        self.k = check_number(k, "k") or 0.0
         if weights is None:
             self.weights: tuple[float, ...] = (1.0,) * len(items)
         else:
@@ -162,7 +179,7 @@ class FusedTextSearch(Wrapper):
                 raise ConfigurationError(
                     f"weights has {len(weights)} numbers for {len(items)} searches"
                 )
-            self.weights = tuple(check_seconds(w, "each weight") or 0.0 for w in weights)
+            self.weights = tuple(check_number(w, "each weight") or 0.0 for w in weights)
         self.per_search_timeout = check_seconds(
             per_search_timeout, "per_search_timeout", allow_none=True
         )
