@@ -302,3 +302,20 @@ def test_fused_result_of_an_unserializable_native_result_still_dumps() -> None:
 def test_k_message_does_not_talk_about_seconds() -> None:
     with pytest.raises(ConfigurationError, match=r"k must be a number >= 0"):
         FusedTextSearch([static(name="a")], k=-1)
+
+
+def test_an_unsupported_filter_found_only_at_call_time_is_raised_not_dropped() -> None:
+    class Refusing(ProtocolOnly):
+        def get_text_search_results_sync(self, query, options=None, **kwargs):  # type: ignore[no-untyped-def]
+            raise UnsupportedFilterError("cannot filter on 'language'")
+
+        async def get_text_search_results(self, query, options=None, **kwargs):  # type: ignore[no-untyped-def]
+            raise UnsupportedFilterError("cannot filter on 'language'")
+
+    fused = FusedTextSearch([static(U1, name="a"), Refusing([U2])])
+    flt = TextSearchFilter().equal_to("language", "en")
+    with pytest.raises(UnsupportedFilterError):
+        fused.search_sync("q", filter=flt)
+    with pytest.raises(UnsupportedFilterError):
+        asyncio.run(fused.search("q", filter=flt))
+    fused.close()
