@@ -17,6 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from textsearch.errors import (
+    AllProvidersFailedError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
@@ -47,6 +48,13 @@ if TYPE_CHECKING:
         TextSearchResult,
     )
     from textsearch.base import BaseTextSearch, TextSearch
+    from textsearch.compose import (
+        CachedTextSearch,
+        FallbackTextSearch,
+        FusedResult,
+        FusedTextSearch,
+        canonical_link,
+    )
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
@@ -59,6 +67,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AllProvidersFailedError",
     "AnyTagEqualTo",
     "AuthenticationError",
     "AzureAISearchTextSearch",
@@ -69,10 +78,14 @@ __all__ = [
     "BingWebPage",
     "BochaTextSearch",
     "BochaWebPage",
+    "CachedTextSearch",
     "ConfigurationError",
     "EqualTo",
+    "FallbackTextSearch",
     "FilterClause",
     "FilterValue",
+    "FusedResult",
+    "FusedTextSearch",
     "InvalidRequestError",
     "LocalDocument",
     "LocalTextSearch",
@@ -103,6 +116,7 @@ __all__ = [
     "ExaResult",
     "SearxngTextSearch",
     "SearxngResult",
+    "canonical_link",
 ]
 
 
@@ -124,6 +138,16 @@ _CORE_EXPORTS: dict[str, str] = {
     ),
     "BaseTextSearch": "textsearch.base",
     "TextSearch": "textsearch.base",
+    **dict.fromkeys(
+        (
+            "CachedTextSearch",
+            "FallbackTextSearch",
+            "FusedResult",
+            "FusedTextSearch",
+            "canonical_link",
+        ),
+        "textsearch.compose",
+    ),
 }
 
 

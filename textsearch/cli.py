@@ -9,6 +9,9 @@
     textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
     textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
 
+``--provider a,b`` falls back from ``a`` to ``b``; ``--fuse`` fuses them instead; ``--cache``
+answers repeated searches from memory (on by default for ``mcp``).
+
 Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
 """
@@ -199,17 +202,69 @@ FILTER_OPTIONS: dict[str, dict[str, str]] = {
 }
 
 
-def build_provider(args: argparse.Namespace) -> TextSearch:
-    """Build the connector named by ``--provider`` from the parsed arguments.
+def provider_names(value: str) -> list[str]:
+    """The provider names of a ``--provider`` value (``"brave,tavily"`` → two names).
 
     Raises:
+        UsageError: An unknown, empty or repeated name.
+    """
+    names = [name.strip() for name in str(value).split(",")]
+    for name in names:
+        if name not in PROVIDERS:
+            raise UsageError(
+                f"argument --provider: invalid choice: {name!r} "
+                f"(choose from {', '.join(PROVIDERS)}, or several separated by commas)"
+            )
+    if len(set(names)) != len(names):
+        raise UsageError(f"argument --provider: a provider is named twice in {value!r}")
+    return names
+
+
+def _provider_list(value: str) -> str:
+    # argparse ``type=``: reject a bad --provider before any command runs.
+    try:
+        provider_names(value)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("argument --provider: ")) from None
+    return value
+
+
+def build_provider(args: argparse.Namespace) -> TextSearch:
+    """Build the search named by ``--provider`` from the parsed arguments.
+
+    ``--provider a,b`` falls back from ``a`` to ``b`` (:class:`FallbackTextSearch`);
+    with ``--fuse`` their results are fused instead (:class:`FusedTextSearch`); with
+    ``--cache`` (the default of ``textsearch mcp``) repeated searches are answered from
+    memory for the life of the process (:class:`CachedTextSearch`).
+
+    Raises:
+        UsageError: An unknown provider name, or ``--fuse`` with a single provider.
         ConfigurationError: Missing settings (for example an API key) or a bad path.
     """
-    name = getattr(args, "provider", "local")
-    builder = PROVIDERS.get(name)
-    if builder is None:
-        raise UsageError(f"unknown provider {name!r} (choose from {', '.join(PROVIDERS)})")
-    return builder(args)
+    names = provider_names(getattr(args, "provider", "local"))
+    fuse = bool(getattr(args, "fuse", False))
+    if fuse and len(names) < 2:
+        raise UsageError("--fuse needs two or more providers, e.g. --provider brave,tavily")
+    searches: list[TextSearch] = []
+    try:
+        for name in names:
+            searches.append(PROVIDERS[name](args))
+    except BaseException:
+        for built in searches:
+            _close(built)
+        raise
+    if len(searches) == 1 and not getattr(args, "cache", False):
+        return searches[0]
+    from textsearch.compose import CachedTextSearch, FallbackTextSearch, FusedTextSearch
+
+    search: TextSearch = searches[0]
+    if fuse:
+        search = FusedTextSearch(searches, close_wrapped=True)
+    elif len(searches) > 1:
+        search = FallbackTextSearch(searches, close_wrapped=True)
+    if getattr(args, "cache", False):
+        search = CachedTextSearch(search, close_wrapped=True)
+    return search
 
 
 def _close(search: TextSearch) -> None:
@@ -226,11 +281,14 @@ def _search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
     if args.site:
         result.equal_to("site", args.site)
     provider = getattr(args, "provider", "local")
+    names = provider_names(provider)
     for option, fields in FILTER_OPTIONS.items():
         value = getattr(args, option, None)
         if value is None:
             continue
-        field_name = fields.get(provider)
+        # With several providers, each must map the option to the same filter field.
+        mapped = {fields.get(name) for name in names}
+        field_name = mapped.pop() if len(mapped) == 1 else None
         if field_name is None:
             supported = ", ".join(sorted(fields)) or "none"
             raise UsageError(
@@ -461,13 +519,32 @@ def _non_negative(text: str) -> int:
     return value
 
 
-def add_provider_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--provider``, ``--path`` and ``--db`` (shared by search, tools and mcp)."""
+def add_provider_arguments(parser: argparse.ArgumentParser, *, cache: bool = False) -> None:
+    """Add ``--provider``, ``--fuse``, ``--cache``, ``--path`` and ``--db``.
+
+    Shared by search, ground, tools and mcp; ``cache`` is the default of ``--cache``.
+    """
     parser.add_argument(
         "--provider",
         default="local",
-        choices=sorted(PROVIDERS),
-        help="backend to use (default: local, the embedded index; no key, no network)",
+        type=_provider_list,
+        metavar="NAME[,NAME...]",
+        help="backend to use: " + ", ".join(sorted(PROVIDERS)) + " (default: local, the "
+        "embedded index; no key, no network); several separated by commas fall back in "
+        "that order when one is rate limited, out of quota or unavailable",
+    )
+    parser.add_argument(
+        "--fuse",
+        action="store_true",
+        help="with several providers: ask them all and fuse their results (reciprocal rank "
+        "fusion) instead of falling back",
+    )
+    parser.add_argument(
+        "--cache",
+        action=argparse.BooleanOptionalAction,
+        default=cache,
+        help="answer repeated searches from memory for the life of the process "
+        f"(default: {'on' if cache else 'off'})",
     )
     parser.add_argument(
         "--path",
@@ -569,7 +646,7 @@ def build_parser() -> argparse.ArgumentParser:
     tools.set_defaults(handler=_cmd_tools)
 
     mcp = commands.add_parser("mcp", help="serve the search tools over MCP (stdio)")
-    add_provider_arguments(mcp)
+    add_provider_arguments(mcp, cache=True)
     mcp.add_argument("--name", default="search", help="MCP server name (default: search)")
     mcp.set_defaults(handler=_cmd_mcp)
     return parser

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "AllProvidersFailedError",
     "AuthenticationError",
     "BadRequestError",
     "ConfigurationError",
@@ -147,6 +148,28 @@ class ProviderRetiredError(ProviderError):
 
 class ResponseFormatError(ProviderError):
     """The backend answered with success, but not in the documented shape."""
+
+
+class AllProvidersFailedError(ProviderError):
+    """Every provider of a composed search failed (``FallbackTextSearch``, ``FusedTextSearch``).
+
+    Attributes:
+        errors: Each provider's failure, in provider order (a provider skipped while cooling
+            down contributes the failure that started its cooldown).
+        retry_after: The shortest wait any failure asked for, when one did.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        errors: Sequence[Exception] = (),
+        provider: str | None = None,
+        retry_after: float | None = None,
+        hints: Sequence[str] = (),
+    ) -> None:
+        super().__init__(message, provider=provider, retry_after=retry_after, hints=hints)
+        self.errors: list[Exception] = list(errors)
 
 
 class SearchTransportError(TextSearchError):

@@ -73,6 +73,9 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         max_top: Largest accepted ``top``.
         string_mapper: See :class:`~textsearch.BaseTextSearch`.
         text_search_result_mapper: See :class:`~textsearch.BaseTextSearch`.
+        name: The provider name composed searches report for it (``metadata["provider"]``
+            of :class:`~textsearch.compose.FallbackTextSearch`, ``sources`` of
+            :class:`~textsearch.compose.FusedResult`).
     """
 
     provider_name: ClassVar[str] = "static"
@@ -87,6 +90,7 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         max_top: int = 50,
         string_mapper: Callable[[StaticDocument], str] | None = None,
         text_search_result_mapper: Callable[[StaticDocument], TextSearchResult] | None = None,
+        name: str = "static",
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -97,6 +101,7 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         self.report_total_count = total_count
         self.max_top = max_top  # type: ignore[misc]  # per-instance override of the ClassVar
         self.calls: list[RecordedCall] = []
+        self.name = name
 
     @staticmethod
     def _coerce(doc: StaticDocument | TextSearchResult | str | Mapping[str, Any]) -> StaticDocument:

@@ -8,12 +8,12 @@ that mapping as well.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
+from textsearch._links import link_key
 from textsearch._types import TextSearchResult
 
 _NAME_KEYS = ("name", "title")
@@ -128,39 +128,5 @@ def extract_fields(item: Any) -> ResultFields:
     )
 
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
-_TRACKING = re.compile(r"^(utm_[a-z]+|fbclid|gclid|msclkid|mc_cid|mc_eid)$", re.IGNORECASE)
-
-
-def normalize_link(link: str) -> str:
-    """A key under which two spellings of the same web address compare equal.
-
-    For ``http``/``https`` links: the scheme is ignored (``http`` and ``https`` name the same
-    page), the host is lower-cased with a trailing dot and default port removed, the
-    fragment is dropped, a trailing ``/`` on the path is dropped, and tracking parameters
-    (``utm_*``, ``fbclid``, ``gclid``, ``msclkid``, ``mc_cid``, ``mc_eid``) are removed; the
-    other query parameters keep their order. Anything else (file paths, ``urn:``...) only has
-    surrounding whitespace stripped.
-    """
-    text = link.strip()
-    try:
-        parts = urlsplit(text)
-        scheme = parts.scheme.lower()
-        if scheme not in _DEFAULT_PORTS or not parts.hostname:
-            return text
-        host = parts.hostname.rstrip(".")
-        if ":" in host:
-            host = f"[{host}]"
-        port = parts.port
-    except ValueError:
-        return text
-    netloc = host if port is None or port == _DEFAULT_PORTS[scheme] else f"{host}:{port}"
-    path = parts.path.rstrip("/")
-    query = urlencode(
-        [
-            (k, v)
-            for k, v in parse_qsl(parts.query, keep_blank_values=True)
-            if not _TRACKING.match(k)
-        ]
-    )
-    return urlunsplit(("", netloc, path, query, ""))
+# The one URL canonicalisation (textsearch._links); kept under this name for callers here.
+normalize_link = link_key

@@ -7,8 +7,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from textsearch._links import link_key
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields, extract_fields, normalize_link
+from textsearch.grounding._fields import ResultFields, extract_fields
 
 __all__ = ["Citations", "Source"]
 
@@ -65,9 +66,10 @@ class Source:
 class Citations:
     """Sources numbered once, deduplicated by URL, mapped back from ``[n]`` markers.
 
-    Two results whose links are the same page after normalization (see
-    :func:`normalize_link`: scheme, host case, default port, fragment, trailing slash and
-    tracking parameters are ignored) share one number; the first one's fields are kept and
+    Two results whose links are the same page after
+    :func:`~textsearch.compose.canonical_link` (host case, default port, escapes, fragment
+    and tracking parameters are ignored; so are ``http`` versus ``https`` and a trailing
+    ``/``) share one number; the first one's fields are kept and
     missing ones are filled from the duplicates. Results without a link are deduplicated
     only when title and text are identical.
 
@@ -95,7 +97,7 @@ class Citations:
     @staticmethod
     def _key(fields: ResultFields) -> str:
         if fields.link and fields.link.strip():
-            return "link:" + normalize_link(fields.link)
+            return "link:" + link_key(fields.link)
         return f"text:{fields.name or ''}\x00{fields.value or ''}"
 
     def add(self, result: Any, *, fields: ResultFields | None = None) -> int:
@@ -144,7 +146,7 @@ class Citations:
 
     def number_for(self, link: str) -> int | None:
         """The number of the source with this link (normalized), or ``None``."""
-        return self._keys.get("link:" + normalize_link(link))
+        return self._keys.get("link:" + link_key(link))
 
     def __len__(self) -> int:
         return len(self._sources)

@@ -13,6 +13,12 @@ from pydantic import BaseModel
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
+from textsearch.plugins._loop_guard import (
+    DEFAULT_MAX_REPEATS,
+    RepeatGuard,
+    check_max_repeats,
+    repeat_message,
+)
 from textsearch.plugins._output import (
     Kind,
     error_message,
@@ -81,7 +87,8 @@ class SearchFunction:
     Build one with :func:`create_search_function`. Each call validates the model's
     arguments, builds fresh :class:`~textsearch.SearchOptions` (the preset filter copied,
     then AND-ed with any filter the model set), runs the search and returns text for the
-    model. Nothing of one call is kept for the next.
+    model. Nothing of one call is kept for the next, except the loop guard's count of
+    identical calls in a row (see ``max_repeats`` of :func:`create_search_function`).
 
     Attributes:
         name: Tool name (``^[a-zA-Z0-9_-]{1,64}$``).
@@ -107,6 +114,7 @@ class SearchFunction:
         top: int,
         max_top: int,
         string_mapper: Callable[[Any], str] | None,
+        max_repeats: int | None = DEFAULT_MAX_REPEATS,
     ) -> None:
         self.text_search = text_search
         self.kind: Kind = kind
@@ -118,6 +126,8 @@ class SearchFunction:
         self._preset = preset_filter.copy() if preset_filter is not None else None
         self._string_mapper = string_mapper
         self.open_world = bool(getattr(text_search, "open_world", False))
+        self.max_repeats = check_max_repeats(max_repeats)
+        self._guard = RepeatGuard(self.max_repeats) if self.max_repeats else None
 
     def __repr__(self) -> str:
         return (
@@ -262,6 +272,13 @@ class SearchFunction:
         )
         return Outcome(text, False)
 
+    def _repeated(self, parsed: ParsedArguments) -> Outcome | None:
+        count = self._guard.repeated(parsed) if self._guard is not None else 0
+        if not count:
+            return None
+        logger.info("search function %s: same query %d times in a row", self.name, count)
+        return Outcome(repeat_message(parsed.query, count), False)
+
     async def _run(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
@@ -269,6 +286,9 @@ class SearchFunction:
         parsed = self._parse_or_outcome(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
+        repeated = self._repeated(parsed)
+        if repeated is not None:
+            return repeated
         try:
             results = await self._search(parsed)
             return self._render(parsed, results)
@@ -282,6 +302,9 @@ class SearchFunction:
         parsed = self._parse_or_outcome(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
+        repeated = self._repeated(parsed)
+        if repeated is not None:
+            return repeated
         try:
             results = self._search_sync(parsed)
             return self._render(parsed, results)
@@ -337,6 +360,7 @@ def create_search_function(
     top: int = DEFAULT_TOP,
     max_top: int = DEFAULT_MAX_TOP,
     string_mapper: Callable[[Any], str] | None = None,
+    max_repeats: int | None = DEFAULT_MAX_REPEATS,
 ) -> SearchFunction:
     """Turn a connector into a search function a model can call.
 
@@ -367,6 +391,12 @@ def create_search_function(
         string_mapper: Turns each result (string, ``TextSearchResult`` or native model,
             by kind) into the text the model sees; the texts are then numbered like the
             ``"search"`` kind.
+        max_repeats: Loop guard: the ``max_repeats``-th identical call in a row (same
+            query after case folding and whitespace collapsing, same options) gets a
+            short note that the model is repeating itself instead of another search;
+            ``None`` turns the guard off. The count belongs to this function object, so
+            give each conversation its own function (or use ``None``) when one function
+            serves several conversations at once.
 
     Returns:
         The search function.
@@ -375,7 +405,8 @@ def create_search_function(
         ConfigurationError: Misuse caught at creation: not a ``TextSearch``, unknown kind,
             bad name, bad parameters (duplicates, a parameter shadowing ``query``,
             ``top``, ``skip``, missing ``query``, a parameter without effect), ``top``
-            outside ``1..max_top``, or a filter that is not a ``TextSearchFilter``.
+            outside ``1..max_top``, a filter that is not a ``TextSearchFilter``, or a
+            ``max_repeats`` that is neither ``None`` nor a whole number >= 2.
     """
     if not isinstance(text_search, TextSearch):
         raise ConfigurationError(
@@ -414,4 +445,5 @@ def create_search_function(
         top=top,
         max_top=max_top,
         string_mapper=string_mapper,
+        max_repeats=max_repeats,
     )

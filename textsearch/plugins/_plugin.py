@@ -13,6 +13,7 @@ from textsearch.plugins._function import (
     check_tool_name,
     create_search_function,
 )
+from textsearch.plugins._loop_guard import DEFAULT_MAX_REPEATS
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -209,6 +210,7 @@ def create_search_plugin(
     name: str = "search",
     description: str | None = None,
     functions: Sequence[SearchFunction] | None = None,
+    max_repeats: int | None = DEFAULT_MAX_REPEATS,
 ) -> SearchPlugin:
     """Turn a connector into a plugin: one line gives a working set of tools.
 
@@ -223,13 +225,20 @@ def create_search_plugin(
         description: What the plugin offers; a default otherwise.
         functions: The functions to expose instead of the default one (made with
             :func:`create_search_function`, possibly over other connectors).
+        max_repeats: Loop guard of the default function (see
+            :func:`create_search_function`); ``None`` turns it off. Functions passed in
+            ``functions`` keep their own setting.
 
     Raises:
         ConfigurationError: Not a ``TextSearch``, bad plugin name, duplicate function
             names, or an empty list of functions.
     """
     if functions is None:
-        functions = [create_search_function(text_search, kind="text_search_results", name="search")]
+        functions = [
+            create_search_function(
+                text_search, kind="text_search_results", name="search", max_repeats=max_repeats
+            )
+        ]
     elif not isinstance(text_search, TextSearch):
         raise ConfigurationError(
             f"text_search must implement the TextSearch protocol, got {type(text_search).__name__}"
