@@ -12,6 +12,7 @@ from textsearch import ConfigurationError, RateLimitError, TextSearchFilter
 from textsearch.compose import CachedTextSearch, FallbackTextSearch, FusedTextSearch
 from textsearch.grounding import Citations, format_results, ground, ground_sync
 from textsearch.plugins import create_search_function, create_search_plugin
+from textsearch.testing import StaticTextSearch
 
 from ._compose_support import static
 
@@ -149,3 +150,18 @@ def test_guard_is_thread_safe() -> None:
 def test_bad_max_repeats(bad: object) -> None:
     with pytest.raises(ConfigurationError):
         create_search_function(static(name="a"), max_repeats=bad)  # type: ignore[arg-type]
+
+
+def test_wrappers_declare_the_filter_fields_every_wrapped_search_honours() -> None:
+
+    class Narrow(StaticTextSearch):
+        supported_filter_fields = frozenset({"site", "freshness"})
+
+    class Wide(StaticTextSearch):
+        supported_filter_fields = frozenset({"site", "language", "freshness"})
+
+    narrow, wide = Narrow(["a"], name="n"), Wide(["b"], name="w")
+    assert CachedTextSearch(wide).supported_filter_fields == {"site", "language", "freshness"}
+    assert FallbackTextSearch([narrow, wide]).supported_filter_fields == {"site", "freshness"}
+    assert FusedTextSearch([wide, narrow]).supported_filter_fields == {"site", "freshness"}
+    assert FallbackTextSearch([StaticTextSearch(["c"])]).supported_filter_fields is None

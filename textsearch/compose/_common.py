@@ -241,6 +241,15 @@ async def close_async(search: object) -> None:
     close_sync(search)
 
 
+def common_filter_fields(searches: Sequence[object]) -> frozenset[str] | None:
+    """The filter fields that every search declaring its fields accepts (an intersection)."""
+    declared = [getattr(s, "supported_filter_fields", None) for s in searches]
+    sets = [frozenset(d) for d in declared if isinstance(d, (set, frozenset))]
+    if not sets:
+        return None
+    return frozenset.intersection(*sets)
+
+
 def close_sync(search: object) -> None:
     """Close a search (its blocking ``close``), when it has one."""
     close = getattr(search, "close", None)
@@ -256,12 +265,17 @@ class Wrapper(ABC):
 
     max_top: int
     open_world: bool
+    #: Filter fields every wrapped search declares it honours (``None``: none declares any).
+    #: Every request is still checked against each wrapped search; this tells tool builders
+    #: (``web_filter_parameters``) which filters to offer a model.
+    supported_filter_fields: frozenset[str] | None
 
     def __init__(self, searches: Sequence[TextSearch], *, close_wrapped: bool) -> None:
         self._wrapped: tuple[TextSearch, ...] = tuple(searches)
         self.close_wrapped = bool(close_wrapped)
         self.max_top = smallest_max_top(self._wrapped)
         self.open_world = any(bool(getattr(s, "open_world", False)) for s in self._wrapped)
+        self.supported_filter_fields = common_filter_fields(self._wrapped)
 
     # -- what each wrapper implements ---------------------------------------------------
 
