@@ -216,7 +216,10 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         }
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(format_results(results, query=args.query, style=output_format) + "\n")
+        out.write(
+            format_results(results, query=args.query, style=output_format, locale=args.locale)
+            + "\n"
+        )
     return EXIT_OK
 
 
@@ -469,6 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=SEARCH_FORMATS,
         help="output: numbered (default), citations, markdown, labelled or json",
+    )
+    search.add_argument(
+        "--locale",
+        metavar="LANG",
+        help="labels of --format labelled: en or zh (default: the query's language, else en)",
     )
     search.set_defaults(handler=_cmd_search)
 

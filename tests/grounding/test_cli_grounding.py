@@ -55,7 +55,36 @@ def test_search_format_markdown_labelled_and_default(notes: Path) -> None:
     link = str((notes / "retry.md").resolve())
     assert md.stdout.startswith('## Results for "backoff"\n\n1. **[Retry policy](')
     labelled = run("search", "backoff", "--path", str(notes), "--format", "labelled", cwd=notes)
-    assert labelled.stdout.splitlines()[:3] == ["引用: 1", "标题: Retry policy", f"URL: {link}"]
+    # English labels by default; --locale (or a Chinese query) chooses Chinese ones
+    assert labelled.stdout.splitlines()[:3] == [
+        "Citation: 1",
+        "Title: Retry policy",
+        f"URL: {link}",
+    ]
+    chinese = run(
+        "search",
+        "backoff",
+        "--path",
+        str(notes),
+        "--format",
+        "labelled",
+        "--locale",
+        "zh",
+        cwd=notes,
+    )
+    assert chinese.stdout.splitlines()[:3] == ["引用: 1", "标题: Retry policy", f"URL: {link}"]
+    unknown = run(
+        "search",
+        "backoff",
+        "--path",
+        str(notes),
+        "--format",
+        "labelled",
+        "--locale",
+        "xx",
+        cwd=notes,
+    )
+    assert unknown.returncode == 2 and "unknown locale 'xx'" in unknown.stderr
     default = run("search", "backoff", "--path", str(notes), cwd=notes)
     assert default.stdout.startswith('Found 1 result for "backoff":\n\n1. Retry policy\n')
     nothing = run("search", "zebra", "--path", str(notes), "--format", "citations", cwd=notes)
