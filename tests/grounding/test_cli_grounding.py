@@ -121,10 +121,9 @@ def test_ground_prints_prompt_and_references(notes: Path) -> None:
     assert "References:" not in only.stdout and "SEARCH DATA" not in only.stdout
 
 
-def test_ground_full_pages_refuses_local_file_links(notes: Path) -> None:
+def test_ground_full_pages_uses_the_stored_text_of_local_documents(notes: Path) -> None:
     done = run("ground", "backoff", "--path", str(notes), "--full-pages", cwd=notes)
-    assert done.returncode == 0
-    assert "Use exponential **backoff** with jitter." in done.stdout  # the snippet is kept
-    assert (
-        "page not used: " in done.stderr and "only http and https URLs are fetched" in done.stderr
-    )
+    assert done.returncode == 0, done.stderr
+    # the document's own text (no snippet highlight), nothing downloaded or refused
+    assert "Use exponential backoff with jitter." in done.stdout
+    assert "page not used" not in done.stderr and "only http and https" not in done.stderr

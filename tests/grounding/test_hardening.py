@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from textsearch import InvalidRequestError, TextSearchResult
@@ -123,3 +128,47 @@ def test_labelled_labels_follow_the_locale_or_the_query_language() -> None:
     chosen = format_results(RESULTS, query="retry policy", style="labelled", locale="zh-CN")
     assert chosen.startswith("引用: 1")
     assert format_results(RESULTS, style="labelled").startswith("Citation: 1")
+
+
+def test_full_pages_of_local_documents_use_their_stored_text(tmp_path: Path) -> None:
+    from textsearch import LocalTextSearch
+
+    long_text = "Retry failed calls with exponential backoff. " + "More detail here. " * 200
+    with LocalTextSearch() as local:
+        local.add_documents(
+            [
+                {"id": "r", "title": "Retry", "text": long_text, "link": "notes/retry.md"},
+                {"id": "c", "title": "Cache", "text": "Cache backoff results.", "link": None},
+            ]
+        )
+        grounded = ground_sync(local, "backoff", full_pages=True, fetch_options={"max_chars": 500})
+    assert grounded.pages is not None
+    assert [p.ok for p in grounded.pages] == [True, True]
+    assert all(p.error is None for p in grounded.pages)
+    retry = next(p for p in grounded.pages if p.name == "Retry")
+    assert retry.truncated and len(retry.value or "") <= 500
+    assert retry.value is not None and retry.value.startswith("Retry failed calls")
+    assert "More detail here." in grounded.prompt  # the document's text, not the snippet
+
+
+def test_cli_ground_full_pages_on_the_local_index(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "retry.md").write_text(
+        "# Retry policy\n\nRetry failed calls with exponential backoff.\n\n"
+        + "Wait longer after each failure. " * 50,
+        encoding="utf-8",
+    )
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "textsearch", "ground", "backoff", "--path", str(notes)]
+        + ["--full-pages"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "only http and https" not in done.stderr and "page not used" not in done.stderr
+    assert "Wait longer after each failure." in done.stdout
