@@ -12,7 +12,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -88,26 +87,26 @@ def _result(link: str) -> TextSearchResult:
 @pytest.mark.anyio
 async def test_a_drip_server_is_cut_off_at_the_deadline(drip: DripServer) -> None:
     started = time.monotonic()
-    (page,) = await fetch_pages([_result(drip.url())], allow_private=True, timeout=2.0)
+    (page,) = await fetch_pages([_result(drip.url())], allow_private=True, timeout=1.2)
     elapsed = time.monotonic() - started
-    assert not page.ok and page.error == "timed out after 2 s"
+    assert not page.ok and page.error == "timed out after 1.2 s"
     assert page.value == "the snippet"
-    assert 1.9 <= elapsed < 4.0, elapsed
+    assert 1.1 <= elapsed < 3.0, elapsed  # measured: 1.2-1.3 s
 
 
 def test_the_sync_twin_has_the_same_deadline(drip: DripServer) -> None:
     started = time.monotonic()
-    (page,) = fetch_pages_sync([_result(drip.url())], allow_private=True, timeout=1.5)
+    (page,) = fetch_pages_sync([_result(drip.url())], allow_private=True, timeout=1.2)
     elapsed = time.monotonic() - started
-    assert not page.ok and page.error == "timed out after 1.5 s"
-    assert 1.4 <= elapsed < 3.5, elapsed
+    assert not page.ok and page.error == "timed out after 1.2 s"
+    assert 1.1 <= elapsed < 3.0, elapsed
 
 
 # -- the event loop stays free -----------------------------------------------------------
 
 BIG_HTML = (
     "<html><head><title>Big</title></head><body><main>"
-    + "".join(f"<p>Paragraph {i} about retries and backoff.</p>" for i in range(50_000))
+    + "".join(f"<p>Paragraph {i} about retries and backoff.</p>" for i in range(42_000))
     + "</main></body></html>"
 ).encode()
 
@@ -136,8 +135,7 @@ class _BigPage:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("extractor", ["builtin", "trafilatura"])
-async def test_converting_a_big_page_never_blocks_the_event_loop(extractor: Any) -> None:
+async def test_converting_a_big_page_never_blocks_the_event_loop() -> None:
     page_server = _BigPage()
     gaps: list[float] = []
     done = asyncio.Event()
@@ -158,7 +156,6 @@ async def test_converting_a_big_page_never_blocks_the_event_loop(extractor: Any)
             timeout=60,
             max_chars=1_000,
             max_bytes=5_000_000,
-            extractor=extractor,
         )
     finally:
         done.set()
