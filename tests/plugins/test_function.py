@@ -448,3 +448,22 @@ def test_arguments_model_is_the_public_model_behind_the_schema() -> None:
     with pytest.raises(pydantic.ValidationError):
         model.model_validate({"top": 3})  # query is required
     assert set(model.model_json_schema()["properties"]) == {"query", "top", "skip"}
+
+
+def test_json_citations_agree_with_citations_for_duplicated_links() -> None:
+    from textsearch import TextSearchResult
+    from textsearch.grounding import Citations
+
+    results = [
+        TextSearchResult(name="A", value="first", link="https://a.example/page"),
+        TextSearchResult(name="A copy", value="dup", link="https://a.example/page#top"),
+        TextSearchResult(name="B", value="second", link="https://b.example/"),
+    ]
+    ts = StaticTextSearch(results, match="always")
+    fn = create_search_function(ts, kind="text_search_results")
+    payload = json.loads(fn.invoke_sync({"query": "x"}))
+    cited = Citations(results)
+    assert [(r["citation"], r["link"]) for r in payload["results"]] == [
+        (s.number, s.link) for s in cited
+    ]
+    assert [r["citation"] for r in payload["results"]] == [1, 2]
