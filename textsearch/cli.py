@@ -69,7 +69,7 @@ def default_index_file(folder: str | os.PathLike[str]) -> Path:
 ProviderBuilder = Callable[[argparse.Namespace], TextSearch]
 
 
-def _local_from_args(args: argparse.Namespace) -> TextSearch:
+def _local_from_args(args: argparse.Namespace, *, index: bool = True) -> TextSearch:
     from textsearch.connectors.local import LocalTextSearch
 
     folder = Path(getattr(args, "path", None) or ".")
@@ -87,6 +87,8 @@ def _local_from_args(args: argparse.Namespace) -> TextSearch:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
         search = LocalTextSearch(db_path)
+    if not index:
+        return search
     report = search.index_path(folder)
     if (report.indexed or report.removed) and sys.stderr.isatty():
         print(
@@ -320,7 +322,10 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
         }
         out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
     else:
-        out.write(format_results(results, query=args.query, style=output_format) + "\n")
+        out.write(
+            format_results(results, query=args.query, style=output_format, locale=args.locale)
+            + "\n"
+        )
     return EXIT_OK
 
 
@@ -465,10 +470,13 @@ def _cmd_tools(args: argparse.Namespace, out: TextIO) -> int:
     if args.strict and args.format != "openai":
         raise UsageError("--strict applies to --format openai only")
     search = _tools_provider(args)
+    tools: list[Any]
     try:
         plugin = _plugin(search)
         if args.format == "openai":
             tools = plugin.to_openai_tools(strict=args.strict)
+        elif args.format == "openai-responses":
+            tools = plugin.to_openai_responses_tools()
         elif args.format == "anthropic":
             tools = plugin.to_anthropic_tools()
         else:
@@ -488,9 +496,25 @@ def _cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
         require_mcp()
     except ImportError as exc:
         raise ConfigurationError(str(exc)) from None
-    search = build_provider(args)
+    indexing = None
+    if args.provider == "local":
+        # Answer `initialize` at once: the folder is indexed in the background, with
+        # progress lines on stderr, and searches wait for it (or say how far it got).
+        from textsearch.plugins._indexing import IndexingTextSearch
+
+        local = _local_from_args(args, index=False)
+        search: TextSearch = local
+        if args.path or not args.db:  # --db alone serves that index as it is
+            folder = Path(args.path or ".")
+            indexing = IndexingTextSearch(local, folder, wait=args.index_wait, stream=sys.stderr)
+            search = indexing
+    else:
+        search = build_provider(args)
     try:
-        _plugin(search, name=args.name).serve_mcp()
+        plugin = _plugin(search, name=args.name)
+        if indexing is not None:
+            indexing.start()
+        plugin.serve_mcp()
     finally:
         _close(search)
     return EXIT_OK
@@ -589,6 +613,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=SEARCH_FORMATS,
         help="output: numbered (default), citations, markdown, labelled or json",
     )
+    search.add_argument(
+        "--locale",
+        metavar="LANG",
+        help="labels of --format labelled: en or zh (default: the query's language, else en)",
+    )
     search.set_defaults(handler=_cmd_search)
 
     grounding = commands.add_parser(
@@ -637,8 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument(
         "--format",
         required=True,
-        choices=("openai", "anthropic", "mcp"),
-        help="tool format: OpenAI Chat Completions, Anthropic Messages or MCP",
+        choices=("openai", "openai-responses", "anthropic", "mcp"),
+        help="tool format: OpenAI Chat Completions, OpenAI Responses (strict), Anthropic "
+        "Messages or MCP",
     )
     tools.add_argument(
         "--strict", action="store_true", help="OpenAI strict-mode schema (--format openai)"
@@ -648,6 +678,14 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the search tools over MCP (stdio)")
     add_provider_arguments(mcp, cache=True)
     mcp.add_argument("--name", default="search", help="MCP server name (default: search)")
+    mcp.add_argument(
+        "--index-wait",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="--provider local: how long a search waits for the background indexing before "
+        "answering how far it got (default 20)",
+    )
     mcp.set_defaults(handler=_cmd_mcp)
     return parser
 

@@ -55,7 +55,36 @@ def test_search_format_markdown_labelled_and_default(notes: Path) -> None:
     link = str((notes / "retry.md").resolve())
     assert md.stdout.startswith('## Results for "backoff"\n\n1. **[Retry policy](')
     labelled = run("search", "backoff", "--path", str(notes), "--format", "labelled", cwd=notes)
-    assert labelled.stdout.splitlines()[:3] == ["引用: 1", "标题: Retry policy", f"URL: {link}"]
+    # English labels by default; --locale (or a Chinese query) chooses Chinese ones
+    assert labelled.stdout.splitlines()[:3] == [
+        "Citation: 1",
+        "Title: Retry policy",
+        f"URL: {link}",
+    ]
+    chinese = run(
+        "search",
+        "backoff",
+        "--path",
+        str(notes),
+        "--format",
+        "labelled",
+        "--locale",
+        "zh",
+        cwd=notes,
+    )
+    assert chinese.stdout.splitlines()[:3] == ["引用: 1", "标题: Retry policy", f"URL: {link}"]
+    unknown = run(
+        "search",
+        "backoff",
+        "--path",
+        str(notes),
+        "--format",
+        "labelled",
+        "--locale",
+        "xx",
+        cwd=notes,
+    )
+    assert unknown.returncode == 2 and "unknown locale 'xx'" in unknown.stderr
     default = run("search", "backoff", "--path", str(notes), cwd=notes)
     assert default.stdout.startswith('Found 1 result for "backoff":\n\n1. Retry policy\n')
     nothing = run("search", "zebra", "--path", str(notes), "--format", "citations", cwd=notes)
@@ -92,10 +121,9 @@ def test_ground_prints_prompt_and_references(notes: Path) -> None:
     assert "References:" not in only.stdout and "SEARCH DATA" not in only.stdout
 
 
-def test_ground_full_pages_refuses_local_file_links(notes: Path) -> None:
+def test_ground_full_pages_uses_the_stored_text_of_local_documents(notes: Path) -> None:
     done = run("ground", "backoff", "--path", str(notes), "--full-pages", cwd=notes)
-    assert done.returncode == 0
-    assert "Use exponential **backoff** with jitter." in done.stdout  # the snippet is kept
-    assert (
-        "page not used: " in done.stderr and "only http and https URLs are fetched" in done.stderr
-    )
+    assert done.returncode == 0, done.stderr
+    # the document's own text (no snippet highlight), nothing downloaded or refused
+    assert "Use exponential backoff with jitter." in done.stdout
+    assert "page not used" not in done.stderr and "only http and https" not in done.stderr

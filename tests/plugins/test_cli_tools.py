@@ -24,6 +24,7 @@ def _run(argv: list[str]) -> tuple[int, str]:
     [
         (["tools", "--format", "openai"], lambda p: p.to_openai_tools()),
         (["tools", "--format", "openai", "--strict"], lambda p: p.to_openai_tools(strict=True)),
+        (["tools", "--format", "openai-responses"], lambda p: p.to_openai_responses_tools()),
         (["tools", "--format", "anthropic"], lambda p: p.to_anthropic_tools()),
         (["tools", "--format", "mcp"], lambda p: p.to_mcp_tools()),
     ],

@@ -78,13 +78,19 @@ def test_preset_filter_survives_invalid_top(arguments: Any) -> None:
         {"include_total_count": True, "top_k": 9, "": 1},
     ],
 )
-def test_preset_filter_survives_unexpected_extra_arguments(extra: dict[str, Any]) -> None:
+def test_unexpected_extra_arguments_are_refused_by_name(extra: dict[str, Any]) -> None:
+    # An argument the schema does not have never reaches the search (so it cannot touch
+    # the preset filter), and the model is told which names were wrong.
     ts = StaticTextSearch(DOCS, match="any")
     fn = create_search_function(ts, kind="text_search_results", filter=_preset())
     text = fn.invoke_sync({"query": "backoff", **extra})
-    assert [c.options.filter for c in ts.calls] == [_preset()]
-    links = [r["link"] for r in json.loads(text)["results"]]
-    assert links and all(link.startswith("https://kb.example/") for link in links)
+    assert ts.calls == []
+    assert text.startswith("Invalid arguments for get_text_search_results: unknown argument")
+    for name in extra:
+        assert repr(name) in text
+    assert "the parameters are query, top, skip" in text
+    with pytest.raises(InvalidRequestError, match="unknown argument"):
+        fn.invoke_sync({"query": "backoff", **extra}, raise_errors=True)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +178,7 @@ def test_hidden_fixed_parameters_cannot_be_overridden() -> None:
     fn = create_search_function(
         ts, parameters=[SearchParameter("query", "Query.")], filter=_preset(), top=2
     )
-    fn.invoke_sync(
+    refused = fn.invoke_sync(
         {
             "query": "x",
             "top": 50,
@@ -182,6 +188,9 @@ def test_hidden_fixed_parameters_cannot_be_overridden() -> None:
             "options": {"top": 50},
         }
     )
+    assert ts.calls == []
+    assert "unknown arguments 'top', 'skip', 'filter', 'site', 'options'" in refused
+    fn.invoke_sync({"query": "x"})
     (call,) = ts.calls
     assert (call.options.top, call.options.skip, call.options.filter) == (2, 0, _preset())
     assert call.options.include_total_count is False
@@ -439,3 +448,22 @@ def test_arguments_model_is_the_public_model_behind_the_schema() -> None:
     with pytest.raises(pydantic.ValidationError):
         model.model_validate({"top": 3})  # query is required
     assert set(model.model_json_schema()["properties"]) == {"query", "top", "skip"}
+
+
+def test_json_citations_agree_with_citations_for_duplicated_links() -> None:
+    from textsearch import TextSearchResult
+    from textsearch.grounding import Citations
+
+    results = [
+        TextSearchResult(name="A", value="first", link="https://a.example/page"),
+        TextSearchResult(name="A copy", value="dup", link="https://a.example/page#top"),
+        TextSearchResult(name="B", value="second", link="https://b.example/"),
+    ]
+    ts = StaticTextSearch(results, match="always")
+    fn = create_search_function(ts, kind="text_search_results")
+    payload = json.loads(fn.invoke_sync({"query": "x"}))
+    cited = Citations(results)
+    assert [(r["citation"], r["link"]) for r in payload["results"]] == [
+        (s.number, s.link) for s in cited
+    ]
+    assert [r["citation"] for r in payload["results"]] == [1, 2]

@@ -21,8 +21,10 @@ from textsearch.testing import StaticTextSearch
 
 
 def _text(result: Any) -> str:
-    (block,) = result.content
+    # The text block comes first; resource links to documents may follow it.
+    block = result.content[0]
     assert block.type == "text"
+    assert all(b.type == "resource_link" for b in result.content[1:])
     return str(block.text)
 
 
@@ -79,7 +81,7 @@ async def test_in_process_server_lists_and_calls_tools() -> None:
         assert tools["docs"].annotations.open_world_hint is False
         assert tools["web"].annotations is not None
         assert tools["web"].annotations.open_world_hint is True
-        result = await client.call_tool("docs", {"query": "backoff", "site": "blog.example"})
+        result = await client.call_tool("docs", {"query": "backoff"})
         assert result.is_error is False
         assert _text(result).startswith('Found 2 results for "backoff"')
         assert docs.calls[-1].options.filter == TextSearchFilter().equal_to("site", "kb.example")

@@ -113,6 +113,10 @@ def test_public_names_are_listed_and_import() -> None:
     import textsearch.plugins as plugins
 
     assert sorted(plugins.__all__) == [
+        "AnthropicTool",
+        "OpenAIChatTool",
+        "OpenAIFunctionDefinition",
+        "OpenAIResponsesTool",
         "SearchFunction",
         "SearchParameter",
         "SearchPlugin",

@@ -118,3 +118,43 @@ def test_plugin_lists_match_their_functions() -> None:
     assert plugin.to_mcp_tools() == [f.to_mcp_tool() for f in functions]
     annotations = [t["annotations"]["openWorldHint"] for t in plugin.to_mcp_tools()]
     assert annotations == [False, False, True]
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_openai_responses_tools_validate_against_openai_types(strict: bool) -> None:
+    from openai.types.responses import FunctionTool, FunctionToolParam
+
+    for fn in _functions():
+        tool = fn.to_openai_responses_tool(strict=strict)
+        TypeAdapter(FunctionToolParam).validate_python(tool)
+        assert set(tool) == {"type", "name", "description", "parameters", "strict"}
+        assert set(tool) <= _keys_of(FunctionToolParam)
+        model = FunctionTool.model_validate(tool)
+        assert (model.type, model.name, model.strict) == ("function", fn.name, strict)
+        expected = fn.strict_parameters_json_schema if strict else fn.parameters_json_schema
+        assert model.parameters == expected
+    plugin = create_search_plugin(StaticTextSearch(DOCS), functions=_functions())
+    assert plugin.to_openai_responses_tools() == [
+        f.to_openai_responses_tool() for f in _functions()
+    ]
+    assert all(t["strict"] is True for t in plugin.to_openai_responses_tools())
+
+
+def test_mcp_tool_hints_and_output_schema() -> None:
+    from textsearch import LocalTextSearch
+
+    local = create_search_function(LocalTextSearch(), kind="text_search_results")
+    web = create_search_function(ThirdPartySearch(ARTICLES), kind="search_results")
+    local_tool, web_tool = local.to_mcp_tool(), web.to_mcp_tool()
+    # read-only everywhere; open world only for the web; idempotent only where it holds
+    assert local_tool["annotations"] == {
+        "readOnlyHint": True,
+        "openWorldHint": False,
+        "idempotentHint": True,
+    }
+    assert web_tool["annotations"] == {"readOnlyHint": True, "openWorldHint": True}
+    for fn, tool in ((local, local_tool), (web, web_tool)):
+        jsonschema.Draft202012Validator.check_schema(tool["outputSchema"])
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["outputSchema"] == fn.output_json_schema
+        assert mcp.types.Tool.model_validate(tool).output_schema == tool["outputSchema"]

@@ -158,8 +158,8 @@ async def test_anthropic_messages_round_trip_keeps_the_preset_filter() -> None:
                 "type": "tool_use",
                 "id": "toolu_01A09q90qw90lq917835lq9",
                 "name": "docs_search",
-                # a model that tries to widen the search: the preset must survive
-                "input": {"query": "cache", "top": 40, "filter": None, "site": "evil.example"},
+                # a model that asks for too much: clamped with a note, the preset kept
+                "input": {"query": "cache", "top": 40},
             },
         ],
         "stop_reason": "tool_use",
@@ -233,5 +233,6 @@ async def test_anthropic_messages_round_trip_keeps_the_preset_filter() -> None:
     second = json.loads(route.calls[1].request.content)
     tool_result = second["messages"][2]["content"][0]
     assert tool_result["tool_use_id"] == "toolu_01A09q90qw90lq917835lq9"
-    links = [r["link"] for r in json.loads(tool_result["content"])["results"]]
-    assert links == ["https://docs.example/cache"]
+    payload = json.loads(tool_result["content"])
+    assert [r["link"] for r in payload["results"]] == ["https://docs.example/cache"]
+    assert payload["notes"] == ["top=40 is outside the maximum of 10; used top=10."]

@@ -786,6 +786,29 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         """Blocking twin of :meth:`get_documents`."""
         return self.get_search_results_sync(query, options, **kwargs)
 
+    def get_document(self, key: str) -> LocalDocument | None:
+        """The stored document whose id, else whose link, is ``key`` (``None`` if none).
+
+        Local work, synchronous like :meth:`add_documents`; the MCP server reads documents
+        through it (as resources) so a model can open a whole document from a result.
+        """
+        with self._lock:
+            row = None
+            for column in ("id", "link"):
+                row = self._db.execute(
+                    "SELECT d.id, d.title, c.text, d.link, d.metadata FROM documents AS d "
+                    f"JOIN contents AS c ON c.rowid = d.rowid WHERE d.{column} = ? "
+                    "ORDER BY d.rowid LIMIT 1",
+                    (key,),
+                ).fetchone()
+                if row is not None:
+                    break
+        if row is None:
+            return None
+        return LocalDocument(
+            id=row[0], title=row[1], text=row[2], link=row[3], metadata=json.loads(row[4])
+        )
+
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:

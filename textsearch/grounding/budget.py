@@ -37,6 +37,8 @@ _CJK = (
 )
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _CITATION = re.compile(r"[\[【]\s*\d[\d,\s\-–]*[\]】]")
+# Characters looked at past a character limit when cutting (longer than any citation marker).
+_LOOKAHEAD = 64
 
 
 def _count(tokenizer: Tokenizer, text: str) -> int:
@@ -97,6 +99,11 @@ def truncate_text(
         raise InvalidRequestError(f"a budget limit must be at least 0, got {limit}")
     if measure(text, tokenizer) <= limit:
         return text, False
+    if tokenizer is None:
+        # In characters, nothing past ``limit`` can be kept: look only a little beyond it
+        # (to see whether ``limit`` itself is a cut point, or inside a citation), so a
+        # 2 MB text cut to 1,000 characters costs as much as a short one.
+        text = text[: limit + _LOOKAHEAD]
     return fit_prefix(text, lambda t: measure(t, tokenizer) <= limit, marker=marker), True
 
 

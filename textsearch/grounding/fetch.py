@@ -23,9 +23,11 @@ A page that is refused or fails keeps its search snippet and says why; one bad p
 raises. With an injected ``http_client`` the same checks apply, but its own settings
 (proxies, keep-alive) are yours: a proxy would see the checked IP address as the target.
 
-HTML becomes text with the standard library's parser (``textsearch._html``): no extra
-dependency, tolerant of broken markup, and it keeps ``<main>``/``<article>`` content and
-drops scripts, styles and navigation.
+HTML becomes text in a worker thread, never on the event loop: the page's main content with
+``trafilatura`` when the ``fetch`` extra is installed (``pip install "textsearch-sdk[fetch]"``),
+else with the standard library's parser (``textsearch._html``), which keeps
+``<main>``/``<article>`` content and drops scripts, styles and navigation. Truncation to
+``max_chars`` costs in proportion to ``max_chars``, not to the page.
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ from urllib.parse import urljoin
 
 import httpx
 
-from textsearch._html import html_to_text
 from textsearch.errors import InvalidRequestError
+from textsearch.grounding._extract import Extractor, check_extractor, extract_main_text
 from textsearch.grounding._fields import extract_fields
 from textsearch.grounding.budget import truncate_text
 
@@ -233,6 +235,7 @@ class _Settings:
     allow_private: bool
     allow_networks: tuple[IPNetwork, ...]
     resolver: Resolver
+    extractor: Extractor = "auto"
 
 
 def _media_type(value: str | None) -> str | None:
@@ -363,8 +366,8 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
 
 async def _get_page(
     client: httpx.AsyncClient, link: str, settings: _Settings
-) -> tuple[str, int, str, str | None, str, bool]:
-    """Fetch ``link``: ``(final_url, status, media_type, title, text, body_truncated)``."""
+) -> tuple[str, int, str, str | None, bytes, bool]:
+    """Fetch ``link``: ``(final_url, status, media_type, content_type, body, body_cut)``."""
     url = link.strip()
     for hop in range(settings.max_redirects + 1):
         try:
@@ -428,12 +431,7 @@ async def _get_page(
                 body, cut = await _read_capped(response, settings.max_bytes)
             finally:
                 await response.aclose()
-            text = body.decode(_charset(raw_type, body[:4096]), errors="replace")
-            if media in _HTML_TYPES:
-                title, readable = html_to_text(text)
-            else:
-                title, readable = None, text.replace("\r\n", "\n").strip()
-            return url, status, media, title, readable, cut
+            return url, status, media, raw_type, body, cut
         else:
             detail = f": {last_error}" if last_error else ""
             raise _Failed(f"cannot connect to {host}{detail}")
@@ -466,9 +464,20 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
 
     if not fields.link or not fields.link.strip():
         return fallback("the result has no link", refused=True)
+    link = fields.link
+
+    async def page() -> tuple[str, int, str, str | None, str, bool]:
+        final_url, status, media, raw_type, body, cut = await _get_page(client, link, settings)
+        # Decoding, HTML to text and truncation are CPU work (seconds for a page of a few
+        # MB): a worker thread keeps the event loop free, and the deadline covers it too.
+        title, text, cut_text = await asyncio.to_thread(
+            _page_text, body, raw_type, media, settings
+        )
+        return final_url, status, media, title, text, cut or cut_text
+
     try:
         final_url, status, media, title, text, cut = await asyncio.wait_for(
-            _get_page(client, fields.link, settings), settings.timeout
+            page(), settings.timeout
         )
     except _PageProblem as exc:
         return fallback(
@@ -492,7 +501,6 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
             status_code=status,
             content_type=media,
         )
-    text, cut_text = truncate_text(text, settings.max_chars)
     return FetchedPage(
         name=title or fields.name,
         value=text,
@@ -500,9 +508,24 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
         final_url=final_url,
         status_code=status,
         content_type=media,
-        truncated=cut or cut_text,
+        truncated=cut,
         **base,
     )
+
+
+def _page_text(
+    body: bytes, raw_type: str | None, media: str, settings: _Settings
+) -> tuple[str | None, str, bool]:
+    """``(title, text, cut)`` of a downloaded body (run in a worker thread)."""
+    text = body.decode(_charset(raw_type, body[:4096]), errors="replace")
+    if media in _HTML_TYPES:
+        title, readable = extract_main_text(text, settings.extractor)
+    else:
+        title, readable = None, text.replace("\r\n", "\n").strip()
+    if not readable.strip():
+        return title, "", False
+    readable, cut = truncate_text(readable, settings.max_chars)
+    return title, readable, cut
 
 
 def _settings(
@@ -515,6 +538,7 @@ def _settings(
     allow_networks: Iterable[str | IPNetwork],
     resolver: Resolver | None,
     concurrency: int,
+    extractor: object = "auto",
 ) -> _Settings:
     for name, value, low in (
         ("max_chars", max_chars, 1),
@@ -542,6 +566,7 @@ def _settings(
         allow_private=allow_private,
         allow_networks=tuple(networks),
         resolver=resolver or system_resolver,
+        extractor=check_extractor(extractor),
     )
 
 
@@ -557,8 +582,9 @@ async def fetch_pages(
     max_bytes: int = 2_000_000,
     http_client: httpx.AsyncClient | None = None,
     resolver: Resolver | None = None,
+    extractor: Extractor = "auto",
 ) -> list[FetchedPage]:
-    """Download each result's link and keep the page's readable text.
+    """Download each result's link and keep the page's main content as text.
 
     Args:
         results: Results of any shape (their ``link``/``url`` is fetched).
@@ -568,12 +594,17 @@ async def fetch_pages(
             addresses too (only for trusted links, such as your own intranet).
         allow_networks: Networks (``"10.1.2.0/24"``) allowed even when ``allow_private``
             is false.
-        timeout: Seconds for a whole page, redirects included.
+        timeout: Deadline in seconds for a whole page: every redirect, the headers, the
+            body however slowly it trickles, and the conversion to text.
         max_redirects: Most redirects followed per page.
         max_bytes: Most bytes of body read per page (after decompression).
         http_client: An ``httpx.AsyncClient`` to use (not closed here); by default one is
             created for this call (no keep-alive, no proxy from the environment) and closed.
         resolver: Host name resolver (default: the system's ``getaddrinfo``).
+        extractor: How HTML becomes text: ``"auto"`` (default) keeps the main content with
+            ``trafilatura`` when the ``fetch`` extra is installed, else (and whenever it
+            finds nothing) the built-in converter; ``"trafilatura"`` requires it;
+            ``"builtin"`` never uses it. The conversion runs in a worker thread.
 
     Returns:
         One :class:`FetchedPage` per result, in order. A refused or failed page keeps the
@@ -581,6 +612,7 @@ async def fetch_pages(
 
     Raises:
         InvalidRequestError: A bad argument (before any network call).
+        ImportError: ``extractor="trafilatura"`` without the ``fetch`` extra.
     """
     settings = _settings(
         max_chars=max_chars,
@@ -591,6 +623,7 @@ async def fetch_pages(
         allow_networks=allow_networks,
         resolver=resolver,
         concurrency=concurrency,
+        extractor=extractor,
     )
     items = list(results)
     if not items:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from textsearch._types import SearchResults
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding._fields import ResultFields
 from textsearch.grounding.budget import Budget, fit_prefix
 from textsearch.grounding.fencing import Fencing, neutralize
 
@@ -61,7 +62,9 @@ def _one_line(text: str) -> str:
 
 def _header(count: int, query: str | None) -> str:
     noun = "result" if count == 1 else "results"
-    return f'Found {count} {noun} for "{query}":' if query is not None else f"Found {count} {noun}:"
+    if query is None:
+        return f"Found {count} {noun}:"
+    return f'Found {count} {noun} for "{_one_line(query)}":'
 
 
 def _numbered_block(item: ResultFields, number: int) -> str:
@@ -128,13 +131,23 @@ def _markdown_block(item: ResultFields, number: int) -> str:
     return "\n".join(lines)
 
 
-def resolve_labels(locale: str | None, labels: Mapping[str, str] | None) -> dict[str, str]:
-    """Labels of the labelled style for a locale, with overrides.
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def query_locale(query: str | None) -> str:
+    """The label locale a query is written in: ``"zh"`` for Chinese, else ``"en"``."""
+    return "zh" if query and _HAN.search(query) else "en"
+
+
+def resolve_labels(
+    locale: str | None, labels: Mapping[str, str] | None, query: str | None = None
+) -> dict[str, str]:
+    """Labels of the labelled style for a locale (else the query's language), with overrides.
 
     Raises:
         InvalidRequestError: Unknown locale or label key.
     """
-    key = (locale or "zh").lower().replace("_", "-").split("-")[0]
+    key = (locale or query_locale(query)).lower().replace("_", "-").split("-")[0]
     base = LABELS.get(key)
     if base is None:
         raise InvalidRequestError(
@@ -187,7 +200,7 @@ def renderer(
         style = "labelled"
     if style not in STYLES:
         raise InvalidRequestError(f"unknown format style {style!r} (known: {', '.join(STYLES)})")
-    label_map = resolve_labels(locale, labels) if style == "labelled" else {}
+    label_map = resolve_labels(locale, labels, query) if style == "labelled" else {}
 
     def number(i: int) -> int:
         return numbers[i] if numbers is not None else i + 1
@@ -199,7 +212,7 @@ def renderer(
         if style == "citations":
             return "\n".join(_citation_line(it, number(i)) for i, it in enumerate(items))
         if style == "markdown":
-            title = f'## Results for "{query}"' if query is not None else "## Results"
+            title = f'## Results for "{_one_line(query)}"' if query is not None else "## Results"
             blocks = [_markdown_block(it, number(i)) for i, it in enumerate(items)]
             return title + "\n\n" + "\n\n".join(blocks)
         return "\n\n".join(_labelled_block(it, number(i), label_map) for i, it in enumerate(items))
@@ -268,8 +281,15 @@ def fit_to_budget(
 def prepare(
     results: Iterable[Any],
 ) -> list[ResultFields]:
-    """Extract the fields of every result."""
-    return [extract_fields(r) for r in results]
+    """The fields of every result, numbered as :class:`Citations` numbers them.
+
+    Results for the same page (or the same text without a link) are one source there, so
+    they are one entry here: position ``i`` is citation ``i + 1``, and ``[n]`` in a model's
+    answer names the ``n.`` the model saw.
+    """
+    from textsearch.grounding.citations import Citations
+
+    return [source.fields for source in Citations(results)]
 
 
 def fence_fields(item: ResultFields) -> ResultFields:
@@ -316,10 +336,15 @@ def format_results(
     ``"markdown"``: a ``## Results for "query"`` heading and a numbered list of
     ``**[Title](link)**``, the snippet, and an italic line with site and date.
 
-    ``"labelled"`` (or ``"labeled"``): blocks of ``label: value`` lines, by default the
-    Chinese labels many apps expect (``引用``, ``标题``, ``URL``, ``摘要``, ``网站名称``,
-    ``网站图标``, ``发布时间``) with ``N/A`` for what is missing; ``locale="en"`` for English
-    labels, ``labels={...}`` to rename any of them (keys as in :data:`LABELS`).
+    ``"labelled"`` (or ``"labeled"``): blocks of ``label: value`` lines (``Citation``,
+    ``Title``, ``URL``, ``Snippet``, ``Site name``, ``Site icon``, ``Published``) with
+    ``N/A`` for what is missing. The labels follow ``locale`` (``"en"``, or ``"zh"`` for
+    ``引用``, ``标题``, ``摘要``...); without one, the query's language (Chinese labels for
+    a Chinese query), else English. ``labels={...}`` renames any of them (keys as in
+    :data:`LABELS`).
+
+    Results are numbered as :class:`Citations` numbers them: two results for the same
+    page (by normalized link) are one entry, so ``[n]`` always names the ``n.`` shown.
 
     Every style says ``No results found for query: <query>`` when there is nothing.
 
@@ -327,26 +352,33 @@ def format_results(
         results: The results.
         query: The query, shown in headers and in the empty message.
         style: One of the styles above.
-        locale: Labels of the labelled style (``"zh"`` default, ``"en"``).
+        locale: Labels of the labelled style (``"en"``, ``"zh"``); default: the
+            query's language, else English.
         labels: Label overrides for the labelled style.
         budget: Per-result and total limits (the total bounds the whole returned text).
         fence: Fence the text as untrusted data (see :class:`Fencing`); off by default here,
-            on by default in prompt templates.
+            on by default in prompt templates. The query is treated as untrusted too.
 
     Raises:
         InvalidRequestError: Unknown style, locale or label key, or a budget too small for
             even one result.
     """
-    render = renderer(style, query=query, locale=locale, labels=labels)
+    fencing: Fencing | None = Fencing() if fence is True else (fence or None)
+    # The query is untrusted like the results (it may come from a user or a page), and it
+    # is shown inside the fence: neutralized there like them.
+    shown_query = neutralize(query) if fencing is not None and query is not None else query
+    render = renderer(style, query=shown_query, locale=locale, labels=labels)
     items = prepare(results)
     if not items:
         return empty_message(query)
-    fencing: Fencing | None = Fencing() if fence is True else (fence or None)
     if fencing is None:
         kept, _ = fit_to_budget(items, budget, render)
         return render(kept)
     fence_id = fencing.fence_id(
-        str(v) for it in items for v in (it.name, it.value, it.link) if v is not None
+        [
+            query or "",
+            *(str(v) for it in items for v in (it.name, it.value, it.link) if v is not None),
+        ]
     )
     safe = [fence_fields(it) for it in items]
 

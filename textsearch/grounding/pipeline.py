@@ -20,7 +20,7 @@ from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import BaseTextSearch, TextSearch
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._fields import ResultFields, extract_fields
-from textsearch.grounding.budget import Budget
+from textsearch.grounding.budget import Budget, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import Fencing
 from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
@@ -183,7 +183,9 @@ async def ground(
             for no limit.
         fence: Fence the results as untrusted data (default on).
         full_pages: Replace each result's snippet by its page's text (see
-            :func:`fetch_pages`); a page that cannot be used keeps its snippet.
+            :func:`fetch_pages`); a page that cannot be used keeps its snippet. A result
+            that carries its document's whole text (``LocalTextSearch``, PostgreSQL) uses
+            that text and is not downloaded.
         fetch_options: Keyword arguments for :func:`fetch_pages` (``allow_private``,
             ``timeout``, ``max_chars``...).
         options: Search options (``top`` above overrides theirs; ``filter`` is AND-ed
@@ -215,8 +217,9 @@ async def ground(
         metadata = dict(normal.metadata)
     pages = None
     if full_pages:
-        pages = await fetch_pages([f for _, f in merged], **dict(fetch_options or {}))
-        pages = [_with_result(p, item) for p, (item, _) in zip(pages, merged, strict=True)]
+        stored, todo, options_ = _stored_pages(merged, fetch_options)
+        fetched = await fetch_pages(todo, **options_) if todo else []
+        pages = _all_pages(merged, stored, fetched)
     return _build(
         query,
         merged,
@@ -266,8 +269,9 @@ def ground_sync(
         metadata = dict(normal.metadata)
     pages = None
     if full_pages:
-        pages = fetch_pages_sync([f for _, f in merged], **dict(fetch_options or {}))
-        pages = [_with_result(p, item) for p, (item, _) in zip(pages, merged, strict=True)]
+        stored, todo, options_ = _stored_pages(merged, fetch_options)
+        fetched = fetch_pages_sync(todo, **options_) if todo else []
+        pages = _all_pages(merged, stored, fetched)
     return _build(
         query,
         merged,
@@ -278,6 +282,62 @@ def ground_sync(
         metadata=metadata,
         variables=variables,
     )
+
+
+def _stored_text(item: Any) -> str | None:
+    # A result that carries its document's whole text (LocalTextSearch, PostgreSQL: the
+    # ``text`` of the native document) needs no download; its link may not even be a URL.
+    text = getattr(item, "text", None)
+    if text is None and isinstance(item, Mapping):
+        text = item.get("text")
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def _stored_pages(
+    merged: list[tuple[Any, ResultFields]], fetch_options: Mapping[str, Any] | None
+) -> tuple[list[FetchedPage | None], list[ResultFields], dict[str, Any]]:
+    """Pages made from stored text, the results still to fetch, and the fetch options."""
+    options = dict(fetch_options or {})
+    max_chars = options.get("max_chars", 20_000)
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
+        raise InvalidRequestError("fetch_pages: max_chars must be a whole number >= 1")
+    stored: list[FetchedPage | None] = []
+    todo: list[ResultFields] = []
+    for item, fields in merged:
+        text = _stored_text(item)
+        if text is None:
+            stored.append(None)
+            todo.append(fields)
+            continue
+        value, cut = truncate_text(text.strip(), max_chars)
+        stored.append(
+            FetchedPage(
+                result=item,
+                link=fields.link,
+                name=fields.name,
+                value=value,
+                ok=True,
+                truncated=cut,
+                original_snippet=fields.value,
+                date=fields.date,
+                site_name=fields.site_name,
+                display_url=fields.display_url,
+                site_icon=fields.site_icon,
+            )
+        )
+    return stored, todo, options
+
+
+def _all_pages(
+    merged: list[tuple[Any, ResultFields]],
+    stored: list[FetchedPage | None],
+    fetched: list[FetchedPage],
+) -> list[FetchedPage]:
+    downloads = iter(fetched)
+    return [
+        page if page is not None else _with_result(next(downloads), item)
+        for page, (item, _) in zip(stored, merged, strict=True)
+    ]
 
 
 def _with_result(page: FetchedPage, item: Any) -> FetchedPage:

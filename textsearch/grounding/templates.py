@@ -45,7 +45,7 @@ from textsearch.errors import InvalidRequestError
 from textsearch.grounding._fields import ResultFields
 from textsearch.grounding.budget import Budget
 from textsearch.grounding.citations import Citations
-from textsearch.grounding.fencing import Fencing
+from textsearch.grounding.fencing import Fencing, neutralize
 from textsearch.grounding.formatting import (
     BudgetReport,
     fence_fields,
@@ -144,6 +144,9 @@ TEMPLATES: dict[str, PromptTemplate] = {
     ANSWER_WITH_CITATIONS.name: ANSWER_WITH_CITATIONS,
     ANSWER_WITH_CITATIONS_AND_DATES.name: ANSWER_WITH_CITATIONS_AND_DATES,
 }
+
+# A template given by name: a lone word (letters, digits, "-", "_", ".") with no placeholder.
+_NAME_LIKE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,99}")
 
 # -- built-in syntax --------------------------------------------------------------------
 
@@ -346,6 +349,8 @@ def _render(
     budget: Budget | None = None,
     variables: Mapping[str, Any] | None = None,
 ) -> tuple[str, list[tuple[ResultFields, int]], BudgetReport]:
+    if isinstance(template, str) and template.strip() in TEMPLATES:
+        template = TEMPLATES[template.strip()]
     if isinstance(template, PromptTemplate):
         text, chosen = template.text, syntax or template.syntax
     elif isinstance(template, str):
@@ -356,17 +361,26 @@ def _render(
         )
     if chosen not in ("builtin", "jinja"):
         raise InvalidRequestError(f"unknown template syntax {chosen!r} (builtin or jinja)")
+    if not isinstance(template, PromptTemplate) and _NAME_LIKE.fullmatch(text.strip()):
+        # A lone word is a misspelt template name, not a prompt: rendering it would send
+        # the model one word and no results.
+        raise InvalidRequestError(
+            f"unknown template name {text.strip()[:60]!r} (ready templates: "
+            f"{', '.join(TEMPLATES)}); a template text uses placeholders such as "
+            "{query} and {#results}...{/results}"
+        )
     fencing: Fencing | None = Fencing() if fence is True else (fence or None)
     items = _numbered_items(results)
     fence_id = ""
     if fencing is not None:
         fence_id = fencing.fence_id(
-            v for it, _ in items for v in (it.name, it.value, it.link) if v is not None
+            [query, *(v for it, _ in items for v in (it.name, it.value, it.link) if v is not None)]
         )
         items = [(fence_fields(it), n) for it, n in items]
     scope: dict[str, Any] = {"today": _dt.date.today().isoformat()}
     scope.update(variables or {})
-    scope["query"] = query
+    # The query is untrusted too, and a template may show it inside the fenced loop.
+    scope["query"] = neutralize(query) if fencing is not None else query
 
     def numbered(chosen_items: list[ResultFields]) -> list[tuple[ResultFields, int]]:
         # Budgets keep results in order and drop only from the end, so position i of the
@@ -403,8 +417,9 @@ def render_prompt(
     """Render a prompt template with search results.
 
     Args:
-        template: Template text in the built-in syntax (see the module docs), or a
-            :class:`PromptTemplate` (for example :data:`ANSWER_WITH_CITATIONS`).
+        template: Template text in the built-in syntax (see the module docs), a
+            :class:`PromptTemplate` (for example :data:`ANSWER_WITH_CITATIONS`), or the
+            name of a ready one (``"answer"``, ``"answer-dates"``: see :data:`TEMPLATES`).
         query: The question; ``{query}`` in the template.
         results: Results of any shape :func:`format_results` accepts, or a
             :class:`Citations` (its numbers become ``{index}``).
@@ -418,7 +433,8 @@ def render_prompt(
 
     Raises:
         InvalidRequestError: A template error (unknown placeholder, unclosed section, Jinja2
-            syntax or sandbox violation) or a budget too small for one result.
+            syntax or sandbox violation, an unknown template name) or a budget too small
+            for one result.
         ImportError: A Jinja2 template without the ``jinja`` extra installed.
     """
     text, _, _ = _render(

@@ -6,7 +6,7 @@
     from textsearch.plugins import create_search_plugin
 
     plugin = create_search_plugin(LocalTextSearch("kb.sqlite3"))
-    tools = plugin.to_openai_tools()                       # or to_anthropic_tools()
+    tools = plugin.to_openai_tools()        # or to_openai_responses_tools(), to_anthropic_tools()
     text = await plugin.invoke("search", '{"query": "retry policy"}')
     plugin.serve_mcp()                                     # MCP server over stdio
 
@@ -22,8 +22,18 @@ from textsearch.plugins._parameters import (
     web_filter_parameters,
 )
 from textsearch.plugins._plugin import SearchPlugin, create_search_plugin
+from textsearch.plugins._tool_types import (
+    AnthropicTool,
+    OpenAIChatTool,
+    OpenAIFunctionDefinition,
+    OpenAIResponsesTool,
+)
 
 __all__ = [
+    "AnthropicTool",
+    "OpenAIChatTool",
+    "OpenAIFunctionDefinition",
+    "OpenAIResponsesTool",
     "SearchFunction",
     "SearchParameter",
     "SearchPlugin",

@@ -23,13 +23,21 @@ from textsearch.plugins._output import (
     Kind,
     error_message,
     invalid_arguments_message,
-    render_results,
+    output_schema,
+    render,
 )
 from textsearch.plugins._parameters import (
+    OutOfBounds,
     ParameterSpec,
     ParsedArguments,
     SearchParameter,
     default_parameters,
+)
+from textsearch.plugins._tool_types import (
+    AnthropicTool,
+    OpenAIChatTool,
+    OpenAIFunctionDefinition,
+    OpenAIResponsesTool,
 )
 
 __all__ = ["DEFAULT_MAX_TOP", "DEFAULT_TOP", "SearchFunction", "create_search_function"]
@@ -79,6 +87,8 @@ def check_tool_name(name: object, what: str = "function name") -> str:
 class Outcome:
     text: str
     is_error: bool
+    structured: dict[str, Any] | None = None
+    results: tuple[Any, ...] = ()
 
 
 class SearchFunction:
@@ -177,13 +187,16 @@ class SearchFunction:
         """
         return self._spec.strict_json_schema()
 
-    def to_openai_tool(self, strict: bool = False) -> dict[str, Any]:
+    def to_openai_tool(self, strict: bool = False) -> OpenAIChatTool:
         """The tool for OpenAI Chat Completions: ``{"type": "function", "function": {...}}``.
+
+        Typed as the SDK's ``ChatCompletionFunctionToolParam``, so it can be passed to
+        ``client.chat.completions.create(tools=[...])`` as it is.
 
         Args:
             strict: Use the strict schema and set ``"strict": true``.
         """
-        function: dict[str, Any] = {
+        function: OpenAIFunctionDefinition = {
             "name": self.name,
             "description": self.description,
             "parameters": self.strict_parameters_json_schema
@@ -194,26 +207,73 @@ class SearchFunction:
             function["strict"] = True
         return {"type": "function", "function": function}
 
-    def to_anthropic_tool(self) -> dict[str, Any]:
-        """The tool for the Anthropic Messages API: ``{"name", "description", "input_schema"}``."""
+    def to_openai_responses_tool(self, strict: bool = True) -> OpenAIResponsesTool:
+        """The tool for the OpenAI Responses API: ``{"type", "name", "description",
+        "parameters", "strict"}``.
+
+        The Responses API treats function tools as strict unless told otherwise, so strict is
+        the default here (the strict schema: every property required, optional ones
+        nullable). Typed as the SDK's ``FunctionToolParam``.
+
+        Args:
+            strict: Use the strict schema (``"strict": true``); ``False`` sends the plain
+                schema with ``"strict": false``.
+        """
+        return {
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.strict_parameters_json_schema
+            if strict
+            else self.parameters_json_schema,
+            "strict": bool(strict),
+        }
+
+    def to_anthropic_tool(self) -> AnthropicTool:
+        """The tool for the Anthropic Messages API: ``{"name", "description", "input_schema"}``.
+
+        Typed as the SDK's ``ToolParam``.
+        """
         return {
             "name": self.name,
             "description": self.description,
             "input_schema": self.parameters_json_schema,
         }
 
+    @property
+    def idempotent(self) -> bool:
+        """Whether the same call twice has no further effect (an MCP ``idempotentHint``).
+
+        True for closed-world backends (a local or private index); a web search spends
+        quota on every call and its answers drift, so it is not claimed there. A connector
+        may say otherwise with an ``idempotent`` attribute.
+        """
+        declared = getattr(self.text_search, "idempotent", None)
+        if isinstance(declared, bool):
+            return declared
+        return not self.open_world
+
+    @property
+    def output_json_schema(self) -> dict[str, Any]:
+        """JSON schema of the structured result (MCP ``outputSchema``); a fresh copy."""
+        return output_schema(self.kind, mapped=self._string_mapper is not None)
+
     def to_mcp_tool(self) -> dict[str, Any]:
-        """The tool as an MCP ``Tool`` (plain JSON), with read-only/open-world annotations."""
+        """The tool as an MCP ``Tool`` (plain JSON): schemas and behaviour hints.
+
+        ``readOnlyHint`` is always true; ``openWorldHint`` says whether the connector reaches
+        the open web; ``idempotentHint`` is set only where it holds (see
+        :attr:`idempotent`); ``outputSchema`` describes the ``structuredContent`` of results.
+        """
+        annotations: dict[str, Any] = {"readOnlyHint": True, "openWorldHint": self.open_world}
+        if self.idempotent:
+            annotations["idempotentHint"] = True
         return {
             "name": self.name,
             "description": self.description,
             "inputSchema": self.parameters_json_schema,
-            "annotations": {
-                "readOnlyHint": True,
-                "destructiveHint": False,
-                "idempotentHint": True,
-                "openWorldHint": self.open_world,
-            },
+            "outputSchema": self.output_json_schema,
+            "annotations": annotations,
         }
 
     # -- invocation -------------------------------------------------------------------
@@ -267,10 +327,15 @@ class SearchFunction:
         return Outcome(error_message(exc), True)
 
     def _render(self, parsed: ParsedArguments, results: SearchResults[Any]) -> Outcome:
-        text = render_results(
-            self.kind, parsed.query, parsed.options.skip, results, self._string_mapper
+        rendered = render(
+            self.kind,
+            parsed.query,
+            parsed.options.skip,
+            results,
+            self._string_mapper,
+            parsed.notes,
         )
-        return Outcome(text, False)
+        return Outcome(rendered.text, False, rendered.structured, tuple(results))
 
     def _repeated(self, parsed: ParsedArguments) -> Outcome | None:
         count = self._guard.repeated(parsed) if self._guard is not None else 0
@@ -326,7 +391,7 @@ class SearchFunction:
             or one short sentence saying what went wrong and what to do.
 
         Raises:
-            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            InvalidRequestError: Only with ``raise_errors=True``: invalid or unknown arguments.
             TextSearchError: Only with ``raise_errors=True``: the search failed.
         """
         return (await self._run(arguments, raise_errors=raise_errors)).text
@@ -337,7 +402,7 @@ class SearchFunction:
         """Blocking twin of :meth:`invoke`, using the connector's blocking methods.
 
         Raises:
-            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            InvalidRequestError: Only with ``raise_errors=True``: invalid or unknown arguments.
             TextSearchError: Only with ``raise_errors=True``: the search failed.
         """
         return self._run_sync(arguments, raise_errors=raise_errors).text
@@ -361,6 +426,7 @@ def create_search_function(
     max_top: int = DEFAULT_MAX_TOP,
     string_mapper: Callable[[Any], str] | None = None,
     max_repeats: int | None = DEFAULT_MAX_REPEATS,
+    out_of_bounds: OutOfBounds = "clamp",
 ) -> SearchFunction:
     """Turn a connector into a search function a model can call.
 
@@ -385,9 +451,8 @@ def create_search_function(
             to remove or widen (the model's filter parameters are AND-ed after it). It is
             copied now, so later changes to the object do not affect the function.
         top: Default number of results (fixed when ``top`` is not a parameter).
-        max_top: Largest ``top`` the model may ask for; larger requests are clamped to
-            it (and smaller than 1 to 1). Lowered to the connector's own ``max_top`` when
-            that is smaller.
+        max_top: Largest ``top`` the model may ask for. Lowered to the connector's own
+            ``max_top`` when that is smaller.
         string_mapper: Turns each result (string, ``TextSearchResult`` or native model,
             by kind) into the text the model sees; the texts are then numbered like the
             ``"search"`` kind.
@@ -397,6 +462,10 @@ def create_search_function(
             ``None`` turns the guard off. The count belongs to this function object, so
             give each conversation its own function (or use ``None``) when one function
             serves several conversations at once.
+        out_of_bounds: A ``top`` or ``skip`` outside its bounds (``top`` above
+            ``max_top``, say): ``"clamp"`` (default) brings it within them and the result
+            starts with a note saying so (``notes`` in JSON results); ``"reject"``
+            answers with a message asking for a value within the bounds.
 
     Returns:
         The search function.
@@ -405,8 +474,9 @@ def create_search_function(
         ConfigurationError: Misuse caught at creation: not a ``TextSearch``, unknown kind,
             bad name, bad parameters (duplicates, a parameter shadowing ``query``,
             ``top``, ``skip``, missing ``query``, a parameter without effect), ``top``
-            outside ``1..max_top``, a filter that is not a ``TextSearchFilter``, or a
-            ``max_repeats`` that is neither ``None`` nor a whole number >= 2.
+            outside ``1..max_top``, a filter that is not a ``TextSearchFilter``, an
+            unknown ``out_of_bounds``, or a ``max_repeats`` that is neither ``None`` nor a
+            whole number >= 2.
     """
     if not isinstance(text_search, TextSearch):
         raise ConfigurationError(
@@ -433,7 +503,10 @@ def create_search_function(
     if string_mapper is not None and not callable(string_mapper):
         raise ConfigurationError("string_mapper must be callable")
     spec = ParameterSpec(
-        default_parameters() if parameters is None else parameters, top=top, max_top=max_top
+        default_parameters() if parameters is None else parameters,
+        top=top,
+        max_top=max_top,
+        out_of_bounds=out_of_bounds,
     )
     return SearchFunction(
         text_search,

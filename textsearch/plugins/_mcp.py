@@ -1,21 +1,70 @@
-"""The MCP server of a plugin, on the official ``mcp`` package (2.x), imported only here."""
+"""The MCP server of a plugin, on the official ``mcp`` package (2.x), imported only here.
+
+What a client gets:
+
+* ``tools/list``: the plugin's functions in the plugin's order (the same list on every call),
+  each with its ``inputSchema`` (``additionalProperties: false``), an ``outputSchema`` and
+  behaviour hints (``readOnlyHint``; ``openWorldHint`` for web connectors;
+  ``idempotentHint`` only where it holds).
+* ``tools/call``: the results as text (for every client) and as ``structuredContent``
+  matching the ``outputSchema``; any failure, including unknown or invalid arguments, is
+  an ``isError`` result whose text says what to do, never a protocol error.
+* Resources, when a connector keeps documents (``LocalTextSearch``): each document can be
+  read whole, or a passage of it, as ``textsearch://documents/{id}`` (the id or the link,
+  percent-encoded), and results carry ``resource_link`` blocks pointing there. A
+  document's link itself (a path, a ``file://`` URI) is accepted too.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
     from mcp.server.lowlevel import Server
-    from mcp.types import CallToolRequestParams, CallToolResult, ListToolsResult
+    from mcp.types import (
+        CallToolRequestParams,
+        CallToolResult,
+        ListResourceTemplatesResult,
+        ListToolsResult,
+        ReadResourceRequestParams,
+        ReadResourceResult,
+    )
 
     from textsearch.plugins._plugin import SearchPlugin
 
-__all__ = ["build_server", "require_mcp", "serve_stdio"]
+__all__ = [
+    "DOCUMENT_URI_PREFIX",
+    "MAX_RESOURCE_CHARS",
+    "build_server",
+    "document_uri",
+    "require_mcp",
+    "serve_stdio",
+]
 
 #: Oldest ``mcp`` release with the server API used here (handlers given to ``Server(...)``).
 MIN_MCP_VERSION = (2, 0)
 _INSTALL_HINT = 'pip install "textsearch-sdk[mcp]"'
+
+#: Resource URIs of documents: this prefix and the percent-encoded id (or link).
+DOCUMENT_URI_PREFIX = "textsearch://documents/"
+#: Most characters of one resource read; the rest is read with ``?start=``.
+MAX_RESOURCE_CHARS = 100_000
+_INVALID_PARAMS = -32602
+_INTERNAL_ERROR = -32603
+
+
+class _Document(Protocol):
+    id: str
+    title: str | None
+    text: str
+    link: str | None
+
+
+DocumentReader = Callable[[str], "_Document | None"]
 
 
 def require_mcp() -> None:
@@ -46,6 +95,95 @@ def require_mcp() -> None:
         )
 
 
+def document_uri(key: str) -> str:
+    """The resource URI of a document, by its id or link."""
+    return DOCUMENT_URI_PREFIX + quote(key, safe="")
+
+
+def _readers(plugin: SearchPlugin) -> list[DocumentReader]:
+    readers: list[DocumentReader] = []
+    seen: set[int] = set()
+    for function in plugin.functions:
+        search = function.text_search
+        reader = getattr(search, "get_document", None)
+        if callable(reader) and id(search) not in seen:
+            seen.add(id(search))
+            readers.append(reader)
+    return readers
+
+
+def _keys(uri: str) -> tuple[list[str], int, int | None]:
+    """Candidate ids/links named by a resource URI, and the character range asked for.
+
+    Raises:
+        ValueError: A malformed range.
+    """
+    start, end = 0, None
+    if uri.startswith(DOCUMENT_URI_PREFIX):
+        parts = urlsplit(uri)
+        key = unquote(uri[len(DOCUMENT_URI_PREFIX) :].split("?", 1)[0])
+        query = parse_qs(parts.query)
+        try:
+            if "start" in query:
+                start = int(query["start"][0])
+            if "end" in query:
+                end = int(query["end"][0])
+        except ValueError:
+            raise ValueError("start and end must be whole numbers of characters") from None
+        if start < 0 or (end is not None and end < start):
+            raise ValueError("the range must satisfy 0 <= start <= end")
+        return [key], start, end
+    keys = [uri]
+    if uri.startswith("file://"):
+        from urllib.request import url2pathname
+
+        keys.append(url2pathname(urlsplit(uri).path))
+    return keys, start, end
+
+
+def _read_document(
+    readers: Sequence[DocumentReader], uri: str
+) -> tuple[_Document, int, int | None]:
+    keys, start, end = _keys(uri)
+    for reader in readers:
+        for key in keys:
+            document = reader(key)
+            if document is not None:
+                return document, start, end
+    raise LookupError(uri)
+
+
+def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
+    text = document.text or ""
+    stop = len(text) if end is None else min(end, len(text))
+    stop = min(stop, start + MAX_RESOURCE_CHARS)
+    body = text[start:stop]
+    if stop < (len(text) if end is None else min(end, len(text))):
+        base = uri.split("?", 1)[0]
+        body += (
+            f"\n\n[truncated: {len(text) - stop} more characters; read {base}?start={stop} "
+            "for the rest]"
+        )
+    return body
+
+
+def _links(results: Sequence[Any]) -> list[tuple[str, str]]:
+    """``(uri, name)`` of each result that names a document: by id, else by link."""
+    links: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for item in results:
+        key = getattr(item, "id", None) or getattr(item, "link", None)
+        if not isinstance(key, str) or not key:
+            continue
+        uri = document_uri(key)
+        if uri in seen:
+            continue
+        seen.add(uri)
+        title = getattr(item, "title", None) or getattr(item, "name", None) or key
+        links.append((uri, str(title)))
+    return links
+
+
 def build_server(plugin: SearchPlugin) -> Server[Any]:
     """An ``mcp`` low-level server whose tools are the plugin's functions.
 
@@ -55,10 +193,14 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
     require_mcp()
     import mcp.types as types
     from mcp.server.lowlevel import Server
+    from mcp.shared.exceptions import MCPError
 
     from textsearch import __version__
+    from textsearch.errors import TextSearchError
+    from textsearch.plugins._output import error_message
 
     tools = [types.Tool.model_validate(definition) for definition in plugin.to_mcp_tools()]
+    readers = _readers(plugin)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -69,17 +211,77 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
         outcome = await plugin._run(params.name, params.arguments)
+        content: list[Any] = [types.TextContent(type="text", text=outcome.text)]
+        function = plugin[params.name] if params.name in plugin else None
+        reads = function is not None and callable(
+            getattr(function.text_search, "get_document", None)
+        )
+        if reads and not outcome.is_error:
+            content += [
+                types.ResourceLink(type="resource_link", uri=uri, name=name, mime_type="text/plain")
+                for uri, name in _links(outcome.results)
+            ]
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=outcome.text)],
+            content=content,
+            structured_content=None if outcome.is_error else outcome.structured,
             is_error=outcome.is_error,
         )
 
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=DOCUMENT_URI_PREFIX + "{id}{?start,end}",
+                    name="document",
+                    description=(
+                        "A whole document of the index by its id or link (percent-encoded), "
+                        "or the passage from character start to end. Search results link here."
+                    ),
+                    mime_type="text/plain",
+                )
+            ]
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        uri = str(params.uri)
+        try:
+            # The reader takes the index's lock and may wait for indexing: not on the loop.
+            document, start, end = await asyncio.to_thread(_read_document, readers, uri)
+        except ValueError as exc:
+            raise MCPError(_INVALID_PARAMS, f"Bad document range in {uri[:200]}: {exc}") from None
+        except TextSearchError as exc:  # e.g. the index is still being built
+            raise MCPError(_INTERNAL_ERROR, error_message(exc)) from None
+        except LookupError:
+            raise MCPError(
+                _INVALID_PARAMS,
+                f"No document {uri[:200]}; use a link from a search result "
+                f"({DOCUMENT_URI_PREFIX}<id or link>).",
+            ) from None
+        return types.ReadResourceResult(
+            contents=[
+                types.TextResourceContents(
+                    uri=uri, mime_type="text/plain", text=_excerpt(uri, document, start, end)
+                )
+            ]
+        )
+
+    resource_handlers: dict[str, Any] = {}
+    if readers:
+        resource_handlers = {
+            "on_list_resource_templates": list_templates,
+            "on_read_resource": read_resource,
+        }
     server: Server[Any] = Server(
         plugin.name,
         version=__version__,
         instructions=plugin.description,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        **resource_handlers,
     )
     return server
 

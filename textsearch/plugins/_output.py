@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -28,7 +30,7 @@ from textsearch.errors import (
     UnsupportedFilterError,
 )
 
-__all__ = ["Kind", "error_message", "render_results"]
+__all__ = ["Kind", "Rendered", "error_message", "output_schema", "render", "render_results"]
 
 Kind = Literal["search", "text_search_results", "search_results"]
 
@@ -47,6 +49,152 @@ def _no_results(query: str, skip: int) -> str:
     return f"No results found for query: {query}. Try a broader query or other keywords."
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """One search's answer: the text every client reads, and the same as structured data."""
+
+    text: str
+    structured: dict[str, Any]
+
+
+_NULLABLE_STRING: dict[str, Any] = {"type": ["string", "null"]}
+_ENVELOPE: dict[str, Any] = {
+    "query": {"type": "string", "description": "The query searched for."},
+    "total_count": {"type": "integer", "description": "Total matches, when the backend knows."},
+    "message": {"type": "string", "description": "Why there are no results, and what to try."},
+    "notes": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "How the arguments were adjusted (for example a top above its maximum).",
+    },
+}
+_ITEMS: dict[str, dict[str, Any]] = {
+    "text": {
+        "type": "object",
+        "properties": {
+            "citation": {"type": "integer", "minimum": 1},
+            "text": {"type": "string"},
+        },
+        "required": ["citation", "text"],
+    },
+    "text_search_results": {
+        "type": "object",
+        "properties": {
+            "citation": {"type": "integer", "minimum": 1},
+            "name": _NULLABLE_STRING,
+            "value": _NULLABLE_STRING,
+            "link": _NULLABLE_STRING,
+        },
+        "required": ["citation", "name", "value", "link"],
+    },
+    "search_results": {
+        "type": "object",
+        "properties": {"citation": {"type": "integer", "minimum": 1}, "link": _NULLABLE_STRING},
+        "required": ["citation", "link"],
+        "additionalProperties": True,
+    },
+}
+
+
+def output_schema(kind: Kind, mapped: bool = False) -> dict[str, Any]:
+    """The JSON schema of the structured result of a function of this kind (a fresh copy).
+
+    ``mapped``: the function has a ``string_mapper`` (its results are texts).
+    """
+    item = "text" if kind == "search" or mapped else kind
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "query": _ENVELOPE["query"],
+            "results": {"type": "array", "items": _ITEMS[item]},
+            **{k: v for k, v in _ENVELOPE.items() if k != "query"},
+        },
+        "required": ["query", "results"],
+    }
+    return copy.deepcopy(schema)
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    """The results numbered as :class:`~textsearch.grounding.Citations` numbers them.
+
+    Two results for the same page share one number there, so the later one is left out
+    here: ``[n]`` in an answer then names the ``n`` the model saw, and a reference list
+    built with ``Citations(results)`` agrees with it.
+    """
+    from textsearch.grounding.citations import Citations
+
+    numbered = Citations()
+    kept: list[Any] = []
+    for item in items:
+        if numbered.add(item) > len(kept):
+            kept.append(item)
+    return kept
+
+
+def _with_notes(text: str, notes: Sequence[str]) -> str:
+    if not notes:
+        return text
+    return "\n".join(f"Note: {n}" for n in notes) + "\n\n" + text
+
+
+def render(
+    kind: Kind,
+    query: str,
+    skip: int,
+    results: SearchResults[Any],
+    string_mapper: Callable[[Any], str] | None,
+    notes: Sequence[str] = (),
+) -> Rendered:
+    """Turn one search's results into what the model receives, as text and as data.
+
+    ``"search"`` (or any kind with a ``string_mapper``) gives the numbered text of
+    :func:`textsearch.grounding.format_results`; the other kinds give compact JSON with a
+    ``citation`` number (from 1, like the numbered text) and a ``link`` per result. The
+    structured form has the same numbers. ``notes`` (adjusted arguments) come first.
+    """
+    items = list(results)
+    texts = kind == "search" or string_mapper is not None
+    envelope: dict[str, Any] = {"query": query}
+    if not items:
+        message = _no_results(query, skip)
+        structured = {**envelope, "results": [], "message": message}
+        if notes:
+            structured["notes"] = list(notes)
+        if texts:
+            return Rendered(_with_notes(message, notes), structured)
+        return Rendered(_compact(structured), structured)
+    if texts:
+        from textsearch.grounding import format_results
+
+        strings = _unique(
+            [str(string_mapper(i) if string_mapper is not None else i) for i in items]
+        )
+        structured = {
+            **envelope,
+            "results": [{"citation": n, "text": t} for n, t in enumerate(strings, start=1)],
+        }
+        if results.total_count is not None:
+            structured["total_count"] = results.total_count
+        if notes:
+            structured["notes"] = list(notes)
+        return Rendered(_with_notes(format_results(strings, query=query), notes), structured)
+    entries: list[dict[str, Any]] = []
+    for number, item in enumerate(_unique(items), start=1):
+        if kind == "text_search_results" and isinstance(item, TextSearchResult):
+            body: dict[str, Any] = {"name": item.name, "value": item.value, "link": item.link}
+        else:
+            body = _native_to_dict(item)
+        entry: dict[str, Any] = {"citation": number}
+        entry.update((k, v) for k, v in body.items() if k != "citation")
+        entries.append(entry)
+    payload: dict[str, Any] = {**envelope, "results": entries}
+    if results.total_count is not None:
+        payload["total_count"] = results.total_count
+    if notes:
+        payload["notes"] = list(notes)
+    return Rendered(_compact(payload), payload)
+
+
 def render_results(
     kind: Kind,
     query: str,
@@ -54,33 +202,8 @@ def render_results(
     results: SearchResults[Any],
     string_mapper: Callable[[Any], str] | None,
 ) -> str:
-    """Turn one search's results into the text the model receives.
-
-    ``"search"`` (or any kind with a ``string_mapper``) gives the numbered text of
-    :func:`textsearch.grounding.format_results`; the other kinds give compact JSON with a
-    ``citation`` number (from 1, like the numbered text) and a ``link`` per result.
-    """
-    items = list(results)
-    if not items:
-        if kind == "search" or string_mapper is not None:
-            return _no_results(query, skip)
-        return _compact({"query": query, "results": [], "message": _no_results(query, skip)})
-    if kind == "search" or string_mapper is not None:
-        from textsearch.grounding import format_results
-
-        texts = [string_mapper(i) if string_mapper is not None else i for i in items]
-        return format_results([str(t) for t in texts], query=query)
-    entries: list[dict[str, Any]] = []
-    for number, item in enumerate(items, start=1):
-        if kind == "text_search_results" and isinstance(item, TextSearchResult):
-            body: dict[str, Any] = {"name": item.name, "value": item.value, "link": item.link}
-        else:
-            body = _native_to_dict(item)
-        entries.append({"citation": number, **body})
-    payload: dict[str, Any] = {"query": query, "results": entries}
-    if results.total_count is not None:
-        payload["total_count"] = results.total_count
-    return _compact(payload)
+    """The text of :func:`render` (kept for callers that need only the text)."""
+    return render(kind, query, skip, results, string_mapper).text
 
 
 def _compact(payload: Mapping[str, Any]) -> str:
@@ -138,6 +261,9 @@ def error_message(exc: BaseException) -> str:
     Never includes a traceback, a key or a raw upstream body: only messages that the
     SDK itself builds from validated input are quoted.
     """
+    hint = getattr(exc, "model_hint", None)
+    if isinstance(hint, str) and hint:  # set only by textsearch's own errors
+        return hint
     if isinstance(exc, RateLimitError):
         if exc.retry_after:
             return (

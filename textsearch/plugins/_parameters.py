@@ -21,7 +21,17 @@ from pydantic_core import PydanticUndefined
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
-__all__ = ["ParameterSpec", "SearchParameter", "default_parameters", "web_filter_parameters"]
+__all__ = [
+    "OutOfBounds",
+    "ParameterSpec",
+    "SearchParameter",
+    "default_parameters",
+    "web_filter_parameters",
+]
+
+#: What happens to a ``top``/``skip`` outside its bounds: brought within them (and the
+#: model told so in the result), or refused with a message.
+OutOfBounds = Literal["clamp", "reject"]
 
 #: Names of parameters that drive the search itself rather than a filter clause.
 QUERY, TOP, SKIP = "query", "top", "skip"
@@ -258,6 +268,7 @@ class ParsedArguments:
     query: str
     options: SearchOptions
     ignored: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = field(default=())
 
 
 def _complete_reserved(param: SearchParameter, *, top: int, max_top: int) -> SearchParameter:
@@ -324,7 +335,19 @@ class ParameterSpec:
             ``query``/``top``/``skip``, a parameter that does nothing, bad bounds.
     """
 
-    def __init__(self, parameters: Sequence[SearchParameter], *, top: int, max_top: int) -> None:
+    def __init__(
+        self,
+        parameters: Sequence[SearchParameter],
+        *,
+        top: int,
+        max_top: int,
+        out_of_bounds: OutOfBounds = "clamp",
+    ) -> None:
+        if out_of_bounds not in ("clamp", "reject"):
+            raise ConfigurationError(
+                f"out_of_bounds must be 'clamp' or 'reject', got {out_of_bounds!r}"
+            )
+        self.out_of_bounds: OutOfBounds = out_of_bounds
         if isinstance(parameters, (str, bytes, Mapping)) or not isinstance(parameters, Sequence):
             raise ConfigurationError("parameters must be a list of SearchParameter")
         completed: list[SearchParameter] = []
@@ -431,21 +454,42 @@ class ParameterSpec:
         The preset filter is copied and the model's filter clauses are AND-ed after it;
         nothing of one call is kept for the next.
 
+        ``top`` and ``skip`` outside their bounds are clamped, with a note saying so in
+        :attr:`ParsedArguments.notes`, or rejected (``out_of_bounds="reject"``).
+
         Raises:
-            InvalidRequestError: The arguments are not a JSON object, a required one is
-                missing, or a value has the wrong type or is outside its choices/bounds.
+            InvalidRequestError: The arguments are not a JSON object, an argument is not a
+                parameter, a required one is missing, or a value has the wrong type or is
+                outside its choices/bounds.
         """
         data = _as_object(arguments)
-        ignored = tuple(k for k in data if k not in self._by_name)
+        unknown = [k for k in data if k not in self._by_name]
+        if unknown:
+            # An argument the schema does not have (a typo, a guessed "filter") would
+            # otherwise change nothing while the model believes it did.
+            raise InvalidRequestError(
+                f"unknown argument{'s' if len(unknown) > 1 else ''} "
+                f"{_names(unknown)}; the parameters are {', '.join(self._by_name)}"
+            )
         prepared: dict[str, Any] = {}
+        notes: list[str] = []
         for name, value in data.items():
-            param = self._by_name.get(name)
-            if param is None or (value is None and not param.required):
-                continue  # unknown arguments are ignored; null means "use the default"
+            param = self._by_name[name]
+            if value is None and not param.required:
+                continue  # null means "use the default"
             if param.type in (int, float) and isinstance(value, bool):
                 raise InvalidRequestError(f"{name}: must be a number, not true/false")
-            if name in (TOP, SKIP):
-                value = _clamp(value, param)
+            if name in (TOP, SKIP) and self.out_of_bounds == "clamp":
+                clamped = _clamp(value, param)
+                if clamped != value and not (
+                    isinstance(value, (int, float, str)) and _same_number(value, clamped)
+                ):
+                    bound = "maximum" if param.le is not None and clamped == param.le else "minimum"
+                    notes.append(
+                        f"{name}={_shown(value)} is outside the {bound} of {clamped}; "
+                        f"used {name}={clamped}."
+                    )
+                value = clamped
             prepared[name] = value
         try:
             validated = self.model.model_validate(prepared)
@@ -466,7 +510,9 @@ class ParameterSpec:
             combined: TextSearchFilter | None = preset.and_(model_filter)
         else:
             combined = model_filter or None
-        return ParsedArguments(query, SearchOptions(top=top, skip=skip, filter=combined), ignored)
+        return ParsedArguments(
+            query, SearchOptions(top=top, skip=skip, filter=combined), notes=tuple(notes)
+        )
 
 
 def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
@@ -490,6 +536,25 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
     if not isinstance(arguments, Mapping):
         raise InvalidRequestError(f"arguments must be a JSON object, not {_type_name(arguments)}")
     return {str(k): v for k, v in arguments.items()}
+
+
+def _names(names: Sequence[str], limit: int = 5) -> str:
+    # Names come from the model: show a bounded number, each bounded in length.
+    shown = [repr(n if len(n) <= 40 else n[:39] + "…") for n in names[:limit]]
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return ", ".join(shown) + more
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else value.strip()
+    return text if len(text) <= 20 else text[:19] + "…"
+
+
+def _same_number(value: int | float | str, clamped: Any) -> bool:
+    try:
+        return float(value) == float(clamped)
+    except (TypeError, ValueError):
+        return False
 
 
 def _clamp(value: Any, param: SearchParameter) -> Any:

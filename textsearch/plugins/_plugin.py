@@ -14,6 +14,7 @@ from textsearch.plugins._function import (
     create_search_function,
 )
 from textsearch.plugins._loop_guard import DEFAULT_MAX_REPEATS
+from textsearch.plugins._tool_types import AnthropicTool, OpenAIChatTool, OpenAIResponsesTool
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -90,11 +91,15 @@ class SearchPlugin:
 
     # -- tool definitions -------------------------------------------------------------
 
-    def to_openai_tools(self, strict: bool = False) -> list[dict[str, Any]]:
+    def to_openai_tools(self, strict: bool = False) -> list[OpenAIChatTool]:
         """All functions as OpenAI Chat Completions tools (``SearchFunction.to_openai_tool``)."""
         return [f.to_openai_tool(strict=strict) for f in self._functions.values()]
 
-    def to_anthropic_tools(self) -> list[dict[str, Any]]:
+    def to_openai_responses_tools(self, strict: bool = True) -> list[OpenAIResponsesTool]:
+        """All functions as OpenAI Responses API tools (``to_openai_responses_tool``)."""
+        return [f.to_openai_responses_tool(strict=strict) for f in self._functions.values()]
+
+    def to_anthropic_tools(self) -> list[AnthropicTool]:
         """All functions as Anthropic Messages API tools."""
         return [f.to_anthropic_tool() for f in self._functions.values()]
 
