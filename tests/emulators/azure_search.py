@@ -803,6 +803,9 @@ class Fault:
     times: int = 1
     body: dict[str, Any] | None = None
     raw: bytes | None = None  # sent as is (malformed JSON, empty body ...)
+    # Writes the whole answer itself, on the wire (drips, resets, redirects, bombs): see
+    # tests/emulators/azure_faults.py.
+    writer: Callable[[BaseHTTPRequestHandler], None] | None = None
 
 
 _PATH_PLAIN = re.compile(r"^/indexes/([^/()']+)/docs/search$")
@@ -898,6 +901,13 @@ class AzureSearchEmulator:
                 Fault(status=status, retry_after=retry_after, times=times, body=body, raw=raw)
             )
 
+    def answer_next(
+        self, writer: Callable[[BaseHTTPRequestHandler], None], *, times: int = 1
+    ) -> None:
+        """Let ``writer`` write the next answer(s) byte for byte."""
+        with self._lock:
+            self.faults.append(Fault(writer=writer, times=times))
+
     def delay_next(self, seconds: float, *, times: int = 1) -> None:
         with self._lock:
             self.faults.append(Fault(delay=seconds, times=times))
@@ -922,7 +932,7 @@ class AzureSearchEmulator:
 
     def handle(
         self, method: str, raw_path: str, headers: Mapping[str, str], raw_body: bytes
-    ) -> tuple[int, dict[str, str], dict[str, Any] | bytes | None]:
+    ) -> tuple[int, dict[str, str], Any]:
         parts = urlsplit(raw_path)
         path = unquote(parts.path)
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -934,6 +944,8 @@ class AzureSearchEmulator:
             self.requests.append(RecordedRequest(method, path, query, dict(headers), body))
 
         fault = self._take_fault()
+        if fault is not None and fault.writer is not None:
+            return 0, {}, fault.writer
         if fault is not None:
             if fault.delay:
                 self._stopping.wait(fault.delay)
@@ -1027,6 +1039,13 @@ def _make_handler(emulator: AzureSearchEmulator) -> type[BaseHTTPRequestHandler]
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             status, headers, payload = emulator.handle(method, self.path, dict(self.headers), raw)
+            if callable(payload):
+                try:
+                    payload(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+                return
             if isinstance(payload, bytes):
                 data = payload
             else:

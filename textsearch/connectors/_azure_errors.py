@@ -6,8 +6,11 @@ path alike; the key is scrubbed from whatever the service echoes back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+import traceback
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
@@ -15,6 +18,7 @@ from typing import Any
 
 from textsearch._types import SearchResults
 from textsearch.connectors._azure_parse import PROVIDER
+from textsearch.connectors._azure_transport import DeadlineExceeded, ResponseTooLarge
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
@@ -46,6 +50,7 @@ class ErrorContext:
     timeout: float
     max_retries: int
     secret: str | None = None
+    deadline: float = 60.0
 
     @property
     def where(self) -> str:
@@ -83,14 +88,44 @@ def _retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def translate(exc: Exception, ctx: ErrorContext) -> Exception:
-    from azure.core.exceptions import AzureError
+def translate(
+    exc: BaseException, ctx: ErrorContext, *, past_deadline: bool = False
+) -> BaseException:
+    """The documented error for anything a search through the SDK raised (or ``exc`` itself).
 
+    Args:
+        exc: What the SDK call raised.
+        ctx: What messages may say about the connector.
+        past_deadline: The search's deadline has passed: a failure other than a complete
+            HTTP error answer is then the deadline cutting the connection.
+    """
+    from azure.core.exceptions import AzureError, HttpResponseError
+
+    answered = isinstance(exc, HttpResponseError) and exc.status_code is not None
+    if isinstance(exc, (DeadlineExceeded, asyncio.TimeoutError)) or (
+        # Past the deadline the watchdog cut the connection: whatever broke after that
+        # (a read, or parsing the half-read answer) broke because of the deadline.
+        past_deadline and isinstance(exc, Exception) and not answered
+    ):
+        return SearchTimeoutError(
+            f"Azure AI Search did not complete the search within its {ctx.deadline:g} s "
+            "deadline (attempts and waits included)",
+            provider=PROVIDER,
+            hints=[ctx.where, "raise deadline= or check the service's health"],
+        )
+    if isinstance(exc, ResponseTooLarge):
+        return ResponseFormatError(
+            f"Azure AI Search answered with more than {exc.limit} bytes (after "
+            "decompression); the rest was not read",
+            provider=PROVIDER,
+            hints=[ctx.where, "raise max_response_bytes= or ask for fewer results (top)"],
+        )
     if isinstance(exc, AzureError):
         return map_error(exc, ctx)
-    if isinstance(exc, (ValueError, TypeError, LookupError, AttributeError)):
+    if isinstance(exc, (ValueError, TypeError, LookupError, AttributeError, RecursionError)):
         # Only SDK calls run inside the guarded block: these come from the SDK choking on
-        # a 2xx body that is not a search result (empty, not JSON, wrong shapes).
+        # a 2xx body that is not a search result (empty, not JSON, wrong shapes, nested
+        # deeper than the JSON parser goes).
         return ResponseFormatError(
             "Azure AI Search answered, but not with a search result the SDK could read "
             f"({type(exc).__name__})",
@@ -143,6 +178,8 @@ def map_error(exc: Exception, ctx: ErrorContext) -> TextSearchError:
         status = exc.status_code
         error = getattr(exc, "error", None)
         code = getattr(error, "code", None) or None
+        if code is not None:
+            code = ctx.redact(str(code))
         service_message = getattr(error, "message", None) or exc.reason or ""
         service_message = ctx.redact(" ".join(str(service_message).split()))
         response = getattr(exc, "response", None)
@@ -150,6 +187,14 @@ def map_error(exc: Exception, ctx: ErrorContext) -> TextSearchError:
         retry_after = _retry_after_seconds(headers)
         common: dict[str, Any] = {"provider": PROVIDER, "status_code": status, "code": code}
         suffix = f": {service_message}" if service_message else ""
+        if status is not None and 300 <= status < 400:
+            return ProviderError(
+                f"Azure AI Search answered with a redirect (HTTP {status}) that was not "
+                "followed: it leads to another origin, and the key stays with the "
+                "configured endpoint",
+                hints=[where, "check the endpoint URL (use the service's own URL)"],
+                **common,
+            )
         if status == 401 or (isinstance(exc, ClientAuthenticationError) and status is None):
             return AuthenticationError(
                 f"Azure AI Search rejected the credentials (HTTP {status or 'n/a'}){suffix}",
@@ -270,3 +315,65 @@ def log_failure(index_name: str | None, query: str, started: float, error: Excep
             latency_ms,
             extra=extra,
         )
+
+
+# -- keys in other libraries' log records -----------------------------------------------------
+
+#: Loggers that may write what the service echoed back (azure-core's network trace logs
+#: request headers and response bodies with ``logging_enable=True``), or tracebacks of errors
+#: that carry it.
+SCRUBBED_LOGGERS = (
+    "textsearch",
+    "azure.core.pipeline.policies._universal",
+    "azure.core.pipeline.policies.http_logging_policy",
+    "azure.core.pipeline.transport._base",
+    "azure.core.pipeline.transport._aiohttp",
+    "azure.core.pipeline.transport._requests_basic",
+    "azure.search.documents._utils.model_base",
+    "azure.search.documents._utils.serialization",
+    "urllib3.connectionpool",
+    "urllib3.connection",
+    "aiohttp.client",
+)
+
+_KEY_HOLDERS: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+class _KeyScrubber(logging.Filter):
+    """Replaces the key of any live connector in a record's message and traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = [s for s in (getattr(h, "_secret", None) for h in list(_KEY_HOLDERS)) if s]
+        if not secrets:
+            return True
+
+        def scrub(text: str) -> str:
+            for secret in secrets:
+                text = text.replace(secret, "***")
+            return text
+
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken record: leave it to the handler's own error path
+            return True
+        if any(s in message for s in secrets):
+            record.msg, record.args = scrub(message), None
+        if record.exc_info:
+            text = "".join(traceback.format_exception(*record.exc_info))
+            if any(s in text for s in secrets):
+                record.exc_info, record.exc_text = None, scrub(text).rstrip("\n")
+        elif record.exc_text and any(s in record.exc_text for s in secrets):
+            record.exc_text = scrub(record.exc_text)
+        return True
+
+
+_SCRUBBER = _KeyScrubber()
+
+
+def protect_logs(holder: Any) -> None:
+    """Keep ``holder._secret`` out of the records of :data:`SCRUBBED_LOGGERS` while it lives."""
+    _KEY_HOLDERS.add(holder)
+    for name in SCRUBBED_LOGGERS:
+        log = logging.getLogger(name)
+        if _SCRUBBER not in log.filters:
+            log.addFilter(_SCRUBBER)

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from textsearch.connectors._azure_errors import ENV_ENDPOINT, ENV_INDEX, ENV_KEY
+from textsearch.connectors._azure_errors import (
+    ENV_ENDPOINT,
+    ENV_INDEX,
+    ENV_KEY,
+    _retry_after_seconds,
+)
 from textsearch.connectors._azure_query import _INDEX_NAME, _is_loopback, check_endpoint
+from textsearch.connectors._azure_transport import (
+    default_transport,
+    guarded_transport,
+    redirect_policy,
+)
 from textsearch.errors import ConfigurationError
 
 _INSTALL_HINT = (
@@ -82,6 +92,12 @@ def _retry_policy(
                 options.setdefault("retry_on_methods", _RETRY_METHODS)
                 return dict(super().configure_retries(options))
 
+            def get_retry_after(self, response: Any) -> float | None:
+                # azure-core raises ValueError on a Retry-After it cannot parse; a garbage
+                # value means "not said", and the backoff applies.
+                headers = getattr(response.http_response, "headers", None)
+                return _retry_after_seconds(headers)
+
             def is_retry(self, settings: Any, response: Any) -> bool:
                 retry_after = self.get_retry_after(response)
                 if retry_after is not None and retry_after > self._max_wait:
@@ -98,12 +114,30 @@ def _retry_policy(
     )
 
 
-def _detached(error: Exception) -> BaseException:
-    """A copy of an SDK error keeping its type and message, without request or traceback."""
+def _detached(error: BaseException, redact: Callable[[str], str] = str) -> BaseException:
+    """A copy of an SDK error keeping its type and (redacted) message, nothing else.
+
+    Never the original: an azure-core error holds the request, whose headers carry the key,
+    and its traceback frames hold the client. The copy has no request, no traceback, no chain.
+    """
     try:
-        return type(error)(str(error))
+        text = redact(str(error))
+    except RecursionError:  # pragma: no cover - a message that cannot even be rendered
+        text = "(message not shown)"
+    try:
+        copy = type(error)(text)
     except Exception:  # an exception type with another constructor: keep its name and text
-        return RuntimeError(f"{type(error).__name__}: {error}")
+        copy = RuntimeError(f"{type(error).__name__}: {text}")
+    # azure-core's constructor records ``sys.exc_info()`` (the original error, whose request
+    # holds the key) and a message built from it: keep plain values only, redacted.
+    for name, value in list(vars(copy).items()):
+        if isinstance(value, str):
+            setattr(copy, name, redact(value))
+        elif not isinstance(value, (int, float, type, type(None))):
+            setattr(copy, name, None)
+    if redact(str(copy)) != str(copy):  # the constructor rebuilt a message from elsewhere
+        copy = RuntimeError(f"{type(error).__name__}: {text}")
+    return copy
 
 
 def resolve_location(
@@ -216,9 +250,16 @@ def client_options(
     max_retries: int,
     backoff_factor: float,
     max_retry_wait: float,
+    max_response_bytes: int,
     client_kwargs: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """Keyword arguments for a ``SearchClient`` the connector creates."""
+    """Keyword arguments for a ``SearchClient`` the connector creates.
+
+    The transport, the caller's (``client_kwargs["transport"]``) or azure-core's default,
+    is wrapped by the size cap and deadline guard; the redirect policy follows same-origin
+    redirects only, unless the caller replaces it (the connector then disables redirects
+    per call).
+    """
     options: dict[str, Any] = {
         "api_version": api_version,
         "connection_timeout": timeout,
@@ -233,6 +274,9 @@ def client_options(
         "user_agent": "textsearch",
     }
     options.update(client_kwargs)
+    options.setdefault("redirect_policy", redirect_policy(is_async))
+    inner = options.get("transport") or default_transport(is_async=is_async, timeout=timeout)
+    options["transport"] = guarded_transport(inner, is_async=is_async, max_bytes=max_response_bytes)
     return options
 
 

@@ -45,6 +45,7 @@ from textsearch.connectors._azure_errors import (
     ErrorContext,
     log_failure,
     log_success,
+    protect_logs,
     translate,
 )
 from textsearch.connectors._azure_errors import (
@@ -95,6 +96,12 @@ from textsearch.connectors._azure_sdk import (
     resolve_location,
 )
 from textsearch.connectors._azure_sdk import _retry_policy as _retry_policy
+from textsearch.connectors._azure_transport import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    deadline_scope,
+    deadline_watch,
+)
 from textsearch.connectors._odata import (
     build_filter,
     check_balanced,
@@ -202,6 +209,12 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         sync_search_client: An ``azure.search.documents.SearchClient`` for the blocking
             methods (its owner closes it).
         timeout: Seconds to wait for a connection and for each read.
+        deadline: Seconds one search may take in all: every attempt, every wait between
+            attempts and every byte read (default 60). Past it:
+            :class:`~textsearch.SearchTimeoutError`.
+        max_response_bytes: Largest response body, counted after decompression (default
+            32 MiB); a larger one raises :class:`~textsearch.ResponseFormatError` without
+            being read into memory.
         max_retries: Retries of failed requests (azure-core retry policy; 0 disables).
         max_retry_wait: Longest wait between retries; a ``Retry-After`` above it is not
             waited for (the error is raised at once with ``retry_after`` set).
@@ -254,6 +267,8 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         search_client: Any = None,
         sync_search_client: Any = None,
         timeout: float = 30.0,
+        deadline: float = DEFAULT_DEADLINE,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_retries: int = 3,
         max_retry_wait: float = 30.0,
         retry_backoff_factor: float = 0.8,
@@ -281,6 +296,8 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self._auth_kind = auth.kind
         self._sync_credential = sync_credential
         self._insecure_token_ok = insecure_token_ok(self._auth_kind, self._endpoint)
+        if self._secret:
+            protect_logs(self)
 
         # -- mapping --------------------------------------------------------------------
         self.name_fields = _field_names(name_field, "name_field")
@@ -386,6 +403,16 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self.max_retries = max_retries
         self.max_retry_wait = float(max_retry_wait)
         self.retry_backoff_factor = float(retry_backoff_factor)
+        if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or deadline <= 0:
+            raise ConfigurationError("deadline must be a positive number of seconds")
+        if (
+            isinstance(max_response_bytes, bool)
+            or not isinstance(max_response_bytes, int)
+            or max_response_bytes < 1
+        ):
+            raise ConfigurationError("max_response_bytes must be a whole number of at least 1")
+        self.deadline = float(deadline)
+        self.max_response_bytes = max_response_bytes
         self.client_kwargs = dict(client_kwargs or {})
 
         if not injected:
@@ -502,6 +529,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             max_retries=self.max_retries,
             backoff_factor=self.retry_backoff_factor,
             max_retry_wait=self.max_retry_wait,
+            max_response_bytes=self.max_response_bytes,
             client_kwargs=self.client_kwargs,
         )
 
@@ -583,29 +611,23 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             embedding = _check_embedding(produced)
         kwargs = request.sdk_kwargs(embedding)
         client = await self._async_client()
+        kwargs.update(self._per_call_options())
         started = time.perf_counter()
+        failure: tuple[Exception, BaseException] | None = None
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
-        failure: tuple[Exception, BaseException] | None
-        try:
-            paged = await client.search(**kwargs)
-            if request.top > 0:
-                async for raw in paged:
-                    raws.append(raw)
-                    if len(raws) >= request.top:
-                        break
-            # After reading: the SDK re-sends the first page if asked before iterating.
-            if request.include_total_count:
-                count = await paged.get_count()
-            if request.wants_answers:
-                answers = await paged.get_answers()
-        except Exception as exc:
-            failure = self._failure(query, started, exc)
-            if failure is None:
-                raise
-        else:
-            failure = None
+        with deadline_scope(self.deadline) as deadline:
+            try:
+                # The deadline cancels the whole search, waits between attempts included: a
+                # read that receives a byte now and then would otherwise never time out.
+                raws, count, answers = await asyncio.wait_for(
+                    _read_async(client, kwargs, request), self.deadline
+                )
+            except (Exception, asyncio.TimeoutError) as exc:
+                failure = self._failure(query, started, exc, deadline)
+                if failure is None:
+                    raise
         return self._finish(query, started, request, raws, count, answers, failure)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[AzureSearchDocument]:
@@ -623,37 +645,39 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             embedding = _check_embedding(produced)
         kwargs = request.sdk_kwargs(embedding)
         client = self._sync_client()
+        kwargs.update(self._per_call_options())
         started = time.perf_counter()
+        failure: tuple[Exception, BaseException] | None = None
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
-        failure: tuple[Exception, BaseException] | None
-        try:
-            paged = client.search(**kwargs)
-            if request.top > 0:
-                for raw in paged:
-                    raws.append(raw)
-                    if len(raws) >= request.top:
-                        break
-            if request.include_total_count:
-                count = paged.get_count()
-            if request.wants_answers:
-                answers = paged.get_answers()
-        except Exception as exc:
-            failure = self._failure(query, started, exc)
-            if failure is None:
-                raise
-        else:
-            failure = None
+        with deadline_scope(self.deadline) as deadline, deadline_watch():
+            try:
+                raws, count, answers = _read_sync(client, kwargs, request)
+            except Exception as exc:
+                failure = self._failure(query, started, exc, deadline)
+                if failure is None:
+                    raise
         return self._finish(query, started, request, raws, count, answers, failure)
 
+    def _per_call_options(self) -> dict[str, Any]:
+        """Per-call SDK options: no redirects through a pipeline the connector did not build."""
+        injected = self._search_client is not None or self._sync_search_client is not None
+        if injected or "redirect_policy" in self.client_kwargs:
+            return {"permit_redirects": False}
+        return {}
+
     def _failure(
-        self, query: str, started: float, exc: Exception
+        self, query: str, started: float, exc: BaseException, deadline: float
     ) -> tuple[Exception, BaseException] | None:
         """Map and log an SDK failure; ``None`` means: re-raise it as it is."""
-        mapped = translate(exc, self._error_context())
+        mapped = translate(exc, self._error_context(), past_deadline=time.monotonic() >= deadline)
+        if not isinstance(mapped, Exception):  # pragma: no cover - only Exceptions are caught
+            return None
         log_failure(self._index_name, query, started, mapped)
-        return None if mapped is exc else (mapped, _detached(exc))
+        if mapped is exc:
+            return None
+        return mapped, _detached(exc, self._error_context().redact)
 
     def _finish(
         self,
@@ -688,7 +712,12 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
     def _error_context(self) -> ErrorContext:
         return ErrorContext(
-            self._endpoint, self._index_name, self.timeout, self.max_retries, self._secret
+            self._endpoint,
+            self._index_name,
+            self.timeout,
+            self.max_retries,
+            self._secret,
+            self.deadline,
         )
 
     # -- mapping ------------------------------------------------------------------------------
@@ -743,3 +772,42 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         client, self._owned_sync = self._owned_sync, None
         if client is not None:
             client.close()
+
+
+async def _read_async(
+    client: Any, kwargs: dict[str, Any], request: _Request
+) -> tuple[list[Any], Any, Any]:
+    raws: list[Any] = []
+    count: Any = None
+    answers: Any = None
+    paged = await client.search(**kwargs)
+    if request.top > 0:
+        async for raw in paged:
+            raws.append(raw)
+            if len(raws) >= request.top:
+                break
+    # After reading: the SDK re-sends the first page if asked before iterating.
+    if request.include_total_count:
+        count = await paged.get_count()
+    if request.wants_answers:
+        answers = await paged.get_answers()
+    return raws, count, answers
+
+
+def _read_sync(
+    client: Any, kwargs: dict[str, Any], request: _Request
+) -> tuple[list[Any], Any, Any]:
+    raws: list[Any] = []
+    count: Any = None
+    answers: Any = None
+    paged = client.search(**kwargs)
+    if request.top > 0:
+        for raw in paged:
+            raws.append(raw)
+            if len(raws) >= request.top:
+                break
+    if request.include_total_count:
+        count = paged.get_count()
+    if request.wants_answers:
+        answers = paged.get_answers()
+    return raws, count, answers
