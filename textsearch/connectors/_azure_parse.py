@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from textsearch._types import SearchResults, TextSearchResult
+from textsearch.connectors._web import clean_text
 from textsearch.errors import ResponseFormatError
 
 PROVIDER = "azure_ai_search"
@@ -160,6 +161,12 @@ def content_block_result(doc: AzureSearchDocument) -> TextSearchResult:
 # -- pure helpers: parsing ------------------------------------------------------------------
 
 
+def _plain(text: Any) -> Any:
+    """Caption and answer text without hit-highlight tags (``<em>``), which must not reach a
+    model; other values are left for the model's validation to judge."""
+    return clean_text(text) if isinstance(text, str) else text
+
+
 def _read(obj: Any, name: str) -> Any:
     if isinstance(obj, Mapping):
         return obj.get(name)
@@ -190,7 +197,7 @@ def parse_document(raw: Mapping[str, Any]) -> AzureSearchDocument:
             reranker_score=reranker,
             highlights=raw.get("@search.highlights"),
             captions=[
-                AzureSearchCaption(text=_read(c, "text"), highlights=_read(c, "highlights"))
+                AzureSearchCaption(text=_plain(_read(c, "text")), highlights=_read(c, "highlights"))
                 for c in captions
             ],
         )
@@ -205,7 +212,7 @@ def parse_answers(answers: Any) -> list[dict[str, Any]]:
     """Semantic answers (SDK models or dicts) as plain dicts: key, text, highlights, score."""
     result: list[dict[str, Any]] = []
     for answer in answers or []:
-        text = _read(answer, "text")
+        text = _plain(_read(answer, "text"))
         if not isinstance(text, str):
             continue
         result.append(
