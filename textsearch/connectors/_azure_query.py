@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from textsearch._types import SearchOptions
-from textsearch.connectors._odata import check_field_name
+from textsearch.connectors._odata import check_balanced, check_field_name
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
 #: The REST API version sent unless ``api_version=`` says otherwise (the SDK's own default moves).
@@ -202,3 +202,98 @@ def build_request(cfg: Any, query: str, options: SearchOptions, expression: str 
         embed=cfg.embedding_function is not None,
         extras=dict(cfg.search_kwargs),
     )
+
+
+def check_query_shape(
+    query_type: object, semantic_configuration: object, answers: object, search_mode: object
+) -> None:
+    """Validate the query-shape arguments of the constructor.
+
+    Raises:
+        ConfigurationError: One of them is invalid or they do not fit together.
+    """
+    if query_type not in ("simple", "full", "semantic"):
+        raise ConfigurationError(
+            f"query_type must be 'simple', 'full' or 'semantic', not {query_type!r}"
+        )
+    if semantic_configuration is not None and query_type != "semantic":
+        raise ConfigurationError("semantic_configuration needs query_type='semantic'")
+    if (
+        isinstance(answers, bool)
+        or not isinstance(answers, int)
+        or not (0 <= answers <= _MAX_ANSWERS)
+    ):
+        raise ConfigurationError(f"answers must be a whole number from 0 to {_MAX_ANSWERS}")
+    if search_mode not in (None, "any", "all"):
+        raise ConfigurationError(f"search_mode must be 'any' or 'all', not {search_mode!r}")
+
+
+def check_vector_settings(
+    vector_fields: str | Sequence[str] | None,
+    embedding_function: object,
+    hybrid: bool,
+    vector_k: object,
+    vector_filter_mode: object,
+) -> tuple[str, ...] | None:
+    """Validate the vector-search arguments; returns the vector fields.
+
+    Raises:
+        ConfigurationError: One of them is invalid or they do not fit together.
+    """
+    vectors = _identifiers(vector_fields, "vector_fields")
+    if vectors is not None and not vectors:
+        raise ConfigurationError("vector_fields must name at least one field")
+    if vectors is None and embedding_function is not None:
+        raise ConfigurationError("embedding_function needs vector_fields= (the fields to query)")
+    if vectors is None and not hybrid:
+        raise ConfigurationError("hybrid=False (pure vector search) needs vector_fields=")
+    if embedding_function is not None and not callable(embedding_function):
+        raise ConfigurationError("embedding_function must be callable")
+    if vector_k is not None and (
+        isinstance(vector_k, bool) or not isinstance(vector_k, int) or vector_k < 1
+    ):
+        raise ConfigurationError("vector_k must be a whole number of at least 1")
+    if vector_filter_mode not in (None, "preFilter", "postFilter"):
+        raise ConfigurationError("vector_filter_mode must be 'preFilter' or 'postFilter'")
+    return vectors
+
+
+def check_search_kwargs(search_kwargs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Extra ``SearchClient.search`` keywords, refusing the ones the connector manages.
+
+    Raises:
+        ConfigurationError: A managed keyword (filter, top, skip, ...) is among them.
+    """
+    extras = dict(search_kwargs or {})
+    refused = sorted(set(extras) & _RESERVED_SEARCH_KWARGS)
+    if refused:
+        raise ConfigurationError(
+            "search_kwargs may not set " + ", ".join(refused) + " (use the connector's own "
+            "arguments or per-call options)"
+        )
+    return extras
+
+
+def security_expression(rule: Any, context: tuple[Any] | None) -> str | None:
+    """The developer's security filter for this call; ``context`` is ``(value,)`` when set.
+
+    Raises:
+        ConfigurationError: A callable rule without a security context (fail closed), or one
+            that returned no expression or an unbalanced one.
+    """
+    if rule is None:
+        return None
+    if isinstance(rule, str):
+        return rule
+    if context is None:
+        raise ConfigurationError(
+            "this connector's security_filter needs a security context: wrap the call in "
+            "`with search.security_context(user): ...`"
+        )
+    expression = rule(context[0])
+    if not isinstance(expression, str) or not expression.strip():
+        raise ConfigurationError(
+            "security_filter returned no filter; return an OData expression (e.g. "
+            "\"acl/any(a: a eq 'u1')\"; 'true' only if this user may see everything)"
+        )
+    return check_balanced(expression)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -307,3 +308,101 @@ def new_sync_client(endpoint: str, index: str, credential: Any, options: dict[st
     from azure.search.documents import SearchClient
 
     return SearchClient(endpoint, index, credential, **options)
+
+
+async def _read_async(
+    client: Any, kwargs: dict[str, Any], request: Any
+) -> tuple[list[Any], Any, Any]:
+    raws: list[Any] = []
+    count: Any = None
+    answers: Any = None
+    paged = await client.search(**kwargs)
+    if request.top > 0:
+        async for raw in paged:
+            raws.append(raw)
+            if len(raws) >= request.top:
+                break
+    # After reading: the SDK re-sends the first page if asked before iterating.
+    if request.include_total_count:
+        count = await paged.get_count()
+    if request.wants_answers:
+        answers = await paged.get_answers()
+    return raws, count, answers
+
+
+def _read_sync(client: Any, kwargs: dict[str, Any], request: Any) -> tuple[list[Any], Any, Any]:
+    raws: list[Any] = []
+    count: Any = None
+    answers: Any = None
+    paged = client.search(**kwargs)
+    if request.top > 0:
+        for raw in paged:
+            raws.append(raw)
+            if len(raws) >= request.top:
+                break
+    if request.include_total_count:
+        count = paged.get_count()
+    if request.wants_answers:
+        answers = paged.get_answers()
+    return raws, count, answers
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """The checked transport settings of a connector."""
+
+    api_version: str
+    timeout: float
+    deadline: float
+    max_response_bytes: int
+    max_retries: int
+    max_retry_wait: float
+    retry_backoff_factor: float
+
+
+def _seconds(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def check_pipeline_settings(
+    *,
+    api_version: object,
+    timeout: object,
+    deadline: object,
+    max_response_bytes: object,
+    max_retries: object,
+    max_retry_wait: object,
+    retry_backoff_factor: object,
+) -> PipelineSettings:
+    """Validate the transport arguments of the constructor.
+
+    Raises:
+        ConfigurationError: One of them is out of range or of the wrong type.
+    """
+    if not _seconds(timeout) or timeout <= 0:  # type: ignore[operator]
+        raise ConfigurationError("timeout must be a positive number of seconds")
+    if not _seconds(deadline) or deadline <= 0:  # type: ignore[operator]
+        raise ConfigurationError("deadline must be a positive number of seconds")
+    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+        raise ConfigurationError("max_retries must be a whole number of at least 0")
+    if not _seconds(max_retry_wait) or max_retry_wait < 0:  # type: ignore[operator]
+        raise ConfigurationError("max_retry_wait must be a number of seconds, at least 0")
+    if (
+        not isinstance(max_response_bytes, int)
+        or isinstance(max_response_bytes, bool)
+        or max_response_bytes < 1
+    ):
+        raise ConfigurationError("max_response_bytes must be a whole number of at least 1")
+    if not isinstance(api_version, str) or not re.match(
+        r"^\d{4}-\d{2}-\d{2}(-preview)?$", api_version
+    ):
+        raise ConfigurationError(f"api_version {api_version!r} is not an API version")
+    return PipelineSettings(
+        api_version=api_version,
+        timeout=float(timeout),  # type: ignore[arg-type]
+        deadline=float(deadline),  # type: ignore[arg-type]
+        max_response_bytes=max_response_bytes,
+        max_retries=max_retries,
+        max_retry_wait=float(max_retry_wait),  # type: ignore[arg-type]
+        retry_backoff_factor=float(retry_backoff_factor),  # type: ignore[arg-type]
+    )

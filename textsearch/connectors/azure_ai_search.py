@@ -20,8 +20,9 @@ How the connector talks to the service:
 * azure-core errors are translated in one place (:func:`._azure_errors.map_error`).
 
 The connector is split by concern: :mod:`._azure_query` (pure request building),
-:mod:`._azure_sdk` (the SDK bridge: clients, pipeline policies), :mod:`._azure_parse` (response
-parsing and the native model) and :mod:`._azure_errors` (error mapping and logs).
+:mod:`._azure_sdk` (the SDK bridge: clients, credentials, retry policy), :mod:`._azure_transport`
+(pipeline guards: same-origin redirects, size cap, deadline), :mod:`._azure_parse` (response
+parsing and the native model) and :mod:`._azure_errors` (error mapping, logs, key scrubbing).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import re
 import time
 from collections.abc import AsyncGenerator, Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -70,8 +70,6 @@ from textsearch.connectors._azure_parse import attach_answers as attach_answers
 from textsearch.connectors._azure_parse import parse_answers as parse_answers
 from textsearch.connectors._azure_parse import parse_document as parse_document
 from textsearch.connectors._azure_query import (
-    _MAX_ANSWERS,
-    _RESERVED_SEARCH_KWARGS,
     DEFAULT_API_VERSION,
     EmbeddingFunction,
     FieldSpec,
@@ -82,12 +80,19 @@ from textsearch.connectors._azure_query import (
     _identifiers,
     _Request,
     build_request,
+    check_query_shape,
+    check_search_kwargs,
+    check_vector_settings,
+    security_expression,
 )
 from textsearch.connectors._azure_sdk import (
     _close_at_loop_end,
     _detached,
     _is_async_credential,
+    _read_async,
+    _read_sync,
     _require_sdk,
+    check_pipeline_settings,
     client_options,
     insecure_token_ok,
     new_async_client,
@@ -129,6 +134,7 @@ __all__ = [
 ]
 
 
+# Module logger kept for callers that configured it through this module.
 logger = logging.getLogger("textsearch")
 
 _NO_CONTEXT: Any = object()
@@ -313,20 +319,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self.select = selected
 
         # -- query shape ----------------------------------------------------------------
-        if query_type not in ("simple", "full", "semantic"):
-            raise ConfigurationError(
-                f"query_type must be 'simple', 'full' or 'semantic', not {query_type!r}"
-            )
-        if semantic_configuration is not None and query_type != "semantic":
-            raise ConfigurationError("semantic_configuration needs query_type='semantic'")
-        if (
-            isinstance(answers, bool)
-            or not isinstance(answers, int)
-            or not (0 <= answers <= _MAX_ANSWERS)
-        ):
-            raise ConfigurationError(f"answers must be a whole number from 0 to {_MAX_ANSWERS}")
-        if search_mode not in (None, "any", "all"):
-            raise ConfigurationError(f"search_mode must be 'any' or 'all', not {search_mode!r}")
+        check_query_shape(query_type, semantic_configuration, answers, search_mode)
         self.query_type: QueryType = query_type
         self.semantic_configuration = semantic_configuration
         self.captions = bool(captions)
@@ -337,36 +330,16 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self.order_by = tuple(order_by) if order_by is not None else None
         self.scoring_profile = scoring_profile
 
-        vectors = _identifiers(vector_fields, "vector_fields")
-        if vectors is not None and not vectors:
-            raise ConfigurationError("vector_fields must name at least one field")
-        if vectors is None and embedding_function is not None:
-            raise ConfigurationError(
-                "embedding_function needs vector_fields= (the fields to query)"
-            )
-        if vectors is None and not hybrid:
-            raise ConfigurationError("hybrid=False (pure vector search) needs vector_fields=")
-        if embedding_function is not None and not callable(embedding_function):
-            raise ConfigurationError("embedding_function must be callable")
-        if vector_k is not None and (
-            isinstance(vector_k, bool) or not isinstance(vector_k, int) or vector_k < 1
-        ):
-            raise ConfigurationError("vector_k must be a whole number of at least 1")
-        if vector_filter_mode not in (None, "preFilter", "postFilter"):
-            raise ConfigurationError("vector_filter_mode must be 'preFilter' or 'postFilter'")
+        vectors = check_vector_settings(
+            vector_fields, embedding_function, hybrid, vector_k, vector_filter_mode
+        )
         self.vector_fields = vectors
         self.embedding_function = embedding_function
         self.hybrid = hybrid
         self.vector_k = vector_k
         self.vector_filter_mode = vector_filter_mode
 
-        extras = dict(search_kwargs or {})
-        refused = sorted(set(extras) & _RESERVED_SEARCH_KWARGS)
-        if refused:
-            raise ConfigurationError(
-                "search_kwargs may not set " + ", ".join(refused) + " (use the connector's own "
-                "arguments or per-call options)"
-            )
+        extras = check_search_kwargs(search_kwargs)
         self.search_kwargs = extras
 
         # -- filters --------------------------------------------------------------------
@@ -388,31 +361,22 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         )
 
         # -- transport ------------------------------------------------------------------
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ConfigurationError("timeout must be a positive number of seconds")
-        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
-            raise ConfigurationError("max_retries must be a whole number of at least 0")
-        if not isinstance(max_retry_wait, (int, float)) or max_retry_wait < 0:
-            raise ConfigurationError("max_retry_wait must be a number of seconds, at least 0")
-        if not isinstance(api_version, str) or not re.match(
-            r"^\d{4}-\d{2}-\d{2}(-preview)?$", api_version
-        ):
-            raise ConfigurationError(f"api_version {api_version!r} is not an API version")
-        self.api_version = api_version
-        self.timeout = float(timeout)
-        self.max_retries = max_retries
-        self.max_retry_wait = float(max_retry_wait)
-        self.retry_backoff_factor = float(retry_backoff_factor)
-        if isinstance(deadline, bool) or not isinstance(deadline, (int, float)) or deadline <= 0:
-            raise ConfigurationError("deadline must be a positive number of seconds")
-        if (
-            isinstance(max_response_bytes, bool)
-            or not isinstance(max_response_bytes, int)
-            or max_response_bytes < 1
-        ):
-            raise ConfigurationError("max_response_bytes must be a whole number of at least 1")
-        self.deadline = float(deadline)
-        self.max_response_bytes = max_response_bytes
+        pipeline = check_pipeline_settings(
+            api_version=api_version,
+            timeout=timeout,
+            deadline=deadline,
+            max_response_bytes=max_response_bytes,
+            max_retries=max_retries,
+            max_retry_wait=max_retry_wait,
+            retry_backoff_factor=retry_backoff_factor,
+        )
+        self.api_version = pipeline.api_version
+        self.timeout = pipeline.timeout
+        self.deadline = pipeline.deadline
+        self.max_response_bytes = pipeline.max_response_bytes
+        self.max_retries = pipeline.max_retries
+        self.max_retry_wait = pipeline.max_retry_wait
+        self.retry_backoff_factor = pipeline.retry_backoff_factor
         self.client_kwargs = dict(client_kwargs or {})
 
         if not injected:
@@ -474,24 +438,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             self._security_var.reset(token)
 
     def _security_expression(self) -> str | None:
-        rule = self._security_filter
-        if rule is None:
-            return None
-        if isinstance(rule, str):
-            return rule
         context = self._security_var.get()
-        if context is _NO_CONTEXT:
-            raise ConfigurationError(
-                "this connector's security_filter needs a security context: wrap the call in "
-                "`with search.security_context(user): ...`"
-            )
-        expression = rule(context)
-        if not isinstance(expression, str) or not expression.strip():
-            raise ConfigurationError(
-                "security_filter returned no filter; return an OData expression (e.g. "
-                "\"acl/any(a: a eq 'u1')\"; 'true' only if this user may see everything)"
-            )
-        return check_balanced(expression)
+        return security_expression(
+            self._security_filter, None if context is _NO_CONTEXT else (context,)
+        )
 
     # -- filters ------------------------------------------------------------------------------
 
@@ -772,42 +722,3 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         client, self._owned_sync = self._owned_sync, None
         if client is not None:
             client.close()
-
-
-async def _read_async(
-    client: Any, kwargs: dict[str, Any], request: _Request
-) -> tuple[list[Any], Any, Any]:
-    raws: list[Any] = []
-    count: Any = None
-    answers: Any = None
-    paged = await client.search(**kwargs)
-    if request.top > 0:
-        async for raw in paged:
-            raws.append(raw)
-            if len(raws) >= request.top:
-                break
-    # After reading: the SDK re-sends the first page if asked before iterating.
-    if request.include_total_count:
-        count = await paged.get_count()
-    if request.wants_answers:
-        answers = await paged.get_answers()
-    return raws, count, answers
-
-
-def _read_sync(
-    client: Any, kwargs: dict[str, Any], request: _Request
-) -> tuple[list[Any], Any, Any]:
-    raws: list[Any] = []
-    count: Any = None
-    answers: Any = None
-    paged = client.search(**kwargs)
-    if request.top > 0:
-        for raw in paged:
-            raws.append(raw)
-            if len(raws) >= request.top:
-                break
-    if request.include_total_count:
-        count = paged.get_count()
-    if request.wants_answers:
-        answers = paged.get_answers()
-    return raws, count, answers
