@@ -315,9 +315,22 @@ def default_transport(*, is_async: bool, timeout: float) -> Any:
 
 def _tracking_session() -> Any:
     import requests
-    from requests.adapters import HTTPAdapter
-    from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+    from urllib3.util.retry import Retry
+
+    base_adapter: Any
+    try:  # the adapter azure-core mounts itself (larger read blocks)
+        from azure.core.pipeline.transport._bigger_block_size_http_adapters import (
+            BiggerBlockSizeHTTPAdapter,
+        )
+
+        base_adapter = BiggerBlockSizeHTTPAdapter
+    except ImportError:  # pragma: no cover - another azure-core layout
+        from requests.adapters import HTTPAdapter
+
+        base_adapter = HTTPAdapter
+
+    from urllib3.connection import HTTPConnection, HTTPSConnection
 
     # The sockets themselves are registered: http.client lets go of a connection's socket
     # once it has the headers of an answer that closes the connection, and the body is then
@@ -353,13 +366,14 @@ def _tracking_session() -> Any:
             _register(getattr(conn, "sock", None))
             return conn
 
-    class _Adapter(HTTPAdapter):
+    class _Adapter(base_adapter):  # type: ignore[misc]
         def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
             super().init_poolmanager(*args, **kwargs)
             self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TlsPool}
 
     session = requests.Session()
-    adapter = _Adapter()
+    # As azure-core configures its own session: retries and redirects belong to the pipeline.
+    adapter = _Adapter(max_retries=Retry(total=False, redirect=False, raise_on_status=False))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
