@@ -304,3 +304,16 @@ def test_connection_reset_mid_body_is_a_transport_error(
     emulator.answer_next(azure_faults.reset_mid_body(), times=3)
     error = _raises(mode, make(emulator, max_retries=0))
     assert type(error) is SearchTransportError
+
+
+def test_a_bearer_token_is_not_sent_to_another_origin(
+    emulator: AzureSearchEmulator, other_origin: AzureSearchEmulator, mode: str
+) -> None:
+    from tests.connectors.test_azure_ai_search import FakeAsyncToken, FakeToken
+
+    credential: Any = FakeAsyncToken() if mode == "async" else FakeToken()
+    emulator.answer_next(azure_faults.redirect(_to(other_origin), status=307))
+    error = _raises(mode, make(emulator, credential=credential))
+    assert isinstance(error, ProviderError) and error.status_code == 307
+    assert emulator.search_requests()[0].headers.get("Authorization", "").startswith("Bearer ")
+    assert other_origin.requests == []
