@@ -317,3 +317,19 @@ def test_a_bearer_token_is_not_sent_to_another_origin(
     assert isinstance(error, ProviderError) and error.status_code == 307
     assert emulator.search_requests()[0].headers.get("Authorization", "").startswith("Bearer ")
     assert other_origin.requests == []
+
+
+def test_a_callers_transport_still_stops_a_silent_server_at_the_deadline(
+    emulator: AzureSearchEmulator, mode: str
+) -> None:
+    from azure.core.pipeline.transport import AioHttpTransport, RequestsTransport
+
+    # No watchdog for a transport the connector did not build: the read timeout of the
+    # attempt is shortened to the time left instead.
+    transport = AioHttpTransport() if mode == "async" else RequestsTransport()
+    emulator.delay_next(3.0)
+    search = make(emulator, timeout=30, deadline=1.0, client_kwargs={"transport": transport})
+    started = time.monotonic()
+    error = _raises(mode, search)
+    assert isinstance(error, SearchTimeoutError)
+    assert time.monotonic() - started < 2.8

@@ -176,12 +176,17 @@ def _as_transport_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def _attempt_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+def _attempt_kwargs(inner: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Per-attempt options: no single phase may outlast the deadline either."""
     left = remaining()
     if left is not None:
-        # No single phase may outlast the deadline either.
-        for name in ("connection_timeout", "read_timeout"):
-            value = kwargs.get(name)
+        config = getattr(inner, "connection_config", None)
+        defaults = {
+            "connection_timeout": getattr(config, "timeout", None),
+            "read_timeout": getattr(config, "read_timeout", None),
+        }
+        for name, default in defaults.items():
+            value = kwargs.get(name, default)
             if isinstance(value, (int, float)) and value > left:
                 kwargs[name] = max(left, 0.001)
     return kwargs
@@ -220,7 +225,9 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
         async def send(self, request: Any, **kwargs: Any) -> Any:
             _check_deadline()
             stream = kwargs.pop("stream", False)
-            response = await self.inner.send(request, stream=True, **_attempt_kwargs(kwargs))
+            response = await self.inner.send(
+                request, stream=True, **_attempt_kwargs(self.inner, kwargs)
+            )
             if stream:
                 return response
             chunks: list[bytes] = []
@@ -264,7 +271,7 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
         def send(self, request: Any, **kwargs: Any) -> Any:
             _check_deadline()
             stream = kwargs.pop("stream", False)
-            response = self.inner.send(request, stream=True, **_attempt_kwargs(kwargs))
+            response = self.inner.send(request, stream=True, **_attempt_kwargs(self.inner, kwargs))
             if stream:
                 return response
             chunks: list[bytes] = []
