@@ -4,8 +4,6 @@ against the loopback emulator; live tests only when the three environment variab
 from __future__ import annotations
 
 import asyncio
-import logging
-import socket
 import subprocess
 import sys
 import time
@@ -18,23 +16,12 @@ from azure.core.credentials import AccessToken, AzureKeyCredential
 from tests.conftest import LIVE_ENV
 from tests.emulators.azure_search import AzureSearchEmulator, toy_embedding
 from textsearch import (
-    AuthenticationError,
     AzureAISearchTextSearch,
     AzureSearchDocument,
     BadRequestError,
     ConfigurationError,
     InvalidRequestError,
-    NotFoundError,
-    PermissionDeniedError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitError,
-    ResponseFormatError,
-    SearchOptions,
     SearchResults,
-    SearchTimeoutError,
-    SearchTransportError,
-    ServiceUnavailableError,
     TextSearch,
     TextSearchFilter,
     TextSearchResult,
@@ -45,6 +32,22 @@ from textsearch.connectors.azure_ai_search import content_block_result, search_i
 KEY = "test-admin-key"
 ACL = "acl/any(a: search.in(a, 'u1,g-ops', ','))"
 ALLOWED_FOR_U1 = {"doc-1", "doc-2", "doc-6", "doc-7"}
+
+
+class FakeToken:
+    def __init__(self, token: str = "test-bearer-token") -> None:
+        self.token = token
+        self.calls = 0
+
+    def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
+        self.calls += 1
+        return AccessToken(self.token, int(time.time()) + 3600)
+
+
+class FakeAsyncToken(FakeToken):
+    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:  # type: ignore[override]
+        self.calls += 1
+        return AccessToken(self.token, int(time.time()) + 3600)
 
 
 @pytest.fixture
@@ -579,265 +582,6 @@ def test_security_context_is_per_task(emulator: AzureSearchEmulator) -> None:
     assert asyncio.run(main()) == (["doc-5"], ["doc-4"])
 
 
-# -- errors -----------------------------------------------------------------------------------
-
-
-def test_wrong_key_is_an_authentication_error(
-    emulator: AzureSearchEmulator, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.DEBUG)
-    with pytest.raises(AuthenticationError) as info:
-        run(mode, make(emulator, api_key="wrong-secret-key"))
-    err = info.value
-    assert err.status_code == 401
-    assert "AZURE_SEARCH_API_KEY" in str(err)
-    assert emulator.endpoint in str(err)
-    for text in (str(err), repr(err), caplog.text, str(err.__cause__)):
-        assert "wrong-secret-key" not in text
-
-
-def test_forbidden_key_is_permission_denied(emulator: AzureSearchEmulator, mode: str) -> None:
-    with pytest.raises(PermissionDeniedError, match="check the key") as info:
-        run(mode, make(emulator, api_key="test-forbidden-key"))
-    assert info.value.status_code == 403
-    assert "test-forbidden-key" not in str(info.value)
-
-
-def test_unknown_index_is_not_found(emulator: AzureSearchEmulator, mode: str) -> None:
-    with pytest.raises(NotFoundError, match="'no-such-index'") as info:
-        run(mode, make(emulator, index_name="no-such-index"))
-    assert info.value.status_code == 404
-
-
-def test_throttling_with_retry_after(emulator: AzureSearchEmulator, mode: str) -> None:
-    emulator.fail_next(429, retry_after="7")
-    with pytest.raises(RateLimitError) as info:
-        run(mode, make(emulator))
-    assert info.value.retry_after == 7.0
-    assert info.value.status_code == 429
-
-
-def test_throttling_is_retried_then_succeeds(emulator: AzureSearchEmulator, mode: str) -> None:
-    emulator.fail_next(429, retry_after="0", times=2)
-    results = run(mode, make(emulator, max_retries=2, retry_backoff_factor=0.01), query="jitter")
-    assert [r.name for r in results] == ["Backoff strategies"]
-    assert len(emulator.bodies()) == 3
-
-
-@pytest.mark.parametrize("status", [429, 502, 408])
-def test_throttling_without_retry_after_is_retried(
-    emulator: AzureSearchEmulator, mode: str, status: int
-) -> None:
-    # azure-core retries a POST without Retry-After only on 500/503/504; a search is read-only,
-    # so the connector retries the other transient statuses too (with backoff).
-    emulator.fail_next(status, times=2)
-    results = run(mode, make(emulator, max_retries=2, retry_backoff_factor=0.01), query="jitter")
-    assert [r.name for r in results] == ["Backoff strategies"]
-    assert len(emulator.bodies()) == 3
-    emulator.fail_next(429, times=5)
-    with pytest.raises(RateLimitError) as info:
-        run(mode, make(emulator, max_retries=1, retry_backoff_factor=0.01))
-    assert info.value.retry_after is None
-    assert len(emulator.bodies()) == 3 + 2
-
-
-def test_long_retry_after_is_not_waited_for(emulator: AzureSearchEmulator, mode: str) -> None:
-    emulator.fail_next(429, retry_after="120", times=5)
-    started = time.monotonic()
-    with pytest.raises(RateLimitError) as info:
-        run(mode, make(emulator, max_retries=3, max_retry_wait=5))
-    assert time.monotonic() - started < 5
-    assert info.value.retry_after == 120.0
-    assert len(emulator.bodies()) == 1
-
-
-def test_unavailable_after_retries(emulator: AzureSearchEmulator, mode: str) -> None:
-    emulator.fail_next(503, times=3)
-    with pytest.raises(ServiceUnavailableError) as info:
-        run(mode, make(emulator, max_retries=1, retry_backoff_factor=0.01))
-    assert info.value.status_code == 503
-    assert len(emulator.bodies()) == 2
-    emulator.faults.clear()
-    emulator.fail_next(503)
-    assert run(mode, make(emulator, max_retries=1, retry_backoff_factor=0.01), query="jitter")
-
-
-def test_slow_answer_is_a_timeout(emulator: AzureSearchEmulator, mode: str) -> None:
-    emulator.delay_next(3)
-    started = time.monotonic()
-    with pytest.raises(SearchTimeoutError) as info:
-        run(mode, make(emulator, timeout=0.3, api_key="secret-for-timeout"))
-    assert time.monotonic() - started < 2.5
-    assert emulator.endpoint in str(info.value)
-    assert "secret-for-timeout" not in str(info.value)
-
-
-def test_slow_answer_is_retried(emulator: AzureSearchEmulator, mode: str) -> None:
-    # A search is read-only, so a read timeout is retried although the SDK sends it as POST.
-    emulator.delay_next(3)
-    started = time.monotonic()
-    search = make(emulator, timeout=0.5, max_retries=1, retry_backoff_factor=0.01)
-    results = run(mode, search, query="jitter")
-    assert [r.name for r in results] == ["Backoff strategies"]
-    assert len(emulator.bodies()) == 2
-    assert time.monotonic() - started < 2.5
-
-
-def test_connection_refused_is_a_transport_error(mode: str) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    endpoint = f"http://127.0.0.1:{port}"
-    search = AzureAISearchTextSearch(
-        endpoint=endpoint, index_name="kb-docs", api_key="secret-xyz", max_retries=0
-    )
-    with pytest.raises(SearchTransportError) as info:
-        run(mode, search)
-    assert not isinstance(info.value, SearchTimeoutError)
-    assert endpoint in str(info.value) and "secret-xyz" not in str(info.value)
-
-
-# -- logging ----------------------------------------------------------------------------------
-
-
-def _records(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "textsearch"]
-
-
-def test_one_log_record_per_search_without_key_or_query_above_debug(
-    emulator: AzureSearchEmulator, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.INFO, logger="textsearch")
-    run(mode, make(emulator, api_key=KEY), query="jitter secret-query")
-    (record,) = _records(caplog)
-    assert record.levelno == logging.INFO
-    message = record.getMessage()
-    assert "index=kb-docs" in message and "results=1" in message and "latency_ms=" in message
-    assert "secret-query" not in message and KEY not in message
-    caplog.clear()
-    caplog.set_level(logging.DEBUG, logger="textsearch")
-    run(mode, make(emulator), query="jitter secret-query")
-    (record,) = _records(caplog)
-    assert "secret-query" in record.getMessage()
-    assert KEY not in caplog.text
-
-
-def test_failed_search_logs_one_warning(
-    emulator: AzureSearchEmulator, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.INFO, logger="textsearch")
-    with pytest.raises(NotFoundError):
-        run(mode, make(emulator, index_name="gone"), query="secret-query")
-    (record,) = _records(caplog)
-    assert record.levelno == logging.WARNING
-    assert "NotFoundError" in record.getMessage() and "secret-query" not in record.getMessage()
-
-
-# -- credentials and clients ------------------------------------------------------------------
-
-
-class FakeToken:
-    def __init__(self, token: str = "test-bearer-token") -> None:
-        self.token = token
-        self.calls = 0
-
-    def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
-        self.calls += 1
-        return AccessToken(self.token, int(time.time()) + 3600)
-
-
-class FakeAsyncToken(FakeToken):
-    async def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:  # type: ignore[override]
-        self.calls += 1
-        return AccessToken(self.token, int(time.time()) + 3600)
-
-
-def test_token_credential_over_loopback(emulator: AzureSearchEmulator, mode: str) -> None:
-    credential = FakeToken()
-    results = run(mode, make(emulator, credential=credential), query="jitter")
-    assert [r.name for r in results] == ["Backoff strategies"]
-    assert credential.calls == 1
-    assert emulator.requests[-1].headers["Authorization"] == "Bearer test-bearer-token"
-    with pytest.raises(AuthenticationError):
-        run(mode, make(emulator, credential=FakeToken("bad-token")))
-
-
-def test_async_token_credential(emulator: AzureSearchEmulator) -> None:
-    credential = FakeAsyncToken()
-    assert run("async", make(emulator, credential=credential), query="jitter")
-    with pytest.raises(ConfigurationError, match="sync_credential"):
-        make(emulator, credential=credential).search_sync("jitter")
-    synced = make(emulator, credential=credential, sync_credential=FakeToken())
-    assert run("sync", synced, query="jitter")
-
-
-def test_injected_clients_are_used_and_not_closed(emulator: AzureSearchEmulator) -> None:
-    from azure.search.documents import SearchClient
-    from azure.search.documents.aio import SearchClient as AsyncSearchClient
-
-    sync_client = SearchClient(
-        emulator.endpoint, "kb-docs", AzureKeyCredential(KEY), api_version="2024-07-01"
-    )
-    with sync_client:
-        search = AzureAISearchTextSearch(sync_search_client=sync_client)
-        assert search.index_name == "kb-docs"
-        with search:
-            assert search.search_sync("jitter").results
-        # still usable: the connector did not close what it did not create
-        assert list(sync_client.search(search_text="jitter"))
-
-    async def with_async() -> None:
-        async with AsyncSearchClient(
-            emulator.endpoint, "kb-docs", AzureKeyCredential(KEY), api_version="2024-07-01"
-        ) as client:
-            search = AzureAISearchTextSearch(search_client=client)
-            async with search:
-                assert (await search.search("jitter")).results
-            assert [d async for d in await client.search(search_text="jitter")]
-
-    asyncio.run(with_async())
-
-
-def test_owned_client_is_reused_then_closed(emulator: AzureSearchEmulator) -> None:
-    search = make(emulator)
-    with search:
-        search.search_sync("retry")
-        first = search._owned_sync
-        search.search_sync("jitter")
-        assert search._owned_sync is first
-    assert search._owned_sync is None
-    assert search.search_sync("jitter")  # a closed connector makes a new client on demand
-    search.close()
-
-
-def test_async_client_is_closed_when_its_event_loop_ends(emulator: AzureSearchEmulator) -> None:
-    # asyncio.run() twice without `async with`: each loop's client (and its aiohttp session
-    # and sockets) must be closed in that loop, not dropped and left to the garbage collector.
-    import gc
-    import warnings
-
-    search = make(emulator)
-
-    async def once() -> int:
-        return len(await search.search("jitter"))
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert asyncio.run(once()) == 1
-        assert asyncio.run(once()) == 1
-        gc.collect()
-    leaks = [w for w in caught if issubclass(w.category, ResourceWarning)]
-    assert leaks == []
-    assert len(emulator.bodies()) == 2
-
-
-def test_options_object_and_kwargs(emulator: AzureSearchEmulator, mode: str) -> None:
-    options = SearchOptions(top=1, filter=TextSearchFilter().equal_to("category", "dev"))
-    results = run(mode, make(emulator), "search", "*", options=options, top=2)
-    assert len(results) == 2
-    assert emulator.bodies()[-1]["filter"] == "category eq 'dev'"
-
-
 # -- command line -----------------------------------------------------------------------------
 
 
@@ -885,65 +629,6 @@ def test_live_search(mode: str) -> None:
     assert results.total_count is not None and results.total_count >= len(results)
 
 
-# -- malformed answers and other statuses ------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("status", "fault", "error"),
-    [
-        (200, {"raw": b"{not json"}, ResponseFormatError),
-        (200, {"raw": b""}, ResponseFormatError),
-        (200, {"body": {"value": "x"}}, ResponseFormatError),
-        (200, {"body": {"value": [1, 2]}}, ResponseFormatError),
-        (200, {"body": {"value": [{"@search.score": "high"}]}}, ResponseFormatError),
-        (200, {"body": {"@odata.count": "many", "value": []}}, ResponseFormatError),
-        (402, {}, QuotaExceededError),
-        (418, {}, ProviderError),
-        (500, {"raw": b"<html>oops</html>"}, ServiceUnavailableError),
-    ],
-)
-def test_malformed_answers_and_other_statuses(
-    emulator: AzureSearchEmulator,
-    mode: str,
-    status: int,
-    fault: dict[str, Any],
-    error: type[Exception],
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    caplog.set_level(logging.INFO, logger="textsearch")
-    emulator.fail_next(status, **fault)
-    with pytest.raises(error) as info:
-        run(mode, make(emulator), include_total_count=True)
-    assert type(info.value) is error
-    assert len(_records(caplog)) == 1
-
-
-@pytest.mark.parametrize(
-    ("headers", "seconds"),
-    [
-        ({"Retry-After": "12"}, 12.0),
-        ({"retry-after-ms": "1500"}, 1.5),
-        ({"x-ms-retry-after-ms": "250"}, 0.25),
-        ({"Retry-After": "soon"}, None),
-        ({}, None),
-        (None, None),
-    ],
-)
-def test_retry_after_parsing(headers: dict[str, str] | None, seconds: float | None) -> None:
-    from textsearch.connectors.azure_ai_search import _retry_after_seconds
-
-    assert _retry_after_seconds(headers) == seconds
-
-
-def test_retry_after_http_date() -> None:
-    from email.utils import formatdate
-
-    from textsearch.connectors.azure_ai_search import _retry_after_seconds
-
-    value = _retry_after_seconds({"Retry-After": formatdate(time.time() + 30, usegmt=True)})
-    assert value is not None and 25 <= value <= 31
-
-
 def test_every_lazy_export_imports() -> None:
     import textsearch
     import textsearch.connectors as connectors
@@ -981,20 +666,3 @@ def test_example_explains_itself_then_runs_against_the_emulator(
     assert live.returncode == 0, live.stderr
     assert "Timeouts and retries in HTTP clients" in live.stdout
     assert emulator.bodies()[-1]["filter"] == "(acl/any(a: search.in(a, 'u2', ',')))"
-
-
-def test_the_sdk_error_with_the_key_is_not_chained(
-    emulator: AzureSearchEmulator, mode: str
-) -> None:
-    with pytest.raises(AuthenticationError) as info:
-        run(mode, make(emulator, api_key="wrong-secret-key"))
-    chained: list[BaseException] = []
-    error: BaseException | None = info.value
-    while error is not None and error not in chained:
-        chained.append(error)
-        error = error.__cause__ or error.__context__
-    assert len(chained) == 2  # our error, then a detached copy of the SDK's
-    cause = chained[1]
-    assert type(cause).__name__ == "ClientAuthenticationError"
-    assert cause.__traceback__ is None
-    assert getattr(cause, "response", None) is None

@@ -1,0 +1,413 @@
+"""Pipeline guards for the Azure SDK: same-origin redirects, a size cap, a total deadline.
+
+azure-core gives a client no total deadline (its read timeout restarts with every byte), reads
+a whole body, decompressed, into memory, and its redirect policy follows a 307/308 to any host
+with the ``api-key`` header re-added by the authentication policy. The classes here close those
+gaps for the clients the connector creates, whatever transport the caller passes:
+
+* :func:`redirect_policy` follows a redirect only to the same origin (scheme, host, port); to
+  another origin it stops and the 3xx is reported as an error, so no credential leaves.
+* :class:`GuardedAsyncTransport` / :class:`GuardedTransport` wrap the real transport: they ask
+  it for a stream and read the body themselves, counting decompressed bytes, so a gzip bomb
+  stops at ``max_response_bytes``; they refuse to start an attempt, or to sleep between
+  attempts, past the search's deadline.
+* For the blocking path a watchdog (:func:`deadline_watch`) shuts down the sockets a search is
+  using when its deadline passes, because a blocked read cannot otherwise be interrupted; the
+  async path cancels the search instead.
+
+The deadline and the sockets of the running search travel in context variables, so concurrent
+searches never see each other's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+from urllib.parse import urlsplit
+
+#: Seconds one search may take in all (attempts, waits, reads).
+DEFAULT_DEADLINE = 60.0
+#: Decompressed bytes one response may hold; Azure's own pages stay far below it.
+DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+
+_DEADLINE: ContextVar[float | None] = ContextVar("textsearch_azure_deadline", default=None)
+_IN_FLIGHT: ContextVar[list[Any] | None] = ContextVar("textsearch_azure_in_flight", default=None)
+
+
+class ResponseTooLarge(Exception):
+    """A response body grew past the cap (raised inside the pipeline, mapped by the connector)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"response body larger than {limit} bytes")
+        self.limit = limit
+
+
+class DeadlineExceeded(Exception):
+    """The search's deadline passed before an attempt could start or finish."""
+
+
+def remaining() -> float | None:
+    """Seconds left before the current search's deadline (``None``: no deadline set)."""
+    deadline = _DEADLINE.get()
+    return None if deadline is None else deadline - time.monotonic()
+
+
+@contextlib.contextmanager
+def deadline_scope(seconds: float) -> Iterator[float]:
+    """Set the deadline of the search running in this context; yields the monotonic deadline."""
+    deadline = time.monotonic() + seconds
+    token = _DEADLINE.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _check_deadline() -> None:
+    left = remaining()
+    if left is not None and left <= 0:
+        raise DeadlineExceeded("deadline passed")
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def same_origin(a: str, b: str) -> bool:
+    """Whether two absolute URLs share scheme, host and port."""
+    return _origin(a) == _origin(b)
+
+
+_REDIRECT_CLASSES: dict[bool, Any] = {}
+
+
+def redirect_policy(is_async: bool) -> Any:
+    """A redirect policy that follows redirects within the request's origin only."""
+    cls = _REDIRECT_CLASSES.get(is_async)
+    if cls is None:
+        from azure.core.pipeline.policies import AsyncRedirectPolicy, RedirectPolicy
+
+        base: Any = AsyncRedirectPolicy if is_async else RedirectPolicy
+
+        class _SameOriginRedirectPolicy(base):  # type: ignore[misc]
+            """azure-core's policy, except that another origin's location is not followed.
+
+            The authentication policy sits below the redirect policy and adds the key to
+            every request it sends, the redirected one included; stripping headers here
+            would not help, so a cross-origin location ends the redirect chain and the
+            3xx response is returned as is (the SDK raises it as an HTTP error).
+            """
+
+            _textsearch_same_origin = True
+
+            def get_redirect_location(self, response: Any) -> Any:
+                location = super().get_redirect_location(response)
+                if not location:
+                    return location
+                current = response.http_request.url
+                target = location if urlsplit(location).netloc else current
+                if not same_origin(current, target):
+                    return False
+                return location
+
+        cls = _SameOriginRedirectPolicy
+        _REDIRECT_CLASSES[is_async] = cls
+    return cls()
+
+
+def _mark_read(response: Any, data: bytes) -> None:
+    # azure-core's rest responses keep the body in ``_content``; the aiohttp one decompresses
+    # ``_content`` again unless told that it already holds decompressed bytes.
+    response._content = data
+    if hasattr(response, "_decompressed_content"):
+        response._decompressed_content = True
+    if hasattr(response, "_is_stream_consumed"):
+        response._is_stream_consumed = True
+
+
+def _readable_error_body(status: int, data: bytes) -> bytes:
+    """An error body the SDK can parse: one nested past the JSON parser's depth is replaced.
+
+    azure-core parses an error body while building its exception and lets the parser's
+    ``RecursionError`` escape, which would lose the status; the replacement keeps it.
+    """
+    if status < 400 or not data:
+        return data
+    try:
+        json.loads(data)
+    except RecursionError:
+        return b'{"error":{"code":"","message":"(error body nested too deeply to read)"}}'
+    except ValueError:
+        pass
+    return data
+
+
+def _as_transport_error(exc: BaseException) -> BaseException:
+    """A broken body read as the transport failure it is (retried, then reported as one).
+
+    While streaming, azure-core reports a connection reset as a bare ``HttpResponseError``
+    (requests) or an ``IncompleteReadError`` (aiohttp), which read like answers of the
+    service; the retry policy and the error mapping need a ``ServiceResponseError``.
+    """
+    from azure.core.exceptions import (
+        DecodeError,
+        HttpResponseError,
+        IncompleteReadError,
+        ServiceResponseError,
+    )
+
+    if isinstance(exc, IncompleteReadError) or (
+        isinstance(exc, HttpResponseError)
+        and exc.status_code is None
+        and not isinstance(exc, DecodeError)
+    ):
+        return ServiceResponseError(
+            f"the connection broke while the answer was read ({type(exc).__name__})"
+        )
+    return exc
+
+
+def _attempt_kwargs(inner: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Per-attempt options: no single phase may outlast the deadline either."""
+    left = remaining()
+    if left is not None:
+        config = getattr(inner, "connection_config", None)
+        defaults = {
+            "connection_timeout": getattr(config, "timeout", None),
+            "read_timeout": getattr(config, "read_timeout", None),
+        }
+        for name, default in defaults.items():
+            value = kwargs.get(name, default)
+            if isinstance(value, (int, float)) and value > left:
+                kwargs[name] = max(left, 0.001)
+    return kwargs
+
+
+def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
+    from azure.core.pipeline.transport import AsyncHttpTransport, HttpTransport
+
+    async_base: Any = AsyncHttpTransport
+    sync_base: Any = HttpTransport
+
+    class _GuardedAsync(async_base):  # type: ignore[misc]
+        def __init__(self, inner: Any, max_bytes: int) -> None:
+            self.inner = inner
+            self.max_bytes = max_bytes
+
+        async def __aenter__(self) -> Any:
+            await self.inner.__aenter__()
+            return self
+
+        async def __aexit__(self, *args: Any) -> None:
+            await self.inner.__aexit__(*args)
+
+        async def open(self) -> None:
+            await self.inner.open()
+
+        async def close(self) -> None:
+            await self.inner.close()
+
+        async def sleep(self, duration: float) -> None:
+            left = remaining()
+            if left is not None and duration >= left:
+                raise DeadlineExceeded("the wait before the next attempt outlasts the deadline")
+            await self.inner.sleep(duration)
+
+        async def send(self, request: Any, **kwargs: Any) -> Any:
+            _check_deadline()
+            stream = kwargs.pop("stream", False)
+            response = await self.inner.send(
+                request, stream=True, **_attempt_kwargs(self.inner, kwargs)
+            )
+            if stream:
+                return response
+            chunks: list[bytes] = []
+            size = 0
+            try:
+                async for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise ResponseTooLarge(self.max_bytes)
+                    chunks.append(chunk)
+            except BaseException as exc:
+                await response.close()
+                raise _as_transport_error(exc) from None
+            _mark_read(response, _readable_error_body(response.status_code, b"".join(chunks)))
+            return response
+
+    class _Guarded(sync_base):  # type: ignore[misc]
+        def __init__(self, inner: Any, max_bytes: int) -> None:
+            self.inner = inner
+            self.max_bytes = max_bytes
+
+        def __enter__(self) -> Any:
+            self.inner.__enter__()
+            return self
+
+        def __exit__(self, *args: Any) -> None:
+            self.inner.__exit__(*args)
+
+        def open(self) -> None:
+            self.inner.open()
+
+        def close(self) -> None:
+            self.inner.close()
+
+        def sleep(self, duration: float) -> None:
+            left = remaining()
+            if left is not None and duration >= left:
+                raise DeadlineExceeded("the wait before the next attempt outlasts the deadline")
+            self.inner.sleep(duration)
+
+        def send(self, request: Any, **kwargs: Any) -> Any:
+            _check_deadline()
+            stream = kwargs.pop("stream", False)
+            response = self.inner.send(request, stream=True, **_attempt_kwargs(self.inner, kwargs))
+            if stream:
+                return response
+            chunks: list[bytes] = []
+            size = 0
+            try:
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        raise ResponseTooLarge(self.max_bytes)
+                    chunks.append(chunk)
+                    _check_deadline()
+            except BaseException as exc:
+                response.close()
+                raise _as_transport_error(exc) from None
+            _mark_read(response, _readable_error_body(response.status_code, b"".join(chunks)))
+            return response
+
+    return _GuardedAsync, _Guarded
+
+
+_TRANSPORT_CLASSES: list[tuple[type[Any], type[Any]]] = []
+
+
+def guarded_transport(inner: Any, *, is_async: bool, max_bytes: int) -> Any:
+    """Wrap ``inner`` (an azure-core transport) with the size cap and the deadline checks."""
+    if not _TRANSPORT_CLASSES:
+        _TRANSPORT_CLASSES.append(_guarded_transport_classes())
+    async_cls, sync_cls = _TRANSPORT_CLASSES[0]
+    return (async_cls if is_async else sync_cls)(inner, max_bytes)
+
+
+def default_transport(*, is_async: bool, timeout: float) -> Any:
+    """The transport azure-core would pick (aiohttp / requests), built here so it can be wrapped.
+
+    The blocking one gets a requests session whose connections are registered with the
+    running search, so that :func:`deadline_watch` can shut them down.
+    """
+    if is_async:
+        from azure.core.pipeline.transport import AioHttpTransport
+
+        return AioHttpTransport(connection_timeout=timeout, read_timeout=timeout)
+    from azure.core.pipeline.transport import RequestsTransport
+
+    return RequestsTransport(
+        session=_tracking_session(), connection_timeout=timeout, read_timeout=timeout
+    )
+
+
+def _tracking_session() -> Any:
+    import requests
+    from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+    from urllib3.util.retry import Retry
+
+    base_adapter: Any
+    try:  # the adapter azure-core mounts itself (larger read blocks)
+        from azure.core.pipeline.transport._bigger_block_size_http_adapters import (
+            BiggerBlockSizeHTTPAdapter,
+        )
+
+        base_adapter = BiggerBlockSizeHTTPAdapter
+    except ImportError:  # pragma: no cover - another azure-core layout
+        from requests.adapters import HTTPAdapter
+
+        base_adapter = HTTPAdapter
+
+    from urllib3.connection import HTTPConnection, HTTPSConnection
+
+    # The sockets themselves are registered: http.client lets go of a connection's socket
+    # once it has the headers of an answer that closes the connection, and the body is then
+    # read through the socket alone.
+    def _register(sock: Any) -> None:
+        in_flight = _IN_FLIGHT.get()
+        if in_flight is not None and sock is not None:
+            in_flight.append(sock)
+
+    class _Conn(HTTPConnection):
+        def connect(self) -> None:
+            super().connect()
+            _register(self.sock)
+
+    class _TlsConn(HTTPSConnection):
+        def connect(self) -> None:
+            super().connect()
+            _register(self.sock)
+
+    class _Pool(HTTPConnectionPool):
+        ConnectionCls = _Conn
+
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            conn = super()._get_conn(timeout)
+            _register(getattr(conn, "sock", None))  # a kept-alive connection, reused
+            return conn
+
+    class _TlsPool(HTTPSConnectionPool):
+        ConnectionCls = _TlsConn
+
+        def _get_conn(self, timeout: float | None = None) -> Any:
+            conn = super()._get_conn(timeout)
+            _register(getattr(conn, "sock", None))
+            return conn
+
+    class _Adapter(base_adapter):  # type: ignore[misc]
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            super().init_poolmanager(*args, **kwargs)
+            self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TlsPool}
+
+    session = requests.Session()
+    # As azure-core configures its own session: retries and redirects belong to the pipeline.
+    adapter = _Adapter(max_retries=Retry(total=False, redirect=False, raise_on_status=False))
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+@contextlib.contextmanager
+def deadline_watch() -> Iterator[None]:
+    """Shut down the connections of the blocking search in this context at its deadline."""
+    left = remaining()
+    if left is None:
+        yield
+        return
+    conns: list[Any] = []
+    token = _IN_FLIGHT.set(conns)
+    fired = threading.Event()
+
+    def _cut() -> None:
+        fired.set()
+        for sock in list(conns):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+    timer = threading.Timer(max(left, 0.0), _cut)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        _IN_FLIGHT.reset(token)
