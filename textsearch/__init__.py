@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
 
 __version__ = "0.1.0"
 
@@ -74,6 +75,8 @@ __all__ = [
     "LocalTextSearch",
     "NotFoundError",
     "PermissionDeniedError",
+    "PostgresDocument",
+    "PostgresTextSearch",
     "ProviderError",
     "ProviderRetiredError",
     "QuotaExceededError",

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
 
 __all__ = [
     "AzureAISearchTextSearch",
@@ -24,6 +25,8 @@ __all__ = [
     "BochaWebPage",
     "LocalDocument",
     "LocalTextSearch",
+    "PostgresDocument",
+    "PostgresTextSearch",
 ]
 
 #: public name -> module that defines it
@@ -36,6 +39,8 @@ LAZY_EXPORTS: dict[str, str] = {
     "BingWebPage": "textsearch.connectors.bing",
     "BochaTextSearch": "textsearch.connectors.bocha",
     "BochaWebPage": "textsearch.connectors.bocha",
+    "PostgresTextSearch": "textsearch.connectors.postgres",
+    "PostgresDocument": "textsearch.connectors.postgres",
 }
 
 
