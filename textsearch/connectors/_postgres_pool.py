@@ -46,6 +46,14 @@ class PoolSettings:
         return str(max(1, int(self.statement_timeout * 1000)))
 
 
+def _stalled(pool: Any, settings: PoolSettings) -> bool:
+    """Whether a pool timed out below its maximum size (it could not connect, not busy)."""
+    try:
+        return int(pool.get_stats().get("pool_size", 0)) < settings.max_size
+    except Exception:  # pragma: no cover - stats are informative only
+        return True
+
+
 def _broken(conn: Any) -> bool:
     return conn is not None and bool(conn.broken or conn.closed)
 
@@ -107,7 +115,10 @@ class SyncPool:
                 if attempt == 0 and _broken(conn):
                     self._recheck(pool)
                     continue
-                raise self._diagnose(exc) from None
+                error = self._diagnose(exc, pool)
+                if error is None and attempt == 0:
+                    continue
+                raise (error or s.error(exc)) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recheck(self, pool: Any) -> None:
@@ -116,19 +127,26 @@ class SyncPool:
         except Exception:  # a failed check leaves the next attempt to report
             pass
 
-    def _diagnose(self, exc: BaseException) -> TextSearchError:
+    def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
+        """The error to raise, or None when a stalled pool was replaced and a retry may work."""
         from psycopg_pool import PoolTimeout
 
-        if isinstance(exc, PoolTimeout):
-            # Busy pool, or a server that went away? A direct attempt tells them apart.
-            import psycopg
+        s = self.settings
+        if not isinstance(exc, PoolTimeout) or not _stalled(pool, s):
+            return s.error(exc)
+        # The pool could not grow: is the server gone, or is the pool still backing off after
+        # an outage? A direct attempt tells them apart.
+        import psycopg
 
-            s = self.settings
-            try:
-                psycopg.connect(s.dsn, **s.connection_kwargs()).close()
-            except Exception as probe:
-                return s.error(probe)
-        return self.settings.error(exc)
+        try:
+            psycopg.connect(s.dsn, **s.connection_kwargs()).close()
+        except Exception as probe:
+            return s.error(probe)
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.close(timeout=0)
+        return None
 
     def close(self) -> None:
         with self._lock:
@@ -198,22 +216,29 @@ class AsyncPool:
                     except Exception:
                         pass
                     continue
-                raise await self._diagnose(exc) from None
+                error = await self._diagnose(exc, pool)
+                if error is None and attempt == 0:
+                    continue
+                raise (error or s.error(exc)) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _diagnose(self, exc: BaseException) -> TextSearchError:
+    async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
         from psycopg_pool import PoolTimeout
 
-        if isinstance(exc, PoolTimeout):
-            import psycopg
+        s = self.settings
+        if not isinstance(exc, PoolTimeout) or not _stalled(pool, s):
+            return s.error(exc)
+        import psycopg
 
-            s = self.settings
-            try:
-                conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
-                await conn.close()
-            except Exception as probe:
-                return s.error(probe)
-        return self.settings.error(exc)
+        try:
+            conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
+            await conn.close()
+        except Exception as probe:
+            return s.error(probe)
+        if self._pool is pool:
+            self._pool = None
+        await pool.close(timeout=0)
+        return None
 
     async def close(self) -> None:
         pool, self._pool = self._pool, None

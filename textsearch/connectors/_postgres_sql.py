@@ -271,6 +271,9 @@ class Builder:
             link=self.col(self.spec.link_column),
             meta=self.col(self.spec.metadata_column),
             headline=headline,
+            # ctid reaches a row without an index, but views have none: there the id column
+            # (unique, as documented for from_table) joins the page back to its rows.
+            key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
         )
         return statement, params
 
@@ -388,10 +391,10 @@ class Builder:
 _SEARCH_TEMPLATE = """
 WITH q AS ({query_cte}),
 cand AS (
-  (SELECT d.ctid AS row_id, {vec} AS vec FROM {table} AS d, q
+  (SELECT {key} AS row_id, {vec} AS vec FROM {table} AS d, q
    WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s)
   UNION ALL
-  (SELECT d.ctid AS row_id, {vec} AS vec FROM {table} AS d, q
+  (SELECT {key} AS row_id, {vec} AS vec FROM {table} AS d, q
    WHERE q.n_terms > 1 AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s)
 ),
 ranked AS (
@@ -403,7 +406,7 @@ ranked AS (
   LIMIT %(top)s OFFSET %(skip)s
 )
 SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {headline}
-FROM ranked AS r JOIN {table} AS d ON d.ctid = r.row_id CROSS JOIN q
+FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id CROSS JOIN q
 ORDER BY r.all_words DESC, r.score DESC, r.row_id
 """
 
