@@ -483,3 +483,29 @@ def test_import_textsearch_does_not_import_psycopg_and_the_connector_names_its_e
 def test_options_object_is_honoured(search: PostgresTextSearch) -> None:
     options = SearchOptions(top=1, filter=TextSearchFilter().equal_to("lang", "en"))
     assert len(search.get_search_results_sync("retries backoff pasta", options)) == 1
+
+
+def test_the_last_of_duplicate_ids_in_one_call_wins(search: PostgresTextSearch) -> None:
+    search.add_documents_sync(
+        [{"id": "dup", "text": "first okapi"}, {"id": "dup", "text": "second okapi"}]
+    )
+    found = search.get_search_results_sync("okapi")
+    assert ids(found) == ["dup"] and found[0].text == "second okapi"
+
+
+def test_very_common_words_are_left_out_of_partial_matches(pg_dsn: str, pg_table: str) -> None:
+    docs = [{"id": str(i), "text": f"walrus filler{i}"} for i in range(60)]
+    docs.append({"id": "both", "text": "walrus zebra"})
+    docs.append({"id": "rare", "text": "zebra alone"})
+    with PostgresTextSearch(pg_dsn, table=pg_table) as search:
+        search.create_schema_sync()
+        search.add_documents_sync(docs)
+        before = search.get_search_results_sync("walrus zebra", include_total_count=True)
+        assert before.total_count == 62  # no statistics yet: any word counts
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            conn.execute(f'ANALYZE "{pg_table}"')
+        after = search.get_search_results_sync("walrus zebra", include_total_count=True)
+        # walrus is in 97% of the rows: only the whole-query match and the rare word remain.
+        assert ids(after) == ["both", "rare"] and after.total_count == 2
+        # Alone, a common word still finds its documents.
+        assert search.get_search_results_sync("walrus", include_total_count=True).total_count == 61

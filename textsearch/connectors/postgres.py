@@ -73,8 +73,10 @@ class PostgresDocument(BaseModel):
         text: Full text (the ``value`` column).
         link: Link, when the table has one.
         metadata: The jsonb metadata, when the table has it.
-        score: Relevance, higher is better: the number of distinct query words the document
-            holds plus its cover density (0..1).
+        score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the document satisfies
+            the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
+            ``ts_rank`` over the query's words (saturating per word, titles weighted above
+            bodies).
         snippet: The best-matching passages (``ts_headline``), plain text unless ``highlight``
             markers were configured.
     """
@@ -446,13 +448,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         """
         self._require_managed("add_documents")
         rows = self._rows(docs)
-        upsert = self._builder.upsert()
+        create, copy, insert = self._builder.upsert()
         for batch in batches(rows, self.batch_size):
 
             async def work(conn: Any, batch: Sequence[Any] = batch) -> None:
                 async with conn.transaction():
+                    await conn.execute(create)
                     async with conn.cursor() as cursor:
-                        await cursor.executemany(upsert, batch)
+                        async with cursor.copy(copy) as loader:
+                            for number, row in enumerate(batch):
+                                await loader.write_row((number, *row))
+                        await cursor.execute(insert)
 
             await self._async.run(work)
         return len(rows)
@@ -465,12 +471,16 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         return len(rows)
 
     def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        upsert = self._builder.upsert()
+        create, copy, insert = self._builder.upsert()
         for batch in batches(rows, self.batch_size):
 
             def work(conn: Any, batch: Sequence[Any] = batch) -> None:
                 with conn.transaction(), conn.cursor() as cursor:
-                    cursor.executemany(upsert, batch)
+                    cursor.execute(create)
+                    with cursor.copy(copy) as loader:
+                        for number, row in enumerate(batch):
+                            loader.write_row((number, *row))
+                    cursor.execute(insert)
 
             self._sync.run(work)
 
