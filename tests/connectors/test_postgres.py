@@ -509,3 +509,17 @@ def test_very_common_words_are_left_out_of_partial_matches(pg_dsn: str, pg_table
         assert ids(after) == ["both", "rare"] and after.total_count == 2
         # Alone, a common word still finds its documents.
         assert search.get_search_results_sync("walrus", include_total_count=True).total_count == 61
+
+
+def test_partial_matches_follow_whole_matches_across_pages(pg_dsn: str, pg_table: str) -> None:
+    docs = [{"id": f"w{i}", "text": f"okapi zebra {'zebra ' * i}"} for i in range(3)]
+    docs += [{"id": f"p{i}", "text": f"okapi {'okapi ' * i}"} for i in range(2)]
+    with PostgresTextSearch(pg_dsn, table=pg_table) as search:
+        search.create_schema_sync()
+        search.add_documents_sync(docs)
+        first = ids(search.get_search_results_sync("okapi zebra", top=2))
+        second = ids(search.get_search_results_sync("okapi zebra", top=2, skip=2))
+        third = ids(search.get_search_results_sync("okapi zebra", top=2, skip=4))
+        everything = ids(search.get_search_results_sync("okapi zebra", top=10))
+    assert first + second + third == everything
+    assert set(everything[:3]) == {"w0", "w1", "w2"} and set(everything[3:]) == {"p0", "p1"}

@@ -244,6 +244,7 @@ class Builder:
             "query": query,
             "words": positive,
             "cap": max_candidates,
+            "need": top + skip,
             "top": top,
             "skip": skip,
         }
@@ -445,18 +446,23 @@ q AS (
 )"""
 
 
-# Candidates: documents matching the whole websearch query first (up to the cap), then
-# documents with only some of the words (up to the cap; skipped for a one-word query, where
-# the two sets are the same). Only the page's rows are read in full and get a headline.
+# Candidates: documents matching the whole websearch query (up to the cap), then documents with
+# only some of the words (up to the cap). The second tier is skipped when the first fills the
+# page (whole-query matches rank first, so no partial match could show) and for a one-word
+# query (the tiers are the same): scanning for partial matches of common words is what costs.
+# Only the page's rows are read in full and get a headline.
 _SEARCH_TEMPLATE = """
 WITH {query_cte},
-cand AS (
-  (SELECT {key} AS row_id, {vec} AS vec, 1 AS whole FROM {table} AS d, q
-   WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s)
-  UNION ALL
-  (SELECT {key} AS row_id, {vec} AS vec, 0 AS whole FROM {table} AS d, q
-   WHERE q.n_terms > 1 AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s)
+whole AS (
+  SELECT {key} AS row_id, {vec} AS vec, 1 AS whole FROM {table} AS d, q
+  WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
 ),
+partial AS (
+  SELECT {key} AS row_id, {vec} AS vec, 0 AS whole FROM {table} AS d, q
+  WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
+    AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s
+),
+cand AS (SELECT * FROM whole UNION ALL SELECT * FROM partial),
 ranked AS (
   SELECT c.row_id, c.whole + rank / (1 + rank) AS score
   FROM cand AS c, q, LATERAL (SELECT ts_rank(c.vec, q.q_any) AS rank) AS r
