@@ -41,6 +41,14 @@ from textsearch import LocalTextSearch, PostgresTextSearch
 Query = Callable[[str], object]
 
 
+class _Lines(list[str]):
+    """Report lines, printed as they come (a 100k run takes minutes)."""
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
+
+
 def make_queries(words: list[str], count: int, seed: int) -> tuple[list[str], list[str]]:
     """Typical and broad queries, drawn as bench_local draws them."""
     rng = random.Random(seed + 1)
@@ -122,7 +130,8 @@ def main() -> int:
     words = vocabulary(30_000, rng)
     cum = zipf_cum_weights(len(words))
     typical, broad = make_queries(words, args.queries, args.seed)
-    lines = [f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}"]
+    lines = _Lines()
+    lines.append(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
 
     server = None
     dsn = args.dsn
@@ -181,7 +190,6 @@ def main() -> int:
     finally:
         if server is not None:
             remove_server(server)
-    print("\n".join(lines))
     return 0
 
 
