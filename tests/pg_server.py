@@ -187,11 +187,17 @@ class PgServer:
             conn.execute(statement.encode())
 
 
-def start_server() -> PgServer:
-    """Create, start and prepare a server in a fresh temporary folder."""
+def start_server(extra_conf: str = "") -> PgServer:
+    """Create, start and prepare a server in a fresh temporary folder.
+
+    ``extra_conf`` is appended to postgresql.conf (the benchmark raises shared_buffers).
+    """
     server = PgServer(Path(tempfile.mkdtemp(prefix="textsearch-pg-")))
     try:
         server.init()
+        if extra_conf:
+            with (server.data / "postgresql.conf").open("a") as conf:
+                conf.write(extra_conf.rstrip("\n") + "\n")
         server.start()
         server.execute(f"CREATE ROLE {PASSWORD_USER} LOGIN PASSWORD '{PASSWORD}'")
         server.execute(f"GRANT ALL ON SCHEMA public TO {PASSWORD_USER}")

@@ -450,23 +450,24 @@ q AS (
 # only some of the words (up to the cap). The second tier is skipped when the first fills the
 # page (whole-query matches rank first, so no partial match could show) and for a one-word
 # query (the tiers are the same): scanning for partial matches of common words is what costs.
-# Only the page's rows are read in full and get a headline.
+# Each candidate is ranked where it is read (only its row id and score are kept); only the
+# page's rows are read in full and get a headline.
 _SEARCH_TEMPLATE = """
 WITH {query_cte},
 whole AS (
-  SELECT {key} AS row_id, {vec} AS vec, 1 AS whole FROM {table} AS d, q
+  SELECT {key} AS row_id, 1 + x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
   WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
 ),
 partial AS (
-  SELECT {key} AS row_id, {vec} AS vec, 0 AS whole FROM {table} AS d, q
+  SELECT {key} AS row_id, x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
   WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
     AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s
 ),
-cand AS (SELECT * FROM whole UNION ALL SELECT * FROM partial),
 ranked AS (
-  SELECT c.row_id, c.whole + rank / (1 + rank) AS score
-  FROM cand AS c, q, LATERAL (SELECT ts_rank(c.vec, q.q_any) AS rank) AS r
-  ORDER BY score DESC, c.row_id
+  SELECT row_id, score FROM whole UNION ALL SELECT row_id, score FROM partial
+  ORDER BY score DESC, row_id
   LIMIT %(top)s OFFSET %(skip)s
 )
 SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {headline}
