@@ -2,7 +2,7 @@
 
 Several app servers, a team, or a database you already run: documents live in a PostgreSQL table
 and are searched with the server's own full-text search (``tsvector``, a GIN index,
-``websearch_to_tsquery``, ``ts_rank_cd``, ``ts_headline``). Needs the ``postgres`` extra::
+``websearch_to_tsquery``, ``ts_rank``, ``ts_headline``). Needs the ``postgres`` extra::
 
     pip install "textsearch-sdk[postgres]"
 
@@ -17,8 +17,10 @@ Two ways to use it:
 How text is searched: the user's text is handed to ``websearch_to_tsquery`` as a bound parameter,
 so quotes, ``or``, ``-word`` and any punctuation are never a syntax error. A document matches when
 it holds any of the query's words; documents satisfying the whole query (every word, quoted
-phrases) rank first, then documents holding more of the words, then by cover density with title
-words weighted above body words. For a very common word only the first ``max_candidates`` matches
+phrases) rank first, then the others by ``ts_rank`` over the query's words, which saturates per
+word (a second distinct word counts more than repeats of one), title words weighted above body
+words. Words in more than 5% of the rows are left out of the partial matches when rarer words
+are present, and for a very common word only the first ``max_candidates`` matches of each tier
 are ranked, which keeps broad queries fast. Headlines are computed for the returned page only.
 """
 
