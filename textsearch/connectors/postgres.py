@@ -135,7 +135,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         ConfigurationError: An invalid DSN, identifier or number.
 
     The total time of one call is bounded by ``pool_timeout + timeout`` (plus
-    ``connect_timeout`` for a connection opened on the way). Filters: ``equal_to`` on ``site``
+    ``connect_timeout`` for a connection opened on the way); a call retried once after a
+    dropped connection or a stalled pool can take that twice. Filters: ``equal_to`` on ``site``
     (host of the link; subdomains match too), ``id``, ``link`` or any metadata key (jsonb
     containment); ``any_tag_equal_to`` on metadata keys holding lists. Values are always bound
     parameters. The password never appears in a message, a ``repr`` or a log line.
