@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
     from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
     from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
     from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
 
@@ -91,6 +92,8 @@ __all__ = [
     "LocalTextSearch",
     "NotFoundError",
     "PermissionDeniedError",
+    "PostgresDocument",
+    "PostgresTextSearch",
     "ProviderError",
     "ProviderRetiredError",
     "QuotaExceededError",

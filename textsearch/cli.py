@@ -4,7 +4,7 @@
 
     textsearch search "query" [--provider local] [--path DIR] [--top N] [--site D] [--json]
         [--format numbered|citations|markdown|labelled|json]
-    textsearch index DIR --db FILE
+    textsearch index DIR [--db FILE | --provider postgres]
     textsearch tools [--provider P] --format openai|anthropic|mcp [--strict]
     textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
     textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
@@ -181,6 +181,15 @@ def _searxng_from_args(args: argparse.Namespace) -> TextSearch:
     from textsearch.connectors.searxng import SearxngTextSearch
 
     return SearxngTextSearch(url)
+def _postgres_from_args(args: argparse.Namespace) -> Any:
+    # The DSN comes from TEXTSEARCH_POSTGRES_DSN (or libpq's PG* variables), never a flag:
+    # a password on the command line would show in the process list and shell history.
+    try:
+        from textsearch.connectors.postgres import PostgresTextSearch
+    except ImportError as exc:
+        raise ConfigurationError(str(exc)) from None
+    table = os.environ.get("TEXTSEARCH_POSTGRES_TABLE") or "textsearch_documents"
+    return PostgresTextSearch(table=table)
 
 
 #: provider name -> builder from parsed arguments (settings come from flags or the environment)
@@ -193,6 +202,7 @@ PROVIDERS: dict[str, ProviderBuilder] = {
     "tavily": _tavily_from_args,
     "exa": _exa_from_args,
     "searxng": _searxng_from_args,
+    "postgres": _postgres_from_args,
 }
 
 #: search option -> {provider: filter field it maps to}; other providers reject the option
@@ -421,6 +431,8 @@ def _cmd_index(args: argparse.Namespace, out: TextIO) -> int:
     folder = Path(args.dir)
     if not folder.exists():
         raise ConfigurationError(f"{args.dir!r}: no such file or folder")
+    if getattr(args, "provider", "local") == "postgres":
+        return _index_postgres(args, folder, out)
     db_path = Path(args.db) if args.db else default_index_file(folder)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     progress = _Progress(sys.stderr)
@@ -432,6 +444,25 @@ def _cmd_index(args: argparse.Namespace, out: TextIO) -> int:
         f"indexed {report.indexed} file(s) (added {report.added}, updated {report.updated}), "
         f"unchanged {report.unchanged}, removed {report.removed}, failed {len(report.failed)}; "
         f"{total} document(s) in {db_path}\n"
+    )
+    for path, reason in report.failed:
+        out.write(f"failed: {path}: {reason}\n")
+    return EXIT_OK
+
+
+def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
+    if args.db:
+        raise UsageError("--db applies to --provider local only")
+    progress = _Progress(sys.stderr)
+    with _postgres_from_args(args) as search:
+        search.create_schema_sync()
+        report = search.index_path(folder, progress=progress)
+        progress.finish()
+        total = search.count_documents_sync()
+    out.write(
+        f"indexed {report.indexed} file(s) (added {report.added}, updated {report.updated}), "
+        f"unchanged {report.unchanged}, removed {report.removed}, failed {len(report.failed)}; "
+        f"{total} document(s) in PostgreSQL table {search.table}\n"
     )
     for path, reason in report.failed:
         out.write(f"failed: {path}: {reason}\n")
@@ -659,6 +690,12 @@ def build_parser() -> argparse.ArgumentParser:
     index = commands.add_parser("index", help="index a folder into a local index file")
     index.add_argument("dir", help="folder (or file) to index")
     index.add_argument("--db", metavar="FILE", help="index file (default: the search cache file)")
+    index.add_argument(
+        "--provider",
+        default="local",
+        choices=("local", "postgres"),
+        help="local (an index file, default) or postgres (TEXTSEARCH_POSTGRES_DSN)",
+    )
     index.set_defaults(handler=_cmd_index)
 
     tools = commands.add_parser("tools", help="print the search tool definitions as JSON")

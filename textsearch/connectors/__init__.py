@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
     from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
     from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
     from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
 
@@ -37,6 +38,8 @@ __all__ = [
     "ExaResult",
     "SearxngTextSearch",
     "SearxngResult",
+    "PostgresDocument",
+    "PostgresTextSearch",
 ]
 
 #: public name -> module that defines it
@@ -57,6 +60,8 @@ LAZY_EXPORTS: dict[str, str] = {
     "ExaResult": "textsearch.connectors.exa",
     "SearxngTextSearch": "textsearch.connectors.searxng",
     "SearxngResult": "textsearch.connectors.searxng",
+    "PostgresTextSearch": "textsearch.connectors.postgres",
+    "PostgresDocument": "textsearch.connectors.postgres",
 }
 
 

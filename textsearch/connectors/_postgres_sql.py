@@ -1,0 +1,539 @@
+"""SQL text for PostgresTextSearch: identifiers, schema, search, filters, writes.
+
+Everything here is shared by the async and the blocking paths. Identifiers (table, columns,
+text-search configuration) are validated and then quoted with ``psycopg.sql``; the user's query
+text and every filter value travel as bound parameters. The *shape* of a statement depends only on
+configuration and on counts (how many filter clauses, whether the query has exclusions), never on
+the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from textsearch._types import AnyTagEqualTo, EqualTo, TextSearchFilter
+from textsearch.errors import ConfigurationError, UnsupportedFilterError
+
+try:
+    from psycopg import sql
+    from psycopg import sql as pgsql
+except ImportError as exc:  # only reached when the connector is used without its extra
+    raise ImportError(
+        "PostgresTextSearch needs psycopg 3 and psycopg_pool: "
+        'pip install "textsearch-sdk[postgres]"'
+    ) from exc
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
+_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+RESERVED_FILTER_FIELDS = ("id", "link", "site")
+#: most distinct query words used (a pasted paragraph must not become a 500-term query)
+MAX_QUERY_TERMS = 32
+#: text indexed per document, in characters (a tsvector holds at most 1 MB)
+MAX_INDEXED_CHARS = 500_000
+#: share of rows above which a word is "very common" (left out of the any-word query)
+COMMON_SHARE = 0.05
+# Host of a URL in SQL, for tables whose rows have no stored host (existing-table mode).
+_HOST_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#]+)"
+# `-word` or `-"a phrase"` at the start of the text or after a space: a websearch exclusion.
+_EXCLUSION = re.compile(r'(?:(?<=\s)|^)-("[^"]*"?|[^\s"]+)')
+_WORD = re.compile(r"\w+")
+
+
+def check_identifier(value: object, what: str) -> str:
+    """A table/column/configuration name we are willing to quote into SQL."""
+    if not isinstance(value, str) or not _IDENTIFIER.match(value):
+        raise ConfigurationError(
+            f"{what} must be a PostgreSQL identifier (a letter or '_' then up to 62 letters, "
+            f"digits, '_' or '$'), got {value!r}"
+        )
+    return value
+
+
+def split_qualified(value: object, what: str) -> tuple[str, ...]:
+    """``"table"`` or ``"schema.table"``, each part a checked identifier."""
+    if not isinstance(value, str) or not value:
+        raise ConfigurationError(f"{what} must be a non-empty string, got {value!r}")
+    parts = tuple(check_identifier(part, what) for part in value.split("."))
+    if len(parts) > 2:
+        raise ConfigurationError(f"{what} must be 'name' or 'schema.name', got {value!r}")
+    return parts
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """Where documents live and how their columns map to a document.
+
+    ``vector_column`` is a stored ``tsvector``; without one, the vector is computed from
+    ``text_columns`` (the first weighted ``A``, the others ``B``) at query time.
+    """
+
+    table: tuple[str, ...]
+    config: tuple[str, ...]
+    id_column: str
+    value_column: str
+    name_column: str | None
+    link_column: str | None
+    metadata_column: str | None
+    vector_column: str | None
+    text_columns: tuple[str, ...]
+    site_column: str | None
+    managed: bool
+
+    @property
+    def table_name(self) -> str:
+        return ".".join(self.table)
+
+
+def managed_spec(table: str, config: str) -> TableSpec:
+    return TableSpec(
+        table=split_qualified(table, "table"),
+        config=split_qualified(config, "text_search_config"),
+        id_column="id",
+        value_column="text",
+        name_column="title",
+        link_column="link",
+        metadata_column="metadata",
+        vector_column="search_vector",
+        text_columns=("title", "text"),
+        site_column="site",
+        managed=True,
+    )
+
+
+class Builder:
+    """Builds the statements for one :class:`TableSpec` (psycopg is imported by the caller)."""
+
+    def __init__(self, spec: TableSpec) -> None:
+        self.spec = spec
+        self.table = sql.Identifier(*spec.table)
+        self.config = sql.SQL("{}::regconfig").format(sql.Literal(".".join(spec.config)))
+
+    # -- pieces --------------------------------------------------------------------------
+
+    def col(self, name: str | None) -> pgsql.Composable:
+        if name is None:
+            return sql.SQL("NULL")
+        return sql.SQL("d.{}").format(sql.Identifier(name))
+
+    def vector(self) -> pgsql.Composable:
+        if self.spec.vector_column:
+            return self.col(self.spec.vector_column)
+        parts = [
+            sql.SQL("setweight(to_tsvector({}, left(coalesce({}::text, ''), {})), {})").format(
+                self.config,
+                self.col(name),
+                sql.Literal(MAX_INDEXED_CHARS),
+                sql.Literal("A" if i == 0 and len(self.spec.text_columns) > 1 else "B"),
+            )
+            for i, name in enumerate(self.spec.text_columns)
+        ]
+        return sql.SQL("({})").format(sql.SQL(" || ").join(parts))
+
+    def site(self) -> pgsql.Composable:
+        if self.spec.site_column:
+            return self.col(self.spec.site_column)
+        return sql.SQL("lower(substring({}::text from {}))").format(
+            self.col(self.spec.link_column), sql.Literal(_HOST_PATTERN)
+        )
+
+    # -- filters -------------------------------------------------------------------------
+
+    def supported_fields(self) -> list[str]:
+        fields = ["id"]
+        if self.spec.link_column:
+            fields += ["link", "site"]
+        if self.spec.metadata_column:
+            fields.append("<any metadata key>")
+        return fields
+
+    def check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise UnsupportedFilterError before any connection is taken."""
+        if not search_filter:
+            return
+        for clause in search_filter.clauses:
+            name = clause.field_name
+            reserved = name in RESERVED_FILTER_FIELDS
+            ok = (
+                (name == "id" or (reserved and self.spec.link_column is not None))
+                if reserved
+                else (self.spec.metadata_column is not None and bool(_METADATA_KEY.match(name)))
+            )
+            if not ok or (reserved and isinstance(clause, AnyTagEqualTo)):
+                raise UnsupportedFilterError(
+                    f"PostgresTextSearch cannot filter on {name[:80]!r} with {clause.kind}; "
+                    f"supported filter fields: {', '.join(self.supported_fields())} "
+                    "(metadata keys: letters, digits, '_' or '-', starting with a letter or '_'; "
+                    "any_tag_equal_to only on metadata keys)",
+                    field_name=name,
+                    supported_fields=self.supported_fields(),
+                )
+
+    def filters(
+        self, search_filter: TextSearchFilter | None, params: dict[str, Any]
+    ) -> pgsql.Composable:
+        """`` AND ...`` for each clause, values added to ``params``; empty without a filter."""
+        from psycopg.types.json import Jsonb
+
+        parts: list[pgsql.Composable] = []
+        for i, clause in enumerate(search_filter.clauses if search_filter else ()):
+            name, value, key = clause.field_name, clause.value, f"f{i}"
+            if isinstance(clause, EqualTo) and name == "site":
+                host = str(value).lower().strip().rstrip(".") if value is not None else ""
+                escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                params[key], params[key + "s"] = host, "%." + escaped
+                parts.append(
+                    sql.SQL("({site} = {p} OR {site} LIKE {ps} ESCAPE '\\')").format(
+                        site=self.site(), p=sql.Placeholder(key), ps=sql.Placeholder(key + "s")
+                    )
+                )
+            elif isinstance(clause, EqualTo) and name in ("id", "link"):
+                column = self.col(self.spec.id_column if name == "id" else self.spec.link_column)
+                if value is None:
+                    parts.append(sql.SQL("{} IS NULL").format(column))
+                else:
+                    params[key] = str(value) if not isinstance(value, bool) else str(value).lower()
+                    parts.append(
+                        sql.SQL("{}::text = {}").format(column, sql.Placeholder(key))
+                        if name == "id" and not self.spec.managed
+                        else sql.SQL("{} = {}").format(column, sql.Placeholder(key))
+                    )
+            else:
+                meta = self.col(self.spec.metadata_column)
+                if isinstance(clause, EqualTo) and value is None:
+                    params[key] = name
+                    parts.append(
+                        sql.SQL("({m} -> {k} IS NULL OR {m} -> {k} = 'null'::jsonb)").format(
+                            m=meta, k=sql.Placeholder(key)
+                        )
+                    )
+                else:
+                    # Containment is answered by the jsonb_path_ops GIN index; a list value
+                    # contains the one-element list of the tag.
+                    wanted = [value] if isinstance(clause, AnyTagEqualTo) else value
+                    params[key] = Jsonb({name: wanted})
+                    parts.append(sql.SQL("{} @> {}").format(meta, sql.Placeholder(key)))
+        if not parts:
+            return sql.SQL("")
+        return sql.SQL(" AND ") + sql.SQL(" AND ").join(parts)
+
+    # -- search --------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        search_filter: TextSearchFilter | None,
+        *,
+        top: int,
+        skip: int,
+        max_candidates: int,
+        headline_options: str | None,
+    ) -> tuple[pgsql.Composable, dict[str, Any]]:
+        """One statement: rank capped candidates, read rows and headlines for the page only.
+
+        Natural-language semantics: a document matches when it has any of the query's words;
+        documents that satisfy the whole websearch query (every word, quoted phrases) come first,
+        then the others by ``ts_rank`` over the any-word query, whose score saturates per word
+        (a second distinct word counts more than more repeats of one), with title words
+        weighted above body words.
+        """
+        positive, negative = split_exclusions(query)
+        params: dict[str, Any] = {
+            "query": query,
+            "words": positive,
+            "cap": max_candidates,
+            "need": top + skip,
+            "top": top,
+            "skip": skip,
+        }
+        where = self.filters(search_filter, params)
+        exclude: pgsql.Composable = sql.SQL("")
+        if negative:
+            params["neg"] = negative
+            exclude = sql.SQL(" AND NOT ({vec} @@ websearch_to_tsquery({cfg}, %(neg)s))").format(
+                vec=self.vector(), cfg=self.config
+            )
+        headline: pgsql.Composable = sql.SQL("NULL::text")
+        if headline_options is not None:
+            params["hl"] = headline_options
+            headline = sql.SQL("ts_headline({cfg}, left({v}::text, {n}), q.q_any, %(hl)s)").format(
+                cfg=self.config, v=self.col(self.spec.value_column), n=sql.Literal(20_000)
+            )
+        statement = sql.SQL(
+            _SEARCH_TEMPLATE.replace("{where}", "{where}{exclude}")
+        ).format(
+            query_cte=self._query_cte(params),
+            table=self.table,
+            vec=self.vector(),
+            where=where,
+            exclude=exclude,
+            id=self.col(self.spec.id_column),
+            name=self.col(self.spec.name_column),
+            value=self.col(self.spec.value_column),
+            link=self.col(self.spec.link_column),
+            meta=self.col(self.spec.metadata_column),
+            headline=headline,
+            # ctid reaches a row without an index, but views have none: there the id column
+            # (unique, as documented for from_table) joins the page back to its rows.
+            key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
+        )
+        return statement, params
+
+    def count(
+        self, query: str, search_filter: TextSearchFilter | None
+    ) -> tuple[pgsql.Composable, dict[str, Any]]:
+        """How many documents match (any word, after filters and exclusions)."""
+        positive, negative = split_exclusions(query)
+        params: dict[str, Any] = {"query": query, "words": positive}
+        where = self.filters(search_filter, params)
+        exclude: pgsql.Composable = sql.SQL("")
+        if negative:
+            params["neg"] = negative
+            exclude = sql.SQL(" AND NOT ({vec} @@ websearch_to_tsquery({cfg}, %(neg)s))").format(
+                vec=self.vector(), cfg=self.config
+            )
+        statement = sql.SQL(
+            "WITH {query_cte} SELECT count(*) FROM {table} AS d, q "
+            "WHERE ({vec} @@ q.q_all OR {vec} @@ q.q_any){where}{exclude}"
+        ).format(
+            query_cte=self._query_cte(params),
+            table=self.table,
+            vec=self.vector(),
+            where=where,
+            exclude=exclude,
+        )
+        return statement, params
+
+    def _query_cte(self, params: dict[str, Any]) -> pgsql.Composable:
+        """The CTEs ending in ``q`` (``q_all``, ``q_any``, ``n_terms``) of a search or count.
+
+        The query's lexemes come from the same parser and dictionaries as the index; each is
+        quoted as a tsquery literal (quotes doubled, backslashes escaped) inside SQL, so no user
+        text is ever parsed as tsquery syntax. Words found in more than ``COMMON_SHARE`` of the
+        rows (by the column's ANALYZE statistics) are left out of the any-word query when rarer
+        words are present: they add next to nothing to the ranking but would make the set to
+        rank huge. Whole-query matches (``q_all``) still include them.
+        """
+        params["common"] = COMMON_SHARE
+        stats: pgsql.Composable
+        if self.spec.vector_column:
+            params["stats_schema"] = self.spec.table[0] if len(self.spec.table) == 2 else None
+            params["stats_table"] = self.spec.table[-1]
+            params["stats_column"] = self.spec.vector_column
+            stats = sql.SQL(
+                "SELECT most_common_elems::text::text[] AS elems, "
+                "most_common_elem_freqs AS freqs FROM pg_stats "
+                "WHERE schemaname = coalesce(%(stats_schema)s, current_schema()) "
+                "AND tablename = %(stats_table)s AND attname = %(stats_column)s"
+            )
+        else:
+            stats = sql.SQL("SELECT NULL::text[] AS elems, NULL::real[] AS freqs")
+        return sql.SQL(_QUERY_CTE).format(
+            stats=stats, cfg=self.config, max_terms=sql.Literal(MAX_QUERY_TERMS)
+        )
+
+    # -- schema and writes (managed mode) ------------------------------------------------
+
+    def create_schema(self) -> list[pgsql.Composable]:
+        base = self.spec.table[-1]
+
+        def index_name(suffix: str) -> pgsql.Composable:
+            # Index names live in the table's schema; keep them within 63 bytes.
+            return sql.Identifier(f"{base[: 63 - len(suffix)]}{suffix}")
+
+        return [
+            sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}))").format(
+                sql.Literal(self.spec.table_name)
+            ),
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {table} ("
+                "id text PRIMARY KEY, "
+                "title text, "
+                "text text NOT NULL DEFAULT '', "
+                "link text, "
+                "site text, "
+                "metadata jsonb NOT NULL DEFAULT '{{}}'::jsonb, "
+                "source_root text, "
+                "mtime_ns bigint, "
+                "size bigint, "
+                "sha256 text, "
+                "search_vector tsvector GENERATED ALWAYS AS ("
+                "setweight(to_tsvector({cfg}, coalesce(title, '')), 'A') || "
+                "setweight(to_tsvector({cfg}, left(text, {n})), 'B')) STORED)"
+            ).format(table=self.table, cfg=self.config, n=sql.Literal(MAX_INDEXED_CHARS)),
+            # Kept in the row (not TOAST): ranking reads the vector of every candidate, and an
+            # out-of-line vector made that 30x slower (measured, 4,000 rows of 200 words).
+            sql.SQL("ALTER TABLE {} ALTER COLUMN search_vector SET STORAGE MAIN").format(
+                self.table
+            ),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin (search_vector)").format(
+                index_name("_search_idx"), self.table
+            ),
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON {} USING gin (metadata jsonb_path_ops)"
+            ).format(index_name("_metadata_idx"), self.table),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (site)").format(
+                index_name("_site_idx"), self.table
+            ),
+            sql.SQL(
+                "CREATE INDEX IF NOT EXISTS {} ON {} (source_root) WHERE source_root IS NOT NULL"
+            ).format(index_name("_root_idx"), self.table),
+        ]
+
+    def upsert(self) -> list[pgsql.Composable]:
+        """Statements of one batch: a session temp table, COPY into it, one INSERT from it.
+
+        COPY then a single INSERT ... ON CONFLICT measured about twice as fast as one INSERT
+        per document; DISTINCT ON keeps the last of several documents with the same id.
+        """
+        return [
+            sql.SQL(
+                "CREATE TEMP TABLE IF NOT EXISTS textsearch_stage (ord int, id text, title text, "
+                "text text, link text, site text, metadata jsonb, source_root text, "
+                "mtime_ns bigint, size bigint, sha256 text) ON COMMIT DELETE ROWS"
+            ),
+            sql.SQL(
+                "COPY textsearch_stage (ord, id, title, text, link, site, metadata, source_root, "
+                "mtime_ns, size, sha256) FROM STDIN"
+            ),
+            sql.SQL(
+                "INSERT INTO {} (id, title, text, link, site, metadata, source_root, mtime_ns, "
+                "size, sha256) SELECT DISTINCT ON (id) id, title, text, link, site, metadata, "
+                "source_root, mtime_ns, size, sha256 FROM textsearch_stage ORDER BY id, ord DESC "
+                "ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, text = EXCLUDED.text, "
+                "link = EXCLUDED.link, site = EXCLUDED.site, metadata = EXCLUDED.metadata, "
+                "source_root = EXCLUDED.source_root, mtime_ns = EXCLUDED.mtime_ns, "
+                "size = EXCLUDED.size, sha256 = EXCLUDED.sha256"
+            ).format(self.table),
+        ]
+
+    def delete(self) -> pgsql.Composable:
+        return sql.SQL("DELETE FROM {} WHERE id = ANY(%s)").format(self.table)
+
+    def touch(self) -> pgsql.Composable:
+        return sql.SQL("UPDATE {} SET mtime_ns = %s, size = %s WHERE id = %s").format(
+            self.table
+        )
+
+    def known_files(self) -> pgsql.Composable:
+        return sql.SQL(
+            "SELECT id, mtime_ns, size, sha256 FROM {} WHERE source_root = %s"
+        ).format(self.table)
+
+    def count_all(self) -> pgsql.Composable:
+        return sql.SQL("SELECT count(*) FROM {}").format(self.table)
+
+
+# Lexemes of the query, each quoted as a tsquery literal; `kept` drops the very common ones
+# when rarer ones are present (see Builder._query_cte).
+_QUERY_CTE = r"""stats AS ({stats}),
+terms AS (
+  SELECT '''' || replace(replace(l, '\', '\\'), '''', '''''') || '''' AS term,
+         coalesce((SELECT s.freqs[array_position(s.elems, l)] FROM stats AS s), 0) AS freq
+  FROM unnest(tsvector_to_array(to_tsvector({cfg}, %(words)s))) AS l
+  LIMIT {max_terms}
+),
+kept AS (
+  SELECT term FROM terms
+  WHERE freq <= %(common)s OR NOT EXISTS (SELECT 1 FROM terms WHERE freq <= %(common)s)
+),
+q AS (
+  SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
+         (SELECT string_agg(term, ' | ')::tsquery FROM kept) AS q_any,
+         (SELECT count(*) FROM terms) AS n_terms
+)"""
+
+
+# Candidates: documents matching the whole websearch query (up to the cap), then documents with
+# only some of the words (up to the cap). The second tier is skipped when the first fills the
+# page (whole-query matches rank first, so no partial match could show) and for a one-word
+# query (the tiers are the same): scanning for partial matches of common words is what costs.
+# Each candidate is ranked where it is read (only its row id and score are kept); only the
+# page's rows are read in full and get a headline.
+_SEARCH_TEMPLATE = """
+WITH {query_cte},
+whole AS (
+  SELECT {key} AS row_id, 1 + x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
+  WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
+),
+partial AS (
+  SELECT {key} AS row_id, x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
+  WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
+    AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s
+),
+ranked AS (
+  SELECT row_id, score FROM whole UNION ALL SELECT row_id, score FROM partial
+  ORDER BY score DESC, row_id
+  LIMIT %(top)s OFFSET %(skip)s
+)
+SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {headline}
+FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id CROSS JOIN q
+ORDER BY r.score DESC, r.row_id
+"""
+
+
+def split_exclusions(query: str) -> tuple[str, str]:
+    """Split websearch exclusions (``-word``, ``-"a phrase"``) from the words to look for.
+
+    Returns:
+        The text whose words are searched for, and the excluded terms joined with ``or``
+        (empty when there are none), both handed to PostgreSQL as bound parameters.
+    """
+    negative = [m.group(1) for m in _EXCLUSION.finditer(query)]
+    positive = _EXCLUSION.sub(" ", query)
+    terms = [n if n.startswith('"') else " ".join(_WORD.findall(n)) for n in negative]
+    return positive, " or ".join(t for t in terms if t.strip('" '))
+
+
+def headline_options(
+    highlight: tuple[str, str] | None, words: int, fragments: int
+) -> str:
+    """``ts_headline`` options (passed as a bound parameter, not SQL)."""
+    start, stop = highlight if highlight else ("", "")
+    for marker in (start, stop):
+        if '"' in marker or "\\" in marker:
+            raise ConfigurationError('highlight markers must not contain \'"\' or backslashes')
+    return (
+        f'StartSel="{start}", StopSel="{stop}", MaxWords={words}, '
+        f"MinWords={max(1, words // 2)}, ShortWord=2, MaxFragments={fragments}, "
+        'FragmentDelimiter=" … "'
+    )
+
+
+def existing_spec(
+    *,
+    table: str,
+    config: str,
+    id_column: str,
+    value_column: str,
+    name_column: str | None,
+    link_column: str | None,
+    metadata_column: str | None,
+    tsvector_column: str | None,
+    text_columns: Sequence[str] | None,
+) -> TableSpec:
+    def opt(value: str | None, what: str) -> str | None:
+        return None if value is None else check_identifier(value, what)
+
+    if text_columns is None:
+        text_columns = [c for c in (name_column, value_column) if c]
+    columns = tuple(check_identifier(c, "text_columns") for c in text_columns)
+    if not columns and tsvector_column is None:
+        raise ConfigurationError("from_table needs tsvector_column or text_columns")
+    return TableSpec(
+        table=split_qualified(table, "table"),
+        config=split_qualified(config, "text_search_config"),
+        id_column=check_identifier(id_column, "id_column"),
+        value_column=check_identifier(value_column, "value_column"),
+        name_column=opt(name_column, "name_column"),
+        link_column=opt(link_column, "link_column"),
+        metadata_column=opt(metadata_column, "metadata_column"),
+        vector_column=opt(tsvector_column, "tsvector_column"),
+        text_columns=columns,
+        site_column=None,
+        managed=False,
+    )

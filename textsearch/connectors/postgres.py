@@ -1,0 +1,646 @@
+"""``PostgresTextSearch``: full-text search in PostgreSQL, for when one SQLite file is not enough.
+
+Several app servers, a team, or a database you already run: documents live in a PostgreSQL table
+and are searched with the server's own full-text search (``tsvector``, a GIN index,
+``websearch_to_tsquery``, ``ts_rank``, ``ts_headline``). Needs the ``postgres`` extra::
+
+    pip install "textsearch-sdk[postgres]"
+
+Two ways to use it:
+
+* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table with a stored,
+  weighted ``tsvector`` (title above body) and GIN indexes; :meth:`add_documents` upserts
+  documents shaped like :class:`~textsearch.LocalDocument`; :meth:`index_path` indexes a folder.
+* **Existing table** - :meth:`PostgresTextSearch.from_table` maps your columns to
+  name/value/link and searches a ``tsvector`` column you have, or one computed from text columns.
+
+How text is searched: the user's text is handed to ``websearch_to_tsquery`` as a bound parameter,
+so quotes, ``or``, ``-word`` and any punctuation are never a syntax error. A document matches when
+it holds any of the query's words; documents satisfying the whole query (every word, quoted
+phrases) rank first, then the others by ``ts_rank`` over the query's words, which saturates per
+word (a second distinct word counts more than repeats of one), title words weighted above body
+words. Words in more than 5% of the rows are left out of the partial matches when rarer words
+are present, and for a very common word only the first ``max_candidates`` matches of each tier
+are ranked, which keeps broad queries fast. Headlines are computed for the returned page only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import Self
+
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.base import BaseTextSearch
+from textsearch.connectors._postgres_errors import describe, parse_dsn, require_psycopg
+from textsearch.connectors._postgres_pool import AsyncPool, PoolSettings, SyncPool
+from textsearch.connectors._postgres_rows import (
+    DEFAULT_EXTENSIONS,
+    IndexReport,
+    LocalDocument,
+    batches,
+    clean_snippet,
+    document_row,
+    prepare_documents,
+    title_and_body,
+    walk,
+)
+from textsearch.connectors._postgres_sql import (
+    Builder,
+    TableSpec,
+    existing_spec,
+    headline_options,
+    managed_spec,
+)
+from textsearch.errors import ConfigurationError, InvalidRequestError
+
+__all__ = ["PostgresDocument", "PostgresTextSearch"]
+
+#: environment variable holding the connection string
+DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
+_MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class PostgresDocument(BaseModel):
+    """A document found by :class:`PostgresTextSearch` (its native result).
+
+    Attributes:
+        id: The document's id (the id column, as text).
+        title: Title (the ``name`` of normalized results).
+        text: Full text (the ``value`` column).
+        link: Link, when the table has one.
+        metadata: The jsonb metadata, when the table has it.
+        score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the document satisfies
+            the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
+            ``ts_rank`` over the query's words (saturating per word, titles weighted above
+            bodies).
+        snippet: The best-matching passages (``ts_headline``), plain text unless ``highlight``
+            markers were configured.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str | None = None
+    text: str = ""
+    link: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    score: float | None = None
+    snippet: str | None = None
+
+
+def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
+    kind = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kind) or value < minimum:
+        raise ConfigurationError(f"{name} must be a number >= {minimum}, got {value!r}")
+    if not integer and value <= 0:
+        raise ConfigurationError(f"{name} must be greater than 0, got {value!r}")
+    return value
+
+
+class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
+    """Full-text search in a PostgreSQL table, with a connection pool; async and blocking.
+
+    Args:
+        dsn: libpq connection string or ``postgresql://`` URL. Defaults to the
+            ``TEXTSEARCH_POSTGRES_DSN`` environment variable, then to libpq's own ``PG*``
+            variables (``PGHOST``, ``PGDATABASE``, ``PGUSER``, ``PGPASSWORD``...).
+        table: The managed table (``name`` or ``schema.name``).
+        text_search_config: PostgreSQL text-search configuration (``english``, ``simple``,
+            ``german``...; ``simple`` does no stemming and suits mixed languages).
+        min_size: Connections each pool keeps open.
+        max_size: Most connections each pool opens (the async and the blocking methods have
+            a pool each, created on first use).
+        timeout: Seconds a statement may run (``statement_timeout``) and, unless
+            ``pool_timeout`` is set, seconds to wait for a free connection.
+        pool_timeout: Seconds to wait for a free pooled connection.
+        connect_timeout: Seconds to wait for a new connection (libpq rounds up, minimum 2).
+        max_candidates: For very common words, how many matching documents are ranked.
+        highlight: Markers put around matched words in snippets; ``None`` (default) for plain
+            text, which is what a model should read.
+        snippet_words: Approximate length of each snippet fragment, in words.
+        batch_size: Documents per transaction when writing.
+        string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
+            :meth:`search` returns.
+        text_search_result_mapper: Custom mapping of a :class:`PostgresDocument` to a
+            :class:`~textsearch.TextSearchResult`.
+
+    Raises:
+        ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
+        ConfigurationError: An invalid DSN, identifier or number.
+
+    The total time of one call is bounded by ``pool_timeout + timeout`` (plus
+    ``connect_timeout`` for a connection opened on the way); a call retried once after a
+    dropped connection or a stalled pool can take that twice. Filters: ``equal_to`` on ``site``
+    (host of the link; subdomains match too), ``id``, ``link`` or any metadata key (jsonb
+    containment); ``any_tag_equal_to`` on metadata keys holding lists. Values are always bound
+    parameters. The password never appears in a message, a ``repr`` or a log line.
+    """
+
+    provider_name: ClassVar[str] = "postgres"
+
+    def __init__(
+        self,
+        dsn: str | None = None,
+        *,
+        table: str = "textsearch_documents",
+        text_search_config: str = "english",
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        pool_timeout: float | None = None,
+        connect_timeout: float = 5.0,
+        max_candidates: int = 1000,
+        highlight: tuple[str, str] | None = None,
+        snippet_words: int = 30,
+        batch_size: int = 500,
+        string_mapper: Callable[[PostgresDocument], str] | None = None,
+        text_search_result_mapper: Callable[[PostgresDocument], TextSearchResult] | None = None,
+    ) -> None:
+        super().__init__(
+            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+        )
+        require_psycopg()
+        self._setup(
+            dsn,
+            managed_spec(table, text_search_config),
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            pool_timeout=pool_timeout,
+            connect_timeout=connect_timeout,
+            max_candidates=max_candidates,
+            highlight=highlight,
+            snippet_words=snippet_words,
+            batch_size=batch_size,
+        )
+
+    @classmethod
+    def from_table(
+        cls,
+        dsn: str | None = None,
+        *,
+        table: str,
+        id_column: str = "id",
+        name_column: str | None = None,
+        value_column: str,
+        link_column: str | None = None,
+        tsvector_column: str | None = None,
+        text_columns: Sequence[str] | None = None,
+        metadata_column: str | None = None,
+        text_search_config: str = "english",
+        **kwargs: Any,
+    ) -> Self:
+        """Search a table you already have (read-only: writing methods refuse it).
+
+        Args:
+            dsn: As for the constructor.
+            table: The table or view (``name`` or ``schema.name``).
+            id_column: Unique id column (any type; returned as text).
+            name_column: Title column (the ``name`` of normalized results).
+            value_column: Text column (the ``value``; snippets come from it).
+            link_column: Link column; enables the ``link`` and ``site`` filters.
+            tsvector_column: A ``tsvector`` column to search (fast with a GIN index). Without
+                it the vector is computed at query time from ``text_columns``.
+            text_columns: Columns to compute the vector from; the first is weighted above the
+                others. Defaults to ``name_column`` then ``value_column``.
+            metadata_column: A ``jsonb`` column; enables filters on its keys.
+            text_search_config: Configuration for queries (and the computed vector); it must
+                match the one that built ``tsvector_column``.
+            **kwargs: Other constructor keywords (``min_size``, ``timeout``, ``highlight``...).
+
+        Raises:
+            ImportError: psycopg is not installed.
+            ConfigurationError: A name is not a valid identifier, or a bad keyword.
+        """
+        if "table" in kwargs:  # pragma: no cover - a keyword already taken above
+            raise ConfigurationError("table is given once")
+        spec = existing_spec(
+            table=table,
+            config=text_search_config,
+            id_column=id_column,
+            value_column=value_column,
+            name_column=name_column,
+            link_column=link_column,
+            metadata_column=metadata_column,
+            tsvector_column=tsvector_column,
+            text_columns=text_columns,
+        )
+        string_mapper = kwargs.pop("string_mapper", None)
+        result_mapper = kwargs.pop("text_search_result_mapper", None)
+        require_psycopg()
+        self = cls.__new__(cls)
+        BaseTextSearch.__init__(
+            self, string_mapper=string_mapper, text_search_result_mapper=result_mapper
+        )
+        try:
+            self._setup(dsn, spec, **kwargs)
+        except TypeError as exc:
+            raise ConfigurationError(f"from_table: {exc}") from None
+        return self
+
+    def _setup(
+        self,
+        dsn: str | None,
+        spec: TableSpec,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        pool_timeout: float | None = None,
+        connect_timeout: float = 5.0,
+        max_candidates: int = 1000,
+        highlight: tuple[str, str] | None = None,
+        snippet_words: int = 30,
+        batch_size: int = 500,
+    ) -> None:
+        if dsn is None:
+            dsn = os.environ.get(DSN_ENV, "")
+        if not isinstance(dsn, str):
+            raise ConfigurationError(f"dsn must be a string, not {type(dsn).__name__}")
+        params = parse_dsn(dsn)
+        _positive("min_size", min_size, integer=True)
+        _positive("max_size", max_size, integer=True, minimum=max(1, min_size))
+        _positive("timeout", timeout)
+        _positive("connect_timeout", connect_timeout)
+        if pool_timeout is not None:
+            _positive("pool_timeout", pool_timeout)
+        _positive("max_candidates", max_candidates, integer=True, minimum=1)
+        _positive("snippet_words", snippet_words, integer=True, minimum=3)
+        _positive("batch_size", batch_size, integer=True, minimum=1)
+        if highlight is not None and (
+            not isinstance(highlight, tuple)
+            or len(highlight) != 2
+            or not all(isinstance(m, str) for m in highlight)
+        ):
+            raise ConfigurationError("highlight must be None or a (start, end) pair of strings")
+        self._spec = spec
+        self._builder = Builder(spec)
+        self._target = describe(params)
+        self.max_candidates = max_candidates
+        self.highlight = highlight
+        self._headline = headline_options(highlight, snippet_words, 2)
+        self.batch_size = batch_size
+        secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
+        settings = PoolSettings(
+            dsn=dsn,
+            target=self._target,
+            table=spec.table_name,
+            secrets=secrets,
+            min_size=min_size,
+            max_size=max_size,
+            statement_timeout=float(timeout),
+            pool_timeout=float(pool_timeout if pool_timeout is not None else timeout),
+            connect_timeout=float(connect_timeout),
+        )
+        self._sync = SyncPool(settings)
+        self._async = AsyncPool(settings)
+
+    def __repr__(self) -> str:
+        return f"PostgresTextSearch({self._target!r}, table={self._spec.table_name!r})"
+
+    @property
+    def table(self) -> str:
+        """The table searched (``name`` or ``schema.name``)."""
+        return self._spec.table_name
+
+    # -- searching ---------------------------------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        self._builder.check_filter(search_filter)
+
+    def _statements(self, query: str, options: SearchOptions) -> tuple[Any, Any]:
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        search = self._builder.search(
+            query,
+            options.filter,
+            top=options.top,
+            skip=options.skip,
+            max_candidates=self.max_candidates,
+            headline_options=self._headline,
+        )
+        count = self._builder.count(query, options.filter) if options.include_total_count else None
+        return search, count
+
+    def _results(
+        self, rows: list[tuple[Any, ...]], total: int | None
+    ) -> SearchResults[PostgresDocument]:
+        docs = []
+        for doc_id, title, text, link, metadata, score, headline in rows:
+            docs.append(
+                PostgresDocument(
+                    id=str(doc_id),
+                    title=None if title is None else str(title),
+                    text="" if text is None else str(text),
+                    link=None if link is None else str(link),
+                    metadata=metadata if isinstance(metadata, dict) else {},
+                    score=None if score is None else float(score),
+                    snippet=clean_snippet(headline),
+                )
+            )
+        return SearchResults(docs, total, {})
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+        search, count = self._statements(query, options)
+
+        async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            cursor = await conn.execute(*search)
+            rows = await cursor.fetchall()
+            total = None
+            if count is not None:
+                cursor = await conn.execute(*count)
+                total = int((await cursor.fetchone())[0])
+            return rows, total
+
+        rows, total = await self._async.run(work)
+        return self._results(rows, total)
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+        search, count = self._statements(query, options)
+
+        def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            rows = conn.execute(*search).fetchall()
+            total = None
+            if count is not None:
+                total = int(conn.execute(*count).fetchone()[0])
+            return rows, total
+
+        rows, total = self._sync.run(work)
+        return self._results(rows, total)
+
+    def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
+        value = item.snippet if item.snippet else (item.text[:300] or None)
+        return TextSearchResult(name=item.title, value=value, link=item.link)
+
+    async def get_documents(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[PostgresDocument]:
+        """Same as :meth:`get_search_results`: documents with snippet and score."""
+        return await self.get_search_results(query, options, **kwargs)
+
+    def get_documents_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[PostgresDocument]:
+        """Blocking twin of :meth:`get_documents`."""
+        return self.get_search_results_sync(query, options, **kwargs)
+
+    # -- managed table -----------------------------------------------------------------
+
+    def _require_managed(self, what: str) -> None:
+        if not self._spec.managed:
+            raise ConfigurationError(
+                f"{what} works on the managed table only; this instance maps an existing "
+                f"table ({self._spec.table_name!r}) read-only"
+            )
+
+    async def create_schema(self) -> None:
+        """Create the managed table and its indexes if missing (safe to call concurrently).
+
+        Raises:
+            ConfigurationError: An existing-table instance, or an unknown text-search config.
+            ProviderError: The server refused (for example no CREATE right).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("create_schema")
+        statements = self._builder.create_schema()
+
+        async def work(conn: Any) -> None:
+            async with conn.transaction():
+                for statement in statements:
+                    await conn.execute(statement)
+
+        await self._async.run(work)
+
+    def create_schema_sync(self) -> None:
+        """Blocking twin of :meth:`create_schema`; raises the same errors."""
+        self._require_managed("create_schema_sync")
+        statements = self._builder.create_schema()
+
+        def work(conn: Any) -> None:
+            with conn.transaction():
+                for statement in statements:
+                    conn.execute(statement)
+
+        self._sync.run(work)
+
+    def _rows(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+        if isinstance(docs, str | bytes | Mapping):
+            raise InvalidRequestError("add_documents takes a list of documents, not one document")
+        return [document_row(doc) for doc in prepare_documents(docs)]
+
+    async def add_documents(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> int:
+        """Add or replace documents (by ``id``), in transactions of ``batch_size``.
+
+        Each document is a :class:`~textsearch.LocalDocument` or a dict with ``id``, ``title``,
+        ``text``, ``link`` and ``metadata`` (the same shape and rules as
+        :meth:`LocalTextSearch.add_documents`). All are validated before any is written.
+
+        Returns:
+            How many documents were written.
+
+        Raises:
+            InvalidRequestError: A document or a metadata key is invalid.
+            ConfigurationError: An existing-table instance (read-only).
+            NotFoundError: The table does not exist (call :meth:`create_schema`).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("add_documents")
+        rows = self._rows(docs)
+        create, copy, insert = self._builder.upsert()
+        for batch in batches(rows, self.batch_size):
+
+            async def work(conn: Any, batch: Sequence[Any] = batch) -> None:
+                async with conn.transaction():
+                    await conn.execute(create)
+                    async with conn.cursor() as cursor:
+                        async with cursor.copy(copy) as loader:
+                            for number, row in enumerate(batch):
+                                await loader.write_row((number, *row))
+                        await cursor.execute(insert)
+
+            await self._async.run(work)
+        return len(rows)
+
+    def add_documents_sync(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> int:
+        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        self._require_managed("add_documents_sync")
+        rows = self._rows(docs)
+        self._write_rows(rows)
+        return len(rows)
+
+    def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        create, copy, insert = self._builder.upsert()
+        for batch in batches(rows, self.batch_size):
+
+            def work(conn: Any, batch: Sequence[Any] = batch) -> None:
+                with conn.transaction(), conn.cursor() as cursor:
+                    cursor.execute(create)
+                    with cursor.copy(copy) as loader:
+                        for number, row in enumerate(batch):
+                            loader.write_row((number, *row))
+                    cursor.execute(insert)
+
+            self._sync.run(work)
+
+    @staticmethod
+    def _ids(ids: Iterable[str]) -> list[str]:
+        if isinstance(ids, str | bytes):
+            raise InvalidRequestError("delete_documents takes a list of ids, not one string")
+        result = list(ids)
+        if not all(isinstance(i, str) for i in result):
+            raise InvalidRequestError("document ids must be strings")
+        return result
+
+    async def delete_documents(self, ids: Iterable[str]) -> int:
+        """Delete documents by id; returns how many existed.
+
+        Raises:
+            InvalidRequestError: ``ids`` is not a list of strings.
+            ConfigurationError: An existing-table instance (read-only).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("delete_documents")
+        wanted = self._ids(ids)
+        statement = self._builder.delete()
+
+        async def work(conn: Any) -> int:
+            cursor = await conn.execute(statement, (wanted,))
+            return int(cursor.rowcount)
+
+        return await self._async.run(work)
+
+    def delete_documents_sync(self, ids: Iterable[str]) -> int:
+        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        self._require_managed("delete_documents_sync")
+        wanted = self._ids(ids)
+        statement = self._builder.delete()
+        return self._sync.run(lambda conn: int(conn.execute(statement, (wanted,)).rowcount))
+
+    async def count_documents(self) -> int:
+        """Number of rows in the table.
+
+        Raises:
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+        """
+        statement = self._builder.count_all()
+
+        async def work(conn: Any) -> int:
+            cursor = await conn.execute(statement)
+            return int((await cursor.fetchone())[0])
+
+        return await self._async.run(work)
+
+    def count_documents_sync(self) -> int:
+        """Blocking twin of :meth:`count_documents`; raises the same errors."""
+        statement = self._builder.count_all()
+        return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
+
+    def index_path(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        extensions: Sequence[str] = DEFAULT_EXTENSIONS,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> IndexReport:
+        """Index a file or folder of text, Markdown, reStructuredText and HTML (blocking).
+
+        Incremental, like :meth:`LocalTextSearch.index_path`: unchanged files (same size and
+        modification time, or same content) are skipped, changed files are re-indexed, and
+        documents whose file has gone are deleted. Writes are committed every ``batch_size``
+        files, so an interrupted run keeps what it finished.
+
+        Args:
+            path: File or folder to index.
+            extensions: File name endings to read (case-insensitive).
+            progress: Called as ``progress(done, total, file_path)`` after each file.
+
+        Raises:
+            ConfigurationError: The path does not exist, or an existing-table instance.
+            NotFoundError: The table does not exist (call :meth:`create_schema_sync`).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("index_path")
+        root = Path(path).expanduser().resolve()
+        if not root.exists():
+            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
+        wanted = tuple(e.lower() for e in extensions)
+        files = [root] if root.is_file() else sorted(walk(root, wanted))
+        root_key = str(root)
+        statement = self._builder.known_files()
+        known = {
+            row[0]: (row[1], row[2], row[3])
+            for row in self._sync.run(lambda conn: conn.execute(statement, (root_key,)).fetchall())
+        }
+        report = IndexReport()
+        pending: list[tuple[Any, ...]] = []
+        touched: list[tuple[Any, ...]] = []
+        for done, file in enumerate(files, start=1):
+            doc_id = str(file)
+            row = self._read_file(file, doc_id, root_key, known.get(doc_id), report, touched)
+            if row is not None:
+                pending.append(row)
+            if len(pending) >= self.batch_size:
+                self._write_rows(pending)
+                pending.clear()
+            if progress is not None:
+                progress(done, len(files), doc_id)
+        self._write_rows(pending)
+        if touched:
+            touch = self._builder.touch()
+            self._sync.run(lambda conn: conn.cursor().executemany(touch, touched))
+        gone = list(known.keys() - {str(f) for f in files})
+        if gone:
+            report.removed = self.delete_documents_sync(gone)
+        return report
+
+    @staticmethod
+    def _read_file(
+        file: Path,
+        doc_id: str,
+        root_key: str,
+        previous: tuple[int | None, int | None, str | None] | None,
+        report: IndexReport,
+        touched: list[tuple[Any, ...]],
+    ) -> tuple[Any, ...] | None:
+        try:
+            stat = file.stat()
+            if previous is not None and previous[:2] == (stat.st_mtime_ns, stat.st_size):
+                report.unchanged += 1
+                return None
+            if stat.st_size > _MAX_FILE_BYTES:
+                raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
+            data = file.read_bytes()
+        except OSError as exc:
+            report.failed.append((doc_id, str(exc)))
+            return None
+        digest = hashlib.sha256(data).hexdigest()
+        if previous is not None and previous[2] == digest:
+            touched.append((stat.st_mtime_ns, stat.st_size, doc_id))
+            report.unchanged += 1
+            return None
+        title, body = title_and_body(file, data.decode("utf-8-sig", errors="replace"))
+        doc = LocalDocument(id=doc_id, title=title or file.stem, text=body, link=doc_id)
+        if previous is None:
+            report.added += 1
+        else:
+            report.updated += 1
+        return document_row(
+            doc, source_root=root_key, mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest
+        )
+
+    # -- resources ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the blocking pool (use :meth:`aclose` from async code to close both)."""
+        self._sync.close()
+
+    async def aclose(self) -> None:
+        """Close both pools."""
+        await self._async.close()
+        self._sync.close()
