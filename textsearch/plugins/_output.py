@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,6 +14,7 @@ from pydantic import BaseModel
 
 from textsearch._types import SearchResults, TextSearchResult
 from textsearch.errors import (
+    AllProvidersFailedError,
     AuthenticationError,
     BadRequestError,
     ConfigurationError,
@@ -255,6 +257,25 @@ def invalid_arguments_message(function_name: str, detail: str) -> str:
     )
 
 
+#: Failures that another attempt a little later may not have.
+_TRANSIENT = (RateLimitError, ServiceUnavailableError, SearchTransportError)
+
+
+def _all_failed_message(exc: AllProvidersFailedError) -> str:
+    if exc.errors and not any(isinstance(e, _TRANSIENT) for e in exc.errors):
+        return (
+            "None of the search services can answer (quota spent, retired or not set up); "
+            "retrying will not help, so answer without searching or tell the user."
+        )
+    if exc.retry_after:
+        seconds = max(1, math.ceil(exc.retry_after))
+        return (
+            "Every search service is busy or rate limited; retry in about "
+            f"{seconds} second{'s' if seconds != 1 else ''}."
+        )
+    return "Every search service failed or is rate limited right now; retry later."
+
+
 def error_message(exc: BaseException) -> str:
     """One short, actionable sentence for the model, chosen by the error's class.
 
@@ -264,6 +285,8 @@ def error_message(exc: BaseException) -> str:
     hint = getattr(exc, "model_hint", None)
     if isinstance(hint, str) and hint:  # set only by textsearch's own errors
         return hint
+    if isinstance(exc, AllProvidersFailedError):
+        return _all_failed_message(exc)
     if isinstance(exc, RateLimitError):
         if exc.retry_after:
             return (
