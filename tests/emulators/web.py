@@ -192,3 +192,76 @@ def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> A
             await connector.aclose()
 
     return asyncio.run(go())
+
+
+# -- a server that drips its answer ----------------------------------------------------------
+
+
+class DripServer:
+    """Answers every request one byte at a time, ``interval`` seconds apart.
+
+    ``where="headers"`` drips the status line and headers themselves (a client's read
+    timeout restarts with each byte, so only a total deadline ends the wait);
+    ``where="body"`` sends the headers at once and drips a long body. Records when each
+    connection was accepted and when the client went away.
+    """
+
+    def __init__(self, where: str = "headers", interval: float = 0.2) -> None:
+        self.where = where
+        self.interval = interval
+        self.stopping = threading.Event()
+        self.accepted: list[float] = []
+        self.gone: list[float] = []
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)
+        self._sock.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._threads: list[threading.Thread] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted.append(time.monotonic())
+            worker = threading.Thread(target=self._drip, args=(conn,), daemon=True)
+            self._threads.append(worker)
+            worker.start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if self.where == "headers":
+            payload = head + b"X-Padding: " + b"a" * 100_000 + b"\r\n\r\n{}"
+        else:
+            payload = head + b"Content-Length: 100000\r\n\r\n" + b" " * 100_000
+        try:
+            conn.settimeout(1.0)
+            conn.recv(65536)  # the request
+            if self.where == "body":
+                cut = payload.index(b"\r\n\r\n") + 4
+                conn.sendall(payload[:cut])
+                payload = payload[cut:]
+            for i in range(len(payload)):
+                if self.stopping.wait(self.interval):
+                    break
+                conn.sendall(payload[i : i + 1])
+        except OSError:
+            pass
+        finally:
+            self.gone.append(time.monotonic())
+            conn.close()
+
+    def __enter__(self) -> DripServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self._thread.join(5)
+        for worker in self._threads:
+            worker.join(5)
+        self._sock.close()

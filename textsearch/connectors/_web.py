@@ -17,12 +17,14 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     ErrorDetail,
     HttpEngine,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
 from textsearch._types import SearchResults, TextSearchResult
 from textsearch.base import BaseTextSearch
@@ -178,6 +180,8 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[NativeT], str] | None = None,
         text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -193,6 +197,8 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
                 max_retries=max_retries,
                 max_retry_wait=max_retry_wait,
                 secret=self._api_key,
+                deadline=deadline,
+                verify=verify,
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
@@ -201,6 +207,11 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     def timeout(self) -> httpx.Timeout:
         """The timeout applied to each request."""
         return self._engine.timeout
+
+    @property
+    def deadline(self) -> float:
+        """Total seconds per search: every attempt, wait and redirect included."""
+        return self._engine.deadline
 
     @property
     def max_retries(self) -> int:
