@@ -19,6 +19,7 @@ Filters:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Annotated, Any, ClassVar, Final
@@ -27,12 +28,14 @@ import httpx
 from pydantic import AfterValidator, Field
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
     bearer_or_plain,
 )
 from textsearch._types import (
@@ -111,10 +114,18 @@ _CHOICES: Final[dict[str, tuple[str, ...]]] = {
 _FRESHNESS_WORDS: Final = ("Day", "Week", "Month")
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-# Whitespace or Bing's boolean syntax (| & parentheses): such a value must be quoted, else
-# "site:a.com|b.com" would read as "site:a.com OR b.com" and loosen the filter.
-_NEEDS_QUOTES: Final = re.compile(r"[\s|&()]")
-_BOOLEAN_OR: Final = re.compile(r"(?:^|\s)(?:OR|\|)(?:\s|$)|\|")
+# Whitespace or Bing's boolean syntax (| & parentheses, and their full-width forms, which
+# a search engine may fold to ASCII): such a value must be quoted, else "site:a.com|b.com"
+# would read as "site:a.com OR b.com" and loosen the filter.
+_NEEDS_QUOTES: Final = re.compile("[\\s|&()\uff5c\uff06\uff08\uff09]")
+# Invisible characters (zero-width spaces and joiners, soft hyphen, BOM, bidi controls) that
+# an engine may read as a word break: "a\u200bOR\u200bb" could be "a OR b".
+_INVISIBLE: Final = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+# OR as a token: not between two letters or digits ("a OR\"b\"" and "a+OR+b" count;
+# "ORACLE" does not), or a bar in either width.
+_BOOLEAN_OR: Final = re.compile("(?<![^\\W_])OR(?![^\\W_])|[|\uff5c]")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
 
@@ -312,9 +323,16 @@ def _operator_value(name: str, value: object) -> str:
         raise InvalidRequestError(
             f"Bing filter {name!r}: the value may not contain double quotes or control characters"
         )
-    if _NEEDS_QUOTES.search(text):
+    if _NEEDS_QUOTES.search(text) or (not text.isascii() and _has_separator(text)):
         text = '"' + " ".join(text.split()) + '"'
     return f"{name}:{text}"
+
+
+def _has_separator(text: str) -> bool:
+    """Whether ``text`` holds an invisible or separator character (quoted like a space)."""
+    if _INVISIBLE.search(text):
+        return True
+    return any(unicodedata.category(ch) in ("Cf", "Zs", "Zl", "Zp") for ch in text)
 
 
 def _param_value(name: str, value: object) -> str:
@@ -376,13 +394,19 @@ def _guard_query(query: str) -> str:
 
     Without this, ``a OR b`` followed by ``site:x`` could read as ``a OR (b site:x)``, and an
     unbalanced quote could turn the operators into a phrase. Parentheses are dropped and
-    unbalanced quotes removed; a query with OR/| is then wrapped in parentheses.
+    unbalanced quotes removed (ASCII and full-width forms); a query with an OR token (also
+    next to a quote, or around invisible characters) or a bar (``|``, ``｜``) is then
+    wrapped in parentheses.
     """
-    text = query.replace("(", " ").replace(")", " ")
-    if text.count('"') % 2:
-        text = text.replace('"', " ")
+    text = query
+    for bracket in "()\uff08\uff09":
+        if bracket in text:
+            text = text.replace(bracket, " ")
+    if (text.count('"') + text.count("\uff02")) % 2:
+        text = text.replace('"', " ").replace("\uff02", " ")
     text = " ".join(text.split())
-    if _BOOLEAN_OR.search(text):
+    probe = text if text.isascii() else _INVISIBLE.sub(" ", text)
+    if _BOOLEAN_OR.search(probe):
         text = f"({text})"
     return text
 
@@ -397,12 +421,20 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             endpoint is then used (derived from ``endpoint`` when it ends in ``/v7.0/search``).
         auth_header: Header that carries the key. ``Authorization`` sends ``Bearer <key>``.
         http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
+            by this connector. The other kind is created when needed and owned. Its
+            ``follow_redirects`` is not used: redirects are followed by the connector, to
+            the same origin only (a redirect elsewhere is a ``ProviderError`` with
+            ``code="cross_origin_redirect"``: the key never leaves for another host).
         timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
         max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`BingWebPage` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`BingWebPage` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint, header name or setting.
@@ -427,6 +459,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[BingWebPage], str] | None = None,
         text_search_result_mapper: Callable[[BingWebPage], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
     ) -> None:
         owner = type(self).__name__
         url = check_url(endpoint, "endpoint=", owner)
@@ -446,6 +480,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
         )
         self.endpoint = str(url)
         self.custom_config = custom_config

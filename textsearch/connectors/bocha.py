@@ -24,12 +24,14 @@ import httpx
 from pydantic import Field, field_validator
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
 from textsearch._types import (
     AnyTagEqualTo,
@@ -263,12 +265,20 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         summary: Ask Bocha for a long summary of each page and use it as the result's
             value (else the snippet is used).
         http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
+            by this connector. The other kind is created when needed and owned. Its
+            ``follow_redirects`` is not used: redirects are followed by the connector, to
+            the same origin only (a redirect elsewhere is a ``ProviderError`` with
+            ``code="cross_origin_redirect"``: the key never leaves for another host).
         timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
         max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`BochaWebPage` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`BochaWebPage` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -292,6 +302,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[BochaWebPage], str] | None = None,
         text_search_result_mapper: Callable[[BochaWebPage], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
     ) -> None:
         owner = type(self).__name__
         url = check_url(base_url, "base_url=", owner)
@@ -306,6 +318,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
         )
         self.base_url = str(url).rstrip("/")
         self.summary = summary
