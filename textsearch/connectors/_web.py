@@ -91,7 +91,7 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
 
 def check_header_name(value: object, owner: str) -> str:
     """A valid HTTP header name, or a :class:`ConfigurationError`."""
-    if not isinstance(value, str) or not _HEADER_NAME.match(value):
+    if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
         raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
     return value
 

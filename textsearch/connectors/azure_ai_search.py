@@ -640,7 +640,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                     "Azure AI Search needs an index name: pass index_name='<index>' or set the "
                     f"{_ENV_INDEX} environment variable"
                 )
-        elif not isinstance(index_name, str) or not _INDEX_NAME.match(index_name):
+        elif not isinstance(index_name, str) or not _INDEX_NAME.fullmatch(index_name):
             raise ConfigurationError(
                 f"index_name {index_name!r} is not a valid Azure AI Search index name "
                 "(lowercase letters, digits and dashes, starting with a letter or digit)"
@@ -790,7 +790,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             raise ConfigurationError("max_retries must be a whole number of at least 0")
         if not isinstance(max_retry_wait, (int, float)) or max_retry_wait < 0:
             raise ConfigurationError("max_retry_wait must be a number of seconds, at least 0")
-        if not isinstance(api_version, str) or not re.match(
+        if not isinstance(api_version, str) or not re.fullmatch(
             r"^\d{4}-\d{2}-\d{2}(-preview)?$", api_version
         ):
             raise ConfigurationError(f"api_version {api_version!r} is not an API version")

@@ -376,7 +376,7 @@ def _freshness(text: str) -> str:
         if text.lower() == word.lower():
             return word
     parts = text.split("..")
-    if 1 <= len(parts) <= 2 and all(_DATE.match(p) for p in parts):
+    if 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
         try:
             days = [date.fromisoformat(p) for p in parts]
         except ValueError:

@@ -204,7 +204,7 @@ def _freshness(value: object) -> str:
         if text.lower() == word.lower():
             return word
     parts = text.split("..")
-    if text and 1 <= len(parts) <= 2 and all(_DATE.match(p) for p in parts):
+    if text and 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
         try:
             days = [date.fromisoformat(p) for p in parts]
         except ValueError:
@@ -229,7 +229,7 @@ def _domains(name: str, value: object) -> list[str]:
         domain = domain.rstrip("/")
         if not domain:
             continue
-        if not _DOMAIN.match(domain):
+        if not _DOMAIN.fullmatch(domain):
             raise InvalidRequestError(
                 f"Bocha filter {name!r}: {part.strip()!r} is not a domain name"
             )
