@@ -650,7 +650,9 @@ def test_error_body_on_200_is_an_error_not_an_empty_result(
         b"[1, 2]",
         b'{"webPages": {"value": 3}}',
         b'{"webPages": {"value": [{"name": 5}]}}',
-        b'{"webPages": {"totalEstimatedMatches": "x"}}',
+        b'{"webPages": {"value": [{"name": 5}, "x", null]}}',
+        b'{"webPages": []}',
+        b'{"queryContext": "x", "webPages": {}}',
     ],
 )
 def test_bad_success_bodies_are_format_errors(

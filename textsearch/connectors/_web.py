@@ -10,10 +10,11 @@ import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Final, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
 from textsearch._http import (
@@ -32,6 +33,7 @@ from textsearch.errors import ConfigurationError, ResponseFormatError
 
 NativeT = TypeVar("NativeT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
+ItemT = TypeVar("ItemT")
 
 _HIGHLIGHT = re.compile("[\ue000\ue001]")
 # Inline decorations Bing adds with textDecorations/textFormat=HTML; nothing else is touched,
@@ -126,6 +128,139 @@ def as_text(value: object) -> str | None:
     return text or None
 
 
+# -- tolerance of real payloads ----------------------------------------------------------
+#
+# Real answers (and the gateways that re-serialise them) write ``null`` where the schema has a
+# list, ``""`` where it has a date, start with a byte-order mark, send more results than
+# asked, or one broken item among good ones. None of that should fail a whole page.
+
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def none_to_empty(value: Any) -> Any:
+    """``null`` where a list is expected is an empty list."""
+    return [] if value is None else value
+
+
+def blank_to_none(value: Any) -> Any:
+    """An empty (or blank) string where a value is expected is an unknown value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+#: A list that may come as ``null``.
+NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
+#: A date-time that may come as ``""`` (unknown).
+LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
+
+
+def load_json_body(
+    response: HttpResponse, provider: str, *, what: str = "search response"
+) -> dict[str, Any]:
+    """A 2xx body as a JSON object (a leading byte-order mark is fine).
+
+    Raises:
+        ResponseFormatError: The body is empty, not JSON, nested beyond reason, or not an
+            object.
+    """
+    content = response.content
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+    try:
+        # bytes: json detects UTF-8/16/32 and skips a UTF-8 byte-order mark by itself
+        data = json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = _NOT_JSON
+    if not isinstance(data, dict):
+        reason = "the body is not JSON" if data is _NOT_JSON else "the body is not a JSON object"
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} but not a valid {what} ({reason})",
+            provider=provider,
+            status_code=response.status_code,
+        )
+    return data
+
+
+_NOT_JSON: Final = object()
+
+
+def object_field(
+    body: dict[str, Any], name: str, provider: str, status: int
+) -> dict[str, Any] | None:
+    """``body[name]`` when it is an object, ``None`` when absent or null; else an error."""
+    value = body.get(name)
+    if value is None or isinstance(value, dict):
+        return value
+    raise ResponseFormatError(
+        f"{provider}: HTTP {status} but {name!r} is a {type(value).__name__}, not an object",
+        provider=provider,
+        status_code=status,
+    )
+
+
+def int_field(body: dict[str, Any], name: str) -> int | None:
+    """``body[name]`` when it is a whole number (``None`` otherwise: counts are optional)."""
+    value = body.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def validate_items(
+    items: object, model: type[ModelT], *, top: int, provider: str, status: int
+) -> tuple[list[ModelT], int]:
+    """Validate each result on its own; at most ``top`` of them.
+
+    A malformed result is skipped and counted (the count goes to ``metadata["skipped"]``)
+    rather than failing the page; items past ``top`` (a gateway sending more than asked) are
+    neither validated nor returned. When every result is malformed, the body is not the
+    documented shape at all: :class:`ResponseFormatError`.
+
+    Returns:
+        The valid results (at most ``top``) and how many were skipped.
+
+    Raises:
+        ResponseFormatError: ``items`` is neither a list nor null, or no item is valid.
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    results: list[ModelT] = []
+    skipped = 0
+    validate = model.model_validate
+    for item in items:
+        if len(results) >= top:
+            break
+        if not isinstance(item, dict):
+            skipped += 1
+            continue
+        try:
+            results.append(validate(item))
+        except ValidationError:
+            skipped += 1
+    if skipped and not results:
+        # Not one result has the documented shape: that is a different format, not noise.
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
 def validate_body(
     model: type[ModelT],
     response: HttpResponse,
@@ -140,6 +275,8 @@ def validate_body(
     """
     if content is None:
         content = response.content
+    if content.startswith(_BOM):
+        content = content[len(_BOM) :]  # pydantic's JSON parser refuses it; json.loads skips it
     if not content.strip():
         raise ResponseFormatError(
             f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",

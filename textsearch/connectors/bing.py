@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Any, ClassVar, Final
 
 import httpx
@@ -46,14 +46,19 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.connectors._web import (
+    LenientDatetime,
+    NullableList,
     WebSearchConnector,
     WireModel,
     as_text,
     check_header_name,
     check_url,
     clean_text,
+    int_field,
+    load_json_body,
     load_json_object,
-    validate_body,
+    object_field,
+    validate_items,
 )
 from textsearch.errors import (
     ConfigurationError,
@@ -128,6 +133,7 @@ _INVISIBLE: Final = re.compile(
 _BOOLEAN_OR: Final = re.compile("(?<![^\\W_])OR(?![^\\W_])|[|\uff5c]")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
+_MAX_URL_CHARS: Final = 2048
 
 _RETIRED_MESSAGE: Final = (
     "the public Bing Search v7 API was retired by Microsoft on 2025-08-11 (HTTP 410 Gone); "
@@ -139,12 +145,17 @@ _RETIRED_MESSAGE: Final = (
 
 def _no_markers(value: str | None) -> str | None:
     # A plain after-validator: much cheaper per field than a field_validator with info.
-    if value is not None and ("\ue000" in value or "\ue001" in value):
-        return value.replace("\ue000", "").replace("\ue001", "")
+    if value is None:
+        return None
+    if "\ue000" in value or "\ue001" in value:
+        value = value.replace("\ue000", "").replace("\ue001", "")
+    if "<" in value:
+        # Decoration tags (<b>...) that a gateway sends unasked; "a < b" is left alone.
+        value = clean_text(value)
     return value
 
 
-#: Text without Bing's hit-highlight markers (U+E000/U+E001).
+#: Text without Bing's hit-highlight markers (U+E000/U+E001) or decoration tags.
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
 
 
@@ -157,7 +168,7 @@ class BingDeepLink(WireModel):
     """URL of the linked page."""
     snippet: _Text = None
     """Text from the linked page, when Bing sends one."""
-    deep_links: list[BingDeepLink] = Field(default_factory=list)
+    deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Nested deep links (rare)."""
 
 
@@ -173,13 +184,13 @@ class BingWebPage(WireModel):
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    display_url: str | None = None
-    """The URL as Bing displays it (may omit the scheme)."""
+    display_url: _Text = None
+    """The URL as Bing displays it (may omit the scheme), without decoration tags."""
     snippet: _Text = None
     """Text from the page describing its content."""
-    date_last_crawled: datetime | None = None
+    date_last_crawled: LenientDatetime = None
     """When Bing last crawled the page."""
-    date_published: datetime | None = None
+    date_published: LenientDatetime = None
     """When the page was published, if known (Bing sends no time zone)."""
     language: str | None = None
     """Main language of the page (two-letter code)."""
@@ -187,20 +198,8 @@ class BingWebPage(WireModel):
     """Whether Bing considers the page family friendly."""
     is_navigational: bool | None = None
     """Whether the page is a navigational result."""
-    deep_links: list[BingDeepLink] = Field(default_factory=list)
+    deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Links to pages inside the same site."""
-
-
-class _WebAnswer(WireModel):
-    web_search_url: str | None = None
-    total_estimated_matches: int | None = None
-    some_results_removed: bool | None = None
-    value: list[BingWebPage] = Field(default_factory=list)
-
-
-class _QueryContext(WireModel):
-    original_query: str | None = None
-    altered_query: str | None = None
 
 
 def _undecorate_link(link: BingDeepLink) -> BingDeepLink:
@@ -222,12 +221,6 @@ def _undecorate(page: BingWebPage) -> BingWebPage:
             "deep_links": [_undecorate_link(d) for d in page.deep_links],
         }
     )
-
-
-class _SearchResponse(WireModel):
-    type_: str | None = Field(default=None, alias="_type")
-    query_context: _QueryContext | None = None
-    web_pages: _WebAnswer | None = None
 
 
 def read_bing_error(status: int, response: HttpResponse) -> ErrorDetail:
@@ -262,7 +255,16 @@ def read_bing_error(status: int, response: HttpResponse) -> ErrorDetail:
     elif status == 401:
         hints = (f"check api_key= / {ENV_VAR} and that the endpoint matches the key",)
     elif status == 404:
-        hints = ("Bing answers 404 when the URL is longer than 2,048 characters",)
+        if len(response.url) > _MAX_URL_CHARS:
+            hints = (
+                f"the URL was {len(response.url)} characters long; Bing answers 404 beyond "
+                f"{_MAX_URL_CHARS}: shorten the query or the filter",
+            )
+        else:
+            hints = (
+                "check endpoint=: the full URL of the search endpoint, e.g. "
+                "https://<gateway>/v7.0/search",
+            )
     elif status == 410:
         error_class = ProviderRetiredError
         original = message
@@ -581,10 +583,12 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         self, options: SearchOptions, decorated: bool
     ) -> Callable[[HttpResponse], SearchResults[BingWebPage]]:
         include_total = options.include_total_count
+        top = options.top
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BingWebPage]:
-            body = validate_body(_SearchResponse, response, provider)
+            status = response.status_code
+            body = load_json_body(response, provider)
             metadata: dict[str, Any] = {}
             trace = response.headers.get("bingapis-traceid")
             if trace:
@@ -592,19 +596,28 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             market = response.headers.get("bingapis-market")
             if market:
                 metadata["market"] = market
-            if body.query_context is not None and body.query_context.altered_query:
-                metadata["altered_query"] = body.query_context.altered_query
-            answer = body.web_pages
+            context = object_field(body, "queryContext", provider, status)
+            altered = as_text(context.get("alteredQuery")) if context else None
+            if altered:
+                metadata["altered_query"] = altered
+            answer = object_field(body, "webPages", provider, status)
             if answer is None:
                 # No web pages is an empty result, unless the body is an error in disguise.
                 _raise_for_error_body(response, provider)
                 return SearchResults([], 0 if include_total else None, metadata)
-            if answer.web_search_url:
-                metadata["web_search_url"] = answer.web_search_url
-            if answer.some_results_removed:
+            web_search_url = as_text(answer.get("webSearchUrl"))
+            if web_search_url:
+                metadata["web_search_url"] = web_search_url
+            if answer.get("someResultsRemoved") is True:
                 metadata["some_results_removed"] = True
-            total = answer.total_estimated_matches if include_total else None
-            pages = [_undecorate(p) for p in answer.value] if decorated else answer.value
+            pages, skipped = validate_items(
+                answer.get("value"), BingWebPage, top=top, provider=provider, status=status
+            )
+            if skipped:
+                metadata["skipped"] = skipped
+            total = int_field(answer, "totalEstimatedMatches") if include_total else None
+            if decorated:
+                pages = [_undecorate(p) for p in pages]
             return SearchResults(pages, total, metadata)
 
         return parse

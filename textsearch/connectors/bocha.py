@@ -21,7 +21,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 import httpx
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from textsearch._http import (
     DEFAULT_DEADLINE,
@@ -46,8 +46,11 @@ from textsearch.connectors._web import (
     as_text,
     check_url,
     clean_text,
+    int_field,
+    load_json_body,
     load_json_object,
-    validate_body,
+    object_field,
+    validate_items,
 )
 from textsearch.errors import (
     AuthenticationError,
@@ -86,7 +89,7 @@ class BochaWebPage(WireModel):
     url: str | None = None
     """URL of the page."""
     display_url: str | None = None
-    """The URL as displayed."""
+    """The URL as displayed, without decoration tags."""
     snippet: str | None = None
     """A short passage of the page."""
     summary: str | None = None
@@ -109,7 +112,7 @@ class BochaWebPage(WireModel):
     is_navigational: bool | None = None
     """Whether the page is a navigational result, when known."""
 
-    @field_validator("name", "snippet", "summary")
+    @field_validator("name", "snippet", "summary", "display_url")
     @classmethod
     def _clean(cls, value: str | None) -> str | None:
         return clean_text(value)
@@ -131,25 +134,6 @@ class BochaWebPage(WireModel):
     @classmethod
     def _id_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-class _WebAnswer(WireModel):
-    web_search_url: str | None = None
-    total_estimated_matches: int | None = None
-    some_results_removed: bool | None = None
-    value: list[BochaWebPage] | None = None
-
-
-class _Data(WireModel):
-    web_pages: _WebAnswer | None = None
-
-
-class _Envelope(WireModel):
-    code: int | str | None = None
-    log_id: str | None = Field(default=None, alias="log_id")
-    msg: str | None = None
-    message: str | None = None
-    data: _Data | None = None
 
 
 def _status_of(code: object) -> int | None:
@@ -397,33 +381,43 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         self, options: SearchOptions
     ) -> Callable[[HttpResponse], SearchResults[BochaWebPage]]:
         include_total = options.include_total_count
+        top = options.top
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BochaWebPage]:
-            envelope = validate_body(_Envelope, response, provider)
-            status = _status_of(envelope.code)
-            if envelope.code is not None and status != 200:
+            http_status = response.status_code
+            envelope = load_json_body(response, provider)
+            code = envelope.get("code")
+            status = _status_of(code)
+            if code is not None and status != 200:
                 # Bocha reports some failures inside an HTTP 200 body.
-                raw = load_json_object(response.content) or {}
-                raise BodyStatusError(status or 500, _detail(status or 500, raw))
-            if envelope.data is None:
+                raise BodyStatusError(status or 500, _detail(status or 500, envelope))
+            data = object_field(envelope, "data", provider, http_status)
+            if data is None:
                 raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'data'",
+                    f"{provider}: HTTP {http_status} but the body has no 'data'",
                     provider=provider,
-                    status_code=response.status_code,
+                    status_code=http_status,
                 )
             metadata: dict[str, Any] = {}
-            if envelope.log_id:
-                metadata["log_id"] = envelope.log_id
-            answer = envelope.data.web_pages
+            log_id = as_text(envelope.get("log_id"))
+            if log_id:
+                metadata["log_id"] = log_id
+            answer = object_field(data, "webPages", provider, http_status)
             if answer is None:
                 return SearchResults([], 0 if include_total else None, metadata)
-            if answer.web_search_url:
-                metadata["web_search_url"] = answer.web_search_url
-            if answer.some_results_removed:
+            web_search_url = as_text(answer.get("webSearchUrl"))
+            if web_search_url:
+                metadata["web_search_url"] = web_search_url
+            if answer.get("someResultsRemoved") is True:
                 metadata["some_results_removed"] = True
-            total = answer.total_estimated_matches if include_total else None
-            return SearchResults(list(answer.value or ()), total, metadata)
+            pages, skipped = validate_items(
+                answer.get("value"), BochaWebPage, top=top, provider=provider, status=http_status
+            )
+            if skipped:
+                metadata["skipped"] = skipped
+            total = int_field(answer, "totalEstimatedMatches") if include_total else None
+            return SearchResults(pages, total, metadata)
 
         return parse
 
