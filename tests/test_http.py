@@ -819,3 +819,74 @@ def test_a_key_in_a_transport_error_message_is_scrubbed_from_the_chain() -> None
             BingTextSearch(KEY, http_client=client, max_retries=0).search_sync("q")
     assert KEY not in _everything(info.value)
     assert isinstance(info.value.__cause__, httpx.ConnectError)
+
+
+# -- verify= and the decompressed size cap ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    pytest.importorskip("cryptography")
+    from tests.emulators.web import make_certificate
+
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_takes_a_ca_bundle_path_or_an_ssl_context(
+    mode: str, certificate: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ssl
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    cafile = certificate[0]
+    with serve(Reply(200, BING_OK), tls=certificate) as server:
+        assert server.url.startswith("https://")
+        with pytest.raises(SearchTransportError):  # self-signed: refused by default
+            call(bing(server.url, max_retries=0), mode, "search", "q")
+        assert len(call(bing(server.url, verify=cafile), mode, "search", "q")) == 1
+        context = ssl.create_default_context(cafile=cafile)
+        assert len(call(bing(server.url, verify=context), mode, "search", "q")) == 1
+        with pytest.warns(UserWarning, match="verify=False"):
+            insecure = bing(server.url, verify=False)
+        assert len(call(insecure, mode, "search", "q")) == 1
+
+
+def test_verify_rejects_what_it_cannot_use(tmp_path: Any) -> None:
+    with pytest.raises(ConfigurationError):
+        BingTextSearch(KEY, verify=str(tmp_path / "missing.pem"))
+    with pytest.raises(ConfigurationError):
+        BochaTextSearch(KEY, verify=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_size_cap_counts_decompressed_bytes(mode: str) -> None:
+    import gzip
+    import json
+
+    bomb = gzip.compress(b" " * (16 * 1024 * 1024))  # 16 MiB of spaces in ~16 KB
+    assert len(bomb) < 200_000
+    ok = gzip.compress(json.dumps(BING_OK).encode())
+    with serve(Reply(200, ok, {"Content-Encoding": "gzip"})) as server:
+        server.enqueue(Reply(200, bomb, {"Content-Encoding": "gzip"}))
+        with pytest.raises(ResponseFormatError) as info:
+            call(bing(server.url, max_retries=2), mode, "search", "q")
+        assert "byte limit" in str(info.value)
+        assert len(server.requests) == 1  # not retried
+        assert len(call(bing(server.url), mode, "search", "q")) == 1  # a real gzip body reads
+
+
+def test_body_reader_never_inflates_past_the_cap() -> None:
+    import zlib
+
+    from textsearch._body import BodyReader, TooLarge
+
+    compressor = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
+    chunk = compressor.compress(b"\0" * (64 * 1024 * 1024)) + compressor.flush()
+    reader = BodyReader(1024 * 1024, "gzip")
+    with pytest.raises(TooLarge):
+        reader.feed(chunk)  # one network chunk, 64 MiB inflated: stopped at 1 MiB + 1 byte
+    reader = BodyReader(100, "deflate")
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    reader.feed(raw.compress(b'{"a": 1}') + raw.flush())  # raw deflate, as some servers send
+    assert reader.finish() == b'{"a": 1}'

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -138,7 +140,7 @@ class _Handler(BaseHTTPRequestHandler):
 class WebEmulator:
     """The server plus its script and records; use :func:`serve`."""
 
-    def __init__(self, default: Reply | None = None) -> None:
+    def __init__(self, default: Reply | None = None, tls: tuple[str, str] | None = None) -> None:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.script: deque[Reply] = deque()
@@ -147,7 +149,13 @@ class WebEmulator:
         self.connections = 0
         self._server = _Server(self)
         host, port = self._server.server_address[:2]
-        self.url = f"http://{host!s}:{port}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(*tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://{host!s}:{port}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
@@ -167,9 +175,11 @@ class WebEmulator:
 
 
 @contextmanager
-def serve(default: Reply | None = None) -> Iterator[WebEmulator]:
-    """Run an emulator for the duration of a ``with`` block."""
-    emulator = WebEmulator(default)
+def serve(
+    default: Reply | None = None, tls: tuple[str, str] | None = None
+) -> Iterator[WebEmulator]:
+    """Run an emulator for the duration of a ``with`` block (HTTPS with ``tls=(cert, key)``)."""
+    emulator = WebEmulator(default, tls)
     emulator.start()
     try:
         yield emulator
@@ -265,3 +275,45 @@ class DripServer:
         for worker in self._threads:
             worker.join(5)
         self._sock.close()
+
+
+def make_certificate(folder: Path) -> tuple[str, str]:
+    """A throwaway self-signed certificate for 127.0.0.1 and localhost: (certfile, keyfile)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return str(certfile), str(keyfile)
