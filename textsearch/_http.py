@@ -35,6 +35,7 @@ import threading
 import time
 import zlib
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import Any, Final
 
 import httpx
@@ -67,6 +68,7 @@ from textsearch._http_base import (
     _check_int,
     _check_seconds,
     _check_timeout,
+    _check_transport,
     _default_class,
     _reason,
     _retryable,
@@ -79,10 +81,14 @@ from textsearch._transport import (
     DEFAULT_LIMITS,
     VerifyTypes,
     arm_sync_client,
+    as_httpx_error,
     deadline_scope,
+    httpx2_kind,
+    httpx2_timeout,
     make_async_client,
     make_ssl_context,
     make_sync_client,
+    wants_aiohttp,
 )
 from textsearch.errors import (
     ConfigurationError,
@@ -128,6 +134,9 @@ class _Attempt:
         self.detail: ErrorDetail | None = None
 
 
+_Answer = tuple[int, Mapping[str, str], bytes, object]  # status, headers, body, URL
+
+
 class _Send:
     """One search's progress: the request being sent (after redirects), tries, deadline."""
 
@@ -139,6 +148,8 @@ class _Send:
         self.attempt = 0
         self.note: str | None = None
 
+
+_Exchange = Callable[[_Send, _Attempt], Awaitable[_Answer]]
 
 if sys.version_info >= (3, 11):
 
@@ -184,7 +195,7 @@ class HttpEngine:
         *,
         provider: str,
         read_error: Callable[[int, HttpResponse], ErrorDetail],
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
@@ -192,6 +203,7 @@ class HttpEngine:
         secret: str | None = None,
         deadline: float = DEFAULT_DEADLINE,
         verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         self.provider = provider
         self._read_error = read_error
@@ -201,6 +213,10 @@ class HttpEngine:
         self.max_response_bytes = _check_int("max_response_bytes", max_response_bytes, 1)
         self.deadline = _check_deadline(deadline)
         self._verify = make_ssl_context(verify, provider)
+        self.transport = _check_transport(transport)
+        self._fast: Any = None  # the aiohttp path, once chosen (see _fast_path)
+        self._fast_checked = False
+        self._httpx2 = False
         self._secret = register_secret(secret)
         self._async_client: httpx.AsyncClient | None = None
         self._sync_client: httpx.Client | None = None
@@ -217,10 +233,18 @@ class HttpEngine:
         elif isinstance(http_client, httpx.Client):
             self._sync_client, self._owns_sync = http_client, False
             self._sync_armed = arm_sync_client(http_client)
+        elif (kind := httpx2_kind(http_client)) is not None:
+            # httpx2 shares httpx's API; its errors are turned into httpx's at the send.
+            self._httpx2 = True
+            if kind == "async":
+                self._async_client, self._owns_async = http_client, False
+            else:
+                self._sync_client, self._owns_sync = http_client, False
+                self._sync_armed = arm_sync_client(http_client)
         else:
             raise ConfigurationError(
-                "http_client= must be an httpx.AsyncClient or httpx.Client, "
-                f"not {type(http_client).__name__}"
+                "http_client= must be an httpx.AsyncClient or httpx.Client (or their httpx2 "
+                f"twins), not {type(http_client).__name__}"
             )
         # Test seams: how to wait and where jitter comes from.
         self.sleep: Callable[[float], None] = time.sleep
@@ -296,6 +320,8 @@ class HttpEngine:
         aclient = self._async_client
         if aclient is not None and self._owns_async and not aclient.is_closed:
             self._release_async(aclient)
+        if self._fast is not None:
+            self._fast.close()
 
     async def aclose(self) -> None:
         """Close every client this engine created (never an injected one)."""
@@ -307,6 +333,8 @@ class HttpEngine:
                 self._async_client = None
                 self._async_loop = None
                 await client.aclose()
+        if self._fast is not None:
+            await self._fast.aclose()
         self.close()
 
     # -- sending -----------------------------------------------------------------------
@@ -319,6 +347,9 @@ class HttpEngine:
     ) -> httpx.Request:
         headers = dict(request.headers)
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
+        default: Any = httpx.USE_CLIENT_DEFAULT
+        if self._httpx2:
+            default, timeout = httpx2_timeout(timeout)
         try:
             return client.build_request(
                 request.method,
@@ -326,7 +357,7 @@ class HttpEngine:
                 params=request.params or None,
                 json=request.json_body,
                 headers=headers,
-                timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout,
+                timeout=default if timeout is None else timeout,
             )
         except UnicodeEncodeError:
             # A lone surrogate (e.g. from a bad decode) cannot be UTF-8 encoded. Not chained:
@@ -447,6 +478,38 @@ class HttpEngine:
             finally:
                 response.close()
 
+    def _fast_path(self) -> Any:
+        """The aiohttp transport when this engine uses it for async sends, else ``None``."""
+        if not self._fast_checked:
+            self._fast_checked = True
+            injected = self._async_client is not None and not self._owns_async
+            if not injected and wants_aiohttp(self.transport):
+                from textsearch._transport_aiohttp import AiohttpTransport
+
+                self._fast = AiohttpTransport(self.timeout, self._verify)
+        return self._fast
+
+    async def _exchange_fast(
+        self, fast: Any, state: _Send, outcome: _Attempt
+    ) -> tuple[int, Mapping[str, str], bytes, object]:
+        hops = 0
+        while True:
+            try:
+                status, headers, content, url, location = await fast.exchange(
+                    state.request, self.max_response_bytes
+                )
+            except UnicodeEncodeError:
+                raise InvalidRequestError(
+                    f"{self.provider}: the query or a filter value contains characters that "
+                    "cannot be sent (e.g. a lone surrogate); clean the text first"
+                ) from None
+            outcome.status = status
+            if location and status in REDIRECT_STATUSES and hops < MAX_REDIRECTS:
+                hops += 1
+                self._next_hop(state, status, location)
+                continue
+            return status, headers, content, url
+
     async def send(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Send ``request`` with retries and return ``parse(response)`` (async).
 
@@ -458,31 +521,52 @@ class HttpEngine:
             SearchTransportError: The service could not be reached after the retries.
             SearchTimeoutError: No answer in time after the retries, or past ``deadline``.
         """
-        client = self.async_client()
+        fast = self._fast_path()
+        exchange: Callable[
+            [_Send, _Attempt], Awaitable[tuple[int, Mapping[str, str], bytes, object]]
+        ]
+        if fast is None:
+            exchange = partial(self._exchange_async, self.async_client())
+        else:
+            exchange = partial(self._exchange_fast, fast)
         state = _Send(request, time.monotonic() + self.deadline)
         try:
-            return await _within(self._send_async(client, state, parse), state.deadline)
+            return await _within(self._send_async(exchange, state, parse), state.deadline)
         except _TIMEOUT_ERRORS as exc:
             if isinstance(exc, TextSearchError):
                 raise
             raise self._deadline_error(state) from None
 
     async def _send_async(
-        self, client: httpx.AsyncClient, state: _Send, parse: Callable[[HttpResponse], ResultT]
+        self,
+        exchange: Callable[
+            [_Send, _Attempt], Awaitable[tuple[int, Mapping[str, str], bytes, object]]
+        ],
+        state: _Send,
+        parse: Callable[[HttpResponse], ResultT],
     ) -> ResultT:
         while True:
             state.attempt += 1
             outcome = _Attempt()
             started = time.perf_counter()
             try:
-                status, headers, content, url = await self._exchange_async(client, state, outcome)
+                status, headers, content, url = await exchange(state, outcome)
                 self._judge(outcome, status, headers, content, url, parse)
             except _ATTEMPT_ERRORS as exc:
                 outcome.error = exc
+            except Exception as exc:
+                outcome.error = self._foreign(exc)
             wait = self._after_attempt(outcome, state, started)
             if wait is None:
                 return outcome.result  # type: ignore[no-any-return]
             await self.async_sleep(wait)
+
+    def _foreign(self, error: Exception) -> BaseException:
+        """An httpx2 client's error as httpx's; anything else is not ours to handle."""
+        converted = as_httpx_error(error) if self._httpx2 else error
+        if converted is error:
+            raise error
+        return converted
 
     def send_sync(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Blocking twin of :meth:`send`; raises the same errors."""
@@ -498,6 +582,8 @@ class HttpEngine:
                     self._judge(outcome, status, headers, content, url, parse)
                 except _ATTEMPT_ERRORS as exc:
                     outcome.error = exc
+                except Exception as exc:
+                    outcome.error = self._foreign(exc)
                 wait = self._after_attempt(outcome, state, started)
                 if wait is None:
                     return outcome.result  # type: ignore[no-any-return]

@@ -206,6 +206,20 @@ def _check_deadline(value: object) -> float:
     return float(value)
 
 
+def _check_transport(value: object) -> str:
+    from textsearch._transport import TRANSPORTS, aiohttp_installed
+
+    if value not in TRANSPORTS:
+        raise ConfigurationError(
+            f"transport= must be one of {', '.join(TRANSPORTS)}, got {value!r}"
+        )
+    if value == "aiohttp" and not aiohttp_installed():
+        raise ConfigurationError(
+            'transport="aiohttp" needs aiohttp: pip install "textsearch-sdk[fast]"'
+        )
+    return str(value)
+
+
 def _check_seconds(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         raise ConfigurationError(f"{name}= must be a number of seconds >= 0, got {value!r}")

@@ -21,7 +21,6 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final
 
-import httpcore
 import httpx
 
 from textsearch.errors import ConfigurationError
@@ -47,8 +46,9 @@ VerifyTypes = bool | str | os.PathLike[str] | ssl.SSLContext
 _local = threading.local()
 
 
-class _DeadlineExceeded(httpcore.TimeoutException):
-    """Raised inside httpcore when the search's total deadline has passed."""
+#: The timeout handed to a socket once the deadline has passed: the socket itself then times
+#: out, so the error is the transport library's own (httpcore or httpcore2 alike).
+_SPENT: Final = 1e-6
 
 
 def _remaining(timeout: float | None) -> float | None:
@@ -56,28 +56,24 @@ def _remaining(timeout: float | None) -> float | None:
     if deadline is None:
         return timeout
     left = deadline - time.monotonic()
-    if left <= 0:
-        raise _DeadlineExceeded("the total deadline of the search has passed")
+    if left <= _SPENT:
+        return _SPENT
     return left if timeout is None or timeout > left else timeout
 
 
-class _DeadlineStream(httpcore.NetworkStream):
+class _DeadlineStream:
+    """A network stream whose every timeout is capped by the deadline of this thread's search."""
+
     __slots__ = ("_stream",)
 
-    def __init__(self, stream: httpcore.NetworkStream) -> None:
+    def __init__(self, stream: Any) -> None:
         self._stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        try:
-            return self._stream.read(max_bytes, _remaining(timeout))
-        except _DeadlineExceeded:
-            raise httpcore.ReadTimeout("the total deadline of the search has passed") from None
+        return self._stream.read(max_bytes, _remaining(timeout))  # type: ignore[no-any-return]
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        try:
-            self._stream.write(buffer, _remaining(timeout))
-        except _DeadlineExceeded:
-            raise httpcore.WriteTimeout("the total deadline of the search has passed") from None
+        self._stream.write(buffer, _remaining(timeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -87,21 +83,21 @@ class _DeadlineStream(httpcore.NetworkStream):
         ssl_context: ssl.SSLContext,
         server_hostname: str | None = None,
         timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        try:
-            left = _remaining(timeout)
-        except _DeadlineExceeded:
-            raise httpcore.ConnectTimeout("the total deadline of the search has passed") from None
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, left))
+    ) -> _DeadlineStream:
+        return _DeadlineStream(
+            self._stream.start_tls(ssl_context, server_hostname, _remaining(timeout))
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
 
 
-class _DeadlineBackend(httpcore.NetworkBackend):
+class _DeadlineBackend:
+    """Wraps a pool's network backend (httpcore's or httpcore2's: the interface is the same)."""
+
     __slots__ = ("_backend",)
 
-    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+    def __init__(self, backend: Any) -> None:
         self._backend = backend
 
     def connect_tcp(
@@ -111,12 +107,10 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         timeout: float | None = None,
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        try:
-            left = _remaining(timeout)
-        except _DeadlineExceeded:
-            raise httpcore.ConnectTimeout("the total deadline of the search has passed") from None
-        stream = self._backend.connect_tcp(host, port, left, local_address, socket_options)
+    ) -> _DeadlineStream:
+        stream = self._backend.connect_tcp(
+            host, port, _remaining(timeout), local_address, socket_options
+        )
         return _DeadlineStream(stream)
 
     def connect_unix_socket(
@@ -124,12 +118,10 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         path: str,
         timeout: float | None = None,
         socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.NetworkStream:
-        try:
-            left = _remaining(timeout)
-        except _DeadlineExceeded:
-            raise httpcore.ConnectTimeout("the total deadline of the search has passed") from None
-        return _DeadlineStream(self._backend.connect_unix_socket(path, left, socket_options))
+    ) -> _DeadlineStream:
+        return _DeadlineStream(
+            self._backend.connect_unix_socket(path, _remaining(timeout), socket_options)
+        )
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -148,7 +140,7 @@ def _arm_transport(transport: object) -> bool:
     return True
 
 
-def arm_sync_client(client: httpx.Client) -> bool:
+def arm_sync_client(client: Any) -> bool:
     """Give every pool of ``client`` deadline-aware sockets; ``True`` when all could be armed.
 
     Transparent outside :func:`deadline_scope`, so an injected client's other users see no
@@ -228,3 +220,73 @@ def make_async_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> 
         follow_redirects=False,
         verify=verify,
     )
+
+
+# -- httpx2 clients (the fork the OpenAI, Anthropic and MCP SDKs use) ----------------------
+
+
+def is_httpx2(obj: object) -> bool:
+    """Whether ``obj`` comes from httpx2 (checked without importing it)."""
+    return type(obj).__module__.split(".", 1)[0] == "httpx2"
+
+
+def httpx2_kind(client: object) -> str | None:
+    """``"async"`` or ``"sync"`` for an httpx2 client, else ``None``."""
+    if not is_httpx2(client):
+        return None
+    import httpx2
+
+    if isinstance(client, httpx2.AsyncClient):
+        return "async"
+    if isinstance(client, httpx2.Client):
+        return "sync"
+    return None
+
+
+def httpx2_timeout(timeout: httpx.Timeout | None) -> tuple[Any, Any]:
+    """httpx2's "client default" marker, and ``timeout`` as an ``httpx2.Timeout``."""
+    import httpx2
+
+    converted = None if timeout is None else httpx2.Timeout(**timeout.as_dict())
+    return httpx2.USE_CLIENT_DEFAULT, converted
+
+
+def as_httpx_error(error: BaseException) -> BaseException:
+    """An httpx2 exception as the httpx exception of the same name (the engine maps those)."""
+    if not is_httpx2(error):
+        return error
+    from textsearch._redact import scrub
+
+    cls = getattr(httpx, type(error).__name__, None)
+    if not (isinstance(cls, type) and issubclass(cls, httpx.RequestError)):
+        cls = httpx.TransportError
+    return cls(scrub(str(error)))
+
+
+# -- which async transport -------------------------------------------------------------------
+
+#: ``auto``: aiohttp when this process has imported it already (no import cost left to pay)
+#: or ``TEXTSEARCH_TRANSPORT=aiohttp`` is set, else httpx. ``httpx`` / ``aiohttp``: always.
+TRANSPORTS: Final = ("auto", "httpx", "aiohttp")
+
+
+def aiohttp_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("aiohttp") is not None
+
+
+def wants_aiohttp(choice: str) -> bool:
+    """Whether an engine set to ``choice`` sends its async requests with aiohttp."""
+    import sys
+
+    if choice == "aiohttp":
+        return True
+    if choice == "httpx":
+        return False
+    if os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() == "httpx":
+        return False
+    if "aiohttp" in sys.modules:
+        return True
+    wanted = os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() == "aiohttp"
+    return wanted and aiohttp_installed()

@@ -311,7 +311,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         *,
         api_key: str | None,
         read_error: Callable[[int, HttpResponse], ErrorDetail],
-        http_client: httpx.AsyncClient | httpx.Client | None,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None,
         timeout: float | httpx.Timeout | None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
@@ -319,6 +319,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
         deadline: float = DEFAULT_DEADLINE,
         verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -336,6 +337,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
                 secret=self._api_key,
                 deadline=deadline,
                 verify=verify,
+                transport=transport,
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
