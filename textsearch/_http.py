@@ -188,6 +188,8 @@ class HttpEngine:
             past it, ``SearchTimeoutError``.
         verify: TLS verification for the clients this engine creates: ``True``, a CA
             bundle path, an ``ssl.SSLContext``, or ``False`` (warns).
+        transport: ``"httpx"``, ``"aiohttp"`` (async fast path, extra ``fast``) or
+            ``"auto"`` (httpx unless ``TEXTSEARCH_TRANSPORT=aiohttp``).
     """
 
     def __init__(

@@ -265,8 +265,10 @@ def as_httpx_error(error: BaseException) -> BaseException:
 
 # -- which async transport -------------------------------------------------------------------
 
-#: ``auto``: aiohttp when this process has imported it already (no import cost left to pay)
-#: or ``TEXTSEARCH_TRANSPORT=aiohttp`` is set, else httpx. ``httpx`` / ``aiohttp``: always.
+#: ``auto`` (default): aiohttp when ``TEXTSEARCH_TRANSPORT=aiohttp`` is set (and installed),
+#: else httpx. ``httpx`` / ``aiohttp``: always that one. Never chosen behind the caller's
+#: back (e.g. because some other module imported aiohttp): tests that mock httpx (respx)
+#: must keep working, and a short run must not pay aiohttp's import.
 TRANSPORTS: Final = ("auto", "httpx", "aiohttp")
 
 
@@ -278,15 +280,9 @@ def aiohttp_installed() -> bool:
 
 def wants_aiohttp(choice: str) -> bool:
     """Whether an engine set to ``choice`` sends its async requests with aiohttp."""
-    import sys
-
     if choice == "aiohttp":
         return True
     if choice == "httpx":
         return False
-    if os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() == "httpx":
-        return False
-    if "aiohttp" in sys.modules:
-        return True
     wanted = os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() == "aiohttp"
     return wanted and aiohttp_installed()

@@ -1,8 +1,8 @@
 """The async fast path: the engine's requests sent with one pooled ``aiohttp.ClientSession``.
 
-Imported only when a connector is set to use it (``transport="aiohttp"``, or ``"auto"`` in a
-process that has imported aiohttp already): ``import aiohttp`` costs several hundred
-milliseconds, which a short command-line run must not pay. Everything around the send
+Imported only when a connector is set to use it (``transport="aiohttp"``, or ``"auto"`` with
+``TEXTSEARCH_TRANSPORT=aiohttp``): ``import aiohttp`` costs several hundred milliseconds,
+which a short command-line run must not pay. Everything around the send
 (deadline, retries, redirects, the decompressed size cap, error mapping, redaction) is the
 engine's shared code; this module only moves bytes, and reports failures as the matching
 ``httpx`` exception so that the engine maps every transport's errors in one place.

@@ -264,10 +264,11 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         verify: TLS verification for the clients this connector creates: ``True``
             (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
             ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``; ``"aiohttp"`` (the fast path,
-            about 3x less CPU per search; needs ``textsearch-sdk[fast]``); ``"auto"``
-            (default) uses aiohttp when the process has imported it already or
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` is set, else httpx. Blocking searches use httpx.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx. An injected async client is always used as given.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
