@@ -263,3 +263,31 @@ def test_httpx2_errors_become_documented_errors(mode: str) -> None:
         with pytest.raises(SearchTimeoutError):
             bing(drip.url, http_client=client, timeout=1.0, deadline=1.0).search_sync("q")
         assert time.monotonic() - started < 2.0
+
+
+# -- the cheaper mapping keeps the model's guarantees ---------------------------------------
+
+
+def test_trusted_results_equal_validated_ones_and_stay_frozen() -> None:
+    import pydantic
+
+    from textsearch import TextSearchResult
+    from textsearch.base import trusted_text_search_result
+
+    fast_one = trusted_text_search_result("t", None, "https://e.example/")
+    slow_one = TextSearchResult(name="t", value=None, link="https://e.example/")
+    assert fast_one == slow_one and hash(fast_one) == hash(slow_one)
+    assert fast_one.model_dump() == slow_one.model_dump()
+    assert fast_one.model_dump_json() == slow_one.model_dump_json()
+    assert repr(fast_one) == repr(slow_one)
+    assert fast_one.model_fields_set == slow_one.model_fields_set
+    with pytest.raises(pydantic.ValidationError):
+        fast_one.name = "x"  # type: ignore[misc]
+    assert fast_one.model_copy(update={"name": "u"}).name == "u"
+    with serve(Reply(200, BING_OK)) as server:
+        results = run(fast(server.url), "get_text_search_results")
+    assert results[0] == TextSearchResult(
+        name="Transports - HTTPX",
+        value="HTTPX's Client also accepts a transport argument.",
+        link="https://www.python-httpx.org/advanced/transports/",
+    )

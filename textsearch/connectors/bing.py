@@ -45,6 +45,7 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
+from textsearch.base import trusted_text_search_result
 from textsearch.connectors._web import (
     LenientDatetime,
     NullableList,
@@ -641,7 +642,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return self._send_sync(request, self._parser(options, decorated))
 
     def _to_text_search_result(self, item: BingWebPage) -> TextSearchResult:
-        return TextSearchResult(name=item.name, value=item.snippet, link=item.url)
+        return trusted_text_search_result(item.name, item.snippet, item.url)
 
     # -- provider-specific names ---------------------------------------------------------
 

@@ -40,6 +40,7 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
+from textsearch.base import trusted_text_search_result
 from textsearch.connectors._web import (
     WebSearchConnector,
     WireModel,
@@ -439,7 +440,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:
         value = (item.summary or item.snippet) if self.summary else (item.snippet or item.summary)
-        return TextSearchResult(name=item.name, value=value, link=item.url)
+        return trusted_text_search_result(item.name, value, item.url)
 
     # -- provider-specific names ---------------------------------------------------------
 
