@@ -291,3 +291,17 @@ def test_trusted_results_equal_validated_ones_and_stay_frozen() -> None:
         value="HTTPX's Client also accepts a transport argument.",
         link="https://www.python-httpx.org/advanced/transports/",
     )
+
+
+def test_the_fast_path_uses_the_proxy_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The proxy variables are read once per origin (aiohttp's trust_env reads them, and
+    # .netrc, in a worker thread on every request).
+    with serve(Reply(200, BING_OK)) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        results = run(bing("http://bing.invalid", transport="aiohttp"))
+    assert len(results) == 1
+    assert proxy.requests[0].path == "/v7.0/search"
+    assert proxy.requests[0].headers["host"] == "bing.invalid"

@@ -206,3 +206,39 @@ def test_bing_404_hint_speaks_of_url_length_only_for_long_urls() -> None:
         mock.get(BING).respond(404, content=body)
         BingTextSearch(KEY, max_retries=0).search_sync("é " * 400)
     assert "2048" in str(long.value)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_text_views_check_only_the_fields_they_use(mode: str) -> None:
+    # A bad date drops a result from the native view (its date cannot be typed), not from
+    # the text views, which never read it; a title that is not text drops it from both.
+    pages = [_page(0), _page(1, datePublished="yesterday"), _page(2, name=["x"]), _page(3)]
+    body = _bing_body(pages)
+    native = _bing(mode, body, top=10)
+    assert [p.name for p in native] == ["t0", "t3"] and native.metadata["skipped"] == 2
+    with respx.mock() as mock:
+        mock.get(BING).respond(200, content=body)
+        text = call(BingTextSearch(KEY), mode, "get_text_search_results", "q", top=10)
+        strings = call(BingTextSearch(KEY), mode, "search", "q", top=2)
+        custom = call(
+            BingTextSearch(KEY, string_mapper=lambda p: f"{p.name}@{p.date_published}"),
+            mode,
+            "search",
+            "q",
+        )
+    assert [r.name for r in text] == ["t0", "t1", "t3"] and text.metadata["skipped"] == 1
+    assert list(strings) == ["s", "s"]
+    assert list(custom) == ["t0@None", "t3@None"]  # a custom mapper gets native pages
+
+
+def test_the_text_view_unescapes_asked_for_decorations() -> None:
+    page = _page(0, name="<b>A</b> &amp; B", snippet="x &lt; y <strong>z</strong>")
+    with respx.mock() as mock:
+        mock.get(BING).respond(200, content=_bing_body([page]))
+        search = BingTextSearch(KEY)
+        plain = search.get_text_search_results_sync("q")
+        html = search.get_text_search_results_sync(
+            "q", filter=__import__("textsearch").TextSearchFilter().equal_to("textFormat", "HTML")
+        )
+    assert plain[0].name == "A &amp; B"  # raw format: entities are text, tags are dropped
+    assert html[0].name == "A & B" and html[0].value == "x < y z"

@@ -27,7 +27,7 @@ from textsearch._http import (
     HttpResponse,
     VerifyTypes,
 )
-from textsearch._types import SearchResults, TextSearchResult
+from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.base import BaseTextSearch
 from textsearch.errors import ConfigurationError, ResponseFormatError
 
@@ -268,6 +268,63 @@ def validate_items(
     return results, skipped
 
 
+def text_items(
+    items: object,
+    fields: tuple[str, str, str],
+    make: Callable[[str | None, str | None, str | None], TextSearchResult],
+    *,
+    top: int,
+    provider: str,
+    status: int,
+    unescape: bool = False,
+) -> tuple[list[TextSearchResult], int]:
+    """Like :func:`validate_items`, straight to ``TextSearchResult``s: only the three fields
+    that are used (title, text, link) are read and checked (each a string or null).
+
+    A result whose other fields are odd is kept (they are not used here); one whose title,
+    text or link is not text is skipped and counted. ``make`` cleans and builds the result;
+    ``unescape`` undoes HTML entities (asked-for decorations).
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    first, second, third = fields
+    results: list[TextSearchResult] = []
+    skipped = 0
+    for item in items:
+        if len(results) >= top:
+            break
+        if type(item) is not dict:
+            skipped += 1
+            continue
+        a, b, c = item.get(first), item.get(second), item.get(third)
+        if (
+            (a is not None and type(a) is not str)
+            or (b is not None and type(b) is not str)
+            or (c is not None and type(c) is not str)
+        ):
+            skipped += 1
+            continue
+        if unescape:
+            a = clean_text(a, unescape=True)
+            b = clean_text(b, unescape=True)
+        results.append(make(a, b, c))
+    if skipped and not results:
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
 
 
@@ -316,6 +373,15 @@ def validate_body(
             provider=provider,
             status_code=response.status_code,
         ) from None
+
+
+def _strings(results: SearchResults[TextSearchResult]) -> SearchResults[str]:
+    # The same default as BaseTextSearch._default_string: the text, else the title or link.
+    return SearchResults(
+        [r.value or r.name or r.link or "" for r in results.results],
+        results.total_count,
+        results.metadata,
+    )
 
 
 class WebSearchConnector(BaseTextSearch[NativeT]):
@@ -378,6 +444,77 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     def max_retry_wait(self) -> float:
         """Longest single wait between attempts, in seconds."""
         return self._engine.max_retry_wait
+
+    # -- the text path: validate only what is used ---------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        """A request whose parser maps straight to ``TextSearchResult``s, or ``None``.
+
+        A connector that offers one spares ``get_text_search_results`` and ``search`` the
+        validation of every field of its native model (dates, deep links...) that these
+        never use: the page costs a fraction of the CPU. Not used when a custom mapper is set.
+        """
+        return None
+
+    def _text_plan(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        if self.text_search_result_mapper is not None:
+            return None
+        query, effective = self._prepare(query, options, kwargs)
+        return self._text_request(query, effective)
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().get_text_search_results(query, options, **kwargs)
+        return await self._engine.send(*plan)
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().get_text_search_results_sync(query, options, **kwargs)
+        return self._engine.send_sync(*plan)
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string (by default the result's text).
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().search(query, options, **kwargs)
+        return _strings(await self._engine.send(*plan))
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`; raises the same errors."""
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().search_sync(query, options, **kwargs)
+        return _strings(self._engine.send_sync(*plan))
 
     async def _send(
         self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]

@@ -59,6 +59,7 @@ from textsearch.connectors._web import (
     load_json_body,
     load_json_object,
     object_field,
+    text_items,
     validate_items,
 )
 from textsearch.errors import (
@@ -158,6 +159,10 @@ def _no_markers(value: str | None) -> str | None:
 
 #: Text without Bing's hit-highlight markers (U+E000/U+E001) or decoration tags.
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
+
+
+def _to_text(name: str | None, snippet: str | None, url: str | None) -> TextSearchResult:
+    return trusted_text_search_result(_no_markers(name), _no_markers(snippet), url)
 
 
 class BingDeepLink(WireModel):
@@ -589,8 +594,13 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return HttpRequest("GET", self._url, tuple(params), None, self._headers), decorated
 
     def _parser(
-        self, options: SearchOptions, decorated: bool
-    ) -> Callable[[HttpResponse], SearchResults[BingWebPage]]:
+        self, options: SearchOptions, decorated: bool, *, text: bool = False
+    ) -> Callable[[HttpResponse], SearchResults[Any]]:
+        """The page parser (``text=True``: straight to ``TextSearchResult``s).
+
+        The text parser reads and checks only the fields that are used (see
+        :meth:`_text_request`).
+        """
         include_total = options.include_total_count
         top = options.top
         provider = self.provider_name
@@ -619,19 +629,32 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                 metadata["web_search_url"] = web_search_url
             if answer.get("someResultsRemoved") is True:
                 metadata["some_results_removed"] = True
-            pages, skipped = validate_items(
-                answer.get("value"), BingWebPage, top=top, provider=provider, status=status
-            )
+            pages: list[Any]
+            if text:
+                pages, skipped = text_items(
+                    answer.get("value"), ("name", "snippet", "url"), _to_text, top=top,
+                    provider=provider, status=status, unescape=decorated,
+                )  # fmt: skip
+            else:
+                pages, skipped = validate_items(
+                    answer.get("value"), BingWebPage, top=top, provider=provider, status=status
+                )
+                if decorated:
+                    pages = [_undecorate(p) for p in pages]
             if skipped:
                 metadata["skipped"] = skipped
             total = int_field(answer, "totalEstimatedMatches") if include_total else None
-            if decorated:
-                pages = [_undecorate(p) for p in pages]
             return SearchResults(pages, total, metadata)
 
         return parse
 
     # -- hooks ---------------------------------------------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]]:
+        request, decorated = self._build_request(query, options)
+        return request, self._parser(options, decorated, text=True)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BingWebPage]:
         request, decorated = self._build_request(query, options)
