@@ -35,7 +35,8 @@ def test_plugin_over_fallback_answers_from_the_next_provider() -> None:
 def test_plugin_over_fallback_tells_the_model_when_all_failed() -> None:
     fallback = FallbackTextSearch([static(name="a", error=RateLimitError("429"))])
     text = asyncio.run(create_search_plugin(fallback).invoke("search", {"query": "q"}))
-    assert "retry later" in text and "429" not in text
+    # the only provider cools down for the default 60 s: the model is told when to come back
+    assert "retry in about 60 seconds" in text and "429" not in text
 
 
 @pytest.mark.parametrize("kind", ["search", "text_search_results", "search_results"])

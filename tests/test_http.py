@@ -11,6 +11,7 @@ import email.utils
 import gc
 import logging
 import time
+import traceback
 import warnings
 from typing import Any
 
@@ -18,19 +19,21 @@ import httpx
 import pytest
 import respx
 
-from tests.emulators.web import Reply, call, serve
+from tests.emulators.web import DripServer, Reply, call, serve
 from textsearch import (
     BadRequestError,
     BingTextSearch,
     BochaTextSearch,
     ConfigurationError,
     InvalidRequestError,
+    ProviderError,
     QuotaExceededError,
     RateLimitError,
     ResponseFormatError,
     SearchTimeoutError,
     SearchTransportError,
     ServiceUnavailableError,
+    TextSearchError,
     TextSearchFilter,
 )
 from textsearch._http import (
@@ -144,21 +147,24 @@ def test_429_with_retry_after_is_honoured(mode: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_429_retry_after_is_capped_by_max_retry_wait(
-    mode: str, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("status", [429, 503])
+def test_retry_after_longer_than_max_retry_wait_raises_at_once(
+    mode: str, status: int, caplog: pytest.LogCaptureFixture
 ) -> None:
+    # The service asks for a day: no retry (it would be refused again), no 20 s of waits.
     caplog.set_level(logging.DEBUG)
-    busy = Reply(429, {"errors": [{"code": "RateLimitExceeded"}]}, {"Retry-After": "30"})
+    busy = Reply(status, {"errors": [{"code": "RateLimitExceeded"}]}, {"Retry-After": "86400"})
     with serve(busy) as server:
         started = time.monotonic()
-        with pytest.raises(RateLimitError) as info:
-            call(bing(server.url, max_retries=1, max_retry_wait=0.2), mode, "search", "q")
+        with pytest.raises((RateLimitError, ServiceUnavailableError)) as info:
+            call(bing(server.url, max_retries=3, max_retry_wait=5.0), mode, "search", "q")
         elapsed = time.monotonic() - started
-    assert len(server.requests) == 2
-    assert 0.19 <= gaps(server)[0] < 2.0
-    assert elapsed < 5.0
-    assert info.value.retry_after == 30.0
-    assert info.value.status_code == 429
+    assert len(server.requests) == 1
+    assert elapsed < 2.0
+    assert info.value.retry_after == 86400.0
+    assert info.value.status_code == status
+    assert type(info.value) is (RateLimitError if status == 429 else ServiceUnavailableError)
+    assert "max_retry_wait" in str(info.value)
     assert_no_key(info.value, caplog)
 
 
@@ -622,3 +628,265 @@ def test_engine_never_retries_an_error_read_as_a_spent_quota() -> None:
             engine.send_sync(_request(), lambda r: [])
     engine.close()
     assert route.call_count == 1
+
+
+# -- the total deadline (#9) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("where", ["headers", "body"])
+@pytest.mark.parametrize("injected", [False, True])
+def test_a_dripping_server_is_cut_off_at_the_deadline(
+    mode: str, where: str, injected: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One byte every 0.2 s never trips the 1 s read timeout, which restarts with each byte.
+    caplog.set_level(logging.DEBUG)
+    with DripServer(where, interval=0.2) as server:
+        started = time.monotonic()
+        with pytest.raises(SearchTimeoutError) as info:
+            run_with(
+                mode,
+                "injected" if injected else "owned",
+                lambda client: bing(
+                    server.url, timeout=1.0, deadline=1.5, max_retries=2, http_client=client
+                ),
+            )
+        elapsed = time.monotonic() - started
+    assert 1.4 <= elapsed < 2.5, elapsed
+    assert "1.5 s deadline" in str(info.value)
+    assert len(server.accepted) == 1  # no retry once the deadline has passed
+    assert_no_key(info.value, caplog)
+
+
+def test_deadline_covers_the_waits_between_attempts() -> None:
+    # Retry-After 1 s under a 0.5 s deadline: waiting would end past it, so it is not waited.
+    busy = Reply(503, {"errors": [{"code": "ServerError"}]}, {"Retry-After": "1"})
+    with serve(busy) as server:
+        started = time.monotonic()
+        with pytest.raises(ServiceUnavailableError) as info:
+            call(bing(server.url, max_retry_wait=5.0, deadline=0.5), "sync", "search", "q")
+        elapsed = time.monotonic() - started
+    assert len(server.requests) == 1
+    assert elapsed < 0.5
+    assert "deadline" in str(info.value)
+
+
+def test_deadline_is_validated_and_defaults_to_a_minute() -> None:
+    assert BingTextSearch(KEY)._engine.deadline == 60.0
+    assert BochaTextSearch(KEY, deadline=5)._engine.deadline == 5.0
+    for bad in (0, -1, "5", True, float("nan")):
+        with pytest.raises(ConfigurationError):
+            BingTextSearch(KEY, deadline=bad)
+
+
+# -- redirects never carry the key to another origin (#9) ---------------------------------
+
+
+def run_with(mode: str, kind: str, make: Any, method: str = "search") -> Any:
+    """Search with an owned client, or with an injected one that follows redirects itself."""
+    if mode == "sync":
+        client = httpx.Client(follow_redirects=True) if kind == "injected" else None
+        try:
+            return call(make(client), "sync", method, "q")
+        finally:
+            if client is not None:
+                client.close()
+
+    async def go() -> Any:
+        client = httpx.AsyncClient(follow_redirects=True) if kind == "injected" else None
+        connector = make(client)
+        try:
+            return await getattr(connector, method)("q")
+        finally:
+            await connector.aclose()
+            if client is not None:
+                await client.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["owned", "injected"])
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_redirect_to_another_origin_is_refused_and_the_key_stays_home(
+    mode: str, kind: str, status: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(200, BING_OK)) as elsewhere, serve() as server:
+        server.default = Reply(status, b"", {"Location": elsewhere.url + "/v7.0/search?q=q"})
+        with pytest.raises(ProviderError) as info:
+            run_with(mode, kind, lambda client: bing(server.url, http_client=client))
+    assert elsewhere.requests == []  # not even without the key
+    assert len(server.requests) == 1  # not retried
+    assert info.value.code == "cross_origin_redirect"
+    assert info.value.status_code == status
+    assert elsewhere.url.split("//")[1] in str(info.value)
+    assert_no_key(info.value, caplog)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["owned", "injected"])
+def test_a_same_origin_redirect_is_followed_with_the_key(mode: str, kind: str) -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        server.enqueue(Reply(308, b"", {"Location": "/v7.1/search?q=moved"}))
+        results = run_with(mode, kind, lambda client: bing(server.url, http_client=client))
+    assert len(results) == 1
+    first, second = server.requests
+    assert second.path == "/v7.1/search" and second.query == [("q", "moved")]
+    assert second.headers["ocp-apim-subscription-key"] == KEY
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_307_keeps_the_post_body_and_an_https_downgrade_is_another_origin(mode: str) -> None:
+    ok = {"code": 200, "data": {"webPages": {"value": []}}}
+    with serve(Reply(200, ok)) as server:
+        server.enqueue(Reply(307, b"", {"Location": server.url + "/v2/web-search"}))
+        connector = BochaTextSearch(KEY, base_url=server.url)
+        assert len(call(connector, mode, "search", "q")) == 0
+        first, second = server.requests
+        assert second.method == "POST" and second.body == first.body
+        assert second.headers["authorization"] == f"Bearer {KEY}"
+        # http -> https on the same host is not the same origin
+        host = server.url.split("//")[1]
+        server.enqueue(Reply(301, b"", {"Location": f"https://{host}/v1/web-search"}))
+        with pytest.raises(ProviderError) as info:
+            call(BochaTextSearch(KEY, base_url=server.url), mode, "search", "q")
+    assert info.value.code == "cross_origin_redirect"
+
+
+# -- an echoed key is scrubbed everywhere (#9) ---------------------------------------------
+
+
+def _everything(error: BaseException) -> str:
+    parts = [
+        str(error),
+        repr(error),
+        "".join(traceback.format_exception(type(error), error, error.__traceback__)),
+    ]
+    for linked in _chain(error):
+        parts += [str(linked), repr(linked), repr(getattr(linked, "args", ""))]
+        for name in ("code", "sub_code", "hints", "message"):
+            parts.append(repr(getattr(linked, name, None)))
+    return "\n".join(parts)
+
+
+ECHO_BING = Reply(
+    401,
+    {"errors": [{"code": KEY, "subCode": KEY, "message": f"invalid key {KEY}", "value": KEY}]},
+    {"BingAPIs-TraceId": KEY, "X-Echo": KEY, "WWW-Authenticate": f"Bearer realm={KEY}"},
+)
+ECHO_BOCHA = Reply(
+    200,
+    {"code": KEY, "msg": f"bad key {KEY}", "log_id": KEY},
+    {"X-Echo": KEY},
+)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", ["bing", "bocha", "bing-gateway"])
+def test_a_key_the_server_echoes_is_scrubbed_everywhere(
+    mode: str, provider: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)  # textsearch, httpx and httpcore all log at DEBUG
+    reply = ECHO_BOCHA if provider == "bocha" else ECHO_BING
+    if provider == "bing-gateway":
+        reply = Reply(200, {"error": {"code": "401", "message": KEY}}, {"X-Echo": KEY})
+    with serve(reply) as server:
+        if provider == "bocha":
+            connector: Any = BochaTextSearch(KEY, base_url=server.url)
+        else:
+            connector = bing(server.url)
+        with pytest.raises(TextSearchError) as info:
+            call(connector, mode, "search", "q")
+    assert server.requests  # the server did get the key, and sent it back
+    text = _everything(info.value)
+    assert KEY not in text
+    assert "***" in text
+    records = [r for r in caplog.records if r.name.split(".")[0] in ("httpx", "httpcore")]
+    assert records, "httpx/httpcore logged at DEBUG"
+    for record in caplog.records:
+        assert KEY not in record.getMessage()
+        assert KEY not in repr(record.__dict__)
+    assert KEY not in caplog.text
+
+
+def test_a_key_in_a_transport_error_message_is_scrubbed_from_the_chain() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(f"proxy said: {KEY}", request=request)
+
+    with httpx.Client(transport=httpx.MockTransport(handler)) as client:
+        with pytest.raises(SearchTransportError) as info:
+            BingTextSearch(KEY, http_client=client, max_retries=0).search_sync("q")
+    assert KEY not in _everything(info.value)
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
+
+
+# -- verify= and the decompressed size cap ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    pytest.importorskip("cryptography")
+    from tests.emulators.web import make_certificate
+
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_takes_a_ca_bundle_path_or_an_ssl_context(
+    mode: str, certificate: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ssl
+
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    cafile = certificate[0]
+    with serve(Reply(200, BING_OK), tls=certificate) as server:
+        assert server.url.startswith("https://")
+        with pytest.raises(SearchTransportError):  # self-signed: refused by default
+            call(bing(server.url, max_retries=0), mode, "search", "q")
+        assert len(call(bing(server.url, verify=cafile), mode, "search", "q")) == 1
+        context = ssl.create_default_context(cafile=cafile)
+        assert len(call(bing(server.url, verify=context), mode, "search", "q")) == 1
+        with pytest.warns(UserWarning, match="verify=False"):
+            insecure = bing(server.url, verify=False)
+        assert len(call(insecure, mode, "search", "q")) == 1
+
+
+def test_verify_rejects_what_it_cannot_use(tmp_path: Any) -> None:
+    with pytest.raises(ConfigurationError):
+        BingTextSearch(KEY, verify=str(tmp_path / "missing.pem"))
+    with pytest.raises(ConfigurationError):
+        BochaTextSearch(KEY, verify=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_size_cap_counts_decompressed_bytes(mode: str) -> None:
+    import gzip
+    import json
+
+    bomb = gzip.compress(b" " * (16 * 1024 * 1024))  # 16 MiB of spaces in ~16 KB
+    assert len(bomb) < 200_000
+    ok = gzip.compress(json.dumps(BING_OK).encode())
+    with serve(Reply(200, ok, {"Content-Encoding": "gzip"})) as server:
+        server.enqueue(Reply(200, bomb, {"Content-Encoding": "gzip"}))
+        with pytest.raises(ResponseFormatError) as info:
+            call(bing(server.url, max_retries=2), mode, "search", "q")
+        assert "byte limit" in str(info.value)
+        assert len(server.requests) == 1  # not retried
+        assert len(call(bing(server.url), mode, "search", "q")) == 1  # a real gzip body reads
+
+
+def test_body_reader_never_inflates_past_the_cap() -> None:
+    import zlib
+
+    from textsearch._body import BodyReader, TooLarge
+
+    compressor = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
+    chunk = compressor.compress(b"\0" * (64 * 1024 * 1024)) + compressor.flush()
+    reader = BodyReader(1024 * 1024, "gzip")
+    with pytest.raises(TooLarge):
+        reader.feed(chunk)  # one network chunk, 64 MiB inflated: stopped at 1 MiB + 1 byte
+    reader = BodyReader(100, "deflate")
+    raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    reader.feed(raw.compress(b'{"a": 1}') + raw.flush())  # raw deflate, as some servers send
+    assert reader.finish() == b'{"a": 1}'

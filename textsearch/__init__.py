@@ -14,6 +14,7 @@ stays light and never imports a provider SDK::
 from __future__ import annotations
 
 import importlib
+import logging as _logging
 from typing import TYPE_CHECKING, Any
 
 from textsearch.errors import (
@@ -66,6 +67,10 @@ if TYPE_CHECKING:
     from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
 
 __version__ = "0.1.0"
+
+# A library never configures logging; without a handler of its own, Python's last-resort
+# handler would print our WARNING records on stderr of every application that uses us.
+_logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
     "AllProvidersFailedError",
@@ -166,4 +171,7 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    # The public names, each once (the error classes are both imported and listed), and the
+    # module's dunders; not the helpers this module imports for itself.
+    dunders = (name for name in globals() if name.startswith("__") and name.endswith("__"))
+    return sorted({*__all__, *dunders})

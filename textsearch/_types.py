@@ -159,7 +159,7 @@ class TextSearchFilter:
     def _check_field(field_name: object) -> str:
         if (
             not isinstance(field_name, str)
-            or not _FIELD_NAME.match(field_name)
+            or not _FIELD_NAME.fullmatch(field_name)
             or not is_valid_text(field_name)
         ):
             raise InvalidRequestError(

@@ -14,6 +14,7 @@ answers repeated searches from memory (on by default for ``mcp``).
 
 Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
+``-v``/``--verbose`` (before or after the command) logs at DEBUG level on stderr, keys masked.
 """
 
 from __future__ import annotations
@@ -724,15 +725,73 @@ def build_parser() -> argparse.ArgumentParser:
         "answering how far it got (default 20)",
     )
     mcp.set_defaults(handler=_cmd_mcp)
+    _add_verbose(parser, commands)
     return parser
+
+
+_VERBOSE_HELP = "log what happens at DEBUG level on stderr (keys masked)"
+
+
+def _add_verbose(parser: argparse.ArgumentParser, commands: Any) -> None:
+    # Accepted before or after the command: "textsearch -v search q" and "... search q -v".
+    parser.add_argument("-v", "--verbose", action="store_true", help=_VERBOSE_HELP)
+    for command in commands.choices.values():
+        command.add_argument(
+            "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=_VERBOSE_HELP
+        )
+
+
+#: Variables that may hold a key; with --verbose their values are masked in every record.
+_KEY_VARIABLES = (
+    "BING_SEARCH_API_KEY",
+    "BOCHA_API_KEY",
+    "AZURE_SEARCH_API_KEY",
+    "BRAVE_SEARCH_API_KEY",
+    "TAVILY_API_KEY",
+    "EXA_API_KEY",
+)
+
+
+def _setup_logging(verbose: bool) -> Callable[[], None]:
+    """Logging for one run: silent by default, DEBUG on stderr with ``--verbose``.
+
+    Silent means a handler that drops records: without any handler, Python's last-resort
+    handler prints every WARNING record of every library (azure-core, asyncio...) on
+    stderr, around the one line the command prints for an error. Returns the undo.
+    """
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    handler: logging.Handler
+    if verbose:
+        from textsearch._redact import SecretFilter, register_secret
+
+        for variable in _KEY_VARIABLES:
+            register_secret(os.environ.get(variable, "").strip() or None)
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(SecretFilter())  # every logger's records, not only ours
+        root.setLevel(logging.DEBUG)
+    else:
+        handler = logging.NullHandler()
+    root.addHandler(handler)
+
+    def undo() -> None:
+        root.removeHandler(handler)
+        root.setLevel(level)
+
+    return undo
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:
     """Run the command line; returns the exit code."""
     stream = out if out is not None else sys.stdout
+    undo: Callable[[], None] | None = None
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        undo = _setup_logging(bool(getattr(args, "verbose", False)))
         handler: Callable[[argparse.Namespace, TextIO], int] = args.handler
         return handler(args, stream)
     except UsageError as exc:
@@ -757,6 +816,9 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
     except Exception as exc:  # last resort: one line, never a traceback
         _fail(f"unexpected {type(exc).__name__}: {exc}")
         return EXIT_FAILURE
+    finally:
+        if undo is not None:
+            undo()
 
 
 def _fail(message: str) -> None:

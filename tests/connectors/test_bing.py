@@ -665,7 +665,9 @@ def test_error_body_on_200_is_an_error_not_an_empty_result(
         b"[1, 2]",
         b'{"webPages": {"value": 3}}',
         b'{"webPages": {"value": [{"name": 5}]}}',
-        b'{"webPages": {"totalEstimatedMatches": "x"}}',
+        b'{"webPages": {"value": [{"name": 5}, "x", null]}}',
+        b'{"webPages": []}',
+        b'{"queryContext": "x", "webPages": {}}',
     ],
 )
 def test_bad_success_bodies_are_format_errors(
@@ -741,3 +743,59 @@ def test_live_bing() -> None:
             pytest.skip("the public Bing v7 endpoint is retired; set BING_SEARCH_ENDPOINT")
     assert 0 < len(results) <= 3
     assert all(r.link for r in results)
+
+
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [
+        ('a OR"b"', '(a OR"b")'),  # OR glued to a quote is still OR
+        ("a\u200bOR\u200bb", "(a\u200bOR\u200bb)"),  # zero-width spaces around it
+        ("a\u2060OR\ufeffb", "(a\u2060OR\ufeffb)"),  # word joiner, BOM
+        ("x\uff5cy", "(x\uff5cy)"),  # the full-width bar
+        ("\uff08a\uff09 OR b", "(a OR b)"),  # full-width parentheses are dropped too
+        ("ORACLE tuning", "ORACLE tuning"),  # a word that starts with OR is not OR
+    ],
+)
+def test_hidden_or_in_the_query_cannot_widen_a_preset_site(query: str, sent: str) -> None:
+    site = TextSearchFilter().equal_to("site", "kb.example")
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        run("sync", "search", query, filter=site)
+    assert only_request(route).url.params["q"] == f"site:kb.example {sent}"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "kb.example\uff5cevil.example",  # full-width bar
+        "kb.example\u200bOR\u200bevil.example",  # zero-width spaces around OR
+        "kb.example\u00a0OR\u00a0evil.example",  # no-break spaces
+        "kb.example\u3000evil.example",  # ideographic space
+        "kb.example\uff06evil.example",  # full-width ampersand
+    ],
+)
+def test_operator_values_with_hidden_separators_are_quoted(value: str) -> None:
+    with respx.mock() as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        run("sync", "search", "q", filter=TextSearchFilter().equal_to("intitle", value))
+    q = only_request(route).url.params["q"]
+    assert q.startswith('intitle:"') and q.endswith('" q')
+    assert q.count('"') == 2
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "kb.example\uff5cevil.example",  # full-width bar
+        "kb.example\u200bOR\u200bevil.example",  # zero-width spaces around OR
+        "kb.example\u00a0OR\u00a0evil.example",  # no-break spaces
+        "kb.example\u3000evil.example",  # ideographic space
+        "kb.example\uff06evil.example",  # full-width ampersand
+    ],
+)
+def test_site_values_with_hidden_separators_are_refused_before_any_request(value: str) -> None:
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(ENDPOINT).respond(200, json=FULL)
+        with pytest.raises(InvalidRequestError, match="not a domain name"):
+            run("sync", "search", "q", filter=TextSearchFilter().equal_to("site", value))
+    assert route.call_count == 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -17,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -138,7 +140,7 @@ class _Handler(BaseHTTPRequestHandler):
 class WebEmulator:
     """The server plus its script and records; use :func:`serve`."""
 
-    def __init__(self, default: Reply | None = None) -> None:
+    def __init__(self, default: Reply | None = None, tls: tuple[str, str] | None = None) -> None:
         self.lock = threading.Lock()
         self.stopping = threading.Event()
         self.script: deque[Reply] = deque()
@@ -147,7 +149,13 @@ class WebEmulator:
         self.connections = 0
         self._server = _Server(self)
         host, port = self._server.server_address[:2]
-        self.url = f"http://{host!s}:{port}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(*tls)
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://{host!s}:{port}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
@@ -167,9 +175,11 @@ class WebEmulator:
 
 
 @contextmanager
-def serve(default: Reply | None = None) -> Iterator[WebEmulator]:
-    """Run an emulator for the duration of a ``with`` block."""
-    emulator = WebEmulator(default)
+def serve(
+    default: Reply | None = None, tls: tuple[str, str] | None = None
+) -> Iterator[WebEmulator]:
+    """Run an emulator for the duration of a ``with`` block (HTTPS with ``tls=(cert, key)``)."""
+    emulator = WebEmulator(default, tls)
     emulator.start()
     try:
         yield emulator
@@ -192,3 +202,118 @@ def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> A
             await connector.aclose()
 
     return asyncio.run(go())
+
+
+# -- a server that drips its answer ----------------------------------------------------------
+
+
+class DripServer:
+    """Answers every request one byte at a time, ``interval`` seconds apart.
+
+    ``where="headers"`` drips the status line and headers themselves (a client's read
+    timeout restarts with each byte, so only a total deadline ends the wait);
+    ``where="body"`` sends the headers at once and drips a long body. Records when each
+    connection was accepted and when the client went away.
+    """
+
+    def __init__(self, where: str = "headers", interval: float = 0.2) -> None:
+        self.where = where
+        self.interval = interval
+        self.stopping = threading.Event()
+        self.accepted: list[float] = []
+        self.gone: list[float] = []
+        self._sock = socket.socket()
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(16)
+        self._sock.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._threads: list[threading.Thread] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except (TimeoutError, OSError):
+                continue
+            self.accepted.append(time.monotonic())
+            worker = threading.Thread(target=self._drip, args=(conn,), daemon=True)
+            self._threads.append(worker)
+            worker.start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if self.where == "headers":
+            payload = head + b"X-Padding: " + b"a" * 100_000 + b"\r\n\r\n{}"
+        else:
+            payload = head + b"Content-Length: 100000\r\n\r\n" + b" " * 100_000
+        try:
+            conn.settimeout(1.0)
+            conn.recv(65536)  # the request
+            if self.where == "body":
+                cut = payload.index(b"\r\n\r\n") + 4
+                conn.sendall(payload[:cut])
+                payload = payload[cut:]
+            for i in range(len(payload)):
+                if self.stopping.wait(self.interval):
+                    break
+                conn.sendall(payload[i : i + 1])
+        except OSError:
+            pass
+        finally:
+            self.gone.append(time.monotonic())
+            conn.close()
+
+    def __enter__(self) -> DripServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        self._thread.join(5)
+        for worker in self._threads:
+            worker.join(5)
+        self._sock.close()
+
+
+def make_certificate(folder: Path) -> tuple[str, str]:
+    """A throwaway self-signed certificate for 127.0.0.1 and localhost: (certfile, keyfile)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
+    keyfile.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return str(certfile), str(keyfile)

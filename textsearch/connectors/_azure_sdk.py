@@ -171,7 +171,7 @@ def resolve_location(
                 "Azure AI Search needs an index name: pass index_name='<index>' or set the "
                 f"{ENV_INDEX} environment variable"
             )
-    elif not isinstance(index_name, str) or not _INDEX_NAME.match(index_name):
+    elif not isinstance(index_name, str) or not _INDEX_NAME.fullmatch(index_name):
         raise ConfigurationError(
             f"index_name {index_name!r} is not a valid Azure AI Search index name "
             "(lowercase letters, digits and dashes, starting with a letter or digit)"
@@ -393,7 +393,7 @@ def check_pipeline_settings(
         or max_response_bytes < 1
     ):
         raise ConfigurationError("max_response_bytes must be a whole number of at least 1")
-    if not isinstance(api_version, str) or not re.match(
+    if not isinstance(api_version, str) or not re.fullmatch(
         r"^\d{4}-\d{2}-\d{2}(-preview)?$", api_version
     ):
         raise ConfigurationError(f"api_version {api_version!r} is not an API version")

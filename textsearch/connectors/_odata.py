@@ -108,7 +108,7 @@ def check_field_name(name: object, filterable_fields: Collection[str] | None = N
             not among ``filterable_fields``.
     """
     supported = sorted(filterable_fields) if filterable_fields is not None else []
-    if not isinstance(name, str) or not FIELD_NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not FIELD_NAME_PATTERN.fullmatch(name):
         raise UnsupportedFilterError(
             f"{name!r} is not a valid Azure AI Search field name (letters, digits and "
             "underscores, starting with a letter or underscore; '/' separates sub-fields)",

@@ -25,6 +25,7 @@ Everything here is I/O-free.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -122,6 +123,18 @@ def _unsupported(
     )
 
 
+def _plain_letters(domain: str) -> bool:
+    """Non-ASCII characters of a domain are letters, marks or digits only.
+
+    Look-alike separators (a full-width bar or ampersand, zero-width or no-break spaces)
+    would otherwise pass as part of one "domain" and reach a search engine that may read
+    them as an OR, widening a preset ``site``.
+    """
+    return all(
+        ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain
+    )
+
+
 def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str, ...]:
     """``"a.com"`` or ``"a.com|b.com"`` as lower-case domains (a scheme or path is refused).
 
@@ -137,7 +150,11 @@ def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str,
             domain = domain.split("://", 1)[1].rstrip("/")
         if not domain:
             continue
-        if not _DOMAIN.match(domain) or "." not in domain and not domain.isalnum():
+        if (
+            not _DOMAIN.fullmatch(domain)
+            or ("." not in domain and not domain.isalnum())
+            or not _plain_letters(domain)
+        ):
             raise InvalidRequestError(
                 f"{owner}: filter {name!r}: {part.strip()!r} is not a domain name "
                 "(write 'a.com' or 'a.com|b.com')"

@@ -10,26 +10,30 @@ import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Final, TypeVar
 
 import httpx
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     ErrorDetail,
     HttpEngine,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
-from textsearch._types import SearchResults, TextSearchResult
+from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.base import BaseTextSearch
 from textsearch.errors import ConfigurationError, ResponseFormatError
 
 NativeT = TypeVar("NativeT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
+ItemT = TypeVar("ItemT")
 
 _HIGHLIGHT = re.compile("[\ue000\ue001]")
 # Inline decorations Bing adds with textDecorations/textFormat=HTML; nothing else is touched,
@@ -89,7 +93,7 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
 
 def check_header_name(value: object, owner: str) -> str:
     """A valid HTTP header name, or a :class:`ConfigurationError`."""
-    if not isinstance(value, str) or not _HEADER_NAME.match(value):
+    if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
         raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
     return value
 
@@ -124,6 +128,213 @@ def as_text(value: object) -> str | None:
     return text or None
 
 
+# -- tolerance of real payloads ----------------------------------------------------------
+#
+# Real answers (and the gateways that re-serialise them) write ``null`` where the schema has a
+# list, ``""`` where it has a date, start with a byte-order mark, send more results than
+# asked, or one broken item among good ones. None of that should fail a whole page.
+
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def none_to_empty(value: Any) -> Any:
+    """``null`` where a list is expected is an empty list."""
+    return [] if value is None else value
+
+
+def blank_to_none(value: Any) -> Any:
+    """An empty (or blank) string where a value is expected is an unknown value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+#: A list that may come as ``null``.
+NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
+#: A date-time that may come as ``""`` (unknown).
+LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
+
+
+def load_json_body(
+    response: HttpResponse, provider: str, *, what: str = "search response"
+) -> dict[str, Any]:
+    """A 2xx body as a JSON object (a leading byte-order mark is fine).
+
+    Raises:
+        ResponseFormatError: The body is empty, not JSON, nested beyond reason, or not an
+            object.
+    """
+    content = response.content
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+    try:
+        # bytes: json detects UTF-8/16/32 and skips a UTF-8 byte-order mark by itself
+        data = json.loads(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = _NOT_JSON
+    if not isinstance(data, dict):
+        reason = "the body is not JSON" if data is _NOT_JSON else "the body is not a JSON object"
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} but not a valid {what} ({reason})",
+            provider=provider,
+            status_code=response.status_code,
+        )
+    return data
+
+
+_NOT_JSON: Final = object()
+
+
+def object_field(
+    body: dict[str, Any], name: str, provider: str, status: int
+) -> dict[str, Any] | None:
+    """``body[name]`` when it is an object, ``None`` when absent or null; else an error."""
+    value = body.get(name)
+    if value is None or isinstance(value, dict):
+        return value
+    raise ResponseFormatError(
+        f"{provider}: HTTP {status} but {name!r} is a {type(value).__name__}, not an object",
+        provider=provider,
+        status_code=status,
+    )
+
+
+def int_field(body: dict[str, Any], name: str) -> int | None:
+    """``body[name]`` when it is a whole number (``None`` otherwise: counts are optional)."""
+    value = body.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def validate_items(
+    items: object, model: type[ModelT], *, top: int, provider: str, status: int
+) -> tuple[list[ModelT], int]:
+    """Validate each result on its own; at most ``top`` of them.
+
+    A malformed result is skipped and counted (the count goes to ``metadata["skipped"]``)
+    rather than failing the page; items past ``top`` (a gateway sending more than asked) are
+    neither validated nor returned. When every result is malformed, the body is not the
+    documented shape at all: :class:`ResponseFormatError`.
+
+    Returns:
+        The valid results (at most ``top``) and how many were skipped.
+
+    Raises:
+        ResponseFormatError: ``items`` is neither a list nor null, or no item is valid.
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    head = items[:top]
+    try:
+        # One call into the validator for the usual, all-valid page (a third cheaper than
+        # one call per item); item by item only when something is wrong.
+        return _list_adapter(model).validate_python(head), 0
+    except ValidationError:
+        pass
+    results: list[ModelT] = []
+    skipped = 0
+    validate = model.model_validate
+    for item in items:
+        if len(results) >= top:
+            break
+        if not isinstance(item, dict):
+            skipped += 1
+            continue
+        try:
+            results.append(validate(item))
+        except ValidationError:
+            skipped += 1
+    if skipped and not results:
+        # Not one result has the documented shape: that is a different format, not noise.
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
+def text_items(
+    items: object,
+    fields: tuple[str, str, str],
+    make: Callable[[str | None, str | None, str | None], TextSearchResult],
+    *,
+    top: int,
+    provider: str,
+    status: int,
+    unescape: bool = False,
+) -> tuple[list[TextSearchResult], int]:
+    """Like :func:`validate_items`, straight to ``TextSearchResult``s: only the three fields
+    that are used (title, text, link) are read and checked (each a string or null).
+
+    A result whose other fields are odd is kept (they are not used here); one whose title,
+    text or link is not text is skipped and counted. ``make`` cleans and builds the result;
+    ``unescape`` undoes HTML entities (asked-for decorations).
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    first, second, third = fields
+    results: list[TextSearchResult] = []
+    skipped = 0
+    for item in items:
+        if len(results) >= top:
+            break
+        if type(item) is not dict:
+            skipped += 1
+            continue
+        a, b, c = item.get(first), item.get(second), item.get(third)
+        if (
+            (a is not None and type(a) is not str)
+            or (b is not None and type(b) is not str)
+            or (c is not None and type(c) is not str)
+        ):
+            skipped += 1
+            continue
+        if unescape:
+            a = clean_text(a, unescape=True)
+            b = clean_text(b, unescape=True)
+        results.append(make(a, b, c))
+    if skipped and not results:
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
+_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
+
+
+def _list_adapter(model: type[ModelT]) -> TypeAdapter[list[ModelT]]:
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        adapter = _ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
+    return adapter
+
+
 def validate_body(
     model: type[ModelT],
     response: HttpResponse,
@@ -138,6 +349,8 @@ def validate_body(
     """
     if content is None:
         content = response.content
+    if content.startswith(_BOM):
+        content = content[len(_BOM) :]  # pydantic's JSON parser refuses it; json.loads skips it
     if not content.strip():
         raise ResponseFormatError(
             f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
@@ -162,6 +375,15 @@ def validate_body(
         ) from None
 
 
+def _strings(results: SearchResults[TextSearchResult]) -> SearchResults[str]:
+    # The same default as BaseTextSearch._default_string: the text, else the title or link.
+    return SearchResults(
+        [r.value or r.name or r.link or "" for r in results.results],
+        results.total_count,
+        results.metadata,
+    )
+
+
 class WebSearchConnector(BaseTextSearch[NativeT]):
     """Base of the HTTP connectors: owns the :class:`HttpEngine` and the client lifecycle."""
 
@@ -172,12 +394,15 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         *,
         api_key: str | None,
         read_error: Callable[[int, HttpResponse], ErrorDetail],
-        http_client: httpx.AsyncClient | httpx.Client | None,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None,
         timeout: float | httpx.Timeout | None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[NativeT], str] | None = None,
         text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -193,6 +418,9 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
                 max_retries=max_retries,
                 max_retry_wait=max_retry_wait,
                 secret=self._api_key,
+                deadline=deadline,
+                verify=verify,
+                transport=transport,
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
@@ -207,6 +435,11 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         return self._engine.timeout
 
     @property
+    def deadline(self) -> float:
+        """Total seconds per search: every attempt, wait and redirect included."""
+        return self._engine.deadline
+
+    @property
     def max_retries(self) -> int:
         """Retries after the first attempt."""
         return self._engine.max_retries
@@ -215,6 +448,77 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     def max_retry_wait(self) -> float:
         """Longest single wait between attempts, in seconds."""
         return self._engine.max_retry_wait
+
+    # -- the text path: validate only what is used ---------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        """A request whose parser maps straight to ``TextSearchResult``s, or ``None``.
+
+        A connector that offers one spares ``get_text_search_results`` and ``search`` the
+        validation of every field of its native model (dates, deep links...) that these
+        never use: the page costs a fraction of the CPU. Not used when a custom mapper is set.
+        """
+        return None
+
+    def _text_plan(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        if self.text_search_result_mapper is not None:
+            return None
+        query, effective = self._prepare(query, options, kwargs)
+        return self._text_request(query, effective)
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().get_text_search_results(query, options, **kwargs)
+        return await self._engine.send(*plan)
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().get_text_search_results_sync(query, options, **kwargs)
+        return self._engine.send_sync(*plan)
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string (by default the result's text).
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().search(query, options, **kwargs)
+        return _strings(await self._engine.send(*plan))
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`; raises the same errors."""
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().search_sync(query, options, **kwargs)
+        return _strings(self._engine.send_sync(*plan))
 
     async def _send(
         self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]

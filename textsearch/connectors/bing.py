@@ -23,20 +23,23 @@ Filters:
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Annotated, Any, ClassVar, Final
 
 import httpx
 from pydantic import AfterValidator, Field
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
     bearer_or_plain,
 )
 from textsearch._types import (
@@ -46,6 +49,7 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
+from textsearch.base import trusted_text_search_result
 from textsearch.connectors._portable import (
     country_code,
     intersect_domains,
@@ -53,14 +57,20 @@ from textsearch.connectors._portable import (
     site_operators,
 )
 from textsearch.connectors._web import (
+    LenientDatetime,
+    NullableList,
     WebSearchConnector,
     WireModel,
     as_text,
     check_header_name,
     check_url,
     clean_text,
+    int_field,
+    load_json_body,
     load_json_object,
-    validate_body,
+    object_field,
+    text_items,
+    validate_items,
 )
 from textsearch.errors import (
     ConfigurationError,
@@ -127,12 +137,21 @@ _CHOICES: Final[dict[str, tuple[str, ...]]] = {
 _FRESHNESS_WORDS: Final = ("Day", "Week", "Month")
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
-# Whitespace or Bing's boolean syntax (| & parentheses): such a value must be quoted, else
-# "site:a.com|b.com" would read as "site:a.com OR b.com" and loosen the filter.
-_NEEDS_QUOTES: Final = re.compile(r"[\s|&()]")
-_BOOLEAN_OR: Final = re.compile(r"(?:^|\s)(?:OR|\|)(?:\s|$)|\|")
+# Whitespace or Bing's boolean syntax (| & parentheses, and their full-width forms, which
+# a search engine may fold to ASCII): such a value must be quoted, else "site:a.com|b.com"
+# would read as "site:a.com OR b.com" and loosen the filter.
+_NEEDS_QUOTES: Final = re.compile("[\\s|&()\uff5c\uff06\uff08\uff09]")
+# Invisible characters (zero-width spaces and joiners, soft hyphen, BOM, bidi controls) that
+# an engine may read as a word break: "a\u200bOR\u200bb" could be "a OR b".
+_INVISIBLE: Final = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+# OR as a token: not between two letters or digits ("a OR\"b\"" and "a+OR+b" count;
+# "ORACLE" does not), or a bar in either width.
+_BOOLEAN_OR: Final = re.compile("(?<![^\\W_])OR(?![^\\W_])|[|\uff5c]")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
+_MAX_URL_CHARS: Final = 2048
 
 _RETIRED_MESSAGE: Final = (
     "the public Bing Search v7 API was retired by Microsoft on 2025-08-11 (HTTP 410 Gone); "
@@ -144,13 +163,22 @@ _RETIRED_MESSAGE: Final = (
 
 def _no_markers(value: str | None) -> str | None:
     # A plain after-validator: much cheaper per field than a field_validator with info.
-    if value is not None and ("\ue000" in value or "\ue001" in value):
-        return value.replace("\ue000", "").replace("\ue001", "")
+    if value is None:
+        return None
+    if "\ue000" in value or "\ue001" in value:
+        value = value.replace("\ue000", "").replace("\ue001", "")
+    if "<" in value:
+        # Decoration tags (<b>...) that a gateway sends unasked; "a < b" is left alone.
+        value = clean_text(value)
     return value
 
 
-#: Text without Bing's hit-highlight markers (U+E000/U+E001).
+#: Text without Bing's hit-highlight markers (U+E000/U+E001) or decoration tags.
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
+
+
+def _to_text(name: str | None, snippet: str | None, url: str | None) -> TextSearchResult:
+    return trusted_text_search_result(_no_markers(name), _no_markers(snippet), url)
 
 
 class BingDeepLink(WireModel):
@@ -162,7 +190,7 @@ class BingDeepLink(WireModel):
     """URL of the linked page."""
     snippet: _Text = None
     """Text from the linked page, when Bing sends one."""
-    deep_links: list[BingDeepLink] = Field(default_factory=list)
+    deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Nested deep links (rare)."""
 
 
@@ -178,13 +206,13 @@ class BingWebPage(WireModel):
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    display_url: str | None = None
-    """The URL as Bing displays it (may omit the scheme)."""
+    display_url: _Text = None
+    """The URL as Bing displays it (may omit the scheme), without decoration tags."""
     snippet: _Text = None
     """Text from the page describing its content."""
-    date_last_crawled: datetime | None = None
+    date_last_crawled: LenientDatetime = None
     """When Bing last crawled the page."""
-    date_published: datetime | None = None
+    date_published: LenientDatetime = None
     """When the page was published, if known (Bing sends no time zone)."""
     language: str | None = None
     """Main language of the page (two-letter code)."""
@@ -192,20 +220,8 @@ class BingWebPage(WireModel):
     """Whether Bing considers the page family friendly."""
     is_navigational: bool | None = None
     """Whether the page is a navigational result."""
-    deep_links: list[BingDeepLink] = Field(default_factory=list)
+    deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Links to pages inside the same site."""
-
-
-class _WebAnswer(WireModel):
-    web_search_url: str | None = None
-    total_estimated_matches: int | None = None
-    some_results_removed: bool | None = None
-    value: list[BingWebPage] = Field(default_factory=list)
-
-
-class _QueryContext(WireModel):
-    original_query: str | None = None
-    altered_query: str | None = None
 
 
 def _undecorate_link(link: BingDeepLink) -> BingDeepLink:
@@ -227,12 +243,6 @@ def _undecorate(page: BingWebPage) -> BingWebPage:
             "deep_links": [_undecorate_link(d) for d in page.deep_links],
         }
     )
-
-
-class _SearchResponse(WireModel):
-    type_: str | None = Field(default=None, alias="_type")
-    query_context: _QueryContext | None = None
-    web_pages: _WebAnswer | None = None
 
 
 def read_bing_error(status: int, response: HttpResponse) -> ErrorDetail:
@@ -267,7 +277,16 @@ def read_bing_error(status: int, response: HttpResponse) -> ErrorDetail:
     elif status == 401:
         hints = (f"check api_key= / {ENV_VAR} and that the endpoint matches the key",)
     elif status == 404:
-        hints = ("Bing answers 404 when the URL is longer than 2,048 characters",)
+        if len(response.url) > _MAX_URL_CHARS:
+            hints = (
+                f"the URL was {len(response.url)} characters long; Bing answers 404 beyond "
+                f"{_MAX_URL_CHARS}: shorten the query or the filter",
+            )
+        else:
+            hints = (
+                "check endpoint=: the full URL of the search endpoint, e.g. "
+                "https://<gateway>/v7.0/search",
+            )
     elif status == 410:
         error_class = ProviderRetiredError
         original = message
@@ -328,9 +347,16 @@ def _operator_value(name: str, value: object) -> str:
         raise InvalidRequestError(
             f"Bing filter {name!r}: the value may not contain double quotes or control characters"
         )
-    if _NEEDS_QUOTES.search(text):
+    if _NEEDS_QUOTES.search(text) or (not text.isascii() and _has_separator(text)):
         text = '"' + " ".join(text.split()) + '"'
     return f"{name}:{text}"
+
+
+def _has_separator(text: str) -> bool:
+    """Whether ``text`` holds an invisible or separator character (quoted like a space)."""
+    if _INVISIBLE.search(text):
+        return True
+    return any(unicodedata.category(ch) in ("Cf", "Zs", "Zl", "Zp") for ch in text)
 
 
 def _param_value(name: str, value: object) -> str:
@@ -380,7 +406,7 @@ def _freshness(text: str) -> str:
         today = date.today()
         return f"{(today - timedelta(days=365)).isoformat()}..{today.isoformat()}"
     parts = text.split("..")
-    if 1 <= len(parts) <= 2 and all(_DATE.match(p) for p in parts):
+    if 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
         try:
             days = [date.fromisoformat(p) for p in parts]
         except ValueError:
@@ -398,13 +424,19 @@ def _guard_query(query: str) -> str:
 
     Without this, ``a OR b`` followed by ``site:x`` could read as ``a OR (b site:x)``, and an
     unbalanced quote could turn the operators into a phrase. Parentheses are dropped and
-    unbalanced quotes removed; a query with OR/| is then wrapped in parentheses.
+    unbalanced quotes removed (ASCII and full-width forms); a query with an OR token (also
+    next to a quote, or around invisible characters) or a bar (``|``, ``｜``) is then
+    wrapped in parentheses.
     """
-    text = query.replace("(", " ").replace(")", " ")
-    if text.count('"') % 2:
-        text = text.replace('"', " ")
+    text = query
+    for bracket in "()\uff08\uff09":
+        if bracket in text:
+            text = text.replace(bracket, " ")
+    if (text.count('"') + text.count("\uff02")) % 2:
+        text = text.replace('"', " ").replace("\uff02", " ")
     text = " ".join(text.split())
-    if _BOOLEAN_OR.search(text):
+    probe = text if text.isascii() else _INVISIBLE.sub(" ", text)
+    if _BOOLEAN_OR.search(probe):
         text = f"({text})"
     return text
 
@@ -418,13 +450,27 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         custom_config: A Bing Custom Search configuration id; the ``/v7.0/custom/search``
             endpoint is then used (derived from ``endpoint`` when it ends in ``/v7.0/search``).
         auth_header: Header that carries the key. ``Authorization`` sends ``Bearer <key>``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
+        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an ``httpx2`` one, e.g.
+            the client an OpenAI/Anthropic/MCP stack holds) to use; it is never closed
+            by this connector. The other kind is created when needed and owned. Its
+            ``follow_redirects`` is not used: redirects are followed by the connector, to
+            the same origin only (a redirect elsewhere is a ``ProviderError`` with
+            ``code="cross_origin_redirect"``: the key never leaves for another host).
         timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
         max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`BingWebPage` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`BingWebPage` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx. An injected async client is always used as given.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint, header name or setting.
@@ -443,12 +489,15 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         endpoint: str = DEFAULT_ENDPOINT,
         custom_config: str | None = None,
         auth_header: str = "Ocp-Apim-Subscription-Key",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[BingWebPage], str] | None = None,
         text_search_result_mapper: Callable[[BingWebPage], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         owner = type(self).__name__
         url = check_url(endpoint, "endpoint=", owner)
@@ -468,6 +517,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
         )
         self.endpoint = str(url)
         self.custom_config = custom_config
@@ -582,13 +634,20 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return HttpRequest("GET", self._url, tuple(params), None, self._headers), decorated
 
     def _parser(
-        self, options: SearchOptions, decorated: bool
-    ) -> Callable[[HttpResponse], SearchResults[BingWebPage]]:
+        self, options: SearchOptions, decorated: bool, *, text: bool = False
+    ) -> Callable[[HttpResponse], SearchResults[Any]]:
+        """The page parser (``text=True``: straight to ``TextSearchResult``s).
+
+        The text parser reads and checks only the fields that are used (see
+        :meth:`_text_request`).
+        """
         include_total = options.include_total_count
+        top = options.top
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BingWebPage]:
-            body = validate_body(_SearchResponse, response, provider)
+            status = response.status_code
+            body = load_json_body(response, provider)
             metadata: dict[str, Any] = {}
             trace = response.headers.get("bingapis-traceid")
             if trace:
@@ -596,24 +655,46 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             market = response.headers.get("bingapis-market")
             if market:
                 metadata["market"] = market
-            if body.query_context is not None and body.query_context.altered_query:
-                metadata["altered_query"] = body.query_context.altered_query
-            answer = body.web_pages
+            context = object_field(body, "queryContext", provider, status)
+            altered = as_text(context.get("alteredQuery")) if context else None
+            if altered:
+                metadata["altered_query"] = altered
+            answer = object_field(body, "webPages", provider, status)
             if answer is None:
                 # No web pages is an empty result, unless the body is an error in disguise.
                 _raise_for_error_body(response, provider)
                 return SearchResults([], 0 if include_total else None, metadata)
-            if answer.web_search_url:
-                metadata["web_search_url"] = answer.web_search_url
-            if answer.some_results_removed:
+            web_search_url = as_text(answer.get("webSearchUrl"))
+            if web_search_url:
+                metadata["web_search_url"] = web_search_url
+            if answer.get("someResultsRemoved") is True:
                 metadata["some_results_removed"] = True
-            total = answer.total_estimated_matches if include_total else None
-            pages = [_undecorate(p) for p in answer.value] if decorated else answer.value
+            pages: list[Any]
+            if text:
+                pages, skipped = text_items(
+                    answer.get("value"), ("name", "snippet", "url"), _to_text, top=top,
+                    provider=provider, status=status, unescape=decorated,
+                )  # fmt: skip
+            else:
+                pages, skipped = validate_items(
+                    answer.get("value"), BingWebPage, top=top, provider=provider, status=status
+                )
+                if decorated:
+                    pages = [_undecorate(p) for p in pages]
+            if skipped:
+                metadata["skipped"] = skipped
+            total = int_field(answer, "totalEstimatedMatches") if include_total else None
             return SearchResults(pages, total, metadata)
 
         return parse
 
     # -- hooks ---------------------------------------------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]]:
+        request, decorated = self._build_request(query, options)
+        return request, self._parser(options, decorated, text=True)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BingWebPage]:
         request, decorated = self._build_request(query, options)
@@ -624,7 +705,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return self._send_sync(request, self._parser(options, decorated))
 
     def _to_text_search_result(self, item: BingWebPage) -> TextSearchResult:
-        return TextSearchResult(name=item.name, value=item.snippet, link=item.url)
+        return trusted_text_search_result(item.name, item.snippet, item.url)
 
     # -- provider-specific names ---------------------------------------------------------
 

@@ -23,15 +23,17 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 import httpx
-from pydantic import Field, field_validator
+from pydantic import field_validator
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
 from textsearch._types import (
     AnyTagEqualTo,
@@ -40,14 +42,18 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
+from textsearch.base import trusted_text_search_result
 from textsearch.connectors._web import (
     WebSearchConnector,
     WireModel,
     as_text,
     check_url,
     clean_text,
+    int_field,
+    load_json_body,
     load_json_object,
-    validate_body,
+    object_field,
+    validate_items,
 )
 from textsearch.errors import (
     AuthenticationError,
@@ -95,7 +101,7 @@ class BochaWebPage(WireModel):
     url: str | None = None
     """URL of the page."""
     display_url: str | None = None
-    """The URL as displayed."""
+    """The URL as displayed, without decoration tags."""
     snippet: str | None = None
     """A short passage of the page."""
     summary: str | None = None
@@ -118,7 +124,7 @@ class BochaWebPage(WireModel):
     is_navigational: bool | None = None
     """Whether the page is a navigational result, when known."""
 
-    @field_validator("name", "snippet", "summary")
+    @field_validator("name", "snippet", "summary", "display_url")
     @classmethod
     def _clean(cls, value: str | None) -> str | None:
         return clean_text(value)
@@ -140,25 +146,6 @@ class BochaWebPage(WireModel):
     @classmethod
     def _id_text(cls, value: Any) -> Any:
         return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-
-class _WebAnswer(WireModel):
-    web_search_url: str | None = None
-    total_estimated_matches: int | None = None
-    some_results_removed: bool | None = None
-    value: list[BochaWebPage] | None = None
-
-
-class _Data(WireModel):
-    web_pages: _WebAnswer | None = None
-
-
-class _Envelope(WireModel):
-    code: int | str | None = None
-    log_id: str | None = Field(default=None, alias="log_id")
-    msg: str | None = None
-    message: str | None = None
-    data: _Data | None = None
 
 
 def _status_of(code: object) -> int | None:
@@ -215,7 +202,7 @@ def _freshness(value: object) -> str:
         if text.lower() == word.lower():
             return word
     parts = text.split("..")
-    if text and 1 <= len(parts) <= 2 and all(_DATE.match(p) for p in parts):
+    if text and 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
         try:
             days = [date.fromisoformat(p) for p in parts]
         except ValueError:
@@ -240,7 +227,7 @@ def _domains(name: str, value: object) -> list[str]:
         domain = domain.rstrip("/")
         if not domain:
             continue
-        if not _DOMAIN.match(domain):
+        if not _DOMAIN.fullmatch(domain):
             raise InvalidRequestError(
                 f"Bocha filter {name!r}: {part.strip()!r} is not a domain name"
             )
@@ -275,13 +262,27 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             ``https://api.bocha.cn``); ``/v1/web-search`` is appended.
         summary: Ask Bocha for a long summary of each page and use it as the result's
             value (else the snippet is used).
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
+        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an ``httpx2`` one, e.g.
+            the client an OpenAI/Anthropic/MCP stack holds) to use; it is never closed
+            by this connector. The other kind is created when needed and owned. Its
+            ``follow_redirects`` is not used: redirects are followed by the connector, to
+            the same origin only (a redirect elsewhere is a ``ProviderError`` with
+            ``code="cross_origin_redirect"``: the key never leaves for another host).
         timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
         max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`BochaWebPage` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`BochaWebPage` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx. An injected async client is always used as given.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -299,12 +300,15 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         *,
         base_url: str = DEFAULT_BASE_URL,
         summary: bool = True,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
         timeout: float | httpx.Timeout | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[BochaWebPage], str] | None = None,
         text_search_result_mapper: Callable[[BochaWebPage], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         owner = type(self).__name__
         url = check_url(base_url, "base_url=", owner)
@@ -319,6 +323,9 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
         )
         self.base_url = str(url).rstrip("/")
         self.summary = summary
@@ -396,33 +403,43 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         self, options: SearchOptions
     ) -> Callable[[HttpResponse], SearchResults[BochaWebPage]]:
         include_total = options.include_total_count
+        top = options.top
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BochaWebPage]:
-            envelope = validate_body(_Envelope, response, provider)
-            status = _status_of(envelope.code)
-            if envelope.code is not None and status != 200:
+            http_status = response.status_code
+            envelope = load_json_body(response, provider)
+            code = envelope.get("code")
+            status = _status_of(code)
+            if code is not None and status != 200:
                 # Bocha reports some failures inside an HTTP 200 body.
-                raw = load_json_object(response.content) or {}
-                raise BodyStatusError(status or 500, _detail(status or 500, raw))
-            if envelope.data is None:
+                raise BodyStatusError(status or 500, _detail(status or 500, envelope))
+            data = object_field(envelope, "data", provider, http_status)
+            if data is None:
                 raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'data'",
+                    f"{provider}: HTTP {http_status} but the body has no 'data'",
                     provider=provider,
-                    status_code=response.status_code,
+                    status_code=http_status,
                 )
             metadata: dict[str, Any] = {}
-            if envelope.log_id:
-                metadata["log_id"] = envelope.log_id
-            answer = envelope.data.web_pages
+            log_id = as_text(envelope.get("log_id"))
+            if log_id:
+                metadata["log_id"] = log_id
+            answer = object_field(data, "webPages", provider, http_status)
             if answer is None:
                 return SearchResults([], 0 if include_total else None, metadata)
-            if answer.web_search_url:
-                metadata["web_search_url"] = answer.web_search_url
-            if answer.some_results_removed:
+            web_search_url = as_text(answer.get("webSearchUrl"))
+            if web_search_url:
+                metadata["web_search_url"] = web_search_url
+            if answer.get("someResultsRemoved") is True:
                 metadata["some_results_removed"] = True
-            total = answer.total_estimated_matches if include_total else None
-            return SearchResults(list(answer.value or ()), total, metadata)
+            pages, skipped = validate_items(
+                answer.get("value"), BochaWebPage, top=top, provider=provider, status=http_status
+            )
+            if skipped:
+                metadata["skipped"] = skipped
+            total = int_field(answer, "totalEstimatedMatches") if include_total else None
+            return SearchResults(pages, total, metadata)
 
         return parse
 
@@ -436,7 +453,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:
         value = (item.summary or item.snippet) if self.summary else (item.snippet or item.summary)
-        return TextSearchResult(name=item.name, value=value, link=item.url)
+        return trusted_text_search_result(item.name, value, item.url)
 
     # -- provider-specific names ---------------------------------------------------------
 

@@ -387,7 +387,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
             )
         for key in result.metadata:
-            if not _METADATA_KEY.match(key) or key in _RESERVED_FILTER_FIELDS:
+            if not _METADATA_KEY.fullmatch(key) or key in _RESERVED_FILTER_FIELDS:
                 raise InvalidRequestError(
                     f"metadata key {key!r} is not allowed: use letters, digits, '_' or '-' "
                     f"(starting with a letter or '_'), and none of {_RESERVED_FILTER_FIELDS}"

@@ -76,7 +76,7 @@ _DEFAULT_DESCRIPTIONS: dict[str, str] = {
 
 def check_tool_name(name: object, what: str = "function name") -> str:
     """Return ``name`` if it is a valid tool name, else raise ``ConfigurationError``."""
-    if not isinstance(name, str) or not TOOL_NAME.match(name):
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
         raise ConfigurationError(
             f"{what} {name!r} is not valid: use 1 to 64 letters, digits, '_' or '-'"
         )

@@ -107,7 +107,7 @@ class SearchParameter:
 
     def __post_init__(self) -> None:
         name = self.name
-        if not isinstance(name, str) or not _PARAMETER_NAME.match(name):
+        if not isinstance(name, str) or not _PARAMETER_NAME.fullmatch(name):
             raise ConfigurationError(
                 f"parameter name {name!r} is not valid: use a letter followed by letters, digits "
                 "or '_' (at most 64 characters)"
@@ -127,7 +127,7 @@ class SearchParameter:
                 f"parameter {name!r}: default {self.default!r} is not a {self.type.__name__}"
             )
         if self.filter_field is not None and (
-            not isinstance(self.filter_field, str) or not _FIELD_NAME.match(self.filter_field)
+            not isinstance(self.filter_field, str) or not _FIELD_NAME.fullmatch(self.filter_field)
         ):
             raise ConfigurationError(
                 f"parameter {name!r}: filter_field must be a non-empty field name, "

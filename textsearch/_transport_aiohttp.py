@@ -1,0 +1,182 @@
+"""The async fast path: the engine's requests sent with one pooled ``aiohttp.ClientSession``.
+
+Imported only when a connector is set to use it (``transport="aiohttp"``, or ``"auto"`` with
+``TEXTSEARCH_TRANSPORT=aiohttp``): ``import aiohttp`` costs several hundred milliseconds,
+which a short command-line run must not pay. Everything around the send
+(deadline, retries, redirects, the decompressed size cap, error mapping, redaction) is the
+engine's shared code; this module only moves bytes, and reports failures as the matching
+``httpx`` exception so that the engine maps every transport's errors in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+import httpx
+
+from textsearch._body import ACCEPT_ENCODING, BodyReader
+from textsearch._redact import scrub
+
+if TYPE_CHECKING:
+    from textsearch._http_base import HttpRequest
+
+try:
+    import aiohttp
+except ImportError as exc:  # pragma: no cover - exercised without the extra
+    raise ImportError(
+        'the aiohttp fast path needs aiohttp: pip install "textsearch-sdk[fast]"'
+    ) from exc
+
+__all__ = ["AiohttpTransport"]
+
+USER_AGENT: Final = "textsearch (aiohttp)"
+#: Same pool size as the httpx clients (see ``_transport.DEFAULT_LIMITS``).
+POOL_SIZE: Final = 10
+
+
+def _default_ssl_context() -> ssl.SSLContext:
+    # The same trust as httpx: SSL_CERT_FILE / SSL_CERT_DIR when set, else certifi's bundle.
+    cafile = os.environ.get("SSL_CERT_FILE")
+    capath = os.environ.get("SSL_CERT_DIR")
+    if cafile or capath:
+        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
+    try:
+        import certifi
+
+        return ssl.create_default_context(cafile=certifi.where())
+    except ImportError:  # pragma: no cover - certifi comes with httpx
+        return ssl.create_default_context()
+
+
+def _as_httpx_error(error: BaseException) -> httpx.TransportError:
+    """The httpx exception that means the same, so the engine maps it like any other."""
+    text = scrub(str(error)) or type(error).__name__
+    if isinstance(error, aiohttp.ConnectionTimeoutError):
+        return httpx.ConnectTimeout(text)
+    if isinstance(error, (aiohttp.ServerTimeoutError, asyncio.TimeoutError)):
+        return httpx.ReadTimeout(text)
+    if isinstance(error, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(text)
+    if isinstance(error, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        return httpx.RemoteProtocolError(text)
+    if isinstance(error, aiohttp.InvalidURL):
+        return httpx.UnsupportedProtocol(text)
+    if isinstance(error, (aiohttp.ClientOSError, aiohttp.ClientConnectionError)):
+        return httpx.ReadError(text)
+    return httpx.TransportError(text)
+
+
+class AiohttpTransport:
+    """One ``aiohttp.ClientSession`` per event loop, owned by one engine."""
+
+    def __init__(self, timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> None:
+        self._timeout = aiohttp.ClientTimeout(
+            total=None,  # the engine's deadline covers the whole search
+            connect=timeout.pool,
+            sock_connect=timeout.connect,
+            sock_read=timeout.read,
+        )
+        self._verify = verify
+        self._ssl: ssl.SSLContext | bool | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closing: set[asyncio.Task[None]] = set()
+        self._proxies: dict[tuple[str, str], str | None] = {}
+
+    def _proxy_for(self, url: str) -> str | None:
+        split = urllib.parse.urlsplit(url)
+        key = (split.scheme, split.hostname or "")
+        if key not in self._proxies:
+            proxies = urllib.request.getproxies_environment()
+            proxy = proxies.get(split.scheme) or proxies.get("all")
+            if proxy and urllib.request.proxy_bypass(key[1]):
+                proxy = None
+            self._proxies[key] = proxy or None
+        return self._proxies[key]
+
+    def session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        session = self._session
+        if session is not None and not session.closed and self._loop is loop:
+            return session
+        if session is not None:
+            self._release()
+        if self._ssl is None:
+            self._ssl = _default_ssl_context() if self._verify is True else self._verify
+        connector = aiohttp.TCPConnector(limit=POOL_SIZE, ssl=self._ssl)
+        self._session = session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            auto_decompress=False,  # BodyReader inflates, bounded by the size cap
+            # trust_env=True looks up .netrc and the proxy variables in a worker thread on
+            # every request (two thread hops: the largest cost of a search); the proxy is
+            # read from the environment once per origin here instead (as httpx does).
+            trust_env=False,
+            headers={"User-Agent": USER_AGENT, "Accept-Encoding": ACCEPT_ENCODING},
+            skip_auto_headers=("Content-Type",),
+        )
+        if hasattr(session, "_retry_connection"):
+            # aiohttp silently resends an idempotent request once when a connection drops;
+            # the engine's own retries (max_retries=, logged, counted) decide that here.
+            session._retry_connection = False
+        self._loop = loop
+        return session
+
+    async def exchange(
+        self, request: HttpRequest, cap: int
+    ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
+        """Send one request (no redirects followed); return status, headers, body, URL and
+        the ``Location`` of a redirect (its body is then not read)."""
+        session = self.session()
+        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": False}
+        proxy = self._proxy_for(request.url)
+        if proxy is not None:
+            kwargs["proxy"] = proxy
+        if request.params:
+            kwargs["params"] = request.params
+        if request.json_body is not None:
+            kwargs["json"] = request.json_body
+        try:
+            async with session.request(request.method, request.url, **kwargs) as response:
+                status = response.status
+                headers = response.headers
+                if 300 <= status < 400 and "Location" in headers:
+                    return status, headers, b"", response.url, headers["Location"]
+                reader = BodyReader(cap, headers.get("Content-Encoding"))
+                reader.check_declared(headers.get("Content-Length"))
+                async for chunk in response.content.iter_any():
+                    reader.feed(chunk)
+                return status, headers, reader.finish(), response.url, None
+        except aiohttp.ClientError as exc:
+            raise _as_httpx_error(exc) from None
+        except asyncio.TimeoutError as exc:  # aiohttp's own per-phase timeouts
+            raise _as_httpx_error(exc) from None
+
+    def _release(self) -> None:
+        session, loop = self._session, self._loop
+        self._session = self._loop = None
+        if session is None or session.closed or loop is None or loop.is_closed():
+            return
+        if loop.is_running():
+            task = loop.create_task(session.close())
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+        else:
+            loop.run_until_complete(session.close())
+
+    async def aclose(self) -> None:
+        session = self._session
+        if session is not None and self._loop is asyncio.get_running_loop():
+            self._session = self._loop = None
+            await session.close()
+        else:
+            self._release()
+
+    def close(self) -> None:
+        self._release()
