@@ -16,7 +16,7 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 import httpx
@@ -34,6 +34,7 @@ from textsearch.connectors._portable import (
     COUNTRY,
     EXCLUDE_SITE,
     FRESHNESS,
+    FRESHNESS_DAYS,
     SAFE_SEARCH,
     SITE,
     split_filter,
@@ -265,8 +266,16 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             body["includeDomains"] = list(portable.site)
         if portable.exclude_site:
             body["excludeDomains"] = list(portable.exclude_site)
-        if portable.freshness is not None:
-            start, end = portable.freshness.dates()
+        fresh = portable.freshness
+        if fresh is not None and fresh.word is not None:
+            # Exa takes instants: counting whole calendar days back would let "day" reach up
+            # to 48 hours into the past, a looser filter than the one asked for.
+            since = datetime.now(timezone.utc) - timedelta(days=FRESHNESS_DAYS[fresh.word])
+            body["startPublishedDate"] = since.isoformat(timespec="milliseconds").replace(
+                "+00:00", "Z"
+            )
+        elif fresh is not None:
+            start, end = fresh.dates()
             body["startPublishedDate"] = _day_start(start)
             body["endPublishedDate"] = _day_end(end)
         if portable.country:
