@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from datetime import datetime
@@ -482,3 +483,14 @@ def test_live_brave() -> None:
     assert 1 <= len(results) <= 3
     assert all("<strong>" not in (r.value or "") for r in results)
     assert os.environ.get("BRAVE_SEARCH_API_KEY") is None  # the fixture keeps it out of tests
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.get(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q")
+    assert [r.url for r in results] == [r["url"] for r in OK["web"]["results"] if r][:20]

@@ -6,6 +6,7 @@ A SearXNG instance cannot be installed here, so the integration tests use
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -271,3 +272,14 @@ def test_live_searxng() -> None:
     results = connector.get_text_search_results_sync("sqlite fts5", top=3)
     connector.close()
     assert len(results) <= 3
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.get(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q", top=3)
+    assert [r.url for r in results] == [r["url"] for r in OK["results"] if r][:3]

@@ -14,6 +14,7 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final
@@ -384,9 +385,11 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[BraveWebResult]:
-            body = validate_body(_SearchResponse, response, provider)
+            # A BOM (which some gateways add) is not a malformed answer.
+            content = response.content.removeprefix(codecs.BOM_UTF8)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             if body.type == "ErrorResponse":
-                raw = load_json_object(response.content) or {}
+                raw = load_json_object(content) or {}
                 status = _error_object(raw).get("status")
                 code = status if isinstance(status, int) and 400 <= status <= 599 else 500
                 raise BodyStatusError(code, read_brave_error(code, response))

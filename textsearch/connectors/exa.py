@@ -15,6 +15,7 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
@@ -312,7 +313,9 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[ExaResult]:
-            body = validate_body(_SearchResponse, response, provider)
+            # A BOM (which some gateways add) is not a malformed answer.
+            content = response.content.removeprefix(codecs.BOM_UTF8)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             if body.results is None:
                 raise ResponseFormatError(
                     f"{provider}: HTTP {response.status_code} but the body has no 'results'",

@@ -20,6 +20,7 @@ date range or ``country`` cannot be expressed, so they are an
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Callable
@@ -326,7 +327,9 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
 
         def parse(response: HttpResponse) -> SearchResults[SearxngResult]:
             try:
-                body = validate_body(_SearchResponse, response, provider)
+                # A BOM (which some proxies add) is not a malformed answer.
+                content = response.content.removeprefix(codecs.BOM_UTF8)
+                body = validate_body(_SearchResponse, response, provider, content=content)
             except ResponseFormatError as exc:
                 raise ResponseFormatError(
                     str(exc),
