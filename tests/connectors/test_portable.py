@@ -29,6 +29,7 @@ from textsearch.connectors._portable import (
     parse_freshness,
     site_operators,
     split_filter,
+    url_allowed,
 )
 
 OWNER = "TestSearch"
@@ -338,3 +339,15 @@ def test_tavily_country_needs_the_general_topic() -> None:
             )
     assert route.call_count == 0
     assert "topic='general'" in str(info.value)
+
+
+def test_url_allowed_checks_hosts_with_subdomains_and_idn() -> None:
+    site, exclude = ("a.com", "bücher.de"), ("ads.a.com",)
+    assert url_allowed("https://www.A.com/x", site, exclude)
+    assert url_allowed("https://xn--bcher-kva.de/buch", site, exclude)  # the same host, IDNA
+    assert url_allowed("https://bücher.de/buch", site, exclude)
+    assert not url_allowed("https://ads.a.com/x", site, exclude)
+    assert not url_allowed("https://nota.com/x", site, exclude)
+    assert not url_allowed("https://a.com.evil.test/x", site, exclude)
+    assert not url_allowed(None, site, exclude) and not url_allowed("http://[::1", site, ())
+    assert url_allowed(None, None, ()) and url_allowed("https://x.org/", None, ("a.com",))

@@ -344,7 +344,18 @@ def url_allowed(url: str | None, site: tuple[str, ...] | None, exclude: tuple[st
         host = None
     if not host:
         return False
-    host = host.rstrip(".")
-    if site and not any(_within(host, d) for d in site):
+    host = _ascii_host(host.rstrip("."))
+    if site and not any(_within(host, _ascii_host(d)) for d in site):
         return False
-    return not any(_within(host, d) for d in exclude)
+    return not any(_within(host, _ascii_host(d)) for d in exclude)
+
+
+def _ascii_host(name: str) -> str:
+    # A filter may name 'bücher.de' while result URLs carry 'xn--bcher-kva.de': compare both
+    # in their ASCII (IDNA) form.
+    if name.isascii():
+        return name
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return name

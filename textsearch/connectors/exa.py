@@ -7,7 +7,7 @@ retried; 429 is a rate limit (its body is only ``{"error": ...}``), retried with
 ``Retry-After``; 503 ``SERVICE_OVERLOADED`` is retried too.
 
 Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``freshness``
-(``startPublishedDate``/``endPublishedDate``; a relative word counts back from today),
+(``startPublishedDate``/``endPublishedDate``; a relative word starts that span before now),
 ``country`` (``userLocation``) and ``safe_search`` (``moderation``: on for ``moderate`` and
 ``strict``). Exa has no language parameter, so ``language`` is an
 :class:`~textsearch.errors.UnsupportedFilterError` before any request.
