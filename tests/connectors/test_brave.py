@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from datetime import datetime
@@ -482,3 +483,39 @@ def test_live_brave() -> None:
     assert 1 <= len(results) <= 3
     assert all("<strong>" not in (r.value or "") for r in results)
     assert os.environ.get("BRAVE_SEARCH_API_KEY") is None  # the fixture keeps it out of tests
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.get(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q")
+    assert [r.url for r in results] == [r["url"] for r in OK["web"]["results"] if r][:20]
+
+
+def test_rows_outside_the_site_filter_are_dropped() -> None:
+    rows = [
+        dict(SPARSE, url="https://docs.python-httpx.org/a"),
+        dict(SPARSE, url="https://python-httpx.org.mirror.test/b"),
+        dict(SPARSE, url="https://ads.python-httpx.org/c"),
+        dict(SPARSE, url="https://python-httpx.org/d"),
+    ]
+    search_filter = (
+        TextSearchFilter()
+        .equal_to("site", "python-httpx.org")
+        .equal_to("exclude_site", "ads.python-httpx.org")
+    )
+    with respx.mock() as mock:
+        route = mock.get(URL).respond(200, json={"type": "search", "web": {"results": rows}})
+        results = run("sync", "get_search_results", "q", top=5, filter=search_filter)
+    assert route.calls.last.request.url.params["q"] == (
+        "q site:python-httpx.org -site:ads.python-httpx.org"
+    )
+    assert [r.url for r in results] == [
+        "https://docs.python-httpx.org/a",
+        "https://python-httpx.org/d",
+    ]
+    assert results.metadata["filtered_out"] == 2

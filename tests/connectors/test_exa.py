@@ -327,3 +327,14 @@ def test_live_exa() -> None:
     results = connector.get_text_search_results_sync("retrieval augmented generation survey", top=2)
     connector.close()
     assert 1 <= len(results) <= 2
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.post(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q")
+    assert [r.url for r in results] == [r["url"] for r in OK["results"] if r]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import httpx
@@ -29,6 +29,7 @@ from textsearch.connectors._portable import (
     parse_freshness,
     site_operators,
     split_filter,
+    url_allowed,
 )
 
 OWNER = "TestSearch"
@@ -218,10 +219,15 @@ def test_relative_freshness_on_every_provider(word: str, bing: str, bocha: str, 
     assert params(sent("brave", fresh))["freshness"] == brave
     assert body(sent("tavily", fresh))["time_range"] == word
     assert params(sent("searxng", fresh))["time_range"] == word
+    span = timedelta(days={"day": 1, "week": 7, "month": 31}[word])
+    before = datetime.now(timezone.utc)
     exa = body(sent("exa", fresh))
-    start = date.fromisoformat(exa["startPublishedDate"][:10])
-    assert exa["endPublishedDate"] == f"{date.today().isoformat()}T23:59:59.999Z"
-    assert (date.today() - start).days in (1, 7, 31)
+    after = datetime.now(timezone.utc)
+    # An instant, not a calendar day: "day" must not reach back to yesterday's midnight.
+    assert exa["startPublishedDate"].endswith("Z")
+    start = datetime.fromisoformat(exa["startPublishedDate"].replace("Z", "+00:00"))
+    assert before - span - timedelta(seconds=1) <= start <= after - span
+    assert "endPublishedDate" not in exa  # nothing is published in the future
 
 
 def test_year_freshness_where_a_provider_has_no_word_for_it() -> None:
@@ -333,3 +339,15 @@ def test_tavily_country_needs_the_general_topic() -> None:
             )
     assert route.call_count == 0
     assert "topic='general'" in str(info.value)
+
+
+def test_url_allowed_checks_hosts_with_subdomains_and_idn() -> None:
+    site, exclude = ("a.com", "bücher.de"), ("ads.a.com",)
+    assert url_allowed("https://www.A.com/x", site, exclude)
+    assert url_allowed("https://xn--bcher-kva.de/buch", site, exclude)  # the same host, IDNA
+    assert url_allowed("https://bücher.de/buch", site, exclude)
+    assert not url_allowed("https://ads.a.com/x", site, exclude)
+    assert not url_allowed("https://nota.com/x", site, exclude)
+    assert not url_allowed("https://a.com.evil.test/x", site, exclude)
+    assert not url_allowed(None, site, exclude) and not url_allowed("http://[::1", site, ())
+    assert url_allowed(None, None, ()) and url_allowed("https://x.org/", None, ("a.com",))

@@ -6,6 +6,7 @@ A SearXNG instance cannot be installed here, so the integration tests use
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -104,7 +105,7 @@ def test_bad_settings(kwargs: dict[str, Any]) -> None:
 def test_exact_request_and_markup_free_results(mode: str) -> None:
     search_filter = (
         TextSearchFilter()
-        .equal_to("site", "sqlite.org")
+        .equal_to("site", "site0.example|site1.example|site2.example")
         .equal_to("freshness", "month")
         .equal_to("language", "en")
         .equal_to("safe_search", "moderate")
@@ -115,7 +116,7 @@ def test_exact_request_and_markup_free_results(mode: str) -> None:
         results = run(mode, "get_web_results", "fts5 bm25", top=3, filter=search_filter)
     assert route.call_count == 1
     assert route.calls.last.request.url.params.multi_items() == [
-        ("q", "fts5 bm25 site:sqlite.org"),
+        ("q", "fts5 bm25 (site:site0.example OR site:site1.example OR site:site2.example)"),
         ("format", "json"),
         ("time_range", "month"),
         ("language", "en"),
@@ -271,3 +272,55 @@ def test_live_searxng() -> None:
     results = connector.get_text_search_results_sync("sqlite fts5", top=3)
     connector.close()
     assert len(results) <= 3
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.get(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q", top=3)
+    assert [r.url for r in results] == [r["url"] for r in OK["results"] if r][:3]
+
+
+def page_of(urls: list[str]) -> dict[str, Any]:
+    rows = []
+    for i, url in enumerate(urls):
+        row = make_result(i)
+        row["url"] = url
+        rows.append(row)
+    return {"query": "q", "number_of_results": 0, "results": rows}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_site_filters_hold_even_when_an_engine_ignores_the_operators(mode: str) -> None:
+    # A metasearch instance forwards site:/-site: to engines that do not all honour them;
+    # page 1 here is what such an engine gives back: mostly other domains.
+    first = page_of(
+        [
+            "https://www.sqlite.org/fts5.html",
+            "https://example.com/fts5-tutorial",
+            "https://ads.sqlite.org/buy",
+            "https://notsqlite.org/fts5",
+            "not a url",
+        ]
+    )
+    second = page_of(["https://sqlite.org/lang.html", "https://sqlite.org.evil.test/x"])
+    search_filter = (
+        TextSearchFilter().equal_to("site", "sqlite.org").equal_to("exclude_site", "ads.sqlite.org")
+    )
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(
+            side_effect=[httpx.Response(200, json=first), httpx.Response(200, json=second)]
+        )
+        results = run(mode, "get_web_results", "fts5", top=2, filter=search_filter)
+    assert [r.url for r in results] == [
+        "https://www.sqlite.org/fts5.html",
+        "https://sqlite.org/lang.html",
+    ]
+    assert route.call_count == 2  # page 1 kept one row, so page 2 was fetched
+    assert route.calls[0].request.url.params["q"] == "fts5 site:sqlite.org -site:ads.sqlite.org"
+    assert route.calls[1].request.url.params["pageno"] == "2"
+    assert results.metadata["filtered_out"] == 5

@@ -255,7 +255,16 @@ def test_5xx_retried_then_service_unavailable() -> None:
 
 
 @pytest.mark.parametrize(
-    "content", [b"<html>maintenance</html>", b"{}", b'{"results": {"a": 1}}', b"null"]
+    "content",
+    [
+        b"<html>maintenance</html>",
+        b"{}",
+        b'{"results": {"a": 1}}',
+        b"null",
+        # A scalar once made the null-dropping validator raise a bare TypeError.
+        b'{"results": 5}',
+        b'{"results": true}',
+    ],
 )
 def test_a_200_that_is_not_a_tavily_answer_is_a_format_error(content: bytes) -> None:
     with respx.mock() as mock:
@@ -309,3 +318,17 @@ def test_live_tavily() -> None:
     results = connector.get_text_search_results_sync("python httpx connection pool", top=2, skip=1)
     connector.close()
     assert 1 <= len(results) <= 2
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bom_before_the_json_is_tolerated(mode: str) -> None:
+    with respx.mock() as mock:
+        mock.post(URL).respond(200, content=BOM + json.dumps(OK).encode())
+        results = run(mode, "get_search_results", "q", top=2)
+    assert [r.url for r in results] == [
+        "https://news.example.com/story-0",
+        "https://news.example.com/story-1",
+    ]

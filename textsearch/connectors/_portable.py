@@ -30,6 +30,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Final, Literal
+from urllib.parse import urlsplit
 
 from textsearch._types import AnyTagEqualTo, FilterClause, TextSearchFilter
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
@@ -48,6 +49,7 @@ __all__ = [
     "safe_search_level",
     "site_operators",
     "split_filter",
+    "url_allowed",
 ]
 
 SITE: Final = "site"
@@ -342,3 +344,35 @@ def site_operators(site: tuple[str, ...] | None, exclude: tuple[str, ...]) -> st
             terms.append("(" + " OR ".join(f"site:{d}" for d in site) + ")")
     terms.extend(f"-site:{d}" for d in exclude)
     return " ".join(terms)
+
+
+def url_allowed(url: str | None, site: tuple[str, ...] | None, exclude: tuple[str, ...]) -> bool:
+    """Whether a result's URL satisfies ``site``/``exclude_site`` (subdomains included).
+
+    For engines that read ``site:`` from the query and may ignore it (a metasearch engine
+    forwards it to engines that do not all understand it): checking each URL keeps the
+    filter from being loosened. A URL whose host cannot be read passes neither restriction.
+    """
+    if not site and not exclude:
+        return True
+    try:
+        host = urlsplit(url or "").hostname
+    except ValueError:
+        host = None
+    if not host:
+        return False
+    host = _ascii_host(host.rstrip("."))
+    if site and not any(_within(host, _ascii_host(d)) for d in site):
+        return False
+    return not any(_within(host, _ascii_host(d)) for d in exclude)
+
+
+def _ascii_host(name: str) -> str:
+    # A filter may name 'bücher.de' while result URLs carry 'xn--bcher-kva.de': compare both
+    # in their ASCII (IDNA) form.
+    if name.isascii():
+        return name
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return name

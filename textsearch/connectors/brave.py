@@ -14,6 +14,7 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final
@@ -30,7 +31,13 @@ from textsearch._http import (
     HttpResponse,
 )
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
-from textsearch.connectors._portable import PORTABLE_FIELDS, site_operators, split_filter
+from textsearch.connectors._portable import (
+    PORTABLE_FIELDS,
+    PortableFilter,
+    site_operators,
+    split_filter,
+    url_allowed,
+)
 from textsearch.connectors._web import (
     WebSearchConnector,
     as_text,
@@ -325,10 +332,13 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         """Raise for unsupported fields and bad values before any request."""
         self._translate_filter(search_filter)
 
+    def _portable(self, search_filter: TextSearchFilter | None) -> PortableFilter:
+        return split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]
+
     def _translate_filter(
         self, search_filter: TextSearchFilter | None
     ) -> tuple[str, list[tuple[str, str]]]:
-        portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)
+        portable = self._portable(search_filter)
         params: list[tuple[str, str]] = []
         if portable.country:
             params.append(("country", portable.country))
@@ -382,11 +392,15 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
     ) -> Callable[[HttpResponse], SearchResults[BraveWebResult]]:
         top = options.top
         provider = self.provider_name
+        portable = self._portable(options.filter)
+        site, exclude = portable.site, portable.exclude_site
 
         def parse(response: HttpResponse) -> SearchResults[BraveWebResult]:
-            body = validate_body(_SearchResponse, response, provider)
+            # A BOM (which some gateways add) is not a malformed answer.
+            content = response.content.removeprefix(codecs.BOM_UTF8)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             if body.type == "ErrorResponse":
-                raw = load_json_object(response.content) or {}
+                raw = load_json_object(content) or {}
                 status = _error_object(raw).get("status")
                 code = status if isinstance(status, int) and 400 <= status <= 599 else 500
                 raise BodyStatusError(code, read_brave_error(code, response))
@@ -403,7 +417,15 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                     metadata["altered_query"] = body.query.altered
                 if body.query.more_results_available is not None:
                     metadata["more_results_available"] = body.query.more_results_available
-            results = body.web.results[:top] if body.web is not None else []
+            results = body.web.results if body.web is not None else []
+            if site or exclude:
+                # site:/-site: live in the query text, where Brave reads them as operators;
+                # checking each host keeps them from ever being loosened.
+                kept = [r for r in results if url_allowed(r.url, site, exclude)]
+                if len(kept) < len(results):
+                    metadata["filtered_out"] = len(results) - len(kept)
+                results = kept
+            results = results[:top]
             # Brave gives no estimate of the total, so it is unknown (None) even if asked.
             return SearchResults(results, None, metadata)
 

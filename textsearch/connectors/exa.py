@@ -7,7 +7,7 @@ retried; 429 is a rate limit (its body is only ``{"error": ...}``), retried with
 ``Retry-After``; 503 ``SERVICE_OVERLOADED`` is retried too.
 
 Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``freshness``
-(``startPublishedDate``/``endPublishedDate``; a relative word counts back from today),
+(``startPublishedDate``/``endPublishedDate``; a relative word starts that span before now),
 ``country`` (``userLocation``) and ``safe_search`` (``moderation``: on for ``moderate`` and
 ``strict``). Exa has no language parameter, so ``language`` is an
 :class:`~textsearch.errors.UnsupportedFilterError` before any request.
@@ -15,8 +15,9 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 import httpx
@@ -34,6 +35,7 @@ from textsearch.connectors._portable import (
     COUNTRY,
     EXCLUDE_SITE,
     FRESHNESS,
+    FRESHNESS_DAYS,
     SAFE_SEARCH,
     SITE,
     split_filter,
@@ -265,8 +267,16 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             body["includeDomains"] = list(portable.site)
         if portable.exclude_site:
             body["excludeDomains"] = list(portable.exclude_site)
-        if portable.freshness is not None:
-            start, end = portable.freshness.dates()
+        fresh = portable.freshness
+        if fresh is not None and fresh.word is not None:
+            # Exa takes instants: counting whole calendar days back would let "day" reach up
+            # to 48 hours into the past, a looser filter than the one asked for.
+            since = datetime.now(timezone.utc) - timedelta(days=FRESHNESS_DAYS[fresh.word])
+            body["startPublishedDate"] = since.isoformat(timespec="milliseconds").replace(
+                "+00:00", "Z"
+            )
+        elif fresh is not None:
+            start, end = fresh.dates()
             body["startPublishedDate"] = _day_start(start)
             body["endPublishedDate"] = _day_end(end)
         if portable.country:
@@ -303,7 +313,9 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[ExaResult]:
-            body = validate_body(_SearchResponse, response, provider)
+            # A BOM (which some gateways add) is not a malformed answer.
+            content = response.content.removeprefix(codecs.BOM_UTF8)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             if body.results is None:
                 raise ResponseFormatError(
                     f"{provider}: HTTP {response.status_code} but the body has no 'results'",

@@ -10,8 +10,9 @@ SearXNG has no result-count parameter: its page size is fixed by the instance. `
 ``skip`` are served by fetching pages (``pageno`` 1, 2, ...) until ``skip + top`` distinct
 results are in hand, the instance runs out, or ``max_pages`` pages were read.
 
-Filters: ``site``/``exclude_site`` become ``site:``/``-site:`` in ``q`` (engines that do not
-understand the operator may ignore it); ``freshness`` (``day|week|month|year``) becomes
+Filters: ``site``/``exclude_site`` become ``site:``/``-site:`` in ``q``; engines that do not
+understand the operator ignore it, so every result's host is checked too and rows outside the
+filter are dropped (a filter is never loosened); ``freshness`` (``day|week|month|year``) becomes
 ``time_range``; ``language`` and ``safe_search`` (``safesearch`` 0/1/2) are sent as such. A
 date range or ``country`` cannot be expressed, so they are an
 :class:`~textsearch.errors.UnsupportedFilterError` before any request. SearXNG's own
@@ -20,6 +21,7 @@ date range or ``country`` cannot be expressed, so they are an
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from collections.abc import Callable
@@ -46,6 +48,7 @@ from textsearch.connectors._portable import (
     SITE,
     site_operators,
     split_filter,
+    url_allowed,
 )
 from textsearch.connectors._web import (
     WebSearchConnector,
@@ -275,7 +278,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
 
     def _translate_filter(
         self, search_filter: TextSearchFilter | None
-    ) -> tuple[str, list[tuple[str, str]]]:
+    ) -> tuple[str, list[tuple[str, str]], Callable[[SearxngResult], bool]]:
         owner = type(self).__name__
         portable, native = split_filter(
             search_filter, owner, PORTABLE_FILTER_FIELDS, NATIVE_FILTER_FIELDS
@@ -309,7 +312,13 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
                     f"{owner}: filter {clause.field_name!r} is given twice with different values"
                 )
             params[clause.field_name] = text
-        return site_operators(portable.site, portable.exclude_site), list(params.items())
+        site, exclude = portable.site, portable.exclude_site
+
+        def keep(item: SearxngResult) -> bool:
+            # Engines that do not understand site:/-site: ignore them: check every URL.
+            return url_allowed(item.url, site, exclude)
+
+        return site_operators(site, exclude), list(params.items()), keep
 
     def _build_request(
         self, query: str, page: int, operators: str, extra: list[tuple[str, str]]
@@ -326,7 +335,9 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
 
         def parse(response: HttpResponse) -> SearchResults[SearxngResult]:
             try:
-                body = validate_body(_SearchResponse, response, provider)
+                # A BOM (which some proxies add) is not a malformed answer.
+                content = response.content.removeprefix(codecs.BOM_UTF8)
+                body = validate_body(_SearchResponse, response, provider, content=content)
             except ResponseFormatError as exc:
                 raise ResponseFormatError(
                     str(exc),
@@ -360,16 +371,20 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
         seen: set[str],
         metadata: dict[str, Any],
         page: SearchResults[SearxngResult],
+        keep: Callable[[SearxngResult], bool],
     ) -> int:
-        """Add a page's new results; return how many were new."""
+        """Add a page's new results that pass ``keep``; return how many were new."""
         added = 0
         for item in page.results:
             key = item.url or f"#{item.title}"
             if key in seen:
                 continue  # engines and pages overlap
             seen.add(key)
-            collected.append(item)
             added += 1
+            if keep(item):
+                collected.append(item)
+            else:
+                metadata["filtered_out"] = metadata.get("filtered_out", 0) + 1
         for name, value in page.metadata.items():
             if name == "unresponsive_engines":
                 known = metadata.setdefault(name, [])
@@ -388,7 +403,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
     # -- hooks ---------------------------------------------------------------------------
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[SearxngResult]:
-        operators, extra = self._translate_filter(options.filter)
+        operators, extra, keep = self._translate_filter(options.filter)
         wanted = options.skip + options.top
         collected: list[SearxngResult] = []
         seen: set[str] = set()
@@ -398,12 +413,12 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
             page += 1
             request = self._build_request(query, page, operators, extra)
             result = await self._send(request, self._parser())
-            if not self._merge(collected, seen, metadata, result):
+            if not self._merge(collected, seen, metadata, result, keep):
                 break  # the instance has nothing more
         return self._window(collected, metadata, options, page)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[SearxngResult]:
-        operators, extra = self._translate_filter(options.filter)
+        operators, extra, keep = self._translate_filter(options.filter)
         wanted = options.skip + options.top
         collected: list[SearxngResult] = []
         seen: set[str] = set()
@@ -413,7 +428,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
             page += 1
             request = self._build_request(query, page, operators, extra)
             result = self._send_sync(request, self._parser())
-            if not self._merge(collected, seen, metadata, result):
+            if not self._merge(collected, seen, metadata, result, keep):
                 break
         return self._window(collected, metadata, options, page)
 

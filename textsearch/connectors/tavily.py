@@ -15,6 +15,7 @@ parameter, so ``language`` and ``safe_search`` are an
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -136,7 +137,11 @@ class _SearchResponse(_Snake):
     @field_validator("results", mode="before")
     @classmethod
     def _drop_nulls(cls, value: Any) -> Any:
-        return [] if value is None else [v for v in value if v is not None]
+        if value is None:
+            return []
+        # Anything but a list is left to the type check (a ResponseFormatError); iterating
+        # it here could raise a TypeError, which pydantic would let escape as it is.
+        return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
 def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
@@ -300,7 +305,9 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[TavilyResult]:
-            body = validate_body(_SearchResponse, response, provider)
+            # A BOM (which some gateways add) is not a malformed answer.
+            content = response.content.removeprefix(codecs.BOM_UTF8)
+            body = validate_body(_SearchResponse, response, provider, content=content)
             if "results" not in body.model_fields_set:
                 raise ResponseFormatError(
                     f"{provider}: HTTP {response.status_code} but the body has no 'results'",
