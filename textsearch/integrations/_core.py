@@ -68,8 +68,8 @@ def require(module: str, *, extra: str, package: str) -> None:
     try:
         importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        root = module.partition(".")[0]
-        if exc.name is not None and (exc.name == root or module.startswith(exc.name + ".")):
+        # exc.name is the module that is missing: the framework itself or a package above it.
+        if exc.name is not None and (exc.name == module or module.startswith(exc.name + ".")):
             raise ImportError(missing_extra(extra, package), name=module) from exc
         raise
 
