@@ -17,7 +17,7 @@ from tests.integrations._support import (
     preset_function,
 )
 from textsearch.errors import BadRequestError, ConfigurationError, UnsupportedFilterError
-from textsearch.integrations._core import call, call_sync, resolve_function, resolve_functions
+from textsearch.integrations._core import call, call_sync, resolve_functions
 from textsearch.plugins import create_search_plugin
 
 # module -> (framework module it needs, extra that installs it)
@@ -66,12 +66,9 @@ def test_resolution_of_functions_plugins_and_connectors() -> None:
     search = make_search()
     function = preset_function(search)
     assert resolve_functions(function) == [function]
-    assert resolve_function(function) is function
     assert resolve_functions(create_search_plugin(search, functions=[function])) == [function]
     (default,) = resolve_functions(search)
     assert default.name == "search" and default.text_search is search
-    with pytest.raises(ConfigurationError, match="SearchPlugin"):
-        resolve_function(create_search_plugin(search))
     with pytest.raises(ConfigurationError, match="got int"):
         resolve_functions(3)
 
@@ -83,8 +80,8 @@ async def test_undeclared_arguments_are_a_model_error_before_any_search(argument
     function = preset_function(search)
     for reply in (await call(function, arguments), call_sync(function, arguments)):
         assert reply.model_error and reply.failed
-        assert "unknown argument(s) 'filter', 'site'" in reply.text
-        assert "the accepted arguments are query, top, skip" in reply.text
+        assert reply.text.startswith("Invalid arguments for get_text_search_results")
+        assert "filter" in reply.text and "site" in reply.text
     assert search.calls == []
 
 
@@ -94,7 +91,6 @@ def test_echoed_argument_names_are_bounded() -> None:
     reply = call_sync(preset_function(search), arguments)
     assert reply.model_error
     assert len(reply.text) < 500
-    assert reply.text.count("'x") == 5 and "…" in reply.text
 
 
 def test_a_request_the_backend_refuses_is_a_model_error_but_an_unsupported_filter_is_not() -> None:

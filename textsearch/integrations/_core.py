@@ -28,21 +28,16 @@ from textsearch.plugins._output import error_message, invalid_arguments_message
 
 __all__ = [
     "Reply",
-    "SearchSource",
     "call",
     "call_sync",
     "check_text_search",
     "missing_extra",
     "require",
-    "resolve_function",
     "resolve_functions",
     "retrieval_options",
 ]
 
 logger = logging.getLogger("textsearch.integrations")
-
-#: What an adapter accepts: a function, a plugin (all its functions) or a connector.
-SearchSource = SearchFunction | SearchPlugin | TextSearch
 
 _MAX_ECHOED_NAMES = 5
 _MAX_ECHOED_NAME_CHARS = 40
@@ -91,21 +86,6 @@ def resolve_functions(source: object) -> list[SearchFunction]:
         "expected a SearchFunction, a SearchPlugin or a TextSearch connector, "
         f"got {type(source).__name__}"
     )
-
-
-def resolve_function(source: object) -> SearchFunction:
-    """The one search function an adapter exposes for ``source`` (not a plugin).
-
-    Raises:
-        ConfigurationError: ``source`` is not a ``SearchFunction`` or ``TextSearch``.
-    """
-    if isinstance(source, SearchPlugin):
-        raise ConfigurationError(
-            "expected one SearchFunction or a TextSearch connector, got a SearchPlugin; "
-            "pass plugin['name'] or convert every function of the plugin"
-        )
-    (function,) = resolve_functions(source)
-    return function
 
 
 @dataclass(frozen=True)
