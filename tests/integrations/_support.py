@@ -63,3 +63,19 @@ def assert_preset_kept(search: StaticTextSearch) -> None:
         assert recorded.options.filter is not None
         clauses = list(recorded.options.filter)
         assert clauses[0] == next(iter(PRESET)), recorded
+
+
+class PathRecordingSearch(StaticTextSearch):
+    """Records which path served each search: the blocking or the async one."""
+
+    def __init__(self) -> None:
+        super().__init__(DOCUMENTS, match="any")
+        self.paths: list[str] = []
+
+    async def get_text_search_results(self, *args: Any, **kwargs: Any) -> Any:
+        self.paths.append("async")
+        return await super().get_text_search_results(*args, **kwargs)
+
+    def get_text_search_results_sync(self, *args: Any, **kwargs: Any) -> Any:
+        self.paths.append("sync")
+        return super().get_text_search_results_sync(*args, **kwargs)

@@ -16,6 +16,7 @@ from tests.integrations._support import (
     KB_LINK,
     OTHER_LINK,
     PRESET,
+    PathRecordingSearch,
     assert_preset_kept,
     make_search,
     preset_function,
@@ -176,3 +177,15 @@ def test_retriever_filter_is_copied_and_options_checked() -> None:
         TextSearchRetriever(search, top=0)
     with pytest.raises(ConfigurationError):
         TextSearchRetriever(object())  # type: ignore[arg-type]
+
+
+@pytest.mark.anyio
+async def test_invoke_uses_the_blocking_methods_and_ainvoke_the_async_ones() -> None:
+    search = PathRecordingSearch()
+    tool = as_langchain_tool(preset_function(search))
+    retriever = TextSearchRetriever(search)
+    tool.invoke(_call({"query": "retry"}))
+    await tool.ainvoke(_call({"query": "retry"}))
+    retriever.invoke("retry")
+    await retriever.ainvoke("retry")
+    assert search.paths == ["sync", "async", "sync", "async"]

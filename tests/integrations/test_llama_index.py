@@ -18,6 +18,7 @@ from tests.integrations._support import (
     KB_LINK,
     OTHER_LINK,
     PRESET,
+    PathRecordingSearch,
     assert_preset_kept,
     make_search,
     preset_function,
@@ -148,3 +149,15 @@ async def test_retriever_async_and_errors() -> None:
         await TextSearchRetriever(make_search(error=RateLimitError("429"))).aretrieve("retry")
     with pytest.raises(ConfigurationError):
         TextSearchRetriever(make_search(), top=0)
+
+
+@pytest.mark.anyio
+async def test_call_uses_the_blocking_methods_and_acall_the_async_ones() -> None:
+    search = PathRecordingSearch()
+    tool = as_llama_index_tool(preset_function(search))
+    retriever = TextSearchRetriever(search)
+    tool.call(query="retry")
+    await tool.acall(query="retry")
+    retriever.retrieve("retry")
+    await retriever.aretrieve("retry")
+    assert search.paths == ["sync", "async", "sync", "async"]
