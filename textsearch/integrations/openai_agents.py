@@ -1,0 +1,78 @@
+"""OpenAI Agents SDK: a search function as a strict ``FunctionTool``.
+
+::
+
+    from agents import Agent
+    from textsearch.integrations.openai_agents import as_openai_agents_tool
+
+    agent = Agent(name="researcher", tools=[as_openai_agents_tool(search_function)])
+
+Needs ``pip install "textsearch-sdk[openai-agents]"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, overload
+
+from textsearch.integrations._core import require
+
+require("agents", extra="openai-agents", package="openai-agents")
+
+from agents import FunctionTool
+from agents.tool_context import ToolContext
+
+from textsearch.base import TextSearch
+from textsearch.integrations._core import call, resolve_functions
+from textsearch.plugins import SearchFunction, SearchPlugin
+
+__all__ = ["as_openai_agents_tool"]
+
+
+def _tool(function: SearchFunction) -> FunctionTool:
+    async def on_invoke_tool(context: ToolContext[Any], arguments: str) -> str:
+        # The SDK has no retry exception: an exception raised here ends the run, while a
+        # string goes back to the model. Every reply, the corrective ones included, is text.
+        return (await call(function, arguments)).text
+
+    return FunctionTool(
+        name=function.name,
+        description=function.description,
+        params_json_schema=function.strict_parameters_json_schema,
+        on_invoke_tool=on_invoke_tool,
+        strict_json_schema=True,
+    )
+
+
+@overload
+def as_openai_agents_tool(source: SearchPlugin) -> list[FunctionTool]: ...
+
+
+@overload
+def as_openai_agents_tool(source: SearchFunction | TextSearch) -> FunctionTool: ...
+
+
+def as_openai_agents_tool(
+    source: SearchFunction | SearchPlugin | TextSearch,
+) -> FunctionTool | list[FunctionTool]:
+    """A search as an OpenAI Agents SDK ``FunctionTool`` in strict mode.
+
+    The parameters are the function's strict schema (every property required, optional ones
+    nullable, where ``null`` means the default), so the model's arguments always parse.
+    Arguments the schema does not declare, or that are invalid, and failed searches, all
+    answer with one short sentence for the model (the SDK ends the run on an exception). The
+    preset filter and fixed values cannot be changed by the model.
+
+    Args:
+        source: A ``SearchFunction``; a ``SearchPlugin`` (one tool per function, in order);
+            or a connector (searched through ``create_search_function`` with its defaults).
+
+    Returns:
+        A ``FunctionTool``, or a list of them for a plugin.
+
+    Raises:
+        ConfigurationError: ``source`` is none of the above.
+    """
+    tools = [_tool(f) for f in resolve_functions(source)]
+    if isinstance(source, SearchPlugin):
+        return tools
+    return tools[0]
