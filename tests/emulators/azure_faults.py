@@ -136,7 +136,9 @@ def echo_key(status: int = 403, *, retry_after: str | None = None) -> Writer:
     """An error answer that repeats the request's ``api-key`` in its code, message and headers."""
 
     def write(handler: BaseHTTPRequestHandler) -> None:
-        key = handler.headers.get("api-key") or "(none)"
+        # The api-key, or else the bearer token of the Authorization header.
+        bearer = (handler.headers.get("Authorization") or "").partition(" ")[2].strip()
+        key = handler.headers.get("api-key") or bearer or "(none)"
         body = json.dumps(
             {
                 "error": {

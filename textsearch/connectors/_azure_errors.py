@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import traceback
 import weakref
@@ -18,7 +19,12 @@ from typing import Any
 
 from textsearch._types import SearchResults
 from textsearch.connectors._azure_parse import PROVIDER
-from textsearch.connectors._azure_transport import DeadlineExceeded, ResponseTooLarge
+from textsearch.connectors._azure_transport import (
+    DeadlineExceeded,
+    ResponseTooLarge,
+    current_tokens,
+    in_search,
+)
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
@@ -51,16 +57,31 @@ class ErrorContext:
     max_retries: int
     secret: str | None = None
     deadline: float = 60.0
+    #: Bearer tokens sent by this connector's searches (a credential refreshes them).
+    tokens: tuple[str, ...] = ()
 
     @property
     def where(self) -> str:
         return f"endpoint {self.endpoint or '(injected client)'}"
 
     def redact(self, text: str) -> str:
-        """``text`` with the key replaced by ``***``."""
-        if self.secret and self.secret in text:
-            text = text.replace(self.secret, "***")
-        return text
+        """``text`` with the key and every bearer token sent replaced by ``***``."""
+        return _scrub(text, (self.secret, *self.tokens))
+
+
+# azure-core's network trace logs the request headers, Authorization included, before the
+# request reaches the transport that records the token: any bearer credential is masked too.
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9\-._~+/]+=*")
+
+
+def _scrub(text: str, secrets: Any) -> str:
+    # Longest first, so that a secret containing another is replaced whole.
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, "***")
+    if "earer" in text:
+        text = _BEARER.sub(r"\1***", text)
+    return text
 
 
 def _retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -339,30 +360,51 @@ SCRUBBED_LOGGERS = (
 _KEY_HOLDERS: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
+def _has_secret(text: str, secrets: list[str]) -> bool:
+    return any(s in text for s in secrets) or bool(_BEARER.search(text))
+
+
+def _live_secrets() -> list[str]:
+    secrets: list[str] = []
+    for holder in list(_KEY_HOLDERS):
+        secret = getattr(holder, "_secret", None)
+        if secret:
+            secrets.append(secret)
+        secrets.extend(t for t in getattr(holder, "_tokens", ()) or () if t)
+    secrets.extend(t for t in current_tokens() or () if t)  # an injected client's search
+    return secrets
+
+
 class _KeyScrubber(logging.Filter):
-    """Replaces the key of any live connector in a record's message and traceback."""
+    """Replaces the key and bearer tokens of any live connector in a record and its traceback.
+
+    During a search of the connector it also keeps azure-core's WARNING records (e.g. "Ran
+    into a deserialization error" with a traceback) away from Python's last-resort handler:
+    the connector maps that failure to one documented error itself, so the record is
+    demoted to DEBUG (and dropped where DEBUG is not enabled).
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        secrets = [s for s in (getattr(h, "_secret", None) for h in list(_KEY_HOLDERS)) if s]
-        if not secrets:
-            return True
+        if record.levelno >= logging.WARNING and record.name.startswith("azure.") and in_search():
+            if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+                return False
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        secrets = _live_secrets()
 
         def scrub(text: str) -> str:
-            for secret in secrets:
-                text = text.replace(secret, "***")
-            return text
+            return _scrub(text, secrets)
 
         try:
             message = record.getMessage()
         except Exception:  # a broken record: leave it to the handler's own error path
             return True
-        if any(s in message for s in secrets):
+        if _has_secret(message, secrets):
             record.msg, record.args = scrub(message), None
         if record.exc_info:
             text = "".join(traceback.format_exception(*record.exc_info))
-            if any(s in text for s in secrets):
+            if _has_secret(text, secrets):
                 record.exc_info, record.exc_text = None, scrub(text).rstrip("\n")
-        elif record.exc_text and any(s in record.exc_text for s in secrets):
+        elif record.exc_text and _has_secret(record.exc_text, secrets):
             record.exc_text = scrub(record.exc_text)
         return True
 
@@ -371,7 +413,8 @@ _SCRUBBER = _KeyScrubber()
 
 
 def protect_logs(holder: Any) -> None:
-    """Keep ``holder._secret`` out of the records of :data:`SCRUBBED_LOGGERS` while it lives."""
+    """Keep ``holder._secret`` and ``holder._tokens`` out of the records of
+    :data:`SCRUBBED_LOGGERS` while the holder lives."""
     _KEY_HOLDERS.add(holder)
     for name in SCRUBBED_LOGGERS:
         log = logging.getLogger(name)

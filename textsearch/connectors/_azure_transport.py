@@ -38,6 +38,11 @@ DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 _DEADLINE: ContextVar[float | None] = ContextVar("textsearch_azure_deadline", default=None)
 _IN_FLIGHT: ContextVar[list[Any] | None] = ContextVar("textsearch_azure_in_flight", default=None)
+# The size cap of the running search, and where the bearer tokens it sends are recorded (so
+# that whatever the service echoes back can be scrubbed). Set per search, so that a transport
+# wrapped into a caller's own client applies the cap of the connector using it right now.
+_MAX_BYTES: ContextVar[int | None] = ContextVar("textsearch_azure_max_bytes", default=None)
+_TOKENS: ContextVar[Any] = ContextVar("textsearch_azure_tokens", default=None)
 
 
 class ResponseTooLarge(Exception):
@@ -59,14 +64,53 @@ def remaining() -> float | None:
 
 
 @contextlib.contextmanager
-def deadline_scope(seconds: float) -> Iterator[float]:
-    """Set the deadline of the search running in this context; yields the monotonic deadline."""
+def deadline_scope(
+    seconds: float, *, max_bytes: int | None = None, tokens: Any = None
+) -> Iterator[float]:
+    """Set the deadline of the search running in this context; yields the monotonic deadline.
+
+    Args:
+        seconds: The search's total deadline.
+        max_bytes: Its size cap (applied by any guarded transport, an injected client's too).
+        tokens: A collection with an ``append`` method that receives every bearer token the
+            search sends (kept by the connector to scrub echoes; never logged).
+    """
     deadline = time.monotonic() + seconds
     token = _DEADLINE.set(deadline)
+    cap = _MAX_BYTES.set(max_bytes)
+    sink = _TOKENS.set(tokens)
     try:
         yield deadline
     finally:
+        _TOKENS.reset(sink)
+        _MAX_BYTES.reset(cap)
         _DEADLINE.reset(token)
+
+
+def in_search() -> bool:
+    """Whether a search of the connector runs in this context."""
+    return _DEADLINE.get() is not None
+
+
+def current_tokens() -> Any:
+    """The bearer tokens the search in this context sent so far (``None`` outside a search)."""
+    return _TOKENS.get()
+
+
+def _capture_token(request: Any) -> None:
+    # The transport sees the request as it leaves, after the bearer-token policy set the
+    # Authorization header: whatever token was sent on this attempt is recorded, even one
+    # the credential refreshed since the previous attempt.
+    sink = _TOKENS.get()
+    if sink is None:
+        return
+    headers = getattr(request, "headers", None)
+    value = headers.get("Authorization") if headers is not None else None
+    if isinstance(value, str):
+        scheme, _, token = value.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() == "bearer" and token and token not in sink:
+            sink.append(token)
 
 
 def _check_deadline() -> None:
@@ -199,7 +243,9 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
     sync_base: Any = HttpTransport
 
     class _GuardedAsync(async_base):  # type: ignore[misc]
-        def __init__(self, inner: Any, max_bytes: int) -> None:
+        _textsearch_guard = True
+
+        def __init__(self, inner: Any, max_bytes: int | None) -> None:
             self.inner = inner
             self.max_bytes = max_bytes
 
@@ -223,6 +269,11 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             await self.inner.sleep(duration)
 
         async def send(self, request: Any, **kwargs: Any) -> Any:
+            _capture_token(request)
+            max_bytes = _MAX_BYTES.get() or self.max_bytes
+            if not in_search() and max_bytes is None:
+                # A caller's own client used outside the connector: exactly as before.
+                return await self.inner.send(request, **kwargs)
             _check_deadline()
             stream = kwargs.pop("stream", False)
             response = await self.inner.send(
@@ -235,8 +286,8 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             try:
                 async for chunk in response.iter_bytes():
                     size += len(chunk)
-                    if size > self.max_bytes:
-                        raise ResponseTooLarge(self.max_bytes)
+                    if max_bytes is not None and size > max_bytes:
+                        raise ResponseTooLarge(max_bytes)
                     chunks.append(chunk)
             except BaseException as exc:
                 await response.close()
@@ -245,7 +296,9 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             return response
 
     class _Guarded(sync_base):  # type: ignore[misc]
-        def __init__(self, inner: Any, max_bytes: int) -> None:
+        _textsearch_guard = True
+
+        def __init__(self, inner: Any, max_bytes: int | None) -> None:
             self.inner = inner
             self.max_bytes = max_bytes
 
@@ -269,7 +322,13 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             self.inner.sleep(duration)
 
         def send(self, request: Any, **kwargs: Any) -> Any:
+            _capture_token(request)
+            max_bytes = _MAX_BYTES.get() or self.max_bytes
+            if not in_search() and max_bytes is None:
+                return self.inner.send(request, **kwargs)
             _check_deadline()
+            if _IN_FLIGHT.get() is not None:
+                track_requests_transport(self.inner)
             stream = kwargs.pop("stream", False)
             response = self.inner.send(request, stream=True, **_attempt_kwargs(self.inner, kwargs))
             if stream:
@@ -279,8 +338,8 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             try:
                 for chunk in response.iter_bytes():
                     size += len(chunk)
-                    if size > self.max_bytes:
-                        raise ResponseTooLarge(self.max_bytes)
+                    if max_bytes is not None and size > max_bytes:
+                        raise ResponseTooLarge(max_bytes)
                     chunks.append(chunk)
                     _check_deadline()
             except BaseException as exc:
@@ -295,8 +354,12 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
 _TRANSPORT_CLASSES: list[tuple[type[Any], type[Any]]] = []
 
 
-def guarded_transport(inner: Any, *, is_async: bool, max_bytes: int) -> Any:
-    """Wrap ``inner`` (an azure-core transport) with the size cap and the deadline checks."""
+def guarded_transport(inner: Any, *, is_async: bool, max_bytes: int | None) -> Any:
+    """Wrap ``inner`` (an azure-core transport) with the size cap and the deadline checks.
+
+    ``max_bytes=None``: the cap comes from the running search (:func:`deadline_scope`), and
+    outside a search every request passes through untouched (a caller's own client).
+    """
     if not _TRANSPORT_CLASSES:
         _TRANSPORT_CLASSES.append(_guarded_transport_classes())
     async_cls, sync_cls = _TRANSPORT_CLASSES[0]
@@ -379,11 +442,84 @@ def _tracking_session() -> Any:
             self.poolmanager.pool_classes_by_scheme = {"http": _Pool, "https": _TlsPool}
 
     session = requests.Session()
+    session._textsearch_tracking = True  # type: ignore[attr-defined]  # registers by itself
     # As azure-core configures its own session: retries and redirects belong to the pipeline.
     adapter = _Adapter(max_retries=Retry(total=False, redirect=False, raise_on_status=False))
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
+
+
+def _register_conn(conn: Any) -> None:
+    """Register a pooled urllib3 connection with the running search (now or once connected)."""
+    in_flight = _IN_FLIGHT.get()
+    if in_flight is None:
+        return
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        in_flight.append(sock)  # a kept-alive connection, reused
+        return
+    if getattr(conn, "_textsearch_tracked", False):
+        return
+    connect = conn.connect
+
+    def tracked_connect(*args: Any, **kwargs: Any) -> Any:
+        result = connect(*args, **kwargs)
+        registered = _IN_FLIGHT.get()
+        if registered is not None and getattr(conn, "sock", None) is not None:
+            registered.append(conn.sock)
+        return result
+
+    conn.connect = tracked_connect
+    conn._textsearch_tracked = True
+
+
+def _track_pool(pool: Any) -> None:
+    if getattr(pool, "_textsearch_tracked", False) or not hasattr(pool, "_get_conn"):
+        return
+    get_conn = pool._get_conn
+
+    def tracked_get_conn(timeout: float | None = None) -> Any:
+        conn = get_conn(timeout)
+        _register_conn(conn)
+        return conn
+
+    pool._get_conn = tracked_get_conn
+    pool._textsearch_tracked = True
+
+
+def track_requests_transport(transport: Any) -> None:
+    """Let :func:`deadline_watch` see the sockets of a caller's own ``RequestsTransport``.
+
+    The connector cannot interrupt a blocked read on a socket it does not know. For a
+    caller's transport it wraps, on the pool manager and pools of that transport's own
+    session (instance attributes, nothing global), the step that hands out a connection:
+    during a blocking search of the connector the connection's socket is registered with
+    the watchdog; at any other time the wrappers do nothing. Connections through a proxy
+    (``ProxyManager``) and transports that are not requests-based are not covered.
+    """
+    session = getattr(transport, "session", None)
+    if session is None and callable(getattr(transport, "open", None)):
+        transport.open()
+        session = getattr(transport, "session", None)
+    adapters = getattr(session, "adapters", None)
+    if not adapters or getattr(session, "_textsearch_tracking", False):
+        return
+    for adapter in list(adapters.values()):
+        manager = getattr(adapter, "poolmanager", None)
+        if manager is None or getattr(manager, "_textsearch_tracked", False):
+            continue
+        pool_for = getattr(manager, "connection_from_pool_key", None)
+        if pool_for is None:
+            continue
+
+        def tracked_pool_for(*args: Any, _pool_for: Any = pool_for, **kwargs: Any) -> Any:
+            pool = _pool_for(*args, **kwargs)
+            _track_pool(pool)
+            return pool
+
+        manager.connection_from_pool_key = tracked_pool_for
+        manager._textsearch_tracked = True
 
 
 @contextlib.contextmanager
@@ -411,3 +547,43 @@ def deadline_watch() -> Iterator[None]:
     finally:
         timer.cancel()
         _IN_FLIGHT.reset(token)
+
+
+def _find_pipeline(client: Any) -> Any:
+    """The azure-core ``Pipeline`` of an SDK client (``SearchClient._client._pipeline``)."""
+    node = client
+    for _ in range(4):
+        pipeline = getattr(node, "_pipeline", None)
+        if pipeline is not None and hasattr(pipeline, "_transport"):
+            return pipeline
+        node = getattr(node, "_client", None)
+        if node is None:
+            return None
+    return None
+
+
+def guard_injected_client(client: Any, *, is_async: bool) -> bool:
+    """Slip the guarded transport under a caller's own SDK client; ``False`` if not possible.
+
+    azure-core takes no per-call transport and reads a body completely before any per-call
+    hook runs, so the size cap, the deadline checks and the token capture can only sit in
+    the transport. The caller's transport stays inside the wrapper, and outside the
+    connector's searches the wrapper passes every request through unchanged, so the client
+    behaves for the caller exactly as before. Done once per client (idempotent).
+    """
+    pipeline = _find_pipeline(client)
+    if pipeline is None:
+        return False
+    current = pipeline._transport
+    if getattr(current, "_textsearch_guard", False):
+        return True
+    runners = [
+        p
+        for p in getattr(pipeline, "_impl_policies", []) or []
+        if getattr(getattr(p, "next", None), "_sender", None) is current
+    ]
+    wrapped = guarded_transport(current, is_async=is_async, max_bytes=None)
+    pipeline._transport = wrapped
+    for policy in runners:
+        policy.next._sender = wrapped
+    return True

@@ -32,6 +32,7 @@ import contextlib
 import inspect
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
@@ -106,6 +107,7 @@ from textsearch.connectors._azure_transport import (
     DEFAULT_MAX_RESPONSE_BYTES,
     deadline_scope,
     deadline_watch,
+    guard_injected_client,
 )
 from textsearch.connectors._odata import (
     build_filter,
@@ -211,9 +213,11 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             are refused.
         api_version: REST API version (default :data:`DEFAULT_API_VERSION`).
         search_client: An ``azure.search.documents.aio.SearchClient`` to use (its owner
-            closes it).
+            closes it). Its pipeline transport is wrapped once by the connector's guard
+            (size cap, deadline, bearer-token capture), which is inert outside the
+            connector's searches.
         sync_search_client: An ``azure.search.documents.SearchClient`` for the blocking
-            methods (its owner closes it).
+            methods (its owner closes it); guarded the same way.
         timeout: Seconds to wait for a connection and for each read.
         deadline: Seconds one search may take in all: every attempt, every wait between
             attempts and every byte read (default 60). Past it:
@@ -225,7 +229,8 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         max_retry_wait: Longest wait between retries; a ``Retry-After`` above it is not
             waited for (the error is raised at once with ``retry_after`` set).
         retry_backoff_factor: Exponential backoff factor between retries.
-        client_kwargs: Other azure-core client options (``transport``, ``proxies``, ...).
+        client_kwargs: Other azure-core client options (``transport``, ``proxies``, ...); a
+            ``transport`` of yours is wrapped by the size cap and deadline guard.
         string_mapper: Overrides how :meth:`search` turns a document into a string.
         text_search_result_mapper: Overrides the document -> ``TextSearchResult`` mapping,
             e.g. :func:`content_block_result`.
@@ -302,8 +307,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self._auth_kind = auth.kind
         self._sync_credential = sync_credential
         self._insecure_token_ok = insecure_token_ok(self._auth_kind, self._endpoint)
-        if self._secret:
-            protect_logs(self)
+        # The bearer tokens this connector's searches sent (a credential refreshes them): what
+        # an echo of the service could hold. Never logged, never in repr; a few recent ones.
+        self._tokens: deque[str] = deque(maxlen=8)
+        protect_logs(self)
 
         # -- mapping --------------------------------------------------------------------
         self.name_fields = _field_names(name_field, "name_field")
@@ -505,6 +512,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
     async def _async_client(self) -> Any:
         if self._search_client is not None:
+            guard_injected_client(self._search_client, is_async=True)
             return self._search_client
         loop = asyncio.get_running_loop()
         if self._owned_async is not None and self._owned_async_loop is loop:
@@ -526,6 +534,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
 
     def _sync_client(self) -> Any:
         if self._sync_search_client is not None:
+            guard_injected_client(self._sync_search_client, is_async=False)
             return self._sync_search_client
         if self._owned_sync is not None:
             return self._owned_sync
@@ -567,7 +576,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
-        with deadline_scope(self.deadline) as deadline:
+        with self._scope() as deadline:
             try:
                 # The deadline cancels the whole search, waits between attempts included: a
                 # read that receives a byte now and then would otherwise never time out.
@@ -601,7 +610,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         raws: list[Any] = []
         count: Any = None
         answers: Any = None
-        with deadline_scope(self.deadline) as deadline, deadline_watch():
+        with self._scope() as deadline, deadline_watch():
             try:
                 raws, count, answers = _read_sync(client, kwargs, request)
             except Exception as exc:
@@ -609,6 +618,9 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                 if failure is None:
                     raise
         return self._finish(query, started, request, raws, count, answers, failure)
+
+    def _scope(self) -> Any:
+        return deadline_scope(self.deadline, max_bytes=self.max_response_bytes, tokens=self._tokens)
 
     def _per_call_options(self) -> dict[str, Any]:
         """Per-call SDK options: no redirects through a pipeline the connector did not build."""
@@ -668,6 +680,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             self.max_retries,
             self._secret,
             self.deadline,
+            tuple(self._tokens),
         )
 
     # -- mapping ------------------------------------------------------------------------------
