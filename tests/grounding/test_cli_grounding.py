@@ -40,7 +40,7 @@ def test_search_format_citations_and_json_alias(notes: Path) -> None:
     assert done.returncode == 0, done.stderr
     link = str((notes / "retry.md").resolve())
     assert done.stdout == (
-        f"[1] Retry policy — # Retry policy Use exponential **backoff** with jitter. ({link})\n"
+        f"[1] Retry policy — Use exponential backoff with jitter. ({link})\n"
     )
 
     as_format = run("search", "backoff", "--path", str(notes), "--format", "json", cwd=notes)
@@ -95,7 +95,7 @@ def test_ground_prints_prompt_and_references(notes: Path) -> None:
 def test_ground_full_pages_refuses_local_file_links(notes: Path) -> None:
     done = run("ground", "backoff", "--path", str(notes), "--full-pages", cwd=notes)
     assert done.returncode == 0
-    assert "Use exponential **backoff** with jitter." in done.stdout  # the snippet is kept
+    assert "Use exponential backoff with jitter." in done.stdout  # the snippet is kept
     assert (
         "page not used: " in done.stderr and "only http and https URLs are fetched" in done.stderr
     )
