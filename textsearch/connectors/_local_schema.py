@@ -224,7 +224,10 @@ def map_error(exc: Exception, path: str) -> TextSearchError:
             hints=("let one process write to an index file at a time",),
         )
     lowered = text.lower()
-    if "malformed" in lowered or "not a database" in lowered or "corrupt" in lowered:
+    if type(exc) is sqlite3.DatabaseError or any(
+        word in lowered
+        for word in ("malformed", "not a database", "corrupt", "vtable constructor failed")
+    ):
         return ProviderError(
             f"the local index {path!r} is damaged: {text}",
             provider="local",
