@@ -107,7 +107,8 @@ def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
                 found, skip = line.strip(), 2
         if found is not None:
             sections.append((heading, anchor, first, "\n".join(body)))
-            heading, anchor, first, body = found, _github_slug(found, used), i + 1, []
+            # `first` is the line number of the section's first body line.
+            heading, anchor, first, body = found, _github_slug(found, used), i + 1 + skip, []
             if title is None:
                 title = _INLINE_MD.sub(r"\1", found).strip() or None
             i += skip
@@ -142,7 +143,7 @@ def _rst_sections(raw: str) -> tuple[str | None, list[_Section]]:
             if body and _RST_UNDER.fullmatch(body[-1].strip()):
                 body.pop()
             sections.append((heading, anchor, first, "\n".join(body)))
-            heading, anchor, first, body = text, _docutils_slug(text, used), i + 1, []
+            heading, anchor, first, body = text, _docutils_slug(text, used), i + 3, []
             title = title or text
             i += 2
             continue
@@ -209,8 +210,10 @@ def _pack(sections: list[_Section], limit: int) -> list[Passage]:
             if not block:
                 continue
             if line:
-                at_line += body.count("\n", offset, block_match.start())
-                offset = block_match.start()
+                raw_block = block_match.group()
+                begins = block_match.start() + len(raw_block) - len(raw_block.lstrip())
+                at_line += body.count("\n", offset, begins)
+                offset = begins
             for piece in _cut(block, limit):
                 if current and size + len(piece) + 2 > limit:
                     passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))

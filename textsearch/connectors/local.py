@@ -528,7 +528,12 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         )
         if self.one_per_document:
             # SQLite returns the other columns of the row that holds min(): the best passage.
-            sql = f"SELECT rowid, min(score) AS best FROM ({inner}) GROUP BY doc ORDER BY best"
+            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
+            # flattened GROUP BY.
+            sql = (
+                f"WITH hits AS MATERIALIZED ({inner}) "
+                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
+            )
         else:
             sql = inner + " ORDER BY score"
         ranked = self._db.execute(
