@@ -21,7 +21,6 @@ How text is searched:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -438,6 +437,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         except OSError as exc:
             report.failed.append((str(file), str(exc)))
             return None
+        import hashlib  # ~15 ms of import time that searching never needs
+
         digest = hashlib.sha256(data).hexdigest()
         if previous is not None and previous[2] == digest:
             return _FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
