@@ -10,6 +10,7 @@ regular-expression scan over the tags does the work; it is as tolerant of broken
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # Content that is never text for a reader.
 _SKIP = frozenset(
@@ -102,7 +103,10 @@ _TAG = re.compile(
 _ID_ATTR = re.compile(r"""\b(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
 _RAW_END = {tag: re.compile(rf"</{tag}\s*>", re.IGNORECASE) for tag in _SKIP}
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Tags that change what text is kept or where sections start; all others are skipped.
+_STATEFUL = _SKIP | _CHROME | _BLOCK | _HEADINGS | {"title", "main", "article", "a", "br", "hr"}
 
 
 def _attr_id(attrs: str) -> str | None:
@@ -119,13 +123,20 @@ def html_sections(html: str) -> tuple[str | None, list[tuple[str | None, str | N
     anchor inside it or right before it), else ``None``. Scripts, styles and page chrome are
     dropped; when ``<main>``/``<article>`` holds a fair share of the text, only it is kept.
     """
-    import html as html_module
+    from html import unescape
 
-    unescape = html_module.unescape
-    # Events: text pieces and heading starts, each marked with whether it is inside main.
-    events: list[tuple[int, str, str | None, bool]] = []  # (kind, text, anchor, in_main)
     title_parts: list[str] = []
+    # Two versions are built side by side (the whole page, and only its main content);
+    # the choice between them is made at the end. A section: [heading, anchor, parts].
+    whole: list[list[Any]] = [[None, None, []]]
+    inside: list[list[Any]] = [[None, None, []]]
+    whole_parts: list[str] = whole[-1][2]
+    main_parts: list[str] = inside[-1][2]
+    whole_chars = main_chars = 0
     stack: list[str] = []
+    # How many of each tag are open: `tag in stack` in O(1), since pages often leave <p>,
+    # <li> or <td> unclosed and the stack grows deep (a scan per end tag was quadratic).
+    open_count: dict[str, int] = {}
     chrome = main = 0
     in_title = False
     heading_parts: list[str] | None = None
@@ -133,8 +144,9 @@ def html_sections(html: str) -> tuple[str | None, list[tuple[str | None, str | N
     last_anchor: str | None = None
     position = 0
     length = len(html)
+    search = _TAG.search
     while position < length:
-        match = _TAG.search(html, position)
+        match = search(html, position)
         end = match.start() if match else length
         if end > position:
             text = html[position:end]
@@ -144,17 +156,23 @@ def html_sections(html: str) -> tuple[str | None, list[tuple[str | None, str | N
                 if heading_parts is not None:
                     heading_parts.append(text)
                 else:
-                    events.append((0, text, None, main > 0))
-                if text.strip():
+                    whole_parts.append(text)
+                    whole_chars += len(text)
+                    if main:
+                        main_parts.append(text)
+                        main_chars += len(text)
+                if last_anchor is not None and not text.isspace():
                     last_anchor = None
         if match is None:
             break
         position = match.end()
-        closing, tag = match.group(1), match.group(2)
+        tag = match.group(2)
         if tag is None:
             continue
         tag = tag.lower()
-        if not closing:
+        if tag not in _STATEFUL:
+            continue  # inline markup (span, em, code...): no effect on the text
+        if not match.group(1):
             if tag in _SKIP:
                 raw_end = _RAW_END[tag].search(html, position)
                 stop = raw_end.start() if raw_end else length
@@ -164,69 +182,69 @@ def html_sections(html: str) -> tuple[str | None, list[tuple[str | None, str | N
                         title_parts.append(found.group(1))
                 position = raw_end.end() if raw_end else length
                 continue
-            anchor = _attr_id(match.group(3))
             if tag == "title":
                 in_title = True
                 continue
             if tag in _VOID:
-                if tag in _BLOCK or tag == "hr":
-                    events.append((0, "\n", None, main > 0))
+                whole_parts.append("\n")
+                if main:
+                    main_parts.append("\n")
                 continue
+            attrs = match.group(3)
+            anchor = _attr_id(attrs) if attrs and ("id" in attrs or "name" in attrs) else None
+            if tag in _SELF_CLOSING_SIBLINGS and stack and stack[-1] == tag:
+                stack.pop()  # <p>a<p>b, <li>a<li>b: the new one closes the previous one
+                open_count[tag] -= 1
             stack.append(tag)
+            open_count[tag] = open_count.get(tag, 0) + 1
             if tag in _CHROME:
                 chrome += 1
-            elif tag in ("main", "article"):
+            elif tag == "main" or tag == "article":
                 main += 1
             elif tag in _HEADINGS and chrome == 0:
                 heading_parts, heading_anchor = [], anchor or last_anchor
                 continue
-            if anchor and tag == "a" or anchor and tag in ("section", "div"):
+            if anchor and tag in ("a", "section", "div"):
                 last_anchor = anchor
                 if heading_parts is not None and heading_anchor is None:
                     heading_anchor = anchor
             if tag in _BLOCK:
-                events.append((0, "\n", None, main > 0))
+                whole_parts.append("\n")
+                if main:
+                    main_parts.append("\n")
         else:
             if tag == "title":
                 in_title = False
                 continue
-            if tag not in stack:
+            if not open_count.get(tag):
                 continue
             while stack:
                 top = stack.pop()
+                open_count[top] -= 1
                 if top in _CHROME:
                     chrome -= 1
-                elif top in ("main", "article"):
+                elif top == "main" or top == "article":
                     main -= 1
                 elif top in _HEADINGS and heading_parts is not None:
                     heading = _SPACES.sub(" ", unescape("".join(heading_parts))).strip()
-                    events.append((1, heading, heading_anchor, main > 0))
+                    whole.append([heading or None, heading_anchor, []])
+                    whole_parts = whole[-1][2]
+                    if main:
+                        inside.append([heading or None, heading_anchor, []])
+                        main_parts = inside[-1][2]
                     heading_parts = None
                     last_anchor = None
                 if top in _BLOCK:
-                    events.append((0, "\n", None, main > 0))
+                    whole_parts.append("\n")
+                    if main:
+                        main_parts.append("\n")
                 if top == tag:
                     break
     title = _SPACES.sub(" ", unescape("".join(title_parts))).strip() or None
-    main_chars = sum(len(t) for kind, t, _, inside in events if kind == 0 and inside)
-    all_chars = sum(len(t) for kind, t, _, _ in events if kind == 0)
-    only_main = main_chars > 0 and main_chars >= 0.25 * all_chars
-    sections: list[tuple[str | None, str | None, str]] = []
-    heading_now: str | None = None
-    anchor_now: str | None = None
-    parts: list[str] = []
-    for kind, text, anchor, inside in events:
-        if only_main and not inside:
-            continue
-        if kind == 1:
-            sections.append((heading_now, anchor_now, _tidy([unescape("".join(parts))])))
-            heading_now, anchor_now, parts = text or None, anchor, []
-            if title is None and text:
-                title = text
-        else:
-            parts.append(text)
-    sections.append((heading_now, anchor_now, _tidy([unescape("".join(parts))])))
-    return title, sections
+    chosen = inside if main_chars > 0 and main_chars >= 0.25 * whole_chars else whole
+    if title is None:
+        title = next((h for h, _, _ in chosen if h), None)
+    return title, [(h, a, _tidy([unescape("".join(parts))])) for h, a, parts in chosen]
 
 
 def html_to_text(html: str) -> tuple[str | None, str]:
