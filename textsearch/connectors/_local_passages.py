@@ -108,9 +108,11 @@ def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
         if found is not None:
             sections.append((heading, anchor, first, "\n".join(body)))
             # `first` is the line number of the section's first body line.
-            heading, anchor, first, body = found, _github_slug(found, used), i + 1 + skip, []
+            anchor = _github_slug(found, used)
+            heading = _INLINE_MD.sub(r"\1", found).strip() or found
+            first, body = i + 1 + skip, []
             if title is None:
-                title = _INLINE_MD.sub(r"\1", found).strip() or None
+                title = heading
             i += skip
             continue
         body.append(line)
