@@ -146,7 +146,9 @@ def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
 
 def for_index(text: str | None) -> str:
     """The text as the full-text index sees it: each CJK character fenced as a token."""
-    return CJK_CHAR.sub(ZWSP + r"\1" + ZWSP, text or "")
+    if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
+        return text or ""
+    return CJK_CHAR.sub(ZWSP + r"\1" + ZWSP, text)
 
 
 def index_title(title: str | None, section: str | None) -> str:
