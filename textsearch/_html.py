@@ -192,6 +192,16 @@ def html_sections(html: str) -> tuple[str | None, list[tuple[str | None, str | N
                 continue
             attrs = match.group(3)
             anchor = _attr_id(attrs) if attrs and ("id" in attrs or "name" in attrs) else None
+            if heading_parts is not None and tag in _BLOCK:
+                # A block inside a heading means the heading was never closed (<h2>Title<p>..):
+                # end it here, or it would swallow the rest of the page.
+                heading = _SPACES.sub(" ", unescape("".join(heading_parts))).strip()
+                whole.append([heading or None, heading_anchor, []])
+                whole_parts = whole[-1][2]
+                if main:
+                    inside.append([heading or None, heading_anchor, []])
+                    main_parts = inside[-1][2]
+                heading_parts = None
             if tag in _SELF_CLOSING_SIBLINGS and stack and stack[-1] == tag:
                 stack.pop()  # <p>a<p>b, <li>a<li>b: the new one closes the previous one
                 open_count[tag] -= 1

@@ -323,3 +323,12 @@ async def test_mcp_tool_results_carry_no_markup(search: LocalTextSearch) -> None
     (block,) = result.content
     assert "exponential backoff" in block.text
     _clean(block.text)
+
+
+def test_an_unclosed_html_heading_does_not_swallow_the_page() -> None:
+    raw = "<h1>Guide</h1><h2 id='a'>Install<p>Run the installer.</p><h2>Use</h2><p>Call it.</p>"
+    _, passages = split_document(raw, ".html")
+    assert [(p.heading, p.text) for p in passages] == [
+        ("Install", "Run the installer."),
+        ("Use", "Call it."),
+    ]
