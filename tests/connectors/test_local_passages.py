@@ -332,3 +332,28 @@ def test_an_unclosed_html_heading_does_not_swallow_the_page() -> None:
         ("Install", "Run the installer."),
         ("Use", "Call it."),
     ]
+
+
+def test_very_common_words_are_left_out_only_when_the_page_stays_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch.connectors.local as local
+
+    monkeypatch.setattr(local, "_COMMON_FLOOR", 10)
+    s = LocalTextSearch()
+    s.add_documents({"id": f"c{i}", "text": f"common filler {i}"} for i in range(40))
+    s.add_documents({"id": f"r{i}", "text": f"common and rare {i}"} for i in range(6))
+    # the rare word alone fills a page of 5: "common" is left out, and said so
+    pruned = s.get_search_results_sync("common rare", top=5)
+    assert pruned.metadata["left_out"] == ["common"]
+    assert len(pruned) == 5 and all(d.id.startswith("r") for d in pruned)
+    # a page of 10 needs the common word's documents too: nothing is left out
+    full = s.get_search_results_sync("common rare", top=10)
+    assert "left_out" not in full.metadata
+    assert [d.id[0] for d in full][:6] == ["r"] * 6 and len(full) == 10
+    # with a total count asked for, every match counts: nothing is left out
+    counted = s.get_search_results_sync("common rare", top=5, include_total_count=True)
+    assert counted.total_count == 46 and "left_out" not in counted.metadata
+    # a word in no document is not "rare": the common one is kept (the old fallback bug)
+    kept = s.get_search_results_sync("tirasemtiv common", top=5)
+    assert len(kept) == 5 and "left_out" not in kept.metadata

@@ -93,6 +93,10 @@ _SKIP_DIRS = frozenset(
 _MAX_FILE_BYTES = 20 * 1024 * 1024
 # index_path commits after this many files, so an interrupted run keeps what it did.
 _BATCH_FILES = 100
+# An any-word query leaves out words held by more than this share of passages (and at least
+# _COMMON_FLOOR of them) when its rarer words alone fill the page: see _plan_any.
+_COMMON_SHARE = 0.05
+_COMMON_FLOOR = 2000
 
 
 @dataclass
@@ -210,6 +214,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self.highlight = highlight
         self.value_chars = value_chars
         self._lock = threading.RLock()
+        # Rows holding each quoted term, for the any-word plan; cleared on every write.
+        self._df_cache: dict[str, int] = {}
         self._db = connect(self.path)
 
     def __repr__(self) -> str:
@@ -247,6 +253,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
         with self._lock, documented_errors(self.path):
             retry_busy(write, self.path)
+            self._df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
@@ -258,6 +265,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 return sum(self._delete(doc_id) for doc_id in wanted)
 
         with self._lock, documented_errors(self.path):
+            self._df_cache.clear()
             return retry_busy(write, self.path)
 
     @property
@@ -375,6 +383,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):
+            self._df_cache.clear()
             known = {
                 doc_id: (mtime, size, digest)
                 for doc_id, mtime, size, digest in self._db.execute(
@@ -515,6 +524,58 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     supported_fields=allowed,
                 )
 
+    def _plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
+        """Leave very common words out of an any-word query when the rest fill the page.
+
+        Words held by a large share of passages are left out only when the rarer words
+        alone still fill the requested page.
+
+        FTS5 calls ``bm25()`` for every row that holds any of the words (~6 µs a row), so one
+        word found in most passages makes a query cost in proportion to the whole index. Such a
+        word adds little to BM25 (inverse document frequency near zero): dropping it changes
+        which rows merely contain it, not the top of the ranking, and never returns fewer
+        results than asked for. ``metadata["left_out"]`` names the words left out.
+        """
+        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
+        counts = [(self._document_frequency(t), t) for t in terms]
+        rare = [t for n, t in counts if n <= limit]
+        if not rare or len(rare) == len(terms):
+            return " OR ".join(terms), []
+        wanted = options.skip + options.top
+        rare_match = " OR ".join(rare)
+        if max(n for n, t in counts if t in rare) < wanted:
+            where, params = filter_sql(options.filter)
+            join = (
+                " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+                if where
+                else ""
+            )
+            found = self._db.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
+                f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
+                [rare_match, *params, wanted],
+            ).fetchone()[0]
+            if found < wanted:
+                return " OR ".join(terms), []
+        return rare_match, [t.strip('"') for n, t in counts if n > limit]
+
+    def _document_frequency(self, term: str) -> int:
+        count = self._df_cache.get(term)
+        if count is None:
+            count = int(
+                self._db.execute(
+                    "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (term,)
+                ).fetchone()[0]
+            )
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+            self._df_cache[term] = count
+        return count
+
+    def _approx_count(self) -> int:
+        # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
+        return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
+
     def _rank(self, match: str, options: SearchOptions) -> tuple[list[Any], int | None]:
         where, params = filter_sql(options.filter)
         join = (
@@ -560,7 +621,11 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
             return SearchResults([], total, {"match": "none"})
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
-            ranked, total = self._rank(plan.match(self.match), options)
+            match = plan.match(self.match)
+            left_out: list[str] = []
+            if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+                match, left_out = self._plan_any(plan.terms, options)
+            ranked, total = self._rank(match, options)
             rows: dict[int, Any] = {}
             if ranked:
                 marks = ",".join("?" * len(ranked))
@@ -590,7 +655,10 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     score=-float(score),
                 )
             )
-        return SearchResults(docs, total, {"match": self.match})
+        info: dict[str, Any] = {"match": self.match}
+        if left_out:
+            info["left_out"] = left_out
+        return SearchResults(docs, total, info)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         # A worker thread keeps the event loop free: a broad query on a large index can take
