@@ -537,7 +537,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         results than asked for. ``metadata["left_out"]`` names the words left out.
         """
         limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
-        counts = [(self._document_frequency(t), t) for t in terms]
+        counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
         rare = [t for n, t in counts if n <= limit]
         if not rare or len(rare) == len(terms):
             return " OR ".join(terms), []
@@ -559,12 +559,17 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 return " OR ".join(terms), []
         return rare_match, [t.strip('"') for n, t in counts if n > limit]
 
-    def _document_frequency(self, term: str) -> int:
+    def _document_frequency(self, term: str, cap: int) -> int:
+        """Rows holding ``term``, counted up to ``cap`` only: past it the word is common, and
+        counting all of its rows would cost as much as the query it is meant to spare.
+        """
         count = self._df_cache.get(term)
         if count is None:
             count = int(
                 self._db.execute(
-                    "SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?", (term,)
+                    "SELECT count(*) FROM (SELECT 1 FROM passages_fts "
+                    "WHERE passages_fts MATCH ? LIMIT ?)",
+                    (term, cap),
                 ).fetchone()[0]
             )
             if len(self._df_cache) > 50_000:
