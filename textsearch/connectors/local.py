@@ -560,8 +560,10 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         return rare_match, [t.strip('"') for n, t in counts if n > limit]
 
     def _document_frequency(self, term: str, cap: int) -> int:
-        """Rows holding ``term``, counted up to ``cap`` only: past it the word is common, and
-        counting all of its rows would cost as much as the query it is meant to spare.
+        """Rows holding ``term``, counted up to ``cap`` only.
+
+        Past ``cap`` the word is common, and counting all of its rows would cost as much as
+        the query it is meant to spare.
         """
         count = self._df_cache.get(term)
         if count is None:
