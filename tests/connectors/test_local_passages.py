@@ -357,3 +357,20 @@ def test_very_common_words_are_left_out_only_when_the_page_stays_full(
     # a word in no document is not "rare": the common one is kept (the old fallback bug)
     kept = s.get_search_results_sync("tirasemtiv common", top=5)
     assert len(kept) == 5 and "left_out" not in kept.metadata
+
+
+def test_a_query_of_common_words_ranks_passages_holding_all_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch.connectors.local as local
+
+    monkeypatch.setattr(local, "_COMMON_FLOOR", 10)
+    s = LocalTextSearch()
+    s.add_documents({"id": f"a{i}", "text": f"alpha only {i}"} for i in range(30))
+    s.add_documents({"id": f"b{i}", "text": f"beta only {i}"} for i in range(30))
+    s.add_documents({"id": f"ab{i}", "text": f"alpha beta {i}"} for i in range(12))
+    page = s.get_search_results_sync("alpha beta", top=10)
+    assert [d.id[:2] for d in page] == ["ab"] * 10
+    # more than the passages holding both: the others follow, nothing is lost
+    longer = s.get_search_results_sync("alpha beta", top=20)
+    assert [d.id[:2] for d in longer][:12] == ["ab"] * 12 and len(longer) == 20

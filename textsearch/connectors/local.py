@@ -539,25 +539,37 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
         counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
         rare = [t for n, t in counts if n <= limit]
-        if not rare or len(rare) == len(terms):
-            return " OR ".join(terms), []
         wanted = options.skip + options.top
+        if not rare:
+            # Every word is common: passages holding all of them outrank those holding some
+            # (each word weighs about the same), so when they fill the page, rank only them.
+            every = " AND ".join(terms)
+            if self._fills(every, options, wanted):
+                return every, []
+            return " OR ".join(terms), []
+        if len(rare) == len(terms):
+            return " OR ".join(terms), []
         rare_match = " OR ".join(rare)
-        if max(n for n, t in counts if t in rare) < wanted:
-            where, params = filter_sql(options.filter)
-            join = (
-                " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-                if where
-                else ""
-            )
-            found = self._db.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
-                f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
-                [rare_match, *params, wanted],
-            ).fetchone()[0]
-            if found < wanted:
-                return " OR ".join(terms), []
+        if max(n for n, t in counts if t in rare) < wanted and not self._fills(
+            rare_match, options, wanted
+        ):
+            return " OR ".join(terms), []
         return rare_match, [t.strip('"') for n, t in counts if n > limit]
+
+    def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
+        """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+            if where
+            else ""
+        )
+        found = self._db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
+            [match, *params, wanted],
+        ).fetchone()[0]
+        return int(found) >= wanted
 
     def _document_frequency(self, term: str, cap: int) -> int:
         """Rows holding ``term``, counted up to ``cap`` only.
