@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
@@ -39,12 +37,20 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
+from textsearch.connectors._local_files import (
+    DEFAULT_EXTENSIONS,
+    Batch,
+    FileWork,
+    IndexReport,
+    Transaction,
+    read_file,
+    walk,
+)
 from textsearch.connectors._local_passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
     best_window,
     hit_pattern,
-    split_document,
     split_text,
 )
 from textsearch.connectors._local_query import filter_sql, plan_query
@@ -56,7 +62,6 @@ from textsearch.connectors._local_schema import (
     documented_errors,
     for_index,
     index_title,
-    map_error,
     normalize_document,
     retry_busy,
 )
@@ -64,63 +69,17 @@ from textsearch.errors import ConfigurationError, UnsupportedFilterError
 
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
-# BM25 with a title (document title + section heading) match worth two body matches:
-# measured on SciFact and Cranfield (docs/performance.md). Called directly: faster than
-# FTS5's configurable ``rank`` column.
-_BM25 = "bm25(passages_fts, 2.0, 1.0)"
+# BM25 with a title (document title + section heading) match worth four body matches:
+# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
+# directly: faster than FTS5's configurable ``rank`` column.
+_BM25 = "bm25(passages_fts, 4.0, 1.0)"
 
-#: File types :meth:`LocalTextSearch.index_path` reads.
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        "site-packages",
-        "dist",
-        "build",
-    }
-)
-_MAX_FILE_BYTES = 20 * 1024 * 1024
 # index_path commits after this many files, so an interrupted run keeps what it did.
 _BATCH_FILES = 100
 # An any-word query leaves out words held by more than this share of passages (and at least
 # _COMMON_FLOOR of them) when its rarer words alone fill the page: see _plan_any.
 _COMMON_SHARE = 0.05
 _COMMON_FLOOR = 2000
-
-
-@dataclass
-class IndexReport:
-    """What :meth:`LocalTextSearch.index_path` did.
-
-    Attributes:
-        added: Files indexed for the first time.
-        updated: Files re-read because their content changed.
-        unchanged: Files skipped because they had not changed.
-        removed: Documents removed because their file is gone.
-        failed: ``(path, reason)`` for files that could not be read.
-    """
-
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def indexed(self) -> int:
-        """Files (re)indexed by this run: ``added + updated``."""
-        return self.added + self.updated
 
 
 def _host(link: str | None) -> str | None:
@@ -274,8 +233,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         with self._lock, documented_errors(self.path):
             return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _delete(self, doc_id: str) -> int:
         db = self._db
@@ -379,7 +338,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
-        files = [root] if root.is_file() else sorted(self._walk(root, wanted))
+        files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):
@@ -396,7 +355,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 batch = files[begin : begin + _BATCH_FILES]
                 # Files are read and split outside the write lock: another process's writes
                 # wait only for the database work.
-                prepared = [self._read_file(f, known.get(str(f)), report) for f in batch]
+                prepared = [read_file(f, known.get(str(f)), report) for f in batch]
                 done = begin
                 with self._interruptible_batch():
                     for file, item in zip(batch, prepared, strict=True):
@@ -414,50 +373,12 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                         report.removed += self._delete(doc_id)
         return report
 
-    def _interruptible_batch(self) -> _Batch:
-        return _Batch(self._db, self.path)
-
-    @staticmethod
-    def _walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
-            for name in filenames:
-                if not name.startswith(".") and name.lower().endswith(wanted):
-                    yield Path(dirpath) / name
-
-    @staticmethod
-    def _read_file(
-        file: Path,
-        previous: tuple[int | None, int | None, str | None] | None,
-        report: IndexReport,
-    ) -> _FileWork | None:
-        try:
-            stat = file.stat()
-            if (
-                previous is not None
-                and previous[0] == stat.st_mtime_ns
-                and previous[1] == stat.st_size
-            ):
-                report.unchanged += 1
-                return None
-            if stat.st_size > _MAX_FILE_BYTES:
-                raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
-            data = file.read_bytes()
-        except OSError as exc:
-            report.failed.append((str(file), str(exc)))
-            return None
-        import hashlib  # ~15 ms of import time that searching never needs
-
-        digest = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous[2] == digest:
-            return _FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
-        raw = data.decode("utf-8-sig", errors="replace")
-        title, passages = split_document(raw, file.suffix)
-        return _FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
+    def _interruptible_batch(self) -> Batch:
+        return Batch(self._db, self.path)
 
     def _write_one(
         self,
-        work: _FileWork,
+        work: FileWork,
         doc_id: str,
         root_key: str,
         previous: tuple[int | None, int | None, str | None] | None,
@@ -476,7 +397,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
     def _write_file(
         self,
-        work: _FileWork,
+        work: FileWork,
         doc_id: str,
         root_key: str,
         previous: tuple[int | None, int | None, str | None] | None,
@@ -708,57 +629,3 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         """Close the database connection; later calls raise ``ConfigurationError``."""
         with self._lock:
             self._db.close()
-
-
-@dataclass(slots=True)
-class _FileWork:
-    mtime_ns: int
-    size: int
-    sha256: str
-    title: str | None  # None: same content as indexed, only the bookkeeping changes
-    passages: list[Passage]
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error (the connection is in autocommit mode).
-
-    IMMEDIATE takes the write lock up front, so a second writer waits (busy timeout) instead
-    of failing when it upgrades a read lock.
-    """
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")
-
-
-class _Batch:
-    """A write transaction that commits what was done even when interrupted.
-
-    Every file is written completely before the progress callback runs, so on
-    ``KeyboardInterrupt`` (or any error from the callback) the batch so far is consistent.
-    """
-
-    def __init__(self, db: sqlite3.Connection, path: str) -> None:
-        self._db = db
-        self._path = path
-
-    def __enter__(self) -> None:
-        retry_busy(lambda: self._db.execute("BEGIN IMMEDIATE"), self._path)
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None or not isinstance(exc, sqlite3.Error):
-            try:
-                self._db.execute("COMMIT")
-                return
-            except sqlite3.Error as commit_error:
-                self._db.execute("ROLLBACK")
-                raise map_error(commit_error, self._path) from None
-        self._db.execute("ROLLBACK")
