@@ -18,8 +18,8 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 def main() -> None:
     question = sys.argv[1] if len(sys.argv) > 1 else "How are untrusted search results fenced?"
-    # In memory (nothing is written to disk), plain snippets without highlight markers.
-    with LocalTextSearch(highlight=None, snippet_tokens=64) as search:
+    # In memory (nothing is written to disk); results are passages (sections of the docs).
+    with LocalTextSearch() as search:
         search.index_path(DOCS)
         grounded = ground_sync(
             search,

@@ -49,9 +49,9 @@ def test_search_prints_numbered_text(notes: Path) -> None:
     proc = run("search", "exponential backoff", "--path", str(notes))
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0] == 'Found 1 result for "exponential backoff":'
+    assert lines[0] == 'Found 2 results for "exponential backoff":'
     assert lines[2] == "1. Retry guide"
-    assert "**exponential** **backoff**" in lines[3]
+    assert lines[3] == "   Use exponential backoff with jitter."  # no markup in a pipe
     assert lines[4] == f"   URL: {notes / 'retry.md'}"
     assert proc.stderr == ""  # the indexing note is for terminals only
 

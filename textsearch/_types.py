@@ -38,7 +38,7 @@ class TextSearchResult(BaseModel):
         link: Where the result comes from (URL or file path), if any.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str | None = None
     value: str | None = None
@@ -110,7 +110,7 @@ def _check_value(value: object) -> FilterValue:
 class EqualTo(BaseModel):
     """Clause: ``field_name`` equals ``value``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: Literal["equal_to"] = "equal_to"
     field_name: str
@@ -120,7 +120,7 @@ class EqualTo(BaseModel):
 class AnyTagEqualTo(BaseModel):
     """Clause: the collection ``field_name`` contains an element equal to ``value``."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: Literal["any_tag_equal_to"] = "any_tag_equal_to"
     field_name: str
@@ -273,7 +273,9 @@ class SearchOptions(BaseModel):
         filter: A data-only filter; ``None`` for none.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, arbitrary_types_allowed=True, defer_build=True
+    )
 
     DEFAULT_TOP: ClassVar[int] = 5
 

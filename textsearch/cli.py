@@ -73,10 +73,17 @@ ProviderBuilder = Callable[[argparse.Namespace], TextSearch]
 def _local_from_args(args: argparse.Namespace, *, index: bool = True) -> TextSearch:
     from textsearch.connectors.local import LocalTextSearch
 
+    db = getattr(args, "db", None)
+    if db and not getattr(args, "path", None):
+        # --db alone searches that index as it is: the current folder is never added to it.
+        if not Path(db).is_file():
+            raise ConfigurationError(
+                f"--db {db!r}: no such index file (build one with: textsearch index DIR --db FILE)"
+            )
+        return LocalTextSearch(db)
     folder = Path(getattr(args, "path", None) or ".")
     if not folder.exists():
         raise ConfigurationError(f"--path {str(folder)!r}: no such file or folder")
-    db = getattr(args, "db", None)
     db_path = Path(db) if db else default_index_file(folder)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -321,6 +328,7 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
     # Reject a bad query before any indexing or network work.
     resolve_options(args.query, options, {}, max_top=options.top)
     search = build_provider(args)
+    _terminal_highlight(search, out, output_format)
     try:
         results = search.get_text_search_results_sync(args.query, options)
     finally:
@@ -338,6 +346,16 @@ def _cmd_search(args: argparse.Namespace, out: TextIO) -> int:
             + "\n"
         )
     return EXIT_OK
+
+
+def _terminal_highlight(search: TextSearch, out: TextIO, output_format: str) -> None:
+    # Matched words in bold for a person at a terminal only: text that a program or a model
+    # reads (a pipe, a file, --json) never carries markup. NO_COLOR (no-color.org) opts out.
+    if output_format == "json" or os.environ.get("NO_COLOR") or not hasattr(search, "highlight"):
+        return
+    isatty = getattr(out, "isatty", None)
+    if callable(isatty) and isatty():
+        search.highlight = ("\x1b[1m", "\x1b[22m")
 
 
 #: --format choices of ``textsearch search`` (text styles of format_results, and JSON).

@@ -70,7 +70,8 @@ def test_bm25_snippet_name_link(search: LocalTextSearch) -> None:
     results = search.get_text_search_results_sync("exponential backoff")
     assert [r.name for r in results] == ["Retry guide"]
     assert results[0].link == "https://devblogs.microsoft.com/python/retry"
-    assert "**exponential** **backoff**" in (results[0].value or "")
+    # the value is the passage itself, with no markup for the model
+    assert results[0].value == DOCS[0]["text"]
 
 
 def test_stemming_finds_other_forms(search: LocalTextSearch) -> None:
@@ -83,13 +84,23 @@ def test_title_weighs_more_than_body(search: LocalTextSearch) -> None:
     assert docs[0].score is not None and docs[0].score > 0
 
 
-def test_all_words_then_any_word(search: LocalTextSearch) -> None:
+def test_any_word_ranks_documents_with_more_words_first(search: LocalTextSearch) -> None:
     both = search.get_search_results_sync("retry timeout")
+    assert both.metadata["match"] == "any"
+    assert [d.id for d in both] == ["timeouts", "retry"]
+    either = search.get_search_results_sync("jitter forever")
+    assert {d.id for d in either} == {"retry", "timeouts"}
+
+
+def test_match_all_is_opt_in() -> None:
+    strict = LocalTextSearch(match="all")
+    strict.add_documents(DOCS)
+    both = strict.get_search_results_sync("retry timeout")
     assert both.metadata["match"] == "all"
     assert [d.id for d in both] == ["timeouts"]
-    either = search.get_search_results_sync("jitter forever")
-    assert either.metadata["match"] == "any"
-    assert {d.id for d in either} == {"retry", "timeouts"}
+    assert strict.search_sync("jitter forever").results == []
+    with pytest.raises(ConfigurationError):
+        LocalTextSearch(match="some")  # type: ignore[arg-type]
 
 
 def test_highlight_can_be_changed_or_removed() -> None:
@@ -117,7 +128,9 @@ def test_cjk_text_is_searchable(search: LocalTextSearch, query: str, expected: s
     assert [d.id for d in docs] == [expected]
 
 
-def test_cjk_snippets_have_no_inserted_spaces(search: LocalTextSearch) -> None:
+def test_cjk_snippets_have_no_inserted_spaces() -> None:
+    search = LocalTextSearch(highlight=("**", "**"))
+    search.add_documents(DOCS)
     snippet = search.search_sync("数据库")[0]
     assert "主流向量**数据库**" in snippet
     assert "\u200b" not in snippet
@@ -136,8 +149,8 @@ def test_total_count_and_paging(search: LocalTextSearch) -> None:
 
 def test_paging_keeps_the_same_match_mode(search: LocalTextSearch) -> None:
     page2 = search.get_search_results_sync("retry timeout", top=1, skip=1)
-    assert page2.metadata["match"] == "all"
-    assert page2.results == []
+    assert page2.metadata["match"] == "any"
+    assert [d.id for d in page2] == ["retry"]
 
 
 def test_site_filter_matches_host_and_subdomains(search: LocalTextSearch) -> None:
@@ -355,11 +368,12 @@ def test_index_path_reads_each_format_with_titles(corpus: Path) -> None:
     for word, title in titles.items():
         results = s.get_text_search_results_sync(word)
         assert [r.name for r in results] == [title], word
-        assert results[0].link is not None and Path(results[0].link).is_file()
+        assert results[0].link is not None
+        assert Path(results[0].link.split("#")[0]).is_file()
 
 
 def test_html_scripts_and_navigation_are_not_indexed(corpus: Path) -> None:
-    s = LocalTextSearch()
+    s = LocalTextSearch(highlight=("**", "**"))
     s.index_path(corpus)
     assert s.search_sync("wallaby").results == []
     assert s.search_sync("echidna").results == []
@@ -453,28 +467,19 @@ def test_modified_time_alone_updates_bookkeeping(corpus: Path) -> None:
     assert s.index_path(corpus).unchanged == 7
 
 
-def test_any_word_mode_leaves_out_very_common_words(monkeypatch: pytest.MonkeyPatch) -> None:
-    import textsearch.connectors.local as local
-
+def test_a_word_in_no_document_does_not_hide_the_others() -> None:
+    # The old any-word fallback took a word found nowhere for "rare" and dropped the
+    # common words, so this query returned nothing.
     s = LocalTextSearch()
-    s.add_documents({"id": f"c{i}", "text": f"common filler {i}"} for i in range(30))
-    s.add_documents([{"id": "rare", "text": "common and rare together"}])
-    # no document has all three words, so the any-word fallback runs
-    everything = s.get_search_results_sync("common rare zzz", include_total_count=True)
-    assert everything.metadata["match"] == "any"
-    assert everything.total_count == 31  # small corpus: nothing is left out
-    monkeypatch.setattr(local, "_COMMON_FLOOR", 2)
-    pruned = s.get_search_results_sync("common rare zzz", include_total_count=True)
-    assert [d.id for d in pruned] == ["rare"]
-    assert pruned.total_count == 1
-    # when every word is common, the least common one is kept
-    only_common = s.get_search_results_sync("common filler", top=3)
-    assert only_common.metadata["match"] == "all" and len(only_common) == 3
+    s.add_documents({"id": f"c{i}", "text": f"the effect of treatment {i}"} for i in range(30))
+    found = s.get_search_results_sync("tirasemtiv effect", include_total_count=True)
+    assert found.total_count == 30
+    assert len(found) == 5
 
 
 def _vocabulary(s: LocalTextSearch) -> dict[str, tuple[int, int]]:
     s._db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, documents_fts, 'row')"
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, passages_fts, 'row')"
     )
     return {term: (docs, hits) for term, docs, hits in s._db.execute("SELECT * FROM temp.vocab")}
 
@@ -483,7 +488,7 @@ def _integrity_check(s: LocalTextSearch) -> None:
     # The index must equal one rebuilt from the stored text: a delete sent with wrong values
     # would leave stale entries that inflate counts and rankings.
     before = _vocabulary(s)
-    s._db.execute("INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')")
+    s._db.execute("INSERT INTO passages_fts(passages_fts) VALUES ('rebuild')")
     assert _vocabulary(s) == before
 
 
@@ -502,7 +507,7 @@ def test_index_stays_consistent_with_the_stored_text(corpus: Path) -> None:
     assert s.search_sync("jitter").results == []
     # the check is real: text changed behind the index's back is detected
     row = s._db.execute("SELECT rowid FROM documents WHERE id = 'retry'").fetchone()
-    s._db.execute("UPDATE contents SET text = 'something else' WHERE rowid = ?", row)
+    s._db.execute("UPDATE passages SET text = 'something else' WHERE doc = ?", row)
     with pytest.raises(AssertionError):
         _integrity_check(s)
 
@@ -511,8 +516,8 @@ def test_text_is_stored_once(tmp_path: Path) -> None:
     s = LocalTextSearch(tmp_path / "x.sqlite3")
     s.add_documents([{"id": "a", "text": "unique words here"}])
     tables = {r[0] for r in s._db.execute("SELECT name FROM sqlite_master")}
-    assert "documents_fts_content" not in tables  # the index reads text through a view
-    assert "contents" in tables
+    assert "passages_fts_content" not in tables  # the index reads text through a view
+    assert "passages" in tables
 
 
 @pytest.mark.parametrize(

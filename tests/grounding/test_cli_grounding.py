@@ -39,9 +39,7 @@ def test_search_format_citations_and_json_alias(notes: Path) -> None:
     done = run("search", "backoff", "--path", str(notes), "--format", "citations", cwd=notes)
     assert done.returncode == 0, done.stderr
     link = str((notes / "retry.md").resolve())
-    assert done.stdout == (
-        f"[1] Retry policy — # Retry policy Use exponential **backoff** with jitter. ({link})\n"
-    )
+    assert done.stdout == (f"[1] Retry policy — Use exponential backoff with jitter. ({link})\n")
 
     as_format = run("search", "backoff", "--path", str(notes), "--format", "json", cwd=notes)
     as_flag = run("search", "backoff", "--path", str(notes), "--json", cwd=notes)

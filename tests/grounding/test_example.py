@@ -26,6 +26,7 @@ def test_rag_prompt_example_runs_offline(tmp_path: Path) -> None:
         and "Question: How are untrusted search results fenced?" in out
     )
     refs = out.split("\nReferences:\n", 1)[1]
-    assert refs.startswith("[1] Grounding: search results into prompts - ")
+    # results are passages: the reference names the document and the section
+    assert refs.startswith("[1] Grounding: search results into prompts › Untrusted content - ")
     assert str(ROOT / "docs" / "grounding.md") in refs
     assert "unknown markers: [7]" in out

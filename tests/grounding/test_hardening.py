@@ -172,3 +172,29 @@ def test_cli_ground_full_pages_on_the_local_index(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "only http and https" not in done.stderr and "page not used" not in done.stderr
     assert "Wait longer after each failure." in done.stdout
+
+
+def test_ground_full_pages_gives_the_whole_local_document_not_the_passage() -> None:
+    import asyncio
+
+    from textsearch import LocalTextSearch
+    from textsearch.grounding import ground
+
+    search = LocalTextSearch()
+    search.add_documents(
+        [
+            {
+                "id": "retry",
+                "title": "Retry policy",
+                "text": "## Backoff\n\nRetry with exponential backoff.\n\n## Limits\n\n"
+                + "Give up after five attempts. " * 80,
+                "link": "kb/retry.md",
+            }
+        ],
+        chunk=True,
+    )
+    passages = search.get_search_results_sync("exponential backoff")
+    assert "Give up after five attempts." not in passages[0].text  # the hit is one passage
+    grounded = asyncio.run(ground(search, "exponential backoff", full_pages=True, top=1))
+    assert "Retry with exponential backoff." in grounded.prompt
+    assert "Give up after five attempts." in grounded.prompt  # the rest of the document

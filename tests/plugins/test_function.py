@@ -278,9 +278,9 @@ def test_search_results_kind_serializes_native_models_with_link() -> None:
 
 
 def test_search_results_with_local_connector_cuts_long_fields(tmp_path: Path) -> None:
-    (tmp_path / "long.md").write_text("# Long\n\n" + "backoff " * 2000, encoding="utf-8")
+    long = {"id": "long", "title": "Long", "text": "backoff " * 2000, "link": "/x/long.md"}
     with LocalTextSearch() as local:
-        local.index_path(tmp_path)
+        local.add_documents([long])  # one unsplit document: its text is 16,000 characters
         fn = create_search_function(local, kind="search_results")
         payload = json.loads(fn.invoke_sync({"query": "backoff"}))
     doc = payload["results"][0]

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from textsearch.connectors._local_files import DEFAULT_EXTENSIONS, walk
+from textsearch.connectors._local_passages import split_document
 from textsearch.connectors.local import (
-    DEFAULT_EXTENSIONS,
     IndexReport,
     LocalDocument,
-    LocalTextSearch,
     _host,
-    _title_and_body,
+    normalize_document,
 )
 
 __all__ = [
@@ -32,8 +33,17 @@ __all__ = [
 
 _SPACES = re.compile(r"\s+")
 
-title_and_body = _title_and_body
-walk = LocalTextSearch._walk
+
+
+def title_and_body(file: Path, raw: str) -> tuple[str | None, str]:
+    """A file's title and its text as one body (the table keeps one row per document)."""
+    title, passages = split_document(raw, file.suffix)
+    body = "\n\n".join(
+        (f"{p.heading}\n{p.text}" if p.heading and not p.text.startswith(p.heading) else p.text)
+        for p in passages
+        if p.text or p.heading
+    )
+    return title, body
 
 
 def _strip_nul(value: Any) -> Any:
@@ -47,7 +57,7 @@ def _strip_nul(value: Any) -> Any:
 
 def prepare_documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
     """Validate every document before any is written (raises InvalidRequestError)."""
-    return [LocalTextSearch._coerce(doc) for doc in docs]
+    return [normalize_document(doc) for doc in docs]
 
 
 def document_row(

@@ -1,173 +1,85 @@
 """``LocalTextSearch``: the embedded default, on SQLite FTS5 from the standard library.
 
 No key, no network, no extra dependency. Documents go in with :meth:`LocalTextSearch.add_documents`
-or :meth:`LocalTextSearch.index_path`; queries are ranked with BM25 (title weighted above body) and
-each result carries a highlighted snippet.
+or :meth:`LocalTextSearch.index_path`, are split into passages (sections by heading, paragraphs in
+plain text, each at most ~1,500 characters), and passages are ranked with BM25.
 
 How text is searched:
 
+* A query is BM25 over any of its words, so documents with more of the words (and rarer ones)
+  rank first by score; stop words ("how", "do", "I") are left out of the query, not the index.
+  ``match="all"`` asks for every word instead.
 * The FTS5 ``porter unicode61`` tokenizer folds case and diacritics and stems English words,
   so ``retries`` finds ``retry``.
 * Chinese, Japanese and Korean text has no spaces between words, which ``unicode61`` would
   read as one long token. At index time every CJK character is therefore fenced with a
-  zero-width space (a separator to the tokenizer, invisible in output), which makes each
-  character a token; a CJK run in a query becomes a phrase of its characters. This finds any
-  substring of one or more characters (a trigram index cannot find the two-character words
-  that are most of Chinese vocabulary) and keeps one index with one BM25 ranking.
-* User text is never handed to FTS5 as syntax. Words are extracted and each one is quoted, so
-  quotes, ``AND``/``OR``/``NOT``, ``*``, ``:``, parentheses, SQL or emoji are just text. All
-  words must match; if nothing does, any word may match (reported in ``metadata["match"]``).
+  zero-width space (a separator to the tokenizer, never stored), which makes each character a
+  token; a CJK run in a query becomes a phrase of its characters.
+* User text is never handed to FTS5 as syntax: each word is quoted, so quotes,
+  ``AND``/``OR``/``NOT``, ``*``, ``:``, parentheses, SQL or emoji are just text.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
 import json
 import os
-import re
-import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from textsearch._html import html_to_text
 from textsearch._types import (
     AnyTagEqualTo,
-    EqualTo,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
-    is_valid_text,
 )
 from textsearch.base import BaseTextSearch
-from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
-
-__all__ = ["IndexReport", "LocalDocument", "LocalTextSearch"]
-
-MetadataValue = str | int | float | bool | list[str] | None
-
-_SCHEMA_VERSION = "3"
-_ZWSP = "\u200b"
-_HL_START, _HL_END = "\ue000", "\ue001"
-_CJK_RANGES = (
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3100-\u312f"  # Bopomofo
-    "\u3400-\u4dbf"  # CJK Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK Compatibility Ideographs
-    "\U00020000-\U0003134f"  # CJK Extensions B-G
+from textsearch.connectors._local_files import (
+    DEFAULT_EXTENSIONS,
+    Batch,
+    FileWork,
+    IndexReport,
+    Transaction,
+    read_file,
+    walk,
 )
-_CJK_CHAR = re.compile(f"([{_CJK_RANGES}])")
-_CJK_RUN = re.compile(f"[{_CJK_RANGES}]+|[^{_CJK_RANGES}]+")
-_IS_CJK = re.compile(f"[{_CJK_RANGES}]")
-_WORD = re.compile(r"\w+")
-_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
-_MAX_QUERY_TERMS = 32
-# In any-word mode, words in more than this share of documents are dropped (see _selective).
+from textsearch.connectors._local_passages import (
+    DEFAULT_PASSAGE_CHARS,
+    Passage,
+    best_window,
+    hit_pattern,
+    split_text,
+)
+from textsearch.connectors._local_query import filter_sql, plan_query
+from textsearch.connectors._local_schema import (
+    RESERVED_FILTER_FIELDS,
+    LocalDocument,
+    MetadataValue,
+    connect,
+    documented_errors,
+    for_index,
+    index_title,
+    normalize_document,
+    retry_busy,
+)
+from textsearch.errors import ConfigurationError, UnsupportedFilterError
+
+__all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
+
+# BM25 with a title (document title + section heading) match worth four body matches:
+# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
+# directly: faster than FTS5's configurable ``rank`` column.
+_BM25 = "bm25(passages_fts, 4.0, 1.0)"
+
+# index_path commits after this many files, so an interrupted run keeps what it did.
+_BATCH_FILES = 100
+# An any-word query leaves out words held by more than this share of passages (and at least
+# _COMMON_FLOOR of them) when its rarer words alone fill the page: see _plan_any.
 _COMMON_SHARE = 0.05
-_COMMON_FLOOR = 1000
-# BM25 with a title match worth four body matches. Called directly: measurably faster
-# than FTS5's configurable ``rank`` column.
-_BM25 = "bm25(documents_fts, 4.0, 1.0)"
-_RESERVED_FILTER_FIELDS = ("id", "link", "site")
-
-#: File types :meth:`LocalTextSearch.index_path` reads.
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        "site-packages",
-        "dist",
-        "build",
-    }
-)
-_MAX_FILE_BYTES = 20 * 1024 * 1024
-
-
-class LocalDocument(BaseModel):
-    """A document of the local index; also the native result of :class:`LocalTextSearch`.
-
-    Attributes:
-        id: Unique id; adding a document with an existing id replaces it.
-        title: Title (the ``name`` of normalized results).
-        text: Full text.
-        link: File path or URL the document comes from.
-        metadata: Filterable fields: str, int, float, bool, None, or a list of str.
-        snippet: In results: the best-matching passage, with hits highlighted.
-        score: In results: BM25 relevance, higher is better.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str = Field(min_length=1)
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
-    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
-    snippet: str | None = None
-    score: float | None = None
-
-
-@dataclass
-class IndexReport:
-    """What :meth:`LocalTextSearch.index_path` did.
-
-    Attributes:
-        added: Files indexed for the first time.
-        updated: Files re-read because their content changed.
-        unchanged: Files skipped because they had not changed.
-        removed: Documents removed because their file is gone.
-        failed: ``(path, reason)`` for files that could not be read.
-    """
-
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def indexed(self) -> int:
-        """Files (re)indexed by this run: ``added + updated``."""
-        return self.added + self.updated
-
-
-def _for_index(text: str | None) -> str:
-    return _CJK_CHAR.sub(_ZWSP + r"\1" + _ZWSP, text or "")
-
-
-def _query_terms(query: str) -> list[str]:
-    """Turn free text into quoted FTS5 strings; never FTS5 syntax."""
-    terms: list[str] = []
-    for word in _WORD.findall(query):
-        for run in _CJK_RUN.findall(word):
-            # Inside "..." nothing is an operator; \w never contains a double quote.
-            term = " ".join(run) if _IS_CJK.match(run) else run.lower()
-            quoted = f'"{term}"'
-            if quoted not in terms:
-                terms.append(quoted)
-            if len(terms) >= _MAX_QUERY_TERMS:
-                return terms
-    return terms
+_COMMON_FLOOR = 2000
 
 
 def _host(link: str | None) -> str | None:
@@ -180,65 +92,14 @@ def _host(link: str | None) -> str | None:
     return host.lower() if host else None
 
 
-def _clean_snippet(snippet: str, highlight: tuple[str, str] | None) -> str:
-    text = snippet.replace(_ZWSP, "").replace(_HL_END + _HL_START, "")
-    text = re.sub(r"\s+", " ", text).strip()
-    start, end = highlight if highlight else ("", "")
-    return text.replace(_HL_START, start).replace(_HL_END, end)
-
-
-def _title_and_body(path: Path, raw: str) -> tuple[str | None, str]:
-    suffix = path.suffix.lower()
-    if suffix in (".html", ".htm"):
-        return html_to_text(raw)
-    if suffix in (".md", ".markdown"):
-        return _markdown_title(raw)
-    if suffix == ".rst":
-        return _rst_title(raw), raw
-    first = next((line.strip() for line in raw.splitlines() if line.strip()), "")
-    return (first if 0 < len(first) <= 100 else None), raw
-
-
-def _markdown_title(raw: str) -> tuple[str | None, str]:
-    body = raw
-    title: str | None = None
-    if raw.startswith("---"):
-        end = raw.find("\n---", 3)
-        if end != -1:
-            front = raw[3:end]
-            body = raw[end + 4 :].lstrip("-").lstrip("\n")
-            match = re.search(r"^title:\s*(.+?)\s*$", front, re.MULTILINE)
-            if match:
-                title = match.group(1).strip("'\"") or None
-    if title is None:
-        lines = body.splitlines()
-        for i, line in enumerate(lines):
-            atx = re.match(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", line)
-            if atx:
-                title = atx.group(1)
-                break
-            if (
-                line.strip()
-                and i + 1 < len(lines)
-                and re.match(r"^\s{0,3}(=+|-+)\s*$", lines[i + 1])
-            ):
-                title = line.strip()
-                break
-    return title, body
-
-
-def _rst_title(raw: str) -> str | None:
-    lines = raw.splitlines()
-    for i in range(len(lines) - 1):
-        text, under = lines[i].strip(), lines[i + 1].strip()
-        if (
-            text
-            and len(under) >= len(text)
-            and re.fullmatch(r"([=\-~^\"'`#*+_:.])\1*", under)
-            and not re.fullmatch(r"([=\-~^\"'`#*+_:.])\1*", text)
-        ):
-            return text
-    return None
+def _passage_link(link: str | None, anchor: str | None, line: int | None) -> str | None:
+    if not link:
+        return None
+    if anchor:
+        return f"{link}#{anchor}"
+    if line and line > 1:
+        return f"{link}#L{line}"
+    return link
 
 
 class LocalTextSearch(BaseTextSearch[LocalDocument]):
@@ -247,19 +108,32 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     Args:
         path: ``":memory:"`` (default) or a database file, created if missing; an existing
             index is reused and can be updated incrementally.
-        highlight: Markers put around matched words in snippets; ``None`` for none.
-        snippet_tokens: Approximate length of a snippet, in words (1..64).
+        match: ``"any"`` (default): BM25 over any of the query's words, stop words left out;
+            ``"all"``: only passages holding every word.
+        one_per_document: Collapse results to the best passage of each document.
+        highlight: Markers put around matched words in snippets, e.g. ``("**", "**")``;
+            ``None`` (default) for none, so that text given to a model carries no markup.
+        value_chars: Most characters of a result's value (the passage, or the window of it
+            with the most hits), 100..20,000.
+        snippet_tokens: Older spelling of the value's size, in words (1..64, about eight
+            characters each); prefer ``value_chars``.
         string_mapper: Custom mapping of a :class:`LocalDocument` to the string that
             :meth:`search` returns.
         text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
             :class:`~textsearch.TextSearchResult`.
 
     Raises:
-        ConfigurationError: The database file cannot be opened or is not a textsearch index.
+        ConfigurationError: The database file cannot be opened or is not a textsearch index,
+            or an argument is out of range.
 
     Filters: ``equal_to`` on ``site`` (the host of the link; subdomains match too), ``id``,
     ``link``, or any metadata field present in the index; ``any_tag_equal_to`` on metadata
     fields holding lists. Any other field raises :class:`~textsearch.UnsupportedFilterError`.
+
+    SQLite failures surface as documented errors: a write blocked by another process for
+    30 s is a :class:`~textsearch.ServiceUnavailableError` (``code="busy"``), a damaged file a
+    :class:`~textsearch.ProviderError` (``code="corrupt"``), use after :meth:`close` a
+    :class:`~textsearch.ConfigurationError`.
 
     The async methods run the SQLite work in a worker thread, so the event loop is never
     blocked; one instance may be shared across threads and tasks (calls are serialized).
@@ -271,184 +145,120 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self,
         path: str | os.PathLike[str] = ":memory:",
         *,
-        highlight: tuple[str, str] | None = ("**", "**"),
-        snippet_tokens: int = 32,
+        match: Literal["any", "all"] = "any",
+        one_per_document: bool = False,
+        highlight: tuple[str, str] | None = None,
+        value_chars: int = DEFAULT_PASSAGE_CHARS,
+        snippet_tokens: int | None = None,
         string_mapper: Callable[[LocalDocument], str] | None = None,
         text_search_result_mapper: Callable[[LocalDocument], TextSearchResult] | None = None,
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
         )
-        if not isinstance(snippet_tokens, int) or not 1 <= snippet_tokens <= 64:
-            raise ConfigurationError("snippet_tokens must be an integer from 1 to 64")
-        self.path = os.fspath(path)
-        self.highlight = highlight
-        self.snippet_tokens = snippet_tokens
-        self._lock = threading.RLock()
+        if match not in ("any", "all"):
+            raise ConfigurationError(f"match must be 'any' or 'all', not {match!r}")
+        if snippet_tokens is not None:
+            if not isinstance(snippet_tokens, int) or not 1 <= snippet_tokens <= 64:
+                raise ConfigurationError("snippet_tokens must be an integer from 1 to 64")
+            value_chars = max(100, snippet_tokens * 8)
+        if not isinstance(value_chars, int) or not 100 <= value_chars <= 20_000:
+            raise ConfigurationError("value_chars must be an integer from 100 to 20000")
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            # The full-text index reads its text through a view that applies this function,
-            # so the text is stored once (in `contents`), not twice.
-            self._db.create_function("textsearch_index_text", 1, _for_index, deterministic=True)
-            self._init_schema()
-        except sqlite3.Error as exc:
-            raise ConfigurationError(
-                f"cannot open the local index at {self.path!r}: {exc}"
-            ) from None
+            self.path = os.fspath(path)
+        except TypeError:
+            raise ConfigurationError(f"path must be a str or os.PathLike, not {path!r}") from None
+        self.match = match
+        self.one_per_document = one_per_document
+        self.highlight = highlight
+        self.value_chars = value_chars
+        self._lock = threading.RLock()
+        # Rows holding each quoted term, for the any-word plan; cleared on every write.
+        self._df_cache: dict[str, int] = {}
+        self._db = connect(self.path)
 
     def __repr__(self) -> str:
         return f"LocalTextSearch(path={self.path!r})"
 
-    # -- schema ------------------------------------------------------------------------
-
-    def _init_schema(self) -> None:
-        db = self._db
-        if self.path != ":memory:":
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if tables and "textsearch_meta" not in tables:
-            raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
-        if "textsearch_meta" in tables:
-            row = db.execute(
-                "SELECT value FROM textsearch_meta WHERE key='schema_version'"
-            ).fetchone()
-            if row is None or row[0] != _SCHEMA_VERSION:
-                raise sqlite3.DatabaseError(
-                    f"index schema version {row[0] if row else None!r} is not {_SCHEMA_VERSION!r}; "
-                    "delete the file and index again"
-                )
-            return
-        db.executescript(
-            f"""
-            BEGIN;
-            CREATE TABLE textsearch_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            INSERT INTO textsearch_meta VALUES ('schema_version', '{_SCHEMA_VERSION}');
-            -- Narrow rows for what filters read; full text lives apart in `contents`, so
-            -- a filtered query scans small rows (measured: 2x faster p95 at 100k docs).
-            CREATE TABLE documents(
-                rowid INTEGER PRIMARY KEY,
-                id TEXT NOT NULL UNIQUE,
-                title TEXT,
-                link TEXT,
-                site TEXT,
-                metadata TEXT NOT NULL DEFAULT '{{}}',
-                source_root TEXT,
-                mtime_ns INTEGER,
-                size INTEGER,
-                sha256 TEXT
-            );
-            CREATE TABLE contents(rowid INTEGER PRIMARY KEY, text TEXT NOT NULL);
-            CREATE INDEX documents_source_root ON documents(source_root);
-            CREATE INDEX documents_site ON documents(site);
-            CREATE TABLE metadata_fields(name TEXT PRIMARY KEY);
-            CREATE VIEW documents_fts_source AS
-                SELECT d.rowid AS rowid, textsearch_index_text(d.title) AS title,
-                       textsearch_index_text(c.text) AS body
-                FROM documents AS d JOIN contents AS c ON c.rowid = d.rowid;
-            CREATE VIRTUAL TABLE documents_fts USING fts5(
-                title, body, content = 'documents_fts_source', content_rowid = 'rowid',
-                tokenize = 'porter unicode61 remove_diacritics 2'
-            );
-            COMMIT;
-            """
-        )
-
     # -- writing -----------------------------------------------------------------------
 
-    @staticmethod
-    def _coerce(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
-        if isinstance(doc, LocalDocument):
-            result = doc
-        elif isinstance(doc, Mapping):
-            data = dict(doc)
-            if "id" not in data or data["id"] in (None, ""):
-                seed = json.dumps(
-                    [data.get("title"), data.get("text"), data.get("link")], ensure_ascii=False
-                )
-                data["id"] = hashlib.sha256(seed.encode()).hexdigest()[:32]
-            try:
-                result = LocalDocument(**data)
-            except ValidationError as exc:
-                raise InvalidRequestError(
-                    f"invalid document: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}"
-                ) from None
-        else:
-            raise InvalidRequestError(
-                f"documents must be LocalDocument or dict, not {type(doc).__name__}"
-            )
-        strings = [result.id, result.title or "", result.text, result.link or ""]
-        for value in result.metadata.values():
-            strings.extend(
-                value if isinstance(value, list) else [value] if isinstance(value, str) else []
-            )
-        if not all(is_valid_text(s) for s in strings):
-            raise InvalidRequestError(
-                f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
-            )
-        for key in result.metadata:
-            if not _METADATA_KEY.fullmatch(key) or key in _RESERVED_FILTER_FIELDS:
-                raise InvalidRequestError(
-                    f"metadata key {key!r} is not allowed: use letters, digits, '_' or '-' "
-                    f"(starting with a letter or '_'), and none of {_RESERVED_FILTER_FIELDS}"
-                )
-        return result
-
-    def add_documents(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> int:
+    def add_documents(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+    ) -> int:
         """Add or replace documents (by ``id``); returns how many were written.
 
         Each document is a :class:`LocalDocument` or a dict with ``id``, ``title``, ``text``,
         ``link`` and ``metadata`` (all optional but ``text``; a missing ``id`` is derived
         from the content). All documents are validated before any is written.
 
+        Args:
+            docs: The documents.
+            chunk: Split each text into passages (by Markdown headings, then paragraphs,
+                at most ~1,500 characters each); results then name and link the section.
+                Without it, a document is one passage.
+
         Raises:
-            InvalidRequestError: A document or a metadata key is invalid.
+            InvalidRequestError: A document, a metadata key or a metadata value is invalid
+                (metadata numbers must be finite and fit in 64 bits).
+            ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
-        prepared = [self._coerce(d) for d in docs]
-        with self._lock, self._transaction():
-            for doc in prepared:
-                self._upsert(doc, source_root=None, mtime_ns=None, size=None, sha256=None)
+        prepared = [normalize_document(d) for d in docs]
+
+        def write() -> None:
+            with self._transaction():
+                for doc in prepared:
+                    passages = split_text(doc.text) if chunk else [Passage(None, None, 1, doc.text)]
+                    self._upsert(doc, passages, None, None, None, None)
+
+        with self._lock, documented_errors(self.path):
+            retry_busy(write, self.path)
+            self._df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
         """Remove documents by id; returns how many existed."""
-        removed = 0
-        with self._lock, self._transaction():
-            for doc_id in ids:
-                removed += self._delete(doc_id)
-        return removed
+        wanted = list(ids)
+
+        def write() -> int:
+            with self._transaction():
+                return sum(self._delete(doc_id) for doc_id in wanted)
+
+        with self._lock, documented_errors(self.path):
+            self._df_cache.clear()
+            return retry_busy(write, self.path)
 
     @property
     def document_count(self) -> int:
         """Number of documents in the index."""
-        with self._lock:
+        with self._lock, documented_errors(self.path):
             return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self) -> Transaction:
+        return Transaction(self._db)
 
     def _delete(self, doc_id: str) -> int:
-        row = self._db.execute(
-            "SELECT d.rowid, d.title, c.text FROM documents AS d "
-            "JOIN contents AS c ON c.rowid = d.rowid WHERE d.id = ?",
-            (doc_id,),
-        ).fetchone()
+        db = self._db
+        row = db.execute("SELECT rowid, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
         if row is None:
             return 0
         # An external-content index forgets a row only when told the exact indexed values.
-        self._db.execute(
-            "INSERT INTO documents_fts(documents_fts, rowid, title, body) "
-            "VALUES ('delete', ?, ?, ?)",
-            (row[0], _for_index(row[1]), _for_index(row[2])),
+        db.executemany(
+            "INSERT INTO passages_fts(passages_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
+            [
+                (rowid, index_title(row[1], section), for_index(text))
+                for rowid, section, text in db.execute(
+                    "SELECT rowid, section, text FROM passages WHERE doc = ?", (row[0],)
+                ).fetchall()
+            ],
         )
-        self._db.execute("DELETE FROM contents WHERE rowid = ?", (row[0],))
-        self._db.execute("DELETE FROM documents WHERE rowid = ?", (row[0],))
+        db.execute("DELETE FROM passages WHERE doc = ?", (row[0],))
+        db.execute("DELETE FROM documents WHERE rowid = ?", (row[0],))
         return 1
 
     def _upsert(
         self,
         doc: LocalDocument,
-        *,
+        passages: list[Passage],
         source_root: str | None,
         mtime_ns: int | None,
         size: int | None,
@@ -471,12 +281,20 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 sha256,
             ),
         )
-        rowid = cursor.lastrowid
-        db.execute("INSERT INTO contents(rowid, text) VALUES (?, ?)", (rowid, doc.text))
-        db.execute(
-            "INSERT INTO documents_fts(rowid, title, body) VALUES (?, ?, ?)",
-            (rowid, _for_index(doc.title), _for_index(doc.text)),
-        )
+        docid = cursor.lastrowid
+        for number, passage in enumerate(passages):
+            # The section under the document's own title is the document's top: link the file.
+            section = passage.heading if passage.heading != doc.title else None
+            anchor = passage.anchor if section else None
+            row = db.execute(
+                "INSERT INTO passages(doc, section, anchor, line, text) VALUES (?, ?, ?, ?, ?)",
+                # The first passage is the top of the file: its link needs no line number.
+                (docid, section, anchor, (passage.line or None) if number else None, passage.text),
+            ).lastrowid
+            db.execute(
+                "INSERT INTO passages_fts(rowid, title, body) VALUES (?, ?, ?)",
+                (row, index_title(doc.title, section), for_index(passage.text)),
+            )
         if doc.metadata:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
@@ -492,28 +310,39 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     ) -> IndexReport:
         """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
 
+        Each file is split into passages: sections by heading (Markdown, reStructuredText,
+        HTML ``<h1>``..``<h6>``), paragraphs in plain text, each at most ~1,500 characters;
+        a result names its document and section and links to ``file#anchor`` (or
+        ``file#L<line>``).
+
         Incremental: a file whose size and modification time are unchanged is not read again,
         a changed file is re-indexed, and documents whose file has gone are removed. Hidden
         folders and tool folders (``.git``, ``node_modules``, virtual environments) are skipped.
-        HTML is reduced to text; the title comes from front matter, the first heading, or
-        ``<title>``, else the file name.
+        Work is committed every 100 files: when interrupted (Ctrl-C), what was indexed is kept
+        and the next run resumes from there.
 
         Args:
             path: File or folder to index.
             extensions: File name endings to read (case-insensitive).
-            progress: Called as ``progress(done, total, file_path)`` after each file.
+            progress: Called as ``progress(done, total, file_path)`` after each file; an
+                exception it raises (``KeyboardInterrupt`` included) stops indexing after
+                committing the files done so far.
 
         Raises:
             ConfigurationError: The path does not exist.
+            ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
+        if "\x00" in os.fspath(path):
+            raise ConfigurationError("cannot index a path that contains a NUL character")
         root = Path(path).expanduser().resolve()
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
-        files = [root] if root.is_file() else sorted(self._walk(root, wanted))
+        files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
-        with self._lock:
+        with self._lock, documented_errors(self.path):
+            self._df_cache.clear()
             known = {
                 doc_id: (mtime, size, digest)
                 for doc_id, mtime, size, digest in self._db.execute(
@@ -522,62 +351,68 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 )
             }
             seen: set[str] = set()
-            with self._transaction():
-                for done, file in enumerate(files, start=1):
-                    doc_id = str(file)
-                    seen.add(doc_id)
-                    self._index_file(file, doc_id, root_key, known.get(doc_id), report)
-                    if progress is not None:
-                        progress(done, len(files), doc_id)
-                for doc_id in known.keys() - seen:
-                    report.removed += self._delete(doc_id)
+            for begin in range(0, len(files), _BATCH_FILES):
+                batch = files[begin : begin + _BATCH_FILES]
+                done = begin
+                with self._interruptible_batch():
+                    # Each file is read, written and reported before the next is read, so
+                    # progress is live (an MCP server tells searches how far it got) and a
+                    # file that blocks on reading holds back only itself.
+                    for file in batch:
+                        doc_id = str(file)
+                        seen.add(doc_id)
+                        item = read_file(file, known.get(doc_id), report)
+                        if item is not None:
+                            self._write_one(item, doc_id, root_key, known.get(doc_id), report)
+                        done += 1
+                        if progress is not None:
+                            progress(done, len(files), doc_id)
+            gone = known.keys() - seen
+            if gone:
+                with self._interruptible_batch():
+                    for doc_id in gone:
+                        report.removed += self._delete(doc_id)
         return report
 
-    @staticmethod
-    def _walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
-            for name in filenames:
-                if not name.startswith(".") and name.lower().endswith(wanted):
-                    yield Path(dirpath) / name
+    def _interruptible_batch(self) -> Batch:
+        return Batch(self._db, self.path)
 
-    def _index_file(
+    def _write_one(
         self,
-        file: Path,
+        work: FileWork,
         doc_id: str,
         root_key: str,
         previous: tuple[int | None, int | None, str | None] | None,
         report: IndexReport,
     ) -> None:
+        # A savepoint per file: an interrupt in the middle of one file never leaves half of
+        # it in the index (the next run would take it as up to date).
+        self._db.execute("SAVEPOINT textsearch_file")
         try:
-            stat = file.stat()
-            if (
-                previous is not None
-                and previous[0] == stat.st_mtime_ns
-                and previous[1] == stat.st_size
-            ):
-                report.unchanged += 1
-                return
-            if stat.st_size > _MAX_FILE_BYTES:
-                raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
-            data = file.read_bytes()
-        except OSError as exc:
-            report.failed.append((doc_id, str(exc)))
-            return
-        digest = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous[2] == digest:
+            self._write_file(work, doc_id, root_key, previous, report)
+        except BaseException:
+            self._db.execute("ROLLBACK TO textsearch_file")
+            self._db.execute("RELEASE textsearch_file")
+            raise
+        self._db.execute("RELEASE textsearch_file")
+
+    def _write_file(
+        self,
+        work: FileWork,
+        doc_id: str,
+        root_key: str,
+        previous: tuple[int | None, int | None, str | None] | None,
+        report: IndexReport,
+    ) -> None:
+        if work.title is None:  # same bytes, new modification time
             self._db.execute(
                 "UPDATE documents SET mtime_ns = ?, size = ? WHERE id = ?",
-                (stat.st_mtime_ns, stat.st_size, doc_id),
+                (work.mtime_ns, work.size, doc_id),
             )
             report.unchanged += 1
             return
-        raw = data.decode("utf-8-sig", errors="replace")
-        title, body = _title_and_body(file, raw)
-        doc = LocalDocument(id=doc_id, title=title or file.stem, text=body, link=doc_id)
-        self._upsert(
-            doc, source_root=root_key, mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest
-        )
+        doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
+        self._upsert(doc, work.passages, root_key, work.mtime_ns, work.size, work.sha256)
         if previous is None:
             report.added += 1
         else:
@@ -586,9 +421,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     # -- searching ---------------------------------------------------------------------
 
     def _filter_fields(self) -> list[str]:
-        with self._lock:
-            names = [r[0] for r in self._db.execute("SELECT name FROM metadata_fields")]
-        return sorted({*_RESERVED_FILTER_FIELDS, *names})
+        names = [r[0] for r in self._db.execute("SELECT name FROM metadata_fields")]
+        return sorted({*RESERVED_FILTER_FIELDS, *names})
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
         # Checked in _fetch_sync instead: the check reads the database, and the async path
@@ -602,7 +436,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         for clause in search_filter.clauses:
             name = clause.field_name
             if name not in allowed or (
-                isinstance(clause, AnyTagEqualTo) and name in _RESERVED_FILTER_FIELDS
+                isinstance(clause, AnyTagEqualTo) and name in RESERVED_FILTER_FIELDS
             ):
                 raise UnsupportedFilterError(
                     f"LocalTextSearch cannot filter on {name!r} with {clause.kind}; "
@@ -612,172 +446,178 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     supported_fields=allowed,
                 )
 
-    @staticmethod
-    def _filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
-        if not search_filter:
-            return "", []
-        parts: list[str] = []
-        params: list[Any] = []
-        for clause in search_filter.clauses:
-            name, value = clause.field_name, clause.value
-            if isinstance(clause, EqualTo) and name == "site":
-                host = str(value).lower().strip().rstrip(".")
-                escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                parts.append("(d.site = ? OR d.site LIKE ? ESCAPE '\\')")
-                params += [host, "%." + escaped]
-            elif isinstance(clause, EqualTo) and name in ("id", "link"):
-                parts.append(f"d.{name} IS ?")
-                params.append(value)
-            elif isinstance(clause, EqualTo):
-                if value is None:
-                    parts.append("json_extract(d.metadata, ?) IS NULL")
-                    params.append(f'$."{name}"')
-                else:
-                    parts.append(
-                        "(json_type(d.metadata, ?) NOT IN ('array', 'object') "
-                        "AND json_extract(d.metadata, ?) = ?)"
-                    )
-                    params += [f'$."{name}"', f'$."{name}"', value]
-            else:
-                parts.append(
-                    "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t "
-                    "WHERE t.value IS ? AND t.type NOT IN ('array', 'object'))"
-                )
-                params += [f'$."{name}"', value]
-        return " AND " + " AND ".join(parts), params
+    def _plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
+        """Leave very common words out of an any-word query when the rest fill the page.
 
-    def _run_query(
-        self, match: str, options: SearchOptions
-    ) -> tuple[list[LocalDocument], int | None]:
-        # Phase 1 ranks row ids only; snippets and full rows are read for the top hits
-        # alone (computing them for every match made p95 three times slower at 100k docs).
-        where, params = self._filter_sql(options.filter)
-        if where:
-            ranked = self._db.execute(
-                f"SELECT documents_fts.rowid, {_BM25} AS score FROM documents_fts "
-                "JOIN documents AS d ON d.rowid = documents_fts.rowid "
-                f"WHERE documents_fts MATCH ?{where} ORDER BY score LIMIT ? OFFSET ?",
-                [match, *params, options.top, options.skip],
-            ).fetchall()
-        else:
-            ranked = self._db.execute(
-                f"SELECT rowid, {_BM25} AS score FROM documents_fts "
-                "WHERE documents_fts MATCH ? ORDER BY score LIMIT ? OFFSET ?",
-                [match, options.top, options.skip],
-            ).fetchall()
-        docs: list[LocalDocument] = []
-        if ranked:
-            rowids = [r[0] for r in ranked]
-            marks = ",".join("?" * len(rowids))
-            snippets = dict(
+        Words held by a large share of passages are left out only when the rarer words
+        alone still fill the requested page.
+
+        FTS5 calls ``bm25()`` for every row that holds any of the words (~6 µs a row), so one
+        word found in most passages makes a query cost in proportion to the whole index. Such a
+        word adds little to BM25 (inverse document frequency near zero): dropping it changes
+        which rows merely contain it, not the top of the ranking, and never returns fewer
+        results than asked for. ``metadata["left_out"]`` names the words left out.
+        """
+        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
+        counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
+        rare = [t for n, t in counts if n <= limit]
+        wanted = options.skip + options.top
+        if not rare:
+            # Every word is common: passages holding all of them outrank those holding some
+            # (each word weighs about the same), so when they fill the page, rank only them.
+            every = " AND ".join(terms)
+            if self._fills(every, options, wanted):
+                return every, []
+            return " OR ".join(terms), []
+        if len(rare) == len(terms):
+            return " OR ".join(terms), []
+        rare_match = " OR ".join(rare)
+        if max(n for n, t in counts if t in rare) < wanted and not self._fills(
+            rare_match, options, wanted
+        ):
+            return " OR ".join(terms), []
+        return rare_match, [t.strip('"') for n, t in counts if n > limit]
+
+    def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
+        """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+            if where
+            else ""
+        )
+        found = self._db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
+            [match, *params, wanted],
+        ).fetchone()[0]
+        return int(found) >= wanted
+
+    def _document_frequency(self, term: str, cap: int) -> int:
+        """Rows holding ``term``, counted up to ``cap`` only.
+
+        Past ``cap`` the word is common, and counting all of its rows would cost as much as
+        the query it is meant to spare.
+        """
+        count = self._df_cache.get(term)
+        if count is None:
+            count = int(
                 self._db.execute(
-                    f"SELECT rowid, snippet(documents_fts, 1, '{_HL_START}', '{_HL_END}', '…', "
-                    f"{self.snippet_tokens}) FROM documents_fts "
-                    f"WHERE documents_fts MATCH ? AND rowid IN ({marks})",
-                    [match, *rowids],
-                ).fetchall()
+                    "SELECT count(*) FROM (SELECT 1 FROM passages_fts "
+                    "WHERE passages_fts MATCH ? LIMIT ?)",
+                    (term, cap),
+                ).fetchone()[0]
             )
-            rows = {
-                r[0]: r
-                for r in self._db.execute(
-                    "SELECT d.rowid, d.id, d.title, c.text, d.link, d.metadata FROM documents AS d "
-                    f"JOIN contents AS c ON c.rowid = d.rowid WHERE d.rowid IN ({marks})",
-                    rowids,
-                )
-            }
-            for rowid, score in ranked:
-                row = rows[rowid]
-                docs.append(
-                    LocalDocument(
-                        id=row[1],
-                        title=row[2],
-                        text=row[3],
-                        link=row[4],
-                        metadata=json.loads(row[5]),
-                        snippet=_clean_snippet(snippets.get(rowid, ""), self.highlight) or None,
-                        score=-float(score),
-                    )
-                )
+            if len(self._df_cache) > 50_000:
+                self._df_cache.clear()
+            self._df_cache[term] = count
+        return count
+
+    def _approx_count(self) -> int:
+        # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
+        return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
+
+    def _rank(self, match: str, options: SearchOptions) -> tuple[list[Any], int | None]:
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+            if where or self.one_per_document
+            else ""
+        )
+        doc_col = ", p.doc AS doc" if self.one_per_document else ""
+        inner = (
+            f"SELECT f.rowid AS rowid{doc_col}, {_BM25} AS score FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where}"
+        )
+        if self.one_per_document:
+            # SQLite returns the other columns of the row that holds min(): the best passage.
+            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
+            # flattened GROUP BY.
+            sql = (
+                f"WITH hits AS MATERIALIZED ({inner}) "
+                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
+            )
+        else:
+            sql = inner + " ORDER BY score"
+        ranked = self._db.execute(
+            sql + " LIMIT ? OFFSET ?", [match, *params, options.top, options.skip]
+        ).fetchall()
         total: int | None = None
         if options.include_total_count:
-            join = " JOIN documents AS d ON d.rowid = documents_fts.rowid" if where else ""
+            what = "count(DISTINCT p.doc)" if self.one_per_document else "count(*)"
             total = int(
                 self._db.execute(
-                    f"SELECT count(*) FROM documents_fts{join} WHERE documents_fts MATCH ?{where}",
+                    f"SELECT {what} FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}",
                     [match, *params],
                 ).fetchone()[0]
             )
-        return docs, total
+        return ranked, total
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
-        self._validate_filter(options.filter)
-        terms = _query_terms(query)
-        if not terms:
+        plan = plan_query(query)
+        if not plan.terms:
+            with self._lock, documented_errors(self.path):
+                self._validate_filter(options.filter)
             total = 0 if options.include_total_count else None
             return SearchResults([], total, {"match": "none"})
-        with self._lock:
-            every = " AND ".join(terms)
-            docs, total = self._run_query(every, options)
-            mode = "all"
-            # Fall back to "any word" only when no document has all the words, so that
-            # every page of one query uses the same mode.
-            if not docs and len(terms) > 1 and not self._has_match(every, options):
-                docs, total = self._run_query(" OR ".join(self._selective(terms)), options)
-                mode = "any"
-        return SearchResults(docs, total, {"match": mode})
-
-    def _selective(self, terms: list[str]) -> list[str]:
-        """Leave very common words out of an any-word query when rarer words are present.
-
-        A word found in more than 5% of documents adds almost nothing to BM25 (its inverse
-        document frequency is near zero) but makes the union to rank huge: at 100,000
-        documents, ranking every match of such a word costs tens of milliseconds. Dropping it
-        changes which documents merely contain that word, not the top of the ranking.
-        """
-        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
-        frequencies = [
-            (
-                int(
-                    self._db.execute(
-                        "SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ?", (term,)
-                    ).fetchone()[0]
-                ),
-                term,
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(options.filter)
+            match = plan.match(self.match)
+            left_out: list[str] = []
+            if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+                match, left_out = self._plan_any(plan.terms, options)
+            ranked, total = self._rank(match, options)
+            rows: dict[int, Any] = {}
+            if ranked:
+                marks = ",".join("?" * len(ranked))
+                rows = {
+                    r[0]: r
+                    for r in self._db.execute(
+                        "SELECT p.rowid, d.id, d.title, p.section, p.anchor, p.line, p.text, "
+                        "d.link, d.metadata FROM passages AS p JOIN documents AS d "
+                        f"ON d.rowid = p.doc WHERE p.rowid IN ({marks})",
+                        [r[0] for r in ranked],
+                    )
+                }
+        pattern = hit_pattern(plan.words)
+        docs = []
+        for rowid, score in ranked:
+            _, doc_id, title, section, anchor, line, text, link, metadata = rows[rowid]
+            docs.append(
+                LocalDocument(
+                    id=doc_id,
+                    title=title,
+                    text=text,
+                    link=_passage_link(link, anchor, line),
+                    metadata=json.loads(metadata),
+                    section=section,
+                    line=line,
+                    snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
+                    score=-float(score),
+                )
             )
-            for term in terms
-        ]
-        selective = [term for count, term in frequencies if count <= limit]
-        return selective or [min(frequencies)[1]]
-
-    def _approx_count(self) -> int:
-        # max(rowid) bounds the number of documents and is a single index seek, unlike count(*)
-        row = self._db.execute("SELECT max(rowid) FROM documents").fetchone()
-        return int(row[0] or 0)
-
-    def _has_match(self, match: str, options: SearchOptions) -> bool:
-        if options.skip == 0:
-            return False  # the first page was empty, so nothing matches
-        where, params = self._filter_sql(options.filter)
-        row = self._db.execute(
-            "SELECT 1 FROM documents_fts JOIN documents AS d ON d.rowid = documents_fts.rowid "
-            f"WHERE documents_fts MATCH ?{where} LIMIT 1",
-            [match, *params],
-        ).fetchone()
-        return row is not None
+        info: dict[str, Any] = {"match": self.match}
+        if left_out:
+            info["left_out"] = left_out
+        return SearchResults(docs, total, info)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         # A worker thread keeps the event loop free: a broad query on a large index can take
-        # tens of milliseconds, and the hop costs about 0.1 ms. Calls are serialized by the lock.
+        # tens of milliseconds. asyncio is imported here, not at module level: it costs
+        # 60-120 ms of import time that the command line and sync users never need.
+        import asyncio
+
         return await asyncio.to_thread(self._fetch_sync, query, options)
 
     def _to_text_search_result(self, item: LocalDocument) -> TextSearchResult:
-        value = item.snippet if item.snippet else (item.text[:300] or None)
-        return TextSearchResult(name=item.title, value=value, link=item.link)
+        name = f"{item.title} › {item.section}" if item.title and item.section else item.title
+        value = item.snippet if item.snippet else (item.text[: self.value_chars] or None)
+        return TextSearchResult(name=name or item.section, value=value, link=item.link)
 
     async def get_documents(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[LocalDocument]:
-        """Same as :meth:`get_search_results`: documents with snippet and score."""
+        """Same as :meth:`get_search_results`: passages with snippet and score."""
         return await self.get_search_results(query, options, **kwargs)
 
     def get_documents_sync(
@@ -789,43 +629,44 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     def get_document(self, key: str) -> LocalDocument | None:
         """The stored document whose id, else whose link, is ``key`` (``None`` if none).
 
-        Local work, synchronous like :meth:`add_documents`; the MCP server reads documents
-        through it (as resources) so a model can open a whole document from a result.
+        The text is the whole document (its passages in order). A passage link
+        (``file#section``) finds the document it belongs to. Local work, synchronous like
+        :meth:`add_documents`; the MCP server reads documents through it (as resources) so
+        a model can open a whole document from a result.
+
+        Raises:
+            ConfigurationError: The index was closed.
         """
-        with self._lock:
+        candidates = [("id", key), ("link", key)]
+        if "#" in key:
+            candidates.append(("link", key.split("#", 1)[0]))
+        with self._lock, documented_errors(self.path):
             row = None
-            for column in ("id", "link"):
+            for column, value in candidates:
                 row = self._db.execute(
-                    "SELECT d.id, d.title, c.text, d.link, d.metadata FROM documents AS d "
-                    f"JOIN contents AS c ON c.rowid = d.rowid WHERE d.{column} = ? "
-                    "ORDER BY d.rowid LIMIT 1",
-                    (key,),
+                    "SELECT rowid, id, title, link, metadata FROM documents "
+                    f"WHERE {column} = ? ORDER BY rowid LIMIT 1",
+                    (value,),
                 ).fetchone()
                 if row is not None:
                     break
-        if row is None:
-            return None
+            if row is None:
+                return None
+            parts = [
+                r[0]
+                for r in self._db.execute(
+                    "SELECT text FROM passages WHERE doc = ? ORDER BY rowid", (row[0],)
+                )
+            ]
         return LocalDocument(
-            id=row[0], title=row[1], text=row[2], link=row[3], metadata=json.loads(row[4])
+            id=row[1],
+            title=row[2],
+            text="\n\n".join(parts),
+            link=row[3],
+            metadata=json.loads(row[4]),
         )
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection; later calls raise ``ConfigurationError``."""
         with self._lock:
             self._db.close()
-
-
-class _Transaction:
-    """BEGIN ... COMMIT, or ROLLBACK on error (the connection is in autocommit mode)."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN")
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
-            self._db.execute("ROLLBACK")

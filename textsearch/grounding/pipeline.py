@@ -12,7 +12,7 @@ raises ``NotImplementedError``) ``get_text_search_results`` is used instead.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,7 +217,12 @@ async def ground(
         metadata = dict(normal.metadata)
     pages = None
     if full_pages:
-        stored, todo, options_ = _stored_pages(merged, fetch_options)
+        import asyncio  # only here: the rest of grounding never needs it
+
+        # Whole stored documents may be read from an index file: off the event loop.
+        stored, todo, options_ = await asyncio.to_thread(
+            _stored_pages, merged, fetch_options, _document_reader(text_search)
+        )
         fetched = await fetch_pages(todo, **options_) if todo else []
         pages = _all_pages(merged, stored, fetched)
     return _build(
@@ -269,7 +274,9 @@ def ground_sync(
         metadata = dict(normal.metadata)
     pages = None
     if full_pages:
-        stored, todo, options_ = _stored_pages(merged, fetch_options)
+        stored, todo, options_ = _stored_pages(
+            merged, fetch_options, _document_reader(text_search)
+        )
         fetched = fetch_pages_sync(todo, **options_) if todo else []
         pages = _all_pages(merged, stored, fetched)
     return _build(
@@ -284,9 +291,30 @@ def ground_sync(
     )
 
 
-def _stored_text(item: Any) -> str | None:
-    # A result that carries its document's whole text (LocalTextSearch, PostgreSQL: the
-    # ``text`` of the native document) needs no download; its link may not even be a URL.
+def _document_reader(text_search: Any) -> Callable[[Any], str | None] | None:
+    """How to read a result's whole stored document, when the search can (LocalTextSearch)."""
+    get_document = getattr(text_search, "get_document", None)
+    if not callable(get_document):
+        return None
+
+    def read(item: Any) -> str | None:
+        key = getattr(item, "id", None)
+        if not isinstance(key, str):
+            return None
+        document = get_document(key)
+        text = getattr(document, "text", None)
+        return text if isinstance(text, str) and text.strip() else None
+
+    return read
+
+
+def _stored_text(item: Any, read_document: Callable[[Any], str | None] | None) -> str | None:
+    # A result whose document is stored (LocalTextSearch, PostgreSQL) needs no download; its
+    # link may not even be a URL. The full page is the whole document, not the passage.
+    if read_document is not None:
+        whole = read_document(item)
+        if whole is not None:
+            return whole
     text = getattr(item, "text", None)
     if text is None and isinstance(item, Mapping):
         text = item.get("text")
@@ -294,7 +322,9 @@ def _stored_text(item: Any) -> str | None:
 
 
 def _stored_pages(
-    merged: list[tuple[Any, ResultFields]], fetch_options: Mapping[str, Any] | None
+    merged: list[tuple[Any, ResultFields]],
+    fetch_options: Mapping[str, Any] | None,
+    read_document: Callable[[Any], str | None] | None = None,
 ) -> tuple[list[FetchedPage | None], list[ResultFields], dict[str, Any]]:
     """Pages made from stored text, the results still to fetch, and the fetch options."""
     options = dict(fetch_options or {})
@@ -304,7 +334,7 @@ def _stored_pages(
     stored: list[FetchedPage | None] = []
     todo: list[ResultFields] = []
     for item, fields in merged:
-        text = _stored_text(item)
+        text = _stored_text(item, read_document)
         if text is None:
             stored.append(None)
             todo.append(fields)

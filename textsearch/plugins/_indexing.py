@@ -25,13 +25,15 @@ class IndexingInProgressError(ServiceUnavailableError):
     """The index is still being built; ``done`` of ``total`` files are indexed so far."""
 
     def __init__(self, done: int, total: int) -> None:
-        counted = f"{done} of {total} files" if total else "the file list is being read"
+        counted = (
+            f"{done} of {total} files indexed so far" if total else "the file list is being read"
+        )
         super().__init__(f"the local index is still being built ({counted})", provider="local")
         self.done = done
         self.total = total
         #: What the model is told (see ``plugins._output.error_message``).
         self.model_hint = (
-            f"The local index is still being built ({counted} indexed so far); "
+            f"The local index is still being built ({counted}); "
             "retry this search in a few seconds."
         )
 

@@ -1,0 +1,242 @@
+"""Relevance and latency of LocalTextSearch on IR test collections with judgments.
+
+    python benchmarks/bench_relevance.py                 # SciFact and Cranfield
+    python benchmarks/bench_relevance.py --datasets scifact --match all
+
+Reads ``../shared/relevance/`` relative to the repository root (BEIR layout: corpus.jsonl[.gz],
+queries.jsonl, qrels/test.tsv; see its README). Each document's title and text are indexed,
+unsplit, as one document. For each test query it reports nDCG@10 (graded gains, log2
+discount), Recall@100, the queries that returned fewer results than exist (fewer than
+min(100, documents holding any of the query's content words)), and p50/p95 latency; once
+with the full queries, once with each query cut to its first 3 content words.
+
+Optional comparison rows (not dependencies of the project, only used when installed):
+``bm25s`` and ``tantivy``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+# The data sits beside the repository (``../shared/relevance``); another place can be named
+# with TEXTSEARCH_RELEVANCE_DATA.
+DATA = Path(os.environ.get("TEXTSEARCH_RELEVANCE_DATA") or ROOT.parent / "shared" / "relevance")
+
+Qrels = dict[str, dict[str, int]]
+Searcher = Callable[[str, int], list[str]]
+
+
+def load(name: str) -> tuple[dict[str, dict[str, str]], dict[str, str], Qrels]:
+    folder = DATA / name
+    corpus_path = folder / "corpus.jsonl.gz"
+    opener: Any = gzip.open if corpus_path.exists() else open
+    if not corpus_path.exists():
+        corpus_path = folder / "corpus.jsonl"
+    corpus: dict[str, dict[str, str]] = {}
+    with opener(corpus_path, "rt", encoding="utf-8") as stream:
+        for line in stream:
+            row = json.loads(line)
+            corpus[str(row["_id"])] = {"title": row.get("title") or "", "text": row["text"]}
+    queries: dict[str, str] = {}
+    with open(folder / "queries.jsonl", encoding="utf-8") as stream:
+        for line in stream:
+            row = json.loads(line)
+            queries[str(row["_id"])] = row["text"]
+    qrels: Qrels = {}
+    with open(folder / "qrels" / "test.tsv", encoding="utf-8") as stream:
+        next(stream)
+        for line in stream:
+            qid, did, score = line.rstrip("\n").split("\t")
+            if int(score) > 0:
+                qrels.setdefault(qid, {})[did] = int(score)
+    return corpus, {q: t for q, t in queries.items() if q in qrels}, qrels
+
+
+def ndcg_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
+    dcg = sum(judged.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(judged.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: list[str], judged: dict[str, int], k: int = 100) -> float:
+    return len(set(ranked[:k]) & judged.keys()) / len(judged) if judged else 0.0
+
+
+def percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))]
+
+
+def cut_query(text: str, words: int = 3) -> str:
+    from textsearch.connectors._local_query import STOP_WORDS
+
+    content = [w for w in re.findall(r"\w+", text) if w.lower() not in STOP_WORDS]
+    return " ".join(content[:words]) or text
+
+
+def evaluate(
+    search: Searcher,
+    queries: dict[str, str],
+    qrels: Qrels,
+    exists: Callable[[str], int],
+) -> dict[str, float]:
+    ndcgs, recalls, times = [], [], []
+    short = 0
+    for qid, text in queries.items():
+        start = time.perf_counter()
+        ranked = search(text, 100)
+        times.append((time.perf_counter() - start) * 1000)
+        ndcgs.append(ndcg_at(ranked, qrels[qid]))
+        recalls.append(recall_at(ranked, qrels[qid]))
+        if len(ranked) < min(100, exists(text)):
+            short += 1
+    return {
+        "ndcg": statistics.fmean(ndcgs),
+        "recall": statistics.fmean(recalls),
+        "short": short,
+        "n": len(queries),
+        "p50": percentile(times, 50),
+        "p95": percentile(times, 95),
+    }
+
+
+def textsearch_searcher(corpus: dict[str, dict[str, str]], match: str) -> tuple[Searcher, Any]:
+    from textsearch import LocalTextSearch
+
+    index = LocalTextSearch(match=match)  # type: ignore[arg-type]
+    setattr(index, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
+    docs = ({"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items())
+    index.add_documents(docs)
+
+    def search(text: str, k: int) -> list[str]:
+        try:
+            return [d.id for d in index.get_documents_sync(text, top=k)]
+        except Exception:  # an all-punctuation query is an error by design: no results
+            return []
+
+    return search, index
+
+
+def exists_counter(index: Any) -> Callable[[str], int]:
+    """How many documents hold any content word of the query (what a search could return)."""
+    from textsearch.connectors._local_query import plan_query
+
+    def count(text: str) -> int:
+        plan = plan_query(text)
+        if not plan.terms:
+            return 0
+        row = index._db.execute(
+            "SELECT count(DISTINCT p.doc) FROM passages_fts JOIN passages AS p "
+            "ON p.rowid = passages_fts.rowid WHERE passages_fts MATCH ?",
+            (" OR ".join(plan.terms),),
+        ).fetchone()
+        return int(row[0])
+
+    return count
+
+
+def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
+    try:
+        import bm25s  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    ids = list(corpus)
+    texts = [f"{corpus[d]['title']} {corpus[d]['text']}" for d in ids]
+    try:
+        import Stemmer  # type: ignore[import-not-found]
+
+        stemmer: Any = Stemmer.Stemmer("english")
+    except ImportError:
+        stemmer = None
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+                    show_progress=False)  # fmt: skip
+
+    def search(text: str, k: int) -> list[str]:
+        tokens = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
+        docs, _ = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
+        return [ids[i] for i in docs[0]]
+
+    return search
+
+
+def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
+    try:
+        import tantivy  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("title", tokenizer_name="en_stem")
+    builder.add_text_field("body", tokenizer_name="en_stem")
+    schema = builder.build()
+    index = tantivy.Index(schema)
+    writer = index.writer()
+    for doc_id, doc in corpus.items():
+        writer.add_document(tantivy.Document(id=doc_id, title=doc["title"], body=doc["text"]))
+    writer.commit()
+    index.reload()
+    searcher = index.searcher()
+    from textsearch.connectors._local_query import STOP_WORDS
+
+    def search(text: str, k: int) -> list[str]:
+        words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
+        if not words:
+            return []
+        query = index.parse_query(" ".join(words), ["title", "body"])
+        hits = searcher.search(query, k).hits
+        return [searcher.doc(address)["id"][0] for _, address in hits]
+
+    return search
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
+    parser.add_argument("--match", default="any", choices=["any", "all"])
+    args = parser.parse_args()
+    if not DATA.is_dir():
+        print(f"no relevance data at {DATA} (see the README of ../shared/relevance/); skipped")
+        return 0
+    print(f"{'dataset':<10} {'engine':<12} {'queries':<7} {'nDCG@10':>8} {'R@100':>7} "
+          f"{'short':>6} {'p50 ms':>7} {'p95 ms':>7}")  # fmt: skip
+    for name in args.datasets:
+        if not (DATA / name).is_dir():
+            print(f"{name}: not found under {DATA}; skipped")
+            continue
+        corpus, queries, qrels = load(name)
+        started = time.perf_counter()
+        ours, index = textsearch_searcher(corpus, args.match)
+        print(f"# {name}: {len(corpus)} docs indexed in {time.perf_counter() - started:.1f} s")
+        exists = exists_counter(index)
+        engines: list[tuple[str, Searcher]] = [("textsearch", ours)]
+        for label, build in (("bm25s", bm25s_searcher), ("tantivy", tantivy_searcher)):
+            other = build(corpus)
+            if other is not None:
+                engines.append((label, other))
+        cut = {q: cut_query(t) for q, t in queries.items()}
+        for kind, qs in (("full", queries), ("3 words", cut)):
+            for label, engine in engines:
+                r = evaluate(engine, qs, qrels, exists)
+                print(
+                    f"{name:<10} {label:<12} {kind:<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
+                    f"{int(r['short']):>3}/{int(r['n']):<3}{r['p50']:6.2f} {r['p95']:7.2f}"
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,378 @@
+"""Passages per format, natural-language ranking, and no markup on any model-facing path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from textsearch import LocalTextSearch
+from textsearch.connectors._local_passages import best_window, hit_pattern, split_document
+from textsearch.grounding import format_results, ground_sync
+from textsearch.plugins import create_search_function, create_search_plugin
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKUP = ("**", "<b>", "<em>", "\x1b[", "\ue000", "\ue001")
+
+# -- splitting, per format -------------------------------------------------------------------
+
+MARKDOWN = """---
+title: Operations guide
+---
+Intro paragraph about operations.
+
+## Retry policy
+
+Retry failed calls with exponential backoff.
+
+```python
+# Not a heading: inside a fenced block
+retry()
+```
+
+Setext section
+--------------
+
+Timeouts are always set.
+
+## Retry policy
+
+A second section with the same heading.
+"""
+
+
+def test_markdown_splits_by_heading_with_github_anchors() -> None:
+    title, passages = split_document(MARKDOWN, ".md")
+    assert title == "Operations guide"
+    assert [(p.heading, p.anchor) for p in passages] == [
+        (None, None),
+        ("Retry policy", "retry-policy"),
+        ("Setext section", "setext-section"),
+        ("Retry policy", "retry-policy-1"),
+    ]
+    assert "# Not a heading: inside a fenced block\n" in passages[1].text
+    assert passages[1].text.startswith("Retry failed calls")
+    assert passages[2].line == 18 and passages[2].text == "Timeouts are always set."
+    assert MARKDOWN.splitlines()[18 - 1] == passages[2].text
+
+
+def test_rst_splits_by_underlined_and_overlined_titles() -> None:
+    raw = (
+        "=========\nRST Guide\n=========\n\nOpening words.\n\n"
+        "Install Steps\n-------------\n\nRun pip.\n\n  Indented text\n  ------------\n\n"
+        "Usage\n~~~~~\n\nCall it.\n"
+    )
+    title, passages = split_document(raw, ".rst")
+    assert title == "RST Guide"
+    assert [(p.heading, p.anchor) for p in passages] == [
+        ("RST Guide", "rst-guide"),
+        ("Install Steps", "install-steps"),
+        ("Usage", "usage"),
+    ]
+    assert "Indented text" in passages[1].text  # an indented block is not a title
+
+
+def test_html_splits_by_heading_ids_and_drops_chrome() -> None:
+    raw = (
+        "<html><head><title>Page &amp; Title</title><style>h1{}</style></head><body>"
+        "<nav>menu words</nav><h1>Page Title</h1><p>Lead text.</p>"
+        '<h2 id="setup">Set&shy;up</h2><p>Install it.</p>'
+        '<a name="use"></a><h2>Use</h2><p>Call <code>search()</code>.</p>'
+        "<h3>No id</h3><p>Plain.</p><script>var hidden = 1</script></body></html>"
+    )
+    title, passages = split_document(raw, ".html")
+    assert title == "Page & Title"
+    assert [(p.heading, p.anchor) for p in passages] == [
+        ("Page Title", None),
+        ("Set\xadup", "setup"),
+        ("Use", "use"),
+        ("No id", None),
+    ]
+    assert passages[2].text == "Call search()."
+    text = " ".join(p.text for p in passages)
+    assert "menu" not in text and "hidden" not in text
+
+
+def test_plain_text_splits_by_paragraphs_within_the_bound() -> None:
+    paragraphs = [f"Paragraph {i} " + "word " * 60 for i in range(12)]
+    raw = "Title line\n\n" + "\n\n".join(paragraphs)
+    title, passages = split_document(raw, ".txt", limit=800)
+    assert title == "Title line"
+    assert len(passages) > 3
+    assert all(len(p.text) <= 800 for p in passages)
+    assert all(p.heading is None for p in passages)
+    # no paragraph is cut when paragraphs fit, and none is lost
+    assert "\n\n".join(p.text for p in passages) == raw.replace(" \n", "\n").strip()
+    assert passages[1].line > passages[0].line
+
+
+def test_an_over_long_paragraph_is_cut_at_sentences() -> None:
+    raw = " ".join(f"Sentence number {i} is here." for i in range(400))
+    _, passages = split_document(raw, ".txt", limit=500)
+    assert all(len(p.text) <= 500 for p in passages)
+    assert all(p.text.endswith(".") for p in passages)
+
+
+# -- passages in the index -------------------------------------------------------------------
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> Path:
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "ops.md").write_text(MARKDOWN, encoding="utf-8")
+    (root / "log.txt").write_text(
+        "Server log\n\nstartup ok\n\n"
+        + "".join(f"filler paragraph {i} " + "word " * 40 + "\n\n" for i in range(40))
+        + "kangaroo crash here\n"
+    )
+    return root
+
+
+def test_index_path_results_name_and_link_the_section(notes: Path) -> None:
+    s = LocalTextSearch()
+    s.index_path(notes)
+    first = s.get_text_search_results_sync("exponential backoff")[0]
+    assert first.name == "Operations guide › Retry policy"
+    assert first.link == f"{notes / 'ops.md'}#retry-policy"
+    assert first.value is not None and first.value.startswith("Retry failed calls")
+    crash = s.get_documents_sync("kangaroo crash")[0]
+    assert crash.title == "Server log" and crash.section is None and crash.line is not None
+    assert crash.link == f"{notes / 'log.txt'}#L{crash.line}"
+    lines = (notes / "log.txt").read_text().splitlines()
+    assert crash.text.startswith(lines[crash.line - 1].rstrip())  # the link points at its start
+    assert crash.text.endswith("kangaroo crash here") and len(crash.text) <= 1500
+
+
+def test_results_collapse_to_one_per_document(notes: Path) -> None:
+    many = LocalTextSearch()
+    many.index_path(notes)
+    assert [d.id for d in many.get_documents_sync("retry")].count(str(notes / "ops.md")) == 2
+    one = LocalTextSearch(one_per_document=True)
+    one.index_path(notes)
+    found = one.get_documents_sync("retry", include_total_count=True)
+    assert [d.id for d in found] == [str(notes / "ops.md")]
+    assert found.total_count == 1
+
+
+def test_add_documents_chunk_splits_long_texts() -> None:
+    s = LocalTextSearch()
+    s.add_documents(
+        [{"id": "g", "title": "Guide", "text": MARKDOWN, "link": "https://x.example/guide"}],
+        chunk=True,
+    )
+    hit = s.get_documents_sync("setext timeouts")[0]
+    assert (hit.id, hit.section, hit.text) == ("g", "Setext section", "Timeouts are always set.")
+    assert hit.link == "https://x.example/guide#setext-section"
+    whole = LocalTextSearch()
+    whole.add_documents([{"id": "g", "title": "Guide", "text": MARKDOWN}])
+    assert whole.get_documents_sync("setext timeouts")[0].text == MARKDOWN
+
+
+def test_reindexing_a_changed_file_replaces_its_passages(notes: Path) -> None:
+    s = LocalTextSearch()
+    s.index_path(notes)
+    before = s._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+    (notes / "ops.md").write_text("# Ops\n\nOnly one section now: wombats.\n", encoding="utf-8")
+    os.utime(notes / "ops.md", ns=(0, 10**18))
+    report = s.index_path(notes)
+    assert (report.updated, report.unchanged) == (1, 1)
+    assert s._db.execute("SELECT count(*) FROM passages").fetchone()[0] == before - 3
+    assert s.search_sync("exponential backoff").results == []
+    assert s.get_text_search_results_sync("wombats")[0].name == "Ops"
+
+
+def test_window_is_bounded_and_centred_on_the_hits() -> None:
+    text = "intro " * 500 + "the rare koala sleeps " + "outro " * 500
+    window = best_window(text, hit_pattern(["koala"]), 200, None)
+    assert "koala" in window and len(window) <= 202
+    assert window.startswith("…") and window.endswith("…")
+    marked = best_window(text, hit_pattern(["koalas"]), 200, ("<", ">"))
+    assert "<koala>" in marked
+
+
+# -- natural-language ranking ------------------------------------------------------------------
+
+CORPUS = [
+    {"id": "start", "title": "Getting started", "text": "How do I install it? How do I begin?"},
+    {"id": "retry", "title": "Retries", "text": "Retry safely: make requests idempotent."},
+    {"id": "safe", "title": "Safety", "text": "Run it safely behind a proxy."},
+    {"id": "other", "title": "Caching", "text": "Cache results for five minutes."},
+]
+
+
+def test_a_question_ranks_by_its_content_words() -> None:
+    s = LocalTextSearch()
+    s.add_documents(CORPUS)
+    found = s.get_documents_sync("How do I retry safely?", include_total_count=True)
+    # both content words first, one of them next; "how do I" alone matches nothing
+    assert [d.id for d in found] == ["retry", "safe"]
+    assert found.total_count == 2
+
+
+def test_a_query_of_stop_words_only_still_searches_them() -> None:
+    s = LocalTextSearch()
+    s.add_documents(CORPUS)
+    assert [d.id for d in s.get_documents_sync("how do I")] == ["start"]
+
+
+def test_more_matching_words_rank_higher_and_nothing_that_matches_is_lost() -> None:
+    s = LocalTextSearch()
+    s.add_documents(
+        [
+            {"id": "three", "text": "alpha beta gamma"},
+            {"id": "two", "text": "alpha beta delta"},
+            {"id": "one", "text": "alpha epsilon zeta"},
+            {"id": "none", "text": "omega"},
+        ]
+    )
+    found = s.get_documents_sync("alpha beta gamma", include_total_count=True)
+    assert [d.id for d in found] == ["three", "two", "one"]
+    assert found.total_count == 3
+
+
+# -- no markup on any model-facing path -------------------------------------------------------
+
+
+def _clean(text: str) -> None:
+    for mark in MARKUP:
+        assert mark not in text, (mark, text[:200])
+
+
+@pytest.fixture
+def search(notes: Path) -> LocalTextSearch:
+    s = LocalTextSearch()
+    s.index_path(notes)
+    return s
+
+
+def test_plugin_tool_results_carry_no_markup(search: LocalTextSearch) -> None:
+    for kind in ("search", "text_search_results", "search_results"):
+        fn = create_search_function(search, kind=kind)  # type: ignore[arg-type]
+        out = fn.invoke_sync({"query": "exponential backoff"})
+        assert "exponential backoff" in out
+        _clean(out)
+
+
+def test_grounding_prompts_carry_no_markup(search: LocalTextSearch) -> None:
+    grounded = ground_sync(search, "exponential backoff")
+    assert "exponential backoff" in grounded.prompt
+    _clean(grounded.prompt)
+    text = format_results(search.get_text_search_results_sync("backoff"), query="backoff")
+    assert "exponential backoff" in text
+    _clean(text)
+
+
+def _run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(cwd / "cache")}
+    return subprocess.run(
+        [sys.executable, "-m", "textsearch", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def test_cli_json_and_piped_text_carry_no_markup(notes: Path, tmp_path: Path) -> None:
+    as_json = _run_cli(
+        "search", "exponential backoff", "--path", str(notes), "--json", cwd=tmp_path
+    )
+    assert as_json.returncode == 0, as_json.stderr
+    payload = json.loads(as_json.stdout)
+    assert payload["results"][0]["value"].startswith("Retry failed calls with exponential")
+    _clean(as_json.stdout)
+    piped = _run_cli("search", "exponential backoff", "--path", str(notes), cwd=tmp_path)
+    assert "exponential backoff" in piped.stdout
+    _clean(piped.stdout)
+
+
+def test_cli_highlights_with_ansi_on_a_terminal_only(notes: Path) -> None:
+    from io import StringIO
+
+    from textsearch.cli import _terminal_highlight
+
+    class Terminal(StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    s = LocalTextSearch()
+    _terminal_highlight(s, StringIO(), "numbered")
+    assert s.highlight is None
+    _terminal_highlight(s, Terminal(), "json")
+    assert s.highlight is None
+    _terminal_highlight(s, Terminal(), "numbered")
+    assert s.highlight == ("\x1b[1m", "\x1b[22m")
+    s.index_path(notes)
+    assert "\x1b[1mbackoff\x1b[22m" in s.search_sync("backoff")[0]
+
+
+@pytest.mark.anyio
+async def test_mcp_tool_results_carry_no_markup(search: LocalTextSearch) -> None:
+    from mcp import Client
+
+    plugin = create_search_plugin(search)
+    async with Client(plugin.create_mcp_server()) as client:
+        result: Any = await client.call_tool("search", {"query": "exponential backoff"})
+    texts = [block.text for block in result.content if block.type == "text"]
+    assert texts and "exponential backoff" in texts[0]
+    for text in texts:
+        _clean(text)
+    _clean(json.dumps(result.structured_content))  # the structured copy is clean too
+
+
+def test_an_unclosed_html_heading_does_not_swallow_the_page() -> None:
+    raw = "<h1>Guide</h1><h2 id='a'>Install<p>Run the installer.</p><h2>Use</h2><p>Call it.</p>"
+    _, passages = split_document(raw, ".html")
+    assert [(p.heading, p.text) for p in passages] == [
+        ("Install", "Run the installer."),
+        ("Use", "Call it."),
+    ]
+
+
+def test_very_common_words_are_left_out_only_when_the_page_stays_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch.connectors.local as local
+
+    monkeypatch.setattr(local, "_COMMON_FLOOR", 10)
+    s = LocalTextSearch()
+    s.add_documents({"id": f"c{i}", "text": f"common filler {i}"} for i in range(40))
+    s.add_documents({"id": f"r{i}", "text": f"common and rare {i}"} for i in range(6))
+    # the rare word alone fills a page of 5: "common" is left out, and said so
+    pruned = s.get_search_results_sync("common rare", top=5)
+    assert pruned.metadata["left_out"] == ["common"]
+    assert len(pruned) == 5 and all(d.id.startswith("r") for d in pruned)
+    # a page of 10 needs the common word's documents too: nothing is left out
+    full = s.get_search_results_sync("common rare", top=10)
+    assert "left_out" not in full.metadata
+    assert [d.id[0] for d in full][:6] == ["r"] * 6 and len(full) == 10
+    # with a total count asked for, every match counts: nothing is left out
+    counted = s.get_search_results_sync("common rare", top=5, include_total_count=True)
+    assert counted.total_count == 46 and "left_out" not in counted.metadata
+    # a word in no document is not "rare": the common one is kept (the old fallback bug)
+    kept = s.get_search_results_sync("tirasemtiv common", top=5)
+    assert len(kept) == 5 and "left_out" not in kept.metadata
+
+
+def test_a_query_of_common_words_ranks_passages_holding_all_of_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch.connectors.local as local
+
+    monkeypatch.setattr(local, "_COMMON_FLOOR", 10)
+    s = LocalTextSearch()
+    s.add_documents({"id": f"a{i}", "text": f"alpha only {i}"} for i in range(30))
+    s.add_documents({"id": f"b{i}", "text": f"beta only {i}"} for i in range(30))
+    s.add_documents({"id": f"ab{i}", "text": f"alpha beta {i}"} for i in range(12))
+    page = s.get_search_results_sync("alpha beta", top=10)
+    assert [d.id[:2] for d in page] == ["ab"] * 10
+    # more than the passages holding both: the others follow, nothing is lost
+    longer = s.get_search_results_sync("alpha beta", top=20)
+    assert [d.id[:2] for d in longer][:12] == ["ab"] * 12 and len(longer) == 20

@@ -1,0 +1,328 @@
+"""The local index on disk: document shape and validation, schema, locking and error mapping.
+
+``normalize_document`` is the one place a document dict becomes a validated
+:class:`LocalDocument`; other document stores (PostgreSQL) reuse it so that every store
+accepts exactly the same documents.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from textsearch._types import is_valid_text
+from textsearch.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ProviderError,
+    ServiceUnavailableError,
+    TextSearchError,
+)
+
+__all__ = ["LocalDocument", "MetadataValue", "normalize_document"]
+
+MetadataValue = str | int | float | bool | list[str] | None
+
+SCHEMA_VERSION = "4"
+ZWSP = "\u200b"
+RESERVED_FILTER_FIELDS = ("id", "link", "site")
+_METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
+_CJK_RANGES = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3100-\u312f"  # Bopomofo
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\U00020000-\U0003134f"  # CJK Extensions B-G
+)
+CJK_CHAR = re.compile(f"([{_CJK_RANGES}])")
+CJK_RUN = re.compile(f"[{_CJK_RANGES}]+|[^{_CJK_RANGES}]+")
+IS_CJK = re.compile(f"[{_CJK_RANGES}]")
+# SQLite integers are 64-bit; a bigger Python int cannot be bound as a parameter.
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+class LocalDocument(BaseModel):
+    """A document of the local index; also the native result of ``LocalTextSearch``.
+
+    In results, a document is one passage of what was indexed: ``text`` is the passage,
+    ``section`` its heading and ``link`` points at it (``file#anchor`` or ``file#L12``).
+
+    Attributes:
+        id: Unique id; adding a document with an existing id replaces it.
+        title: Title of the document.
+        text: Full text (in results: the text of the matching passage).
+        link: File path or URL the document comes from (in results: of the passage).
+        metadata: Filterable fields: str, int, float, bool, None, or a list of str.
+        section: In results: the heading of the passage's section, if it has one.
+        line: In results: the line the passage starts on, when known.
+        snippet: In results: the passage, or a bounded window of it around the hits.
+        score: In results: BM25 relevance, higher is better.
+    """
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    id: str = Field(min_length=1)
+    title: str | None = None
+    text: str = ""
+    link: str | None = None
+    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
+    section: str | None = None
+    line: int | None = None
+    snippet: str | None = None
+    score: float | None = None
+
+
+def _derived_id(data: Mapping[str, Any]) -> str:
+    import hashlib  # ~15 ms of import time, needed only here and when files are indexed
+
+    seed = json.dumps([data.get("title"), data.get("text"), data.get("link")], ensure_ascii=False)
+    return hashlib.sha256(seed.encode()).hexdigest()[:32]
+
+
+def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
+    """Validate a document (a :class:`LocalDocument` or a dict) for a document store.
+
+    A missing ``id`` is derived from title, text and link. Metadata keys must be identifiers
+    (letters, digits, ``_``, ``-``) and not ``id``, ``link`` or ``site``; values must be
+    str, int (64-bit), finite float, bool, None, or a list of str.
+
+    Raises:
+        InvalidRequestError: The document is not valid.
+    """
+    if isinstance(doc, LocalDocument):
+        result = doc
+    elif isinstance(doc, Mapping):
+        data = dict(doc)
+        if "id" not in data or data["id"] in (None, ""):
+            data["id"] = _derived_id(data)
+        try:
+            result = LocalDocument.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise InvalidRequestError(
+                f"invalid document: {first['msg']} at {first['loc']}"
+            ) from None
+    else:
+        raise InvalidRequestError(
+            f"documents must be LocalDocument or dict, not {type(doc).__name__}"
+        )
+    strings = [result.id, result.title or "", result.text, result.link or ""]
+    for key, value in result.metadata.items():
+        if not _METADATA_KEY.fullmatch(key) or key in RESERVED_FILTER_FIELDS:
+            raise InvalidRequestError(
+                f"metadata key {key!r} is not allowed: use letters, digits, '_' or '-' "
+                f"(starting with a letter or '_'), and none of {RESERVED_FILTER_FIELDS}"
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidRequestError(
+                f"document {result.id!r}: metadata {key!r} is {value!r}; "
+                "numbers must be finite (no NaN or infinity)"
+            )
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not INT64_MIN <= value <= INT64_MAX:
+                raise InvalidRequestError(
+                    f"document {result.id!r}: metadata {key!r} does not fit in 64 bits"
+                )
+        if isinstance(value, list):
+            strings.extend(value)
+        elif isinstance(value, str):
+            strings.append(value)
+    if not all(is_valid_text(s) for s in strings):
+        raise InvalidRequestError(
+            f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
+        )
+    return result
+
+
+def for_index(text: str | None) -> str:
+    """The text as the full-text index sees it: each CJK character fenced as a token."""
+    if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
+        return text or ""
+    return CJK_CHAR.sub(ZWSP + r"\1" + ZWSP, text)
+
+
+def index_title(title: str | None, section: str | None) -> str:
+    """The indexed title column of a passage: document title and section heading."""
+    return for_index(f"{title or ''}\n{section or ''}")
+
+
+SCHEMA = f"""
+CREATE TABLE textsearch_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO textsearch_meta VALUES ('schema_version', '{SCHEMA_VERSION}');
+-- One narrow row per document for what filters read: text lives in `passages`, once.
+CREATE TABLE documents(
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT,
+    link TEXT,
+    site TEXT,
+    metadata TEXT NOT NULL DEFAULT '{{}}',
+    source_root TEXT,
+    mtime_ns INTEGER,
+    size INTEGER,
+    sha256 TEXT
+);
+CREATE TABLE passages(
+    rowid INTEGER PRIMARY KEY,
+    doc INTEGER NOT NULL,
+    section TEXT,
+    anchor TEXT,
+    line INTEGER,
+    text TEXT NOT NULL
+);
+CREATE INDEX passages_doc ON passages(doc);
+CREATE INDEX documents_source_root ON documents(source_root);
+CREATE INDEX documents_site ON documents(site);
+CREATE TABLE metadata_fields(name TEXT PRIMARY KEY);
+-- The full-text index reads through this view, so text is stored once.
+CREATE VIEW passages_fts_source AS
+    SELECT p.rowid AS rowid, textsearch_index_title(d.title, p.section) AS title,
+           textsearch_index_text(p.text) AS body
+    FROM passages AS p JOIN documents AS d ON d.rowid = p.doc;
+CREATE VIRTUAL TABLE passages_fts USING fts5(
+    title, body, content = 'passages_fts_source', content_rowid = 'rowid',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+# -- errors --------------------------------------------------------------------------------
+
+_BUSY_WORDS = ("database is locked", "database table is locked", "database is busy")
+#: How long a write waits for another process's write to finish, in total.
+BUSY_TIMEOUT = 30.0
+
+T = TypeVar("T")
+
+
+def is_busy(exc: sqlite3.Error) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and any(
+        word in str(exc).lower() for word in _BUSY_WORDS
+    )
+
+
+def map_error(exc: Exception, path: str) -> TextSearchError:
+    """A documented error for a failure of SQLite (never a raw ``sqlite3`` error)."""
+    if isinstance(exc, TextSearchError):
+        return exc
+    text = str(exc)
+    if isinstance(exc, sqlite3.ProgrammingError) and "closed" in text.lower():
+        return ConfigurationError("this LocalTextSearch is closed; open a new one")
+    if isinstance(exc, OverflowError):
+        return InvalidRequestError(f"a number does not fit in 64 bits: {text}")
+    if isinstance(exc, sqlite3.Error) and is_busy(exc):
+        return ServiceUnavailableError(
+            f"the local index {path!r} stayed locked by another writer for {BUSY_TIMEOUT:.0f} s",
+            provider="local",
+            code="busy",
+            hints=("let one process write to an index file at a time",),
+        )
+    lowered = text.lower()
+    if type(exc) is sqlite3.DatabaseError or any(
+        word in lowered
+        for word in ("malformed", "not a database", "corrupt", "vtable constructor failed")
+    ):
+        return ProviderError(
+            f"the local index {path!r} is damaged: {text}",
+            provider="local",
+            code="corrupt",
+            hints=("delete the index file and index again",),
+        )
+    return ProviderError(
+        f"the local index {path!r} failed: {text}", provider="local", code="sqlite"
+    )
+
+
+@contextmanager
+def documented_errors(path: str) -> Iterator[None]:
+    """Turn SQLite failures into the documented error tree."""
+    try:
+        yield
+    except (sqlite3.Error, OverflowError) as exc:
+        raise map_error(exc, path) from None
+
+
+def retry_busy(action: Callable[[], T], path: str) -> T:
+    """Run a write, retrying while another process holds the write lock.
+
+    ``BEGIN IMMEDIATE`` already waits up to the connection's busy timeout; this loop covers
+    the cases SQLite reports at once (a WAL snapshot that went stale, a checkpoint).
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    delay = 0.005
+    while True:
+        try:
+            return action()
+        except sqlite3.OperationalError as exc:
+            if not is_busy(exc) or time.monotonic() + delay > deadline:
+                raise map_error(exc, path) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.25)
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """Open (and create, the first time) an index file.
+
+    Raises:
+        ConfigurationError: The path is unusable, or the file is not a textsearch index.
+    """
+    if "\x00" in path:
+        raise ConfigurationError("the index path contains a NUL character")
+    try:
+        db = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
+        )
+    except (sqlite3.Error, ValueError) as exc:
+        raise ConfigurationError(f"cannot open the local index at {path!r}: {exc}") from None
+    try:
+        db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
+        db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
+        retry_busy(lambda: _init_schema(db, path), path)
+    except (sqlite3.Error, TextSearchError) as exc:
+        db.close()
+        reason = exc.message if isinstance(exc, ProviderError) else str(exc)
+        raise ConfigurationError(f"cannot open the local index at {path!r}: {reason}") from None
+    return db
+
+
+def _init_schema(db: sqlite3.Connection, path: str) -> None:
+    if path != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    if _check_existing(db):
+        return
+    # Another process may be creating the same file: take the write lock, then look again.
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if not _check_existing(db):
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _check_existing(db: sqlite3.Connection) -> bool:
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return False
+    if "textsearch_meta" not in tables:
+        raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
+    row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
+    if row is None or row[0] != SCHEMA_VERSION:
+        raise sqlite3.DatabaseError(
+            f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r}; "
+            "delete the file and index again"
+        )
+    return True
