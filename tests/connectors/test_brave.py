@@ -612,7 +612,8 @@ def test_a_spent_quota_takes_no_retry_after_from_the_monthly_reset() -> None:
     assert info.value.retry_after is None
 
 
-def test_loopback_waits_the_reset_for_real() -> None:
+@pytest.mark.parametrize(("mode", "transport"), [("sync", "httpx"), ("async", "aiohttp")])
+def test_loopback_waits_the_reset_for_real(mode: str, transport: str) -> None:
     with serve(Reply(200, OK)) as server:
         server.enqueue(
             Reply(
@@ -621,7 +622,10 @@ def test_loopback_waits_the_reset_for_real() -> None:
                 {"X-RateLimit-Reset": "1, 86400", "X-RateLimit-Remaining": "0, 14999"},
             )
         )
-        connector = BraveTextSearch(KEY, endpoint=server.url + "/res/v1/web/search")
-        assert len(call(connector, "sync", "search", "q", top=2)) == 2
+        connector = BraveTextSearch(
+            KEY, endpoint=server.url + "/res/v1/web/search", transport=transport
+        )
+        assert len(call(connector, mode, "search", "q", top=2)) == 2
         first, second = server.requests
+    assert second.headers["user-agent"].endswith(f"({transport})") or transport == "httpx"
     assert second.at - first.at >= 1.0
