@@ -20,6 +20,9 @@ Usage::
 
     python benchmarks/bench_web.py                 # full run, prints a Markdown table
     python benchmarks/bench_web.py --quick         # fewer searches
+    python benchmarks/bench_web.py --provider brave  # BraveTextSearch and a 10-result Brave body
+    python benchmarks/bench_web.py --sync          # blocking twins: engine vs bare httpx.Client,
+                                                   # from 1 and 16 threads (floor: httpx.Client)
     python benchmarks/bench_web.py --check         # exit 1 if the fast path costs more than
                                                    # 1.5x the floor's CPU, or opens connections
 """
@@ -97,6 +100,52 @@ def bing_body() -> bytes:
     return json.dumps(body).encode()
 
 
+def brave_body() -> bytes:
+    """A 10-result Brave web search answer (text_decorations=false, as the connector asks)."""
+    results = []
+    for i in range(10):
+        results.append(
+            {
+                "type": "search_result",
+                "subtype": "generic",
+                "is_live": False,
+                "title": f"Result {i}: Transports and retries in HTTPX",
+                "url": f"https://www.example{i}.org/advanced/transports/{i}",
+                "is_source_local": False,
+                "is_source_both": False,
+                "description": (
+                    "HTTPX's Client also accepts a transport argument. This argument allows "
+                    "you to provide a custom Transport object that will be used to perform the "
+                    f"actual sending of the requests, with retries={i} &amp; more."
+                ),
+                "page_age": "2024-11-02T00:00:00",
+                "profile": {
+                    "name": f"Example{i}",
+                    "url": f"https://www.example{i}.org/advanced/transports/{i}",
+                    "long_name": f"example{i}.org",
+                    "img": "https://imgs.search.brave.com/favicon.png",
+                },
+                "language": "en",
+                "family_friendly": True,
+                "meta_url": {
+                    "scheme": "https",
+                    "netloc": f"example{i}.org",
+                    "hostname": f"www.example{i}.org",
+                    "favicon": "https://imgs.search.brave.com/favicon.png",
+                    "path": "› advanced › transports",
+                },
+                "age": "November 2, 2024",
+            }
+        )
+    body = {
+        "type": "search",
+        "query": {"original": QUERY, "more_results_available": True, "country": "us"},
+        "mixed": {"type": "mixed", "main": [{"type": "web", "index": i} for i in range(10)]},
+        "web": {"type": "search", "results": results, "family_friendly": True},
+    }
+    return json.dumps(body).encode()
+
+
 def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
     payload = bing_body()
     response = (
@@ -104,6 +153,12 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
         b"BingAPIs-TraceId: 0123456789ABCDEF\r\n"
         + f"Content-Length: {len(payload)}\r\n\r\n".encode()
         + payload
+    )
+    brave_payload = brave_body()
+    brave_response = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n"
+        + f"Content-Length: {len(brave_payload)}\r\n\r\n".encode()
+        + brave_payload
     )
     connections = 0
 
@@ -135,6 +190,8 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
                         + f"Content-Length: {len(stats)}\r\n\r\n".encode()
                         + stats
                     )
+                elif head.startswith(b"GET /res/"):
+                    self.transport.write(brave_response)
                 else:
                     self.transport.write(response)
 
@@ -230,11 +287,107 @@ def stats(base: str, cafile: str | None) -> int:
         conn.close()
 
 
-async def run_client(kind: str, base: str, concurrency: int, n: int, warmup: int) -> dict[str, Any]:
-    url = base + "/v7.0/search"
-    cafile = os.environ.get("SSL_CERT_FILE")
+def bing_rows(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(p["name"], p["snippet"], p["url"]) for p in data["webPages"]["value"]]
+
+
+def brave_rows(data: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(r["title"], r["description"], r["url"]) for r in data["web"]["results"]]
+
+
+def request_shape(base: str, provider: str) -> tuple[str, dict[str, str], dict[str, str], Any]:
+    """(url, headers, params, rows_of): the floor rows send what the connector sends."""
+    if provider == "brave":
+        headers = {"X-Subscription-Token": KEY, "Accept": "application/json"}
+        params = {"q": QUERY, "count": "10", "text_decorations": "false"}
+        return base + "/res/v1/web/search", headers, params, brave_rows
     headers = {"Ocp-Apim-Subscription-Key": KEY}
-    params = {"q": QUERY, "count": "10"}
+    return base + "/v7.0/search", headers, {"q": QUERY, "count": "10"}, bing_rows
+
+
+def make_connector(provider: str, url: str, transport: str = "httpx") -> Any:
+    sys.path.insert(0, str(ROOT))
+    if provider == "brave":
+        from textsearch.connectors.brave import BraveTextSearch
+
+        return BraveTextSearch(KEY, endpoint=url, transport=transport)
+    from textsearch.connectors.bing import BingTextSearch
+
+    return BingTextSearch(KEY, endpoint=url, transport=transport)
+
+
+def measure(
+    batch: Any, base: str, cafile: str | None, n: int, warmup: int
+) -> tuple[float, float, int]:
+    """(CPU seconds, wall seconds, new connections) of ``batch(n)`` after ``batch(warmup)``."""
+    batch(warmup)
+    before = stats(base, cafile)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    batch(n)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    return cpu, wall, stats(base, cafile) - before - 1  # minus the stats connection itself
+
+
+def run_sync_client(
+    kind: str, base: str, threads: int, n: int, warmup: int, provider: str
+) -> dict[str, Any]:
+    """The blocking twins: ``threads`` threads share one client (C=1 is one thread)."""
+    import threading
+
+    import httpx
+
+    cafile = os.environ.get("SSL_CERT_FILE")
+    url, headers, params, rows_of = request_shape(base, provider)
+    if kind == "httpx-sync":
+        # A bare pooled httpx.Client with a pool as large as the thread count.
+        client = httpx.Client(limits=httpx.Limits(max_connections=16, max_keepalive_connections=16))
+
+        def one() -> int:
+            response = client.get(url, params=params, headers=headers)
+            return len(rows_of(json.loads(response.content)))
+
+        close = client.close
+    else:
+        connector = make_connector(provider, url)
+
+        def one() -> int:
+            return len(connector.get_text_search_results_sync(QUERY, top=10))
+
+        close = connector.close
+
+    def batch(count: int) -> None:
+        lock = threading.Lock()
+        remaining = [count]
+
+        def worker() -> None:
+            while True:
+                with lock:
+                    if remaining[0] <= 0:
+                        return
+                    remaining[0] -= 1
+                assert one() == 10
+
+        pool = [threading.Thread(target=worker) for _ in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+
+    cpu, wall, conns = measure(batch, base, cafile, n, warmup)
+    close()
+    return {
+        "cpu_us": cpu / n * 1e6,
+        "throughput": n / wall,
+        "new_conns": conns / n,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+async def run_client(
+    kind: str, base: str, concurrency: int, n: int, warmup: int, provider: str = "bing"
+) -> dict[str, Any]:
+    cafile = os.environ.get("SSL_CERT_FILE")
+    url, headers, params, rows_of = request_shape(base, provider)
     if kind == "aiohttp":
         import aiohttp
 
@@ -244,8 +397,7 @@ async def run_client(kind: str, base: str, concurrency: int, n: int, warmup: int
         async def one() -> int:
             async with session.get(url, params=params, headers=headers) as response:
                 data = json.loads(await response.read())
-            rows = [(p["name"], p["snippet"], p["url"]) for p in data["webPages"]["value"]]
-            return len(rows)
+            return len(rows_of(data))
 
         async def close() -> None:
             await session.close()
@@ -260,18 +412,14 @@ async def run_client(kind: str, base: str, concurrency: int, n: int, warmup: int
         async def one() -> int:
             response = await client.get(url, params=params, headers=headers)
             data = json.loads(response.content)
-            rows = [(p["name"], p["snippet"], p["url"]) for p in data["webPages"]["value"]]
-            return len(rows)
+            return len(rows_of(data))
 
         async def close() -> None:
             await client.aclose()
 
     else:
-        sys.path.insert(0, str(ROOT))
-        from textsearch.connectors.bing import BingTextSearch
-
         transport = "aiohttp" if kind == "engine-fast" else "httpx"
-        connector = BingTextSearch(KEY, endpoint=url, transport=transport)
+        connector = make_connector(provider, url, transport)
 
         async def one() -> int:
             return len(await connector.get_text_search_results(QUERY, top=10))
@@ -328,13 +476,24 @@ def start_server(tmp: Path, tls: bool) -> tuple[subprocess.Popen[bytes], str, st
 
 
 def scenario(
-    kind: str, base: str, cafile: str | None, conc: int, n: int, warmup: int
+    kind: str, base: str, cafile: str | None, conc: int, n: int, warmup: int, provider: str
 ) -> dict[str, Any]:
     env = dict(os.environ)
     if cafile:
         env["SSL_CERT_FILE"] = cafile  # httpx trusts it (trust_env); both clients alike
     out = subprocess.run(
-        [sys.executable, __file__, "--client", kind, base, str(conc), str(n), str(warmup)],
+        [
+            sys.executable,
+            __file__,
+            "--provider",
+            provider,
+            "--client",
+            kind,
+            base,
+            str(conc),
+            str(n),
+            str(warmup),
+        ],
         env=env,
         check=True,
         capture_output=True,
@@ -352,6 +511,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument(
+        "--sync",
+        action="store_true",
+        help="the blocking twins instead: the engine's httpx.Client path against a bare "
+        "pooled httpx.Client, from 1 and from 16 threads (no --check target)",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("bing", "brave"),
+        default="bing",
+        help="engine rows: BingTextSearch (default) or BraveTextSearch; the aiohttp and "
+        "httpx floor rows send the same GET and read the same fields",
+    )
     args = parser.parse_args()
 
     if args.serve:
@@ -359,13 +531,22 @@ def main() -> int:
         return 0
     if args.client:
         kind, base, conc, n, warmup = args.client
-        result = asyncio.run(run_client(kind, base, int(conc), int(n), int(warmup)))
+        if kind.endswith("-sync"):
+            result = run_sync_client(kind, base, int(conc), int(n), int(warmup), args.provider)
+        else:
+            result = asyncio.run(
+                run_client(kind, base, int(conc), int(n), int(warmup), args.provider)
+            )
         print(json.dumps(result))
         return 0
 
     n = 500 if args.quick else 2000
     warmup = 200
-    kinds = ("aiohttp", "httpx", "engine", "engine-fast")
+    kinds: tuple[str, ...] = ("aiohttp", "httpx", "engine", "engine-fast")
+    levels = (1, 50)
+    if args.sync:
+        kinds, levels = ("httpx-sync", "engine-sync"), (1, 16)
+    floor_kind = kinds[0]
     rows = []
     failed = False
     with tempfile.TemporaryDirectory() as folder:
@@ -373,22 +554,27 @@ def main() -> int:
         for tls in (False, True):
             proc, base, cafile = start_server(tmp, tls)
             try:
-                for conc in (1, 50):
+                for conc in levels:
                     runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds}
                     for _ in range(args.repeat):  # interleaved, so drift hits all alike
                         for kind in kinds:
-                            runs[kind].append(scenario(kind, base, cafile, conc, n, warmup))
+                            runs[kind].append(
+                                scenario(kind, base, cafile, conc, n, warmup, args.provider)
+                            )
                     med = {
                         kind: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
                         for kind, rs in runs.items()
                     }
-                    floor = med["aiohttp"]
-                    fast = med["engine-fast"]
-                    ok = (
-                        fast["cpu_us"] <= 1.5 * floor["cpu_us"]
-                        and fast["new_conns"] < 0.01
-                        and med["engine"]["new_conns"] < 0.01
-                    )
+                    floor = med[floor_kind]
+                    if args.sync:
+                        ok = med["engine-sync"]["new_conns"] < 0.01
+                    else:
+                        fast = med["engine-fast"]
+                        ok = (
+                            fast["cpu_us"] <= 1.5 * floor["cpu_us"]
+                            and fast["new_conns"] < 0.01
+                            and med["engine"]["new_conns"] < 0.01
+                        )
                     failed |= not ok
                     scheme = "https" if tls else "http"
                     rows.append((scheme, conc, med, ok))
@@ -397,7 +583,8 @@ def main() -> int:
                 proc.wait(10)
 
     print(
-        f"nproc: {os.cpu_count()}; {n} searches per run after {warmup} warm-up; "
+        f"provider: {args.provider}; nproc: {os.cpu_count()}; "
+        f"{n} searches per run after {warmup} warm-up; "
         f"median of {args.repeat} runs; Python {sys.version.split()[0]}"
     )
     print()
@@ -407,7 +594,7 @@ def main() -> int:
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for scheme, conc, med, ok in rows:
-        floor = med["aiohttp"]
+        floor = med[floor_kind]
         for kind in kinds:
             m = med[kind]
             verdict = ("met" if ok else "MISSED") if kind == "engine-fast" else ""
@@ -418,6 +605,7 @@ def main() -> int:
                 f"| {m['throughput'] / floor['throughput']:.2f}x | {verdict} |"
             )
     return 1 if (args.check and failed) else 0
+
 
 if __name__ == "__main__":
     raise SystemExit(main())

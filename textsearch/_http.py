@@ -402,6 +402,8 @@ class HttpEngine(ExchangeMixin):
                 )
             except Exception:  # a reader must never turn an error into a crash
                 outcome.detail = ErrorDetail()
+        if outcome.retry_after is None and outcome.detail is not None:
+            outcome.retry_after = outcome.detail.retry_after
 
     def _after_attempt(self, outcome: _Attempt, state: _Send, started: float) -> float | None:
         """Log the attempt; return ``None`` when done, else seconds to wait; or raise."""
@@ -503,7 +505,7 @@ class HttpEngine(ExchangeMixin):
         if state.note:
             detail = ErrorDetail(
                 detail.code, detail.sub_code, detail.message, detail.error_class,
-                (*detail.hints, state.note), detail.retryable,
+                (*detail.hints, state.note), detail.retryable, detail.retry_after,
             )  # fmt: skip
         return self.make_error(status, detail, retry_after=outcome.retry_after, attempts=attempt)
 

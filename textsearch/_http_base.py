@@ -95,6 +95,10 @@ class ErrorDetail:
         retryable: Whether another attempt could succeed, decided from the body (Brave
             answers 429 both for a rate limit and for a spent quota). ``None`` leaves it to
             the status and class: 429/5xx retry, a :class:`QuotaExceededError` never does.
+        retry_after: Seconds to wait before another attempt, read from the provider's own
+            headers or body (Brave's ``X-RateLimit-Reset``); used only when there is no
+            ``Retry-After`` header, and under the same rules (capped by ``max_retry_wait``
+            and the deadline; longer means the error at once, with ``retry_after`` set).
     """
 
     code: str | None = None
@@ -103,6 +107,7 @@ class ErrorDetail:
     error_class: type[ProviderError] | None = None
     hints: tuple[str, ...] = ()
     retryable: bool | None = None
+    retry_after: float | None = None
 
 
 class BodyStatusError(Exception):

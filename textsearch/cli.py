@@ -546,6 +546,26 @@ def _cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
         require_mcp()
     except ImportError as exc:
         raise ConfigurationError(str(exc)) from None
+    # A server lives for hours: aiohttp's import cost is paid once, and every web search
+    # then costs several times less CPU (#15). Only when the user has not chosen, and
+    # without importing aiohttp here (find_spec only looks). Undone when the server ends,
+    # so that an in-process caller's later searches are left as they were.
+    import importlib.util
+
+    fast = (
+        "TEXTSEARCH_TRANSPORT" not in os.environ
+        and importlib.util.find_spec("aiohttp") is not None
+    )
+    if fast:
+        os.environ["TEXTSEARCH_TRANSPORT"] = "aiohttp"
+    try:
+        return _serve_mcp(args)
+    finally:
+        if fast:
+            os.environ.pop("TEXTSEARCH_TRANSPORT", None)
+
+
+def _serve_mcp(args: argparse.Namespace) -> int:
     indexing = None
     if args.provider == "local":
         # Answer `initialize` at once: the folder is indexed in the background, with

@@ -519,3 +519,113 @@ def test_rows_outside_the_site_filter_are_dropped() -> None:
         "https://python-httpx.org/d",
     ]
     assert results.metadata["filtered_out"] == 2
+
+
+# -- X-RateLimit-Reset: Brave's only "how long to wait" --------------------------------------
+
+
+def _recording(**kwargs: Any) -> tuple[BraveTextSearch, list[float]]:
+    connector = BraveTextSearch(KEY, **kwargs)
+    waits: list[float] = []
+    connector._engine.sleep = waits.append
+
+    async def asleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    connector._engine.async_sleep = asleep
+    return connector, waits
+
+
+def _limited(reset: str, **headers: str) -> httpx.Response:
+    return httpx.Response(
+        429,
+        json=error_body(429, "RATE_LIMITED", "Request rate limit exceeded for plan"),
+        headers={"X-RateLimit-Limit": "1, 15000", "X-RateLimit-Reset": reset, **headers},
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_rate_limit_waits_the_first_x_ratelimit_reset(mode: str) -> None:
+    connector, waits = _recording()
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(
+            side_effect=[_limited("2, 1419704"), httpx.Response(200, json=OK)]
+        )
+        results = call(connector, mode, "search", "q")
+    assert route.call_count == 2 and len(results) == 2
+    assert waits == [2.0]  # the per-second window, not the monthly one (nor a random backoff)
+
+
+def test_retry_after_wins_over_x_ratelimit_reset() -> None:
+    connector, waits = _recording()
+    with respx.mock() as mock:
+        limited = _limited("1, 1419704", **{"Retry-After": "3"})
+        mock.get(URL).mock(side_effect=[limited, httpx.Response(200, json=OK)])
+        call(connector, "sync", "search", "q")
+    assert waits == [3.0]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_reset_longer_than_max_retry_wait_raises_at_once_with_retry_after(mode: str) -> None:
+    connector, waits = _recording(max_retry_wait=5.0)
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(return_value=_limited("30, 1419704"))
+        with pytest.raises(RateLimitError) as info:
+            call(connector, mode, "search", "q")
+    assert route.call_count == 1 and waits == []
+    assert info.value.retry_after == 30.0
+    assert "max_retry_wait" in " ".join(info.value.hints)
+
+
+def test_a_reset_past_the_deadline_is_not_waited() -> None:
+    connector, waits = _recording(deadline=1.0)
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(return_value=_limited("2, 1419704"))
+        with pytest.raises(RateLimitError) as info:
+            call(connector, "sync", "search", "q")
+    assert route.call_count == 1 and waits == []
+    assert info.value.retry_after == 2.0
+
+
+@pytest.mark.parametrize("reset", ["soon, 1419704", "-1, 5", "nan", ""])
+def test_an_unreadable_reset_falls_back_to_the_backoff(reset: str) -> None:
+    connector, waits = _recording(max_retry_wait=0.5)
+    connector._engine.random = lambda: 1.0  # the top of the jitter window
+    with respx.mock() as mock:
+        mock.get(URL).mock(side_effect=[_limited(reset), httpx.Response(200, json=OK)])
+        call(connector, "sync", "search", "q")
+    assert waits == [0.5]
+
+
+def test_a_spent_quota_takes_no_retry_after_from_the_monthly_reset() -> None:
+    connector, waits = _recording()
+    spent = httpx.Response(
+        429,
+        json=error_body(429, "QUOTA_LIMITED", "spent"),
+        headers={"X-RateLimit-Reset": "0, 1419704"},
+    )
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(return_value=spent)
+        with pytest.raises(QuotaExceededError) as info:
+            call(connector, "sync", "search", "q")
+    assert route.call_count == 1 and waits == []
+    assert info.value.retry_after is None
+
+
+@pytest.mark.parametrize(("mode", "transport"), [("sync", "httpx"), ("async", "aiohttp")])
+def test_loopback_waits_the_reset_for_real(mode: str, transport: str) -> None:
+    with serve(Reply(200, OK)) as server:
+        server.enqueue(
+            Reply(
+                429,
+                error_body(429, "RATE_LIMITED", "slow down"),
+                {"X-RateLimit-Reset": "1, 86400", "X-RateLimit-Remaining": "0, 14999"},
+            )
+        )
+        connector = BraveTextSearch(
+            KEY, endpoint=server.url + "/res/v1/web/search", transport=transport
+        )
+        assert len(call(connector, mode, "search", "q", top=2)) == 2
+        first, second = server.requests
+    assert second.headers["user-agent"].endswith(f"({transport})") or transport == "httpx"
+    assert second.at - first.at >= 1.0

@@ -14,7 +14,6 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final
@@ -23,12 +22,14 @@ import httpx
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.connectors._portable import (
@@ -252,16 +253,37 @@ def read_brave_error(status: int, response: HttpResponse) -> ErrorDetail:
             error_class = BadRequestError
         if detail:
             message = f"{message or 'invalid request'} ({detail})"
+    retry_after: float | None = None
     if status == 429:
         reset = response.headers.get("x-ratelimit-reset")
         if reset:
             hints = (*hints, f"X-RateLimit-Reset: {reset} (seconds per window)")
+            if error_class is RateLimitError:
+                retry_after = _first_reset(reset)
     error_id = as_text(error.get("id"))
     if error_id:
         hints = (*hints, f"error id: {error_id}")
     return ErrorDetail(
-        code=code, message=message, error_class=error_class, hints=hints, retryable=retryable
+        code=code,
+        message=message,
+        error_class=error_class,
+        hints=hints,
+        retryable=retryable,
+        retry_after=retry_after,
     )
+
+
+def _first_reset(value: str) -> float | None:
+    """Seconds until the first (shortest, per-second) window resets: ``"1, 1419704"`` -> 1.
+
+    Brave sends no ``Retry-After``; this is what tells the engine how long to wait.
+    """
+    first = value.split(",", 1)[0].strip()
+    try:
+        seconds = float(first)
+    except ValueError:
+        return None
+    return seconds if 0.0 <= seconds < float("inf") else None
 
 
 class BraveTextSearch(WebSearchConnector[BraveWebResult]):
@@ -279,6 +301,16 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`BraveWebResult` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`BraveWebResult` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx. An injected async client is always used as given.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint or setting.
@@ -302,6 +334,9 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[BraveWebResult], str] | None = None,
         text_search_result_mapper: Callable[[BraveWebResult], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         owner = type(self).__name__
         url = check_url(endpoint, "endpoint=", owner)
@@ -316,6 +351,9 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
         )
         self.endpoint = str(url)
         self.extra_snippets = extra_snippets
@@ -396,11 +434,10 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         site, exclude = portable.site, portable.exclude_site
 
         def parse(response: HttpResponse) -> SearchResults[BraveWebResult]:
-            # A BOM (which some gateways add) is not a malformed answer.
-            content = response.content.removeprefix(codecs.BOM_UTF8)
-            body = validate_body(_SearchResponse, response, provider, content=content)
+            # validate_body skips a leading BOM (which some gateways add).
+            body = validate_body(_SearchResponse, response, provider)
             if body.type == "ErrorResponse":
-                raw = load_json_object(content) or {}
+                raw = load_json_object(response.content) or {}
                 status = _error_object(raw).get("status")
                 code = status if isinstance(status, int) and 400 <= status <= 599 else 500
                 raise BodyStatusError(code, read_brave_error(code, response))

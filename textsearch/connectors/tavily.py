@@ -15,7 +15,6 @@ parameter, so ``language`` and ``safe_search`` are an
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
@@ -23,11 +22,13 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from textsearch._http import (
+    DEFAULT_DEADLINE,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
+    VerifyTypes,
 )
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.connectors._portable import (
@@ -186,6 +187,16 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`TavilyResult` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`TavilyResult` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx. An injected async client is always used as given.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -210,6 +221,9 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[TavilyResult], str] | None = None,
         text_search_result_mapper: Callable[[TavilyResult], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
     ) -> None:
         owner = type(self).__name__
         url = check_url(base_url, "base_url=", owner)
@@ -231,6 +245,9 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             max_retry_wait=max_retry_wait,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
         )
         self.base_url = str(url).rstrip("/")
         self.search_depth = search_depth
@@ -305,9 +322,8 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         provider = self.provider_name
 
         def parse(response: HttpResponse) -> SearchResults[TavilyResult]:
-            # A BOM (which some gateways add) is not a malformed answer.
-            content = response.content.removeprefix(codecs.BOM_UTF8)
-            body = validate_body(_SearchResponse, response, provider, content=content)
+            # validate_body skips a leading BOM (which some gateways add).
+            body = validate_body(_SearchResponse, response, provider)
             if "results" not in body.model_fields_set:
                 raise ResponseFormatError(
                     f"{provider}: HTTP {response.status_code} but the body has no 'results'",
