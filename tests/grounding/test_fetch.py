@@ -281,13 +281,14 @@ async def test_max_chars_cuts_the_text_visibly(site: Site) -> None:
 async def test_slow_page_is_bounded_by_the_timeout(site: Site) -> None:
     started = time.monotonic()
     slow, fast = await fetch_pages(
-        [result(site.url("/slow")), result(site.url("/plain.txt"))], allow_private=True, timeout=0.8
+        # 2 s: long enough for the plain page on a loaded machine, far below the 20 s trickle
+        [result(site.url("/slow")), result(site.url("/plain.txt"))], allow_private=True, timeout=2
     )
     elapsed = time.monotonic() - started
-    assert not slow.ok and not slow.refused and slow.error == "timed out after 0.8 s"
+    assert not slow.ok and not slow.refused and slow.error == "timed out after 2 s"
     assert slow.value == "the snippet"
     assert fast.ok
-    assert elapsed < 5
+    assert elapsed < 8
 
 
 @pytest.mark.anyio

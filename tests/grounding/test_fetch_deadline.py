@@ -165,7 +165,8 @@ async def test_converting_a_big_page_never_blocks_the_event_loop() -> None:
     assert len(BIG_HTML) > 2_000_000
     # On the loop, converting 2.5 MB of HTML took seconds; in a worker thread the loop
     # keeps ticking (measured: the longest stall went from 7.6 s to under 0.3 s).
-    assert max(gaps) < 0.5, max(gaps)
+    # 1.5 s leaves room for a loaded CI machine; the old code stalled for 7.6 s.
+    assert max(gaps) < 1.5, max(gaps)
 
 
 def test_truncation_reads_only_what_the_limit_can_keep(monkeypatch: pytest.MonkeyPatch) -> None:
