@@ -629,3 +629,41 @@ def test_loopback_waits_the_reset_for_real(mode: str, transport: str) -> None:
         first, second = server.requests
     assert second.headers["user-agent"].endswith(f"({transport})") or transport == "httpx"
     assert second.at - first.at >= 1.0
+
+
+def test_text_shapes_read_only_what_they_use_and_agree_with_the_native_results() -> None:
+    """The text path skips validating unused fields, yet maps exactly like the native one."""
+    body: dict[str, Any] = {
+        "type": "search",
+        "query": {"original": "q", "altered": "q2", "more_results_available": True},
+        "web": {
+            "type": "search",
+            "results": [
+                {
+                    "title": "A &amp; <strong>B</strong>",
+                    "url": "https://docs.a.example/x",
+                    "description": "The <strong>alpha</strong> &quot;doc&quot;",
+                    "page_age": "not a date at all",  # an unknown date, unused here
+                },
+                None,
+                {"title": "Other site", "url": "https://b.example/y", "description": "beta"},
+                {"title": "C", "url": "https://a.example/z", "description": "gamma"},
+            ],
+        },
+    }
+    only_a = TextSearchFilter().equal_to("site", "a.example")
+    brave = BraveTextSearch("k" * 20, max_retries=0)
+    with respx.mock() as mock:
+        mock.get(URL).respond(200, json=body)
+        texts = brave.get_text_search_results_sync("q", top=5, filter=only_a)
+        strings = brave.search_sync("q", top=5, filter=only_a)
+        natives = brave.get_search_results_sync("q", top=5, filter=only_a)
+    assert [(r.name, r.value, r.link) for r in texts] == [
+        ('A & B', 'The alpha "doc"', "https://docs.a.example/x"),
+        ("C", "gamma", "https://a.example/z"),
+    ]
+    assert list(strings) == ['The alpha "doc"', "gamma"]
+    assert texts.metadata["filtered_out"] == 1 and texts.metadata["altered_query"] == "q2"
+    assert [(n.title, n.description, n.url) for n in natives] == [
+        (r.name, r.value, r.link) for r in texts
+    ]

@@ -32,6 +32,7 @@ from textsearch._http import (
     VerifyTypes,
 )
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.base import trusted_text_search_result
 from textsearch.connectors._portable import (
     PORTABLE_FIELDS,
     PortableFilter,
@@ -44,7 +45,10 @@ from textsearch.connectors._web import (
     as_text,
     check_url,
     clean_text,
+    load_json_body,
     load_json_object,
+    object_field,
+    text_items,
     validate_body,
 )
 from textsearch.errors import (
@@ -468,7 +472,81 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
 
         return parse
 
+    def _text_parser(
+        self, options: SearchOptions
+    ) -> Callable[[HttpResponse], SearchResults[TextSearchResult]]:
+        """The page parser for the text shapes: reads and checks only title, text and link.
+
+        Same answers as :meth:`_parser` mapped to ``TextSearchResult``s (error bodies, site
+        checks, ``top``), without validating every field of :class:`BraveWebResult` that the
+        text shapes never use (profile, meta URL, dates...).
+        """
+        top = options.top
+        provider = self.provider_name
+        portable = self._portable(options.filter)
+        site, exclude = portable.site, portable.exclude_site
+
+        def parse(response: HttpResponse) -> SearchResults[TextSearchResult]:
+            status = response.status_code
+            body = load_json_body(response, provider)
+            kind = body.get("type")
+            if kind == "ErrorResponse":
+                error_status = _error_object(body).get("status")
+                code = (
+                    error_status
+                    if isinstance(error_status, int) and 400 <= error_status <= 599
+                    else 500
+                )
+                raise BodyStatusError(code, read_brave_error(code, response))
+            web = object_field(body, "web", provider, status)
+            query = object_field(body, "query", provider, status)
+            if kind != "search" and web is None and query is None:
+                raise ResponseFormatError(
+                    f"{provider}: HTTP {status} but not a Brave search response "
+                    "(no 'type': 'search', 'query' or 'web')",
+                    provider=provider,
+                    status_code=status,
+                )
+            metadata: dict[str, Any] = {}
+            if query is not None:
+                altered = as_text(query.get("altered"))
+                if altered:
+                    metadata["altered_query"] = altered
+                more = query.get("more_results_available")
+                if isinstance(more, bool):
+                    metadata["more_results_available"] = more
+            items = web.get("results") if web is not None else None
+            if (site or exclude) and isinstance(items, list):
+                kept = [
+                    item
+                    for item in items
+                    if not isinstance(item, dict)  # left for text_items to count as skipped
+                    or url_allowed(as_text(item.get("url")), site, exclude)
+                ]
+                if len(kept) < len(items):
+                    metadata["filtered_out"] = len(items) - len(kept)
+                items = kept
+            results, skipped = text_items(
+                [item for item in items if item is not None] if isinstance(items, list) else items,
+                ("title", "description", "url"),
+                trusted_text_search_result,
+                top=top,
+                provider=provider,
+                status=status,
+                unescape=True,
+            )
+            if skipped:
+                metadata["skipped"] = skipped
+            return SearchResults(results, None, metadata)
+
+        return parse
+
     # -- hooks ---------------------------------------------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]]:
+        return self._build_request(query, options), self._text_parser(options)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BraveWebResult]:
         return await self._send(self._build_request(query, options), self._parser(options))
@@ -477,7 +555,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         return self._send_sync(self._build_request(query, options), self._parser(options))
 
     def _to_text_search_result(self, item: BraveWebResult) -> TextSearchResult:
-        return TextSearchResult(name=item.title, value=item.description, link=item.url)
+        return trusted_text_search_result(item.title, item.description, item.url)
 
     # -- provider-specific names ---------------------------------------------------------
 
