@@ -50,6 +50,7 @@ from textsearch.connectors._web import (
     object_field,
     text_items,
     validate_body,
+    validate_items,
 )
 from textsearch.errors import (
     AuthenticationError,
@@ -185,7 +186,9 @@ class _Query(_Snake):
 
 
 class _Web(_Snake):
-    results: list[BraveWebResult] = Field(default_factory=list)
+    # Each result is validated on its own (validate_items): one odd result is skipped and
+    # counted, it does not fail the page.
+    results: list[Any] = Field(default_factory=list)
 
     @field_validator("results", mode="before")
     @classmethod
@@ -458,7 +461,13 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                     metadata["altered_query"] = body.query.altered
                 if body.query.more_results_available is not None:
                     metadata["more_results_available"] = body.query.more_results_available
-            results = body.web.results if body.web is not None else []
+            items = body.web.results if body.web is not None else []
+            results, skipped = validate_items(
+                items, BraveWebResult, top=max(1, len(items)), provider=provider,
+                status=response.status_code,
+            )  # fmt: skip
+            if skipped:
+                metadata["skipped"] = skipped
             if site or exclude:
                 # site:/-site: live in the query text, where Brave reads them as operators;
                 # checking each host keeps them from ever being loosened.

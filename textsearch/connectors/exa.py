@@ -49,6 +49,7 @@ from textsearch.connectors._web import (
     clean_text,
     load_json_object,
     validate_body,
+    validate_items,
 )
 from textsearch.errors import (
     AuthenticationError,
@@ -134,7 +135,9 @@ class _SearchResponse(WireModel):
     request_id: str | None = None
     resolved_search_type: str | None = None
     search_type: str | None = None
-    results: list[ExaResult] | None = None
+    # Each result is validated on its own (validate_items): one odd result is skipped and
+    # counted, it does not fail the page.
+    results: list[Any] | None = None
     cost_dollars: dict[str, Any] | None = None
 
     @field_validator("results", mode="before")
@@ -346,7 +349,13 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
                 metadata["resolved_search_type"] = resolved
             if body.cost_dollars and isinstance(body.cost_dollars.get("total"), (int, float)):
                 metadata["cost_dollars"] = body.cost_dollars["total"]
-            return SearchResults(body.results[skip : skip + top], None, metadata)
+            results, skipped = validate_items(
+                body.results, ExaResult, top=skip + top, provider=provider,
+                status=response.status_code,
+            )  # fmt: skip
+            if skipped:
+                metadata["skipped"] = skipped
+            return SearchResults(results[skip : skip + top], None, metadata)
 
         return parse
 

@@ -60,6 +60,7 @@ from textsearch.connectors._web import (
     load_json_object,
     resolve_api_key,
     validate_body,
+    validate_items,
 )
 from textsearch.errors import (
     ConfigurationError,
@@ -152,7 +153,9 @@ class SearxngResult(_Snake):
 class _SearchResponse(_Snake):
     query: str | int | float | None = None
     number_of_results: float | None = None
-    results: list[SearxngResult] | None = None
+    # Each result is validated on its own (validate_items): one odd result is skipped and
+    # counted, it does not fail the page.
+    results: list[Any] | None = None
     suggestions: list[Any] = Field(default_factory=list)
     corrections: list[Any] = Field(default_factory=list)
     unresponsive_engines: list[Any] = Field(default_factory=list)
@@ -377,7 +380,13 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
                 metadata["suggestions"] = body.suggestions
             if body.corrections:
                 metadata["corrections"] = body.corrections
-            return SearchResults(body.results, None, metadata)
+            results, skipped = validate_items(
+                body.results, SearxngResult, top=max(1, len(body.results)), provider=provider,
+                status=response.status_code,
+            )  # fmt: skip
+            if skipped:
+                metadata["skipped"] = skipped
+            return SearchResults(results, None, metadata)
 
         return parse
 

@@ -45,6 +45,7 @@ from textsearch.connectors._web import (
     clean_text,
     load_json_object,
     validate_body,
+    validate_items,
 )
 from textsearch.errors import (
     ConfigurationError,
@@ -131,7 +132,9 @@ class TavilyResult(_Snake):
 class _SearchResponse(_Snake):
     query: str | None = None
     answer: str | None = None
-    results: list[TavilyResult] = Field(default_factory=list)
+    # Each result is validated on its own (validate_items): one odd result is skipped and
+    # counted, it does not fail the page.
+    results: list[Any] = Field(default_factory=list)
     response_time: float | str | None = None
     request_id: str | None = None
 
@@ -337,8 +340,14 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
                 metadata["answer"] = body.answer
             if body.response_time is not None:
                 metadata["response_time"] = body.response_time
+            results, skipped = validate_items(
+                body.results, TavilyResult, top=skip + top, provider=provider,
+                status=response.status_code,
+            )  # fmt: skip
+            if skipped:
+                metadata["skipped"] = skipped
             # Tavily gives no total; the window is sliced out of top + skip results.
-            return SearchResults(body.results[skip : skip + top], None, metadata)
+            return SearchResults(results[skip : skip + top], None, metadata)
 
         return parse
 
