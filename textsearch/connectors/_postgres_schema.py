@@ -14,8 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-# psycopg comes through _postgres_sql, whose ImportError names the extra to install.
-from textsearch.connectors._postgres_sql import MAX_INDEXED_CHARS, TableSpec, pgsql, sql
+from textsearch.connectors._postgres_sql import MAX_INDEXED_CHARS, TableSpec
+
+try:
+    from psycopg import sql
+    from psycopg import sql as pgsql
+except ImportError as exc:  # only reached when the connector is used without its extra
+    raise ImportError(
+        "PostgresTextSearch needs psycopg 3 and psycopg_pool: "
+        'pip install "textsearch-sdk[postgres]"'
+    ) from exc
 
 #: the columns of a passage row, in the order the rows are built (see _postgres_rows)
 ROW_COLUMNS = (

@@ -27,6 +27,7 @@ are ranked, which keeps broad queries fast. Headlines are computed for the retur
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -35,6 +36,7 @@ from typing_extensions import Self
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
+from textsearch.connectors._local_passages import best_window, hit_pattern
 from textsearch.connectors._postgres_errors import describe, parse_dsn, require_psycopg
 from textsearch.connectors._postgres_pool import AsyncPool, PoolSettings, SyncPool
 from textsearch.connectors._postgres_rows import (
@@ -54,11 +56,12 @@ from textsearch.connectors._postgres_rows import (
 )
 from textsearch.connectors._postgres_schema import SchemaBuilder
 from textsearch.connectors._postgres_sql import (
+    _WORD,
     Builder,
     TableSpec,
     existing_spec,
-    headline_options,
     managed_spec,
+    split_exclusions,
 )
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
@@ -66,6 +69,8 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 
 #: environment variable holding the connection string
 DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
+#: seconds the list of very common words (from ANALYZE statistics) is reused before re-reading
+COMMON_WORDS_TTL = 60.0
 
 
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
@@ -274,7 +279,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         self._target = describe(params)
         self.max_candidates = max_candidates
         self.highlight = highlight
-        self._headline = headline_options(highlight, snippet_words, 2)
+        self._snippet_chars = snippet_words * 14  # two fragments of ~7-character words
+        self._common: tuple[float, tuple[str, ...]] | None = None
         self.batch_size = batch_size
         secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
         settings = PoolSettings(
@@ -304,47 +310,76 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
         self._builder.check_filter(search_filter)
 
-    def _statements(self, query: str, options: SearchOptions) -> tuple[Any, Any]:
-        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+    def _statements(
+        self, query: str, options: SearchOptions, common: tuple[str, ...]
+    ) -> tuple[Any, Any]:
         search = self._builder.search(
             query,
             options.filter,
             top=options.top,
             skip=options.skip,
             max_candidates=self.max_candidates,
-            headline_options=self._headline,
+            common_words=common,
         )
-        count = self._builder.count(query, options.filter) if options.include_total_count else None
+        count = (
+            self._builder.count(query, options.filter, common)
+            if options.include_total_count
+            else None
+        )
         return search, count
 
+    def _cached_common(self) -> tuple[str, ...] | None:
+        """The very common words, while fresh; ``None`` when they must be read again."""
+        cached = self._common
+        if cached is None or cached[0] < time.monotonic():
+            return None
+        return cached[1]
+
+    def _keep_common(self, row: tuple[Any, ...] | None) -> tuple[str, ...]:
+        # No row: the table has no statistics yet (no ANALYZE); ask again on the next search.
+        words = tuple(row[0]) if row and row[0] else ()
+        if row is not None:
+            self._common = (time.monotonic() + COMMON_WORDS_TTL, words)
+        return words
+
     def _results(
-        self, rows: list[tuple[Any, ...]], total: int | None
+        self, query: str, rows: list[tuple[Any, ...]], total: int | None
     ) -> SearchResults[PostgresDocument]:
+        pattern = hit_pattern(_WORD.findall(split_exclusions(query)[0]))
         docs = []
         for row in rows:
-            doc_id, title, text, link, metadata, score, headline = row[:7]
-            passage, section, anchor, line = row[7:]
+            doc_id, title, text, link, metadata, score, passage, section, anchor, line = row
+            text = "" if text is None else str(text)
             link = None if link is None else str(link)
+            snippet = best_window(text, pattern, self._snippet_chars, self.highlight)
             docs.append(
                 PostgresDocument(
                     id=str(doc_id),
                     title=None if title is None else str(title),
-                    text="" if text is None else str(text),
+                    text=text,
                     link=passage_link(link, anchor, line) if link else None,
                     metadata=metadata if isinstance(metadata, dict) else {},
                     section=section,
                     line=line,
                     passage=passage,
                     score=None if score is None else float(score),
-                    snippet=clean_snippet(headline),
+                    snippet=clean_snippet(snippet),
                 )
             )
         return SearchResults(docs, total, {})
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        search, count = self._statements(query, options)
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
 
         async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = ()
+                if stats is not None:
+                    cursor = await conn.execute(*stats)
+                    common = self._keep_common(await cursor.fetchone())
+            search, count = self._statements(query, options, common)
             cursor = await conn.execute(*search)
             rows = await cursor.fetchall()
             total = None
@@ -354,12 +389,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             return rows, total
 
         rows, total = await self._async.run(work)
-        return self._results(rows, total)
+        return self._results(query, rows, total)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        search, count = self._statements(query, options)
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
 
         def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
+            search, count = self._statements(query, options, common)
             rows = conn.execute(*search).fetchall()
             total = None
             if count is not None:
@@ -367,7 +407,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             return rows, total
 
         rows, total = self._sync.run(work)
-        return self._results(rows, total)
+        return self._results(query, rows, total)
 
     def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
         name = f"{item.title} › {item.section}" if item.title and item.section else item.title
@@ -604,7 +644,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             row = self._sync.run(lambda conn: conn.execute(statement, (key,)).fetchone())
             if row is None:
                 return None
-            return self._results([(*row, None, None, 0, None, None, None)], None)[0]
+            return self._results("", [(*row, None, 0, None, None, None)], None)[0]
         candidates = [("id", key), ("link", key)]
         if "#" in key:
             candidates.append(("link", key.split("#", 1)[0]))
