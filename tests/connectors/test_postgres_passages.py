@@ -8,7 +8,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from textsearch import LocalTextSearch, NotFoundError, PostgresTextSearch, SearchOptions
+from textsearch import (
+    ConfigurationError,
+    LocalTextSearch,
+    NotFoundError,
+    PostgresTextSearch,
+    SearchOptions,
+)
 
 GUIDE = """# Operations guide
 
@@ -265,3 +271,19 @@ async def test_async_create_schema_upgrades_too(pg_dsn: str, pg_table: str) -> N
         await search.create_schema()
         found = await search.get_search_results("walrus", options=SearchOptions(top=5))
         assert [d.id for d in found] == ["x"]
+
+
+def test_rank_function_is_one_of_two_and_both_rank(pg_dsn: str, pg_table: str) -> None:
+    with pytest.raises(ConfigurationError):
+        PostgresTextSearch(pg_dsn, table=pg_table, rank_function="bm25")  # type: ignore[arg-type]
+    docs = [
+        {"id": "title", "title": "Walrus", "text": "Notes on tusks."},
+        {"id": "body", "title": "Notes", "text": "A walrus was seen. Tusks too."},
+        {"id": "none", "title": "Other", "text": "Penguins."},
+    ]
+    for rank in ("ts_rank", "ts_rank_cd"):
+        with PostgresTextSearch(pg_dsn, table=pg_table, rank_function=rank) as search:
+            search.create_schema_sync()
+            search.add_documents_sync(docs)
+            # The title word weighs more than the same word in the body, with either function.
+            assert [d.id for d in search.get_search_results_sync("walrus")] == ["title", "body"]

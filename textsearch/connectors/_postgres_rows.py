@@ -60,10 +60,10 @@ class PostgresDocument(BaseModel):
         passage: The passage's number in its document (0 for the first).
         score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the passage satisfies
             the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
-            ``ts_rank_cd`` (or ``ts_rank``, see ``rank_function``) over the query's words,
+            ``ts_rank`` (or ``ts_rank_cd``, see ``rank_function``) over the query's words,
             titles and section headings weighted above bodies.
-        snippet: The best-matching fragments (``ts_headline``), plain text unless ``highlight``
-            markers were configured.
+        snippet: The window of the text with the most query words (about ``snippet_words``
+            x 2 words), plain text unless ``highlight`` markers were configured.
     """
 
     model_config = ConfigDict(extra="forbid")

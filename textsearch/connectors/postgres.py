@@ -2,15 +2,17 @@
 
 Several app servers, a team, or a database you already run: documents live in a PostgreSQL table
 and are searched with the server's own full-text search (``tsvector``, a GIN index,
-``websearch_to_tsquery``, ``ts_rank``, ``ts_headline``). Needs the ``postgres`` extra::
+``websearch_to_tsquery``, ``ts_rank``). Needs the ``postgres`` extra::
 
     pip install "textsearch-sdk[postgres]"
 
 Two ways to use it:
 
-* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table with a stored,
-  weighted ``tsvector`` (title above body) and GIN indexes; :meth:`add_documents` upserts
-  documents shaped like :class:`~textsearch.LocalDocument`; :meth:`index_path` indexes a folder.
+* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table of passages (one
+  row each) with a stored, weighted ``tsvector`` (title and section heading above body) and GIN
+  indexes; :meth:`add_documents` upserts documents shaped like :class:`~textsearch.LocalDocument`
+  (split into passages with ``chunk=True``); :meth:`index_path` indexes a folder, split into
+  passages as ``LocalTextSearch`` splits it.
 * **Existing table** - :meth:`PostgresTextSearch.from_table` maps your columns to
   name/value/link and searches a ``tsvector`` column you have, or one computed from text columns.
 
@@ -21,7 +23,8 @@ phrases) rank first, then the others by ``ts_rank`` over the query's words, whic
 word (a second distinct word counts more than repeats of one), title words weighted above body
 words. Words in more than 5% of the rows are left out of the partial matches when rarer words
 are present, and for a very common word only the first ``max_candidates`` matches of each tier
-are ranked, which keeps broad queries fast. Headlines are computed for the returned page only.
+are ranked, which keeps broad queries fast. Snippets are cut from the returned passages on the
+client (the window with the most query words), not by ``ts_headline``.
 """
 
 from __future__ import annotations
@@ -101,11 +104,14 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: Seconds to wait for a new connection (libpq rounds up, minimum 2).
         max_candidates: For very common words, how many matching passages are ranked.
         one_per_document: Collapse results to the best passage of each document.
-        rank_function: ``"ts_rank_cd"`` (default: cover density, which rewards the query's
-            words found close together) or ``"ts_rank"`` (word frequency only).
+        rank_function: ``"ts_rank"`` (default: word frequency, title words weighted above
+            body words) or ``"ts_rank_cd"`` (cover density: also rewards the query's words
+            found close together). ``ts_rank`` measured better and faster on SciFact and
+            Cranfield (``docs/performance.md``).
         highlight: Markers put around matched words in snippets; ``None`` (default) for plain
             text, which is what a model should read.
-        snippet_words: Approximate length of each snippet fragment, in words.
+        snippet_words: Half the length of a snippet, in words (a snippet is one window of
+            about twice this many words: it used to be two fragments of this length).
         batch_size: Documents per transaction when writing.
         string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
             :meth:`search` returns.
@@ -139,7 +145,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
         one_per_document: bool = False,
-        rank_function: Literal["ts_rank_cd", "ts_rank"] = "ts_rank_cd",
+        rank_function: Literal["ts_rank", "ts_rank_cd"] = "ts_rank",
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
@@ -242,7 +248,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
         one_per_document: bool = False,
-        rank_function: str = "ts_rank_cd",
+        rank_function: str = "ts_rank",
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
