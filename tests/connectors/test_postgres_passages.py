@@ -287,3 +287,24 @@ def test_rank_function_is_one_of_two_and_both_rank(pg_dsn: str, pg_table: str) -
             search.add_documents_sync(docs)
             # The title word weighs more than the same word in the body, with either function.
             assert [d.id for d in search.get_search_results_sync("walrus")] == ["title", "body"]
+
+
+def test_mcp_resources_open_the_whole_document_from_a_passage(search: PostgresTextSearch) -> None:
+    pytest.importorskip("mcp")
+    from textsearch.plugins import create_search_plugin
+    from textsearch.plugins._mcp import _links, _read_document, _readers
+
+    search.add_documents_sync(
+        [{"id": "guide", "title": "Ops", "text": GUIDE, "link": "https://x.org/ops"}], chunk=True
+    )
+    plugin = create_search_plugin(search)
+    readers = _readers(plugin)
+    assert len(readers) == 1
+    # The normalized result a model sees links the passage; its resource is the whole document.
+    results = search.get_text_search_results_sync("exponential backoff").results
+    ((uri, name),) = _links(results)
+    assert name == "Ops › Retry policy"
+    document, start, end = _read_document(readers, uri)
+    assert "owners" in document.text and "deadline" in document.text and (start, end) == (0, None)
+    with pytest.raises(LookupError):
+        _read_document(readers, "textsearch://documents/nothing-here")

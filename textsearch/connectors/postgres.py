@@ -106,8 +106,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         one_per_document: Collapse results to the best passage of each document.
         rank_function: ``"ts_rank"`` (default: word frequency, title words weighted above
             body words) or ``"ts_rank_cd"`` (cover density: also rewards the query's words
-            found close together). ``ts_rank`` measured better and faster on SciFact and
-            Cranfield (``docs/performance.md``).
+            found close together). ``ts_rank`` ranked better on SciFact and Cranfield
+            (``docs/performance.md``).
         highlight: Markers put around matched words in snippets; ``None`` (default) for plain
             text, which is what a model should read.
         snippet_words: Half the length of a snippet, in words (a snippet is one window of
