@@ -74,6 +74,8 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
 #: seconds the list of very common words (from ANALYZE statistics) is reused before re-reading
 COMMON_WORDS_TTL = 60.0
+#: the same, while the column has no statistics yet (before the first ANALYZE, or a view)
+NO_STATISTICS_TTL = 5.0
 
 
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
@@ -342,10 +344,10 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         return cached[1]
 
     def _keep_common(self, row: tuple[Any, ...] | None) -> tuple[str, ...]:
-        # No row: the table has no statistics yet (no ANALYZE); ask again on the next search.
+        # No row: no statistics yet (no ANALYZE, or a view); ask again a little sooner.
         words = tuple(row[0]) if row and row[0] else ()
-        if row is not None:
-            self._common = (time.monotonic() + COMMON_WORDS_TTL, words)
+        ttl = COMMON_WORDS_TTL if row is not None else NO_STATISTICS_TTL
+        self._common = (time.monotonic() + ttl, words)
         return words
 
     def _results(
