@@ -132,7 +132,9 @@ def _plain_letters(domain: str) -> bool:
     would otherwise pass as part of one "domain" and reach a search engine that may read
     them as an OR, widening a preset ``site``.
     """
-    return all(ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain)
+    return all(
+        ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain
+    )
 
 
 def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str, ...]:

@@ -232,7 +232,8 @@ def validate_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
             provider=provider,
             status_code=status,
         )
@@ -259,7 +260,8 @@ def validate_items(
     if skipped and not results:
         # Not one result has the documented shape: that is a different format, not noise.
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
             provider=provider,
             status_code=status,
         )
@@ -287,7 +289,8 @@ def text_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
             provider=provider,
             status_code=status,
         )
@@ -314,7 +317,8 @@ def text_items(
         results.append(make(a, b, c))
     if skipped and not results:
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
             provider=provider,
             status_code=status,
         )
