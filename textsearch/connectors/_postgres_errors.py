@@ -105,7 +105,10 @@ def map_error(
             f"{where}: a configured column does not exist in {table!r} ({message})",
             provider=PROVIDER,
             code=exc.sqlstate,
-            hints=("check the *_column arguments of from_table()",),
+            hints=(
+                "check the *_column arguments of from_table()",
+                "a managed table made by an older version: call create_schema() once to upgrade it",
+            ),
         )
     if isinstance(exc, pgerrors.UndefinedObject | pgerrors.UndefinedFunction):
         return ConfigurationError(

@@ -35,6 +35,8 @@ MAX_QUERY_TERMS = 32
 MAX_INDEXED_CHARS = 500_000
 #: share of rows above which a word is "very common" (left out of the any-word query)
 COMMON_SHARE = 0.05
+#: ranking functions: word frequency (the default, measured better) or cover density
+RANK_FUNCTIONS = ("ts_rank", "ts_rank_cd")
 # Host of a URL in SQL, for tables whose rows have no stored host (existing-table mode).
 _HOST_PATTERN = r"^[A-Za-z][A-Za-z0-9+.\-]*://(?:[^@/?#]*@)?(\[[^\]/?#]*\]|[^:/?#]+)"
 # `-word` or `-"a phrase"` at the start of the text or after a space: a websearch exclusion.
@@ -81,6 +83,8 @@ class TableSpec:
     text_columns: tuple[str, ...]
     site_column: str | None
     managed: bool
+    #: managed tables hold one row per passage: its number, section heading, anchor and line
+    passage_columns: bool = False
 
     @property
     def table_name(self) -> str:
@@ -100,16 +104,26 @@ def managed_spec(table: str, config: str) -> TableSpec:
         text_columns=("title", "text"),
         site_column="site",
         managed=True,
+        passage_columns=True,
     )
 
 
 class Builder:
     """Builds the statements for one :class:`TableSpec` (psycopg is imported by the caller)."""
 
-    def __init__(self, spec: TableSpec) -> None:
+    def __init__(
+        self, spec: TableSpec, *, rank_function: str = "ts_rank", one_per_document: bool = False
+    ) -> None:
+        if rank_function not in RANK_FUNCTIONS:
+            raise ConfigurationError(
+                f"rank_function must be one of {', '.join(RANK_FUNCTIONS)}, got {rank_function!r}"
+            )
         self.spec = spec
         self.table = sql.Identifier(*spec.table)
         self.config = sql.SQL("{}::regconfig").format(sql.Literal(".".join(spec.config)))
+        self.rank = sql.SQL(rank_function)  # one of two known names, never user text
+        self.one_per_document = one_per_document
+        self._rendered: dict[tuple[Any, ...], bytes] = {}
 
     # -- pieces --------------------------------------------------------------------------
 
@@ -229,15 +243,18 @@ class Builder:
         top: int,
         skip: int,
         max_candidates: int,
-        headline_options: str | None,
-    ) -> tuple[pgsql.Composable, dict[str, Any]]:
-        """One statement: rank capped candidates, read rows and headlines for the page only.
+        common_words: Sequence[str] = (),
+    ) -> tuple[bytes, dict[str, Any]]:
+        """One statement: rank capped candidates, read the rows of the page only.
 
         Natural-language semantics: a document matches when it has any of the query's words;
         documents that satisfy the whole websearch query (every word, quoted phrases) come first,
-        then the others by ``ts_rank`` over the any-word query, whose score saturates per word
-        (a second distinct word counts more than more repeats of one), with title words
+        then the others by the rank function over the any-word query, with title words
         weighted above body words.
+
+        The text of the statement depends only on the filter's shape and on whether the query
+        has exclusions, so it is rendered once per shape and kept: rendering the composed
+        statement cost ~0.7 ms of client CPU per search.
         """
         positive, negative = split_exclusions(query)
         params: dict[str, Any] = {
@@ -249,56 +266,79 @@ class Builder:
             "skip": skip,
         }
         where = self.filters(search_filter, params)
-        exclude: pgsql.Composable = sql.SQL("")
         if negative:
             params["neg"] = negative
-            exclude = sql.SQL(" AND NOT ({vec} @@ websearch_to_tsquery({cfg}, %(neg)s))").format(
-                vec=self.vector(), cfg=self.config
-            )
-        headline: pgsql.Composable = sql.SQL("NULL::text")
-        if headline_options is not None:
-            params["hl"] = headline_options
-            headline = sql.SQL("ts_headline({cfg}, left({v}::text, {n}), q.q_any, %(hl)s)").format(
-                cfg=self.config, v=self.col(self.spec.value_column), n=sql.Literal(20_000)
-            )
+        params["common_words"] = " ".join(common_words)
+        key = ("search", bool(negative), _shape(search_filter))
+        rendered = self._rendered.get(key)
+        if rendered is None:
+            rendered = self._search_statement(where, bool(negative)).as_bytes(None)
+            self._remember(key, rendered)
+        return rendered, params
+
+    def _remember(self, key: tuple[Any, ...], rendered: bytes) -> None:
+        if len(self._rendered) >= 256:  # filters of many shapes: keep the memory bounded
+            self._rendered.clear()
+        self._rendered[key] = rendered
+
+    def _exclusion(self, negative: bool) -> pgsql.Composable:
+        if not negative:
+            return sql.SQL("")
+        return sql.SQL(" AND NOT ({vec} @@ websearch_to_tsquery({cfg}, %(neg)s))").format(
+            vec=self.vector(), cfg=self.config
+        )
+
+    def _search_statement(self, where: pgsql.Composable, negative: bool) -> pgsql.Composable:
+        exclude = self._exclusion(negative)
+        passage_columns = sql.SQL(
+            "d.passage, d.section, d.anchor, d.line"
+            if self.spec.passage_columns
+            else "0, NULL::text, NULL::text, NULL::int"
+        )
         statement = sql.SQL(
-            _SEARCH_TEMPLATE.replace("{where}", "{where}{exclude}")
+            _SEARCH_TEMPLATE.replace("{where}", "{where}{exclude}").replace(
+                "{ranked}", _RANKED_BEST if self.one_per_document else _RANKED_ALL
+            )
         ).format(
-            query_cte=self._query_cte(params),
+            query_cte=self._query_cte(),
             table=self.table,
             vec=self.vector(),
+            rank=self.rank,
             where=where,
             exclude=exclude,
             id=self.col(self.spec.id_column),
+            doc=self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            found=sql.SQL("count(DISTINCT doc)" if self.one_per_document else "count(*)"),
             name=self.col(self.spec.name_column),
             value=self.col(self.spec.value_column),
             link=self.col(self.spec.link_column),
             meta=self.col(self.spec.metadata_column),
-            headline=headline,
+            passage_columns=passage_columns,
             # ctid reaches a row without an index, but views have none: there the id column
             # (unique, as documented for from_table) joins the page back to its rows.
             key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
         )
-        return statement, params
+        return statement
 
     def count(
-        self, query: str, search_filter: TextSearchFilter | None
+        self, query: str, search_filter: TextSearchFilter | None, common_words: Sequence[str] = ()
     ) -> tuple[pgsql.Composable, dict[str, Any]]:
         """How many documents match (any word, after filters and exclusions)."""
         positive, negative = split_exclusions(query)
         params: dict[str, Any] = {"query": query, "words": positive}
         where = self.filters(search_filter, params)
-        exclude: pgsql.Composable = sql.SQL("")
+        exclude = self._exclusion(bool(negative))
         if negative:
             params["neg"] = negative
-            exclude = sql.SQL(" AND NOT ({vec} @@ websearch_to_tsquery({cfg}, %(neg)s))").format(
-                vec=self.vector(), cfg=self.config
-            )
+        params["common_words"] = " ".join(common_words)
         statement = sql.SQL(
-            "WITH {query_cte} SELECT count(*) FROM {table} AS d, q "
+            "WITH {query_cte} SELECT {counted} FROM {table} AS d, q "
             "WHERE ({vec} @@ q.q_all OR {vec} @@ q.q_any){where}{exclude}"
         ).format(
-            query_cte=self._query_cte(params),
+            counted=sql.SQL("count(DISTINCT {})").format(self.col(self.spec.id_column))
+            if self.one_per_document
+            else sql.SQL("count(*)"),
+            query_cte=self._query_cte(),
             table=self.table,
             vec=self.vector(),
             where=where,
@@ -306,138 +346,78 @@ class Builder:
         )
         return statement, params
 
-    def _query_cte(self, params: dict[str, Any]) -> pgsql.Composable:
+    def _query_cte(self) -> pgsql.Composable:
         """The CTEs ending in ``q`` (``q_all``, ``q_any``, ``n_terms``) of a search or count.
 
         The query's lexemes come from the same parser and dictionaries as the index; each is
         quoted as a tsquery literal (quotes doubled, backslashes escaped) inside SQL, so no user
-        text is ever parsed as tsquery syntax. Words found in more than ``COMMON_SHARE`` of the
-        rows (by the column's ANALYZE statistics) are left out of the any-word query when rarer
-        words are present: they add next to nothing to the ranking but would make the set to
-        rank huge. Whole-query matches (``q_all``) still include them.
+        text is ever parsed as tsquery syntax. ``common_words`` (lexemes in more than
+        ``COMMON_SHARE`` of the rows, from :meth:`common_words`, cached by the caller) are left
+        out of the any-word query when rarer words are present: they add next to nothing to
+        the ranking but would make the set to rank huge. Whole-query matches (``q_all``) still
+        include them. They travel as one space-separated string (the parsers never put a space
+        in a lexeme): as a text array, the adaptation of a few hundred words cost ~1 ms of
+        client CPU per search.
         """
-        params["common"] = COMMON_SHARE
-        stats: pgsql.Composable
-        if self.spec.vector_column:
-            params["stats_schema"] = self.spec.table[0] if len(self.spec.table) == 2 else None
-            params["stats_table"] = self.spec.table[-1]
-            params["stats_column"] = self.spec.vector_column
-            stats = sql.SQL(
-                "SELECT most_common_elems::text::text[] AS elems, "
-                "most_common_elem_freqs AS freqs FROM pg_stats "
-                "WHERE schemaname = coalesce(%(stats_schema)s, current_schema()) "
-                "AND tablename = %(stats_table)s AND attname = %(stats_column)s"
-            )
-        else:
-            stats = sql.SQL("SELECT NULL::text[] AS elems, NULL::real[] AS freqs")
-        return sql.SQL(_QUERY_CTE).format(
-            stats=stats, cfg=self.config, max_terms=sql.Literal(MAX_QUERY_TERMS)
-        )
+        return sql.SQL(_QUERY_CTE).format(cfg=self.config, max_terms=sql.Literal(MAX_QUERY_TERMS))
 
-    # -- schema and writes (managed mode) ------------------------------------------------
+    def common_words(self) -> tuple[pgsql.Composable, dict[str, Any]] | None:
+        """Lexemes in more than ``COMMON_SHARE`` of the rows, by the vector's ANALYZE statistics.
 
-    def create_schema(self) -> list[pgsql.Composable]:
-        base = self.spec.table[-1]
-
-        def index_name(suffix: str) -> pgsql.Composable:
-            # Index names live in the table's schema; keep them within 63 bytes.
-            return sql.Identifier(f"{base[: 63 - len(suffix)]}{suffix}")
-
-        return [
-            sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}))").format(
-                sql.Literal(self.spec.table_name)
-            ),
-            sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {table} ("
-                "id text PRIMARY KEY, "
-                "title text, "
-                "text text NOT NULL DEFAULT '', "
-                "link text, "
-                "site text, "
-                "metadata jsonb NOT NULL DEFAULT '{{}}'::jsonb, "
-                "source_root text, "
-                "mtime_ns bigint, "
-                "size bigint, "
-                "sha256 text, "
-                "search_vector tsvector GENERATED ALWAYS AS ("
-                "setweight(to_tsvector({cfg}, coalesce(title, '')), 'A') || "
-                "setweight(to_tsvector({cfg}, left(text, {n})), 'B')) STORED)"
-            ).format(table=self.table, cfg=self.config, n=sql.Literal(MAX_INDEXED_CHARS)),
-            # Kept in the row (not TOAST): ranking reads the vector of every candidate, and an
-            # out-of-line vector made that 30x slower (measured, 4,000 rows of 200 words).
-            sql.SQL("ALTER TABLE {} ALTER COLUMN search_vector SET STORAGE MAIN").format(
-                self.table
-            ),
-            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING gin (search_vector)").format(
-                index_name("_search_idx"), self.table
-            ),
-            sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {} ON {} USING gin (metadata jsonb_path_ops)"
-            ).format(index_name("_metadata_idx"), self.table),
-            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} (site)").format(
-                index_name("_site_idx"), self.table
-            ),
-            sql.SQL(
-                "CREATE INDEX IF NOT EXISTS {} ON {} (source_root) WHERE source_root IS NOT NULL"
-            ).format(index_name("_root_idx"), self.table),
-        ]
-
-    def upsert(self) -> list[pgsql.Composable]:
-        """Statements of one batch: a session temp table, COPY into it, one INSERT from it.
-
-        COPY then a single INSERT ... ON CONFLICT measured about twice as fast as one INSERT
-        per document; DISTINCT ON keeps the last of several documents with the same id.
+        One row ``(lexemes,)`` when the column has statistics, none before the first ANALYZE;
+        ``None`` for a vector computed at query time (it has no statistics). Read once in a
+        while, not per query: the ``pg_stats`` view cost ~0.4 ms per query word when the
+        search statement read it itself.
         """
-        return [
-            sql.SQL(
-                "CREATE TEMP TABLE IF NOT EXISTS textsearch_stage (ord int, id text, title text, "
-                "text text, link text, site text, metadata jsonb, source_root text, "
-                "mtime_ns bigint, size bigint, sha256 text) ON COMMIT DELETE ROWS"
-            ),
-            sql.SQL(
-                "COPY textsearch_stage (ord, id, title, text, link, site, metadata, source_root, "
-                "mtime_ns, size, sha256) FROM STDIN"
-            ),
-            sql.SQL(
-                "INSERT INTO {} (id, title, text, link, site, metadata, source_root, mtime_ns, "
-                "size, sha256) SELECT DISTINCT ON (id) id, title, text, link, site, metadata, "
-                "source_root, mtime_ns, size, sha256 FROM textsearch_stage ORDER BY id, ord DESC "
-                "ON CONFLICT (id) DO UPDATE SET title = EXCLUDED.title, text = EXCLUDED.text, "
-                "link = EXCLUDED.link, site = EXCLUDED.site, metadata = EXCLUDED.metadata, "
-                "source_root = EXCLUDED.source_root, mtime_ns = EXCLUDED.mtime_ns, "
-                "size = EXCLUDED.size, sha256 = EXCLUDED.sha256"
-            ).format(self.table),
-        ]
-
-    def delete(self) -> pgsql.Composable:
-        return sql.SQL("DELETE FROM {} WHERE id = ANY(%s)").format(self.table)
-
-    def touch(self) -> pgsql.Composable:
-        return sql.SQL("UPDATE {} SET mtime_ns = %s, size = %s WHERE id = %s").format(
-            self.table
+        if not self.spec.vector_column:
+            return None
+        params: dict[str, Any] = {
+            "schema": self.spec.table[0] if len(self.spec.table) == 2 else None,
+            "table": self.spec.table[-1],
+            "column": self.spec.vector_column,
+            "common": COMMON_SHARE,
+        }
+        # most_common_elem_freqs has three more entries than most_common_elems (minimum,
+        # maximum, null share): unnest pads the lexemes with NULLs there.
+        statement = sql.SQL(
+            "SELECT coalesce((SELECT array_agg(x.e) FROM unnest("
+            "s.most_common_elems::text::text[], s.most_common_elem_freqs) AS x(e, f) "
+            "WHERE x.e IS NOT NULL AND x.f > %(common)s), '{}'::text[]) FROM pg_stats AS s "
+            "WHERE s.schemaname = coalesce(%(schema)s, current_schema()) "
+            "AND s.tablename = %(table)s AND s.attname = %(column)s"
         )
-
-    def known_files(self) -> pgsql.Composable:
-        return sql.SQL(
-            "SELECT id, mtime_ns, size, sha256 FROM {} WHERE source_root = %s"
-        ).format(self.table)
+        return statement, params
 
     def count_all(self) -> pgsql.Composable:
+        """Documents in the table (managed: rows of passage 0; an existing table: rows)."""
+        if self.spec.passage_columns:
+            return sql.SQL("SELECT count(*) FROM {} WHERE passage = 0").format(self.table)
         return sql.SQL("SELECT count(*) FROM {}").format(self.table)
+
+    def document_by_id(self) -> pgsql.Composable:
+        """An existing table's row by its id (as text), mapped like a search result."""
+        return sql.SQL("SELECT {}, {}, {}, {}, {} FROM {} AS d WHERE {}::text = %s LIMIT 1").format(
+            self.col(self.spec.id_column),
+            self.col(self.spec.name_column),
+            self.col(self.spec.value_column),
+            self.col(self.spec.link_column),
+            self.col(self.spec.metadata_column),
+            self.table,
+            self.col(self.spec.id_column),
+        )
 
 
 # Lexemes of the query, each quoted as a tsquery literal; `kept` drops the very common ones
 # when rarer ones are present (see Builder._query_cte).
-_QUERY_CTE = r"""stats AS ({stats}),
-terms AS (
+_QUERY_CTE = r"""terms AS (
   SELECT '''' || replace(replace(l, '\', '\\'), '''', '''''') || '''' AS term,
-         coalesce((SELECT s.freqs[array_position(s.elems, l)] FROM stats AS s), 0) AS freq
+         l = ANY(string_to_array(%(common_words)s, ' ')) AS common
   FROM unnest(tsvector_to_array(to_tsvector({cfg}, %(words)s))) AS l
   LIMIT {max_terms}
 ),
 kept AS (
   SELECT term FROM terms
-  WHERE freq <= %(common)s OR NOT EXISTS (SELECT 1 FROM terms WHERE freq <= %(common)s)
+  WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT common)
 ),
 q AS (
   SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
@@ -455,25 +435,51 @@ q AS (
 _SEARCH_TEMPLATE = """
 WITH {query_cte},
 whole AS (
-  SELECT {key} AS row_id, 1 + x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
-    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
+  SELECT {key} AS row_id, {doc} AS doc, 1 + x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT {rank}({vec}, q.q_any) AS rank) AS x
   WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
 ),
 partial AS (
-  SELECT {key} AS row_id, x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
-    LATERAL (SELECT ts_rank({vec}, q.q_any) AS rank) AS x
-  WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
+  SELECT {key} AS row_id, {doc} AS doc, x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
+    LATERAL (SELECT {rank}({vec}, q.q_any) AS rank) AS x
+  WHERE q.n_terms > 1 AND (SELECT {found} FROM whole) < %(need)s
     AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s
 ),
-ranked AS (
+ranked AS ({ranked})
+SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns}
+FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id
+ORDER BY r.score DESC, r.row_id
+"""
+_RANKED_ALL = """
   SELECT row_id, score FROM whole UNION ALL SELECT row_id, score FROM partial
   ORDER BY score DESC, row_id
   LIMIT %(top)s OFFSET %(skip)s
-)
-SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {headline}
-FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id CROSS JOIN q
-ORDER BY r.score DESC, r.row_id
 """
+# One result per document: its best passage (DISTINCT ON keeps the first row of each document
+# in score order), then the page of those.
+_RANKED_BEST = """
+  SELECT row_id, score FROM (
+    SELECT DISTINCT ON (doc) row_id, score FROM (
+      SELECT row_id, doc, score FROM whole UNION ALL SELECT row_id, doc, score FROM partial
+    ) AS c ORDER BY doc, score DESC, row_id
+  ) AS best
+  ORDER BY score DESC, row_id
+  LIMIT %(top)s OFFSET %(skip)s
+"""
+
+
+def _shape(search_filter: TextSearchFilter | None) -> tuple[Any, ...]:
+    """What the SQL text of a filter depends on (never its values, which are parameters)."""
+    if not search_filter:
+        return ()
+    return tuple(
+        (
+            type(clause).__name__,
+            clause.field_name if clause.field_name in RESERVED_FILTER_FIELDS else "",
+            clause.value is None,
+        )
+        for clause in search_filter.clauses
+    )
 
 
 def split_exclusions(query: str) -> tuple[str, str]:
@@ -487,21 +493,6 @@ def split_exclusions(query: str) -> tuple[str, str]:
     positive = _EXCLUSION.sub(" ", query)
     terms = [n if n.startswith('"') else " ".join(_WORD.findall(n)) for n in negative]
     return positive, " or ".join(t for t in terms if t.strip('" '))
-
-
-def headline_options(
-    highlight: tuple[str, str] | None, words: int, fragments: int
-) -> str:
-    """``ts_headline`` options (passed as a bound parameter, not SQL)."""
-    start, stop = highlight if highlight else ("", "")
-    for marker in (start, stop):
-        if '"' in marker or "\\" in marker:
-            raise ConfigurationError('highlight markers must not contain \'"\' or backslashes')
-    return (
-        f'StartSel="{start}", StopSel="{stop}", MaxWords={words}, '
-        f"MinWords={max(1, words // 2)}, ShortWord=2, MaxFragments={fragments}, "
-        'FragmentDelimiter=" … "'
-    )
 
 
 def existing_spec(

@@ -2,15 +2,17 @@
 
 Several app servers, a team, or a database you already run: documents live in a PostgreSQL table
 and are searched with the server's own full-text search (``tsvector``, a GIN index,
-``websearch_to_tsquery``, ``ts_rank``, ``ts_headline``). Needs the ``postgres`` extra::
+``websearch_to_tsquery``, ``ts_rank``). Needs the ``postgres`` extra::
 
     pip install "textsearch-sdk[postgres]"
 
 Two ways to use it:
 
-* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table with a stored,
-  weighted ``tsvector`` (title above body) and GIN indexes; :meth:`add_documents` upserts
-  documents shaped like :class:`~textsearch.LocalDocument`; :meth:`index_path` indexes a folder.
+* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table of passages (one
+  row each) with a stored, weighted ``tsvector`` (title and section heading above body) and GIN
+  indexes; :meth:`add_documents` upserts documents shaped like :class:`~textsearch.LocalDocument`
+  (split into passages with ``chunk=True``); :meth:`index_path` indexes a folder, split into
+  passages as ``LocalTextSearch`` splits it.
 * **Existing table** - :meth:`PostgresTextSearch.from_table` maps your columns to
   name/value/link and searches a ``tsvector`` column you have, or one computed from text columns.
 
@@ -21,41 +23,48 @@ phrases) rank first, then the others by ``ts_rank`` over the query's words, whic
 word (a second distinct word counts more than repeats of one), title words weighted above body
 words. Words in more than 5% of the rows are left out of the partial matches when rarer words
 are present, and for a very common word only the first ``max_candidates`` matches of each tier
-are ranked, which keeps broad queries fast. Headlines are computed for the returned page only.
+are ranked, which keeps broad queries fast. Snippets are cut from the returned passages on the
+client (the window with the most query words), not by ``ts_headline``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import Self
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
+from textsearch.connectors._local_passages import best_window, hit_pattern
 from textsearch.connectors._postgres_errors import describe, parse_dsn, require_psycopg
 from textsearch.connectors._postgres_pool import AsyncPool, PoolSettings, SyncPool
 from textsearch.connectors._postgres_rows import (
     DEFAULT_EXTENSIONS,
     IndexReport,
     LocalDocument,
+    PostgresDocument,
     batches,
     clean_snippet,
-    document_row,
+    document_rows,
+    index_files,
+    last_of_each,
+    passage_link,
+    passages_of,
     prepare_documents,
-    title_and_body,
     walk,
 )
+from textsearch.connectors._postgres_schema import SchemaBuilder
 from textsearch.connectors._postgres_sql import (
+    _WORD,
     Builder,
     TableSpec,
     existing_spec,
-    headline_options,
     managed_spec,
+    split_exclusions,
 )
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
@@ -63,35 +72,10 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 
 #: environment variable holding the connection string
 DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
-_MAX_FILE_BYTES = 20 * 1024 * 1024
-
-
-class PostgresDocument(BaseModel):
-    """A document found by :class:`PostgresTextSearch` (its native result).
-
-    Attributes:
-        id: The document's id (the id column, as text).
-        title: Title (the ``name`` of normalized results).
-        text: Full text (the ``value`` column).
-        link: Link, when the table has one.
-        metadata: The jsonb metadata, when the table has it.
-        score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the document satisfies
-            the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
-            ``ts_rank`` over the query's words (saturating per word, titles weighted above
-            bodies).
-        snippet: The best-matching passages (``ts_headline``), plain text unless ``highlight``
-            markers were configured.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    score: float | None = None
-    snippet: str | None = None
+#: seconds the list of very common words (from ANALYZE statistics) is reused before re-reading
+COMMON_WORDS_TTL = 60.0
+#: the same, while the column has no statistics yet (before the first ANALYZE, or a view)
+NO_STATISTICS_TTL = 5.0
 
 
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
@@ -120,10 +104,16 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             ``pool_timeout`` is set, seconds to wait for a free connection.
         pool_timeout: Seconds to wait for a free pooled connection.
         connect_timeout: Seconds to wait for a new connection (libpq rounds up, minimum 2).
-        max_candidates: For very common words, how many matching documents are ranked.
+        max_candidates: For very common words, how many matching passages are ranked.
+        one_per_document: Collapse results to the best passage of each document.
+        rank_function: ``"ts_rank"`` (default: word frequency, title words weighted above
+            body words) or ``"ts_rank_cd"`` (cover density: also rewards the query's words
+            found close together). ``ts_rank`` ranked better on SciFact and Cranfield
+            (``docs/performance.md``).
         highlight: Markers put around matched words in snippets; ``None`` (default) for plain
             text, which is what a model should read.
-        snippet_words: Approximate length of each snippet fragment, in words.
+        snippet_words: Half the length of a snippet, in words (a snippet is one window of
+            about twice this many words: it used to be two fragments of this length).
         batch_size: Documents per transaction when writing.
         string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
             :meth:`search` returns.
@@ -156,6 +146,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         pool_timeout: float | None = None,
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
+        one_per_document: bool = False,
+        rank_function: Literal["ts_rank", "ts_rank_cd"] = "ts_rank",
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
@@ -175,6 +167,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             pool_timeout=pool_timeout,
             connect_timeout=connect_timeout,
             max_candidates=max_candidates,
+            one_per_document=one_per_document,
+            rank_function=rank_function,
             highlight=highlight,
             snippet_words=snippet_words,
             batch_size=batch_size,
@@ -255,6 +249,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         pool_timeout: float | None = None,
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
+        one_per_document: bool = False,
+        rank_function: str = "ts_rank",
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
@@ -279,12 +275,20 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             or not all(isinstance(m, str) for m in highlight)
         ):
             raise ConfigurationError("highlight must be None or a (start, end) pair of strings")
+        if not isinstance(one_per_document, bool):
+            raise ConfigurationError("one_per_document must be True or False")
         self._spec = spec
-        self._builder = Builder(spec)
+        self._builder = Builder(
+            spec, rank_function=rank_function, one_per_document=one_per_document
+        )
+        self._schema = SchemaBuilder(spec)
+        self.one_per_document = one_per_document
+        self.rank_function = rank_function
         self._target = describe(params)
         self.max_candidates = max_candidates
         self.highlight = highlight
-        self._headline = headline_options(highlight, snippet_words, 2)
+        self._snippet_chars = snippet_words * 14  # two fragments of ~7-character words
+        self._common: tuple[float, tuple[str, ...]] | None = None
         self.batch_size = batch_size
         secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
         settings = PoolSettings(
@@ -314,41 +318,76 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
         self._builder.check_filter(search_filter)
 
-    def _statements(self, query: str, options: SearchOptions) -> tuple[Any, Any]:
-        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+    def _statements(
+        self, query: str, options: SearchOptions, common: tuple[str, ...]
+    ) -> tuple[Any, Any]:
         search = self._builder.search(
             query,
             options.filter,
             top=options.top,
             skip=options.skip,
             max_candidates=self.max_candidates,
-            headline_options=self._headline,
+            common_words=common,
         )
-        count = self._builder.count(query, options.filter) if options.include_total_count else None
+        count = (
+            self._builder.count(query, options.filter, common)
+            if options.include_total_count
+            else None
+        )
         return search, count
 
+    def _cached_common(self) -> tuple[str, ...] | None:
+        """The very common words, while fresh; ``None`` when they must be read again."""
+        cached = self._common
+        if cached is None or cached[0] < time.monotonic():
+            return None
+        return cached[1]
+
+    def _keep_common(self, row: tuple[Any, ...] | None) -> tuple[str, ...]:
+        # No row: no statistics yet (no ANALYZE, or a view); ask again a little sooner.
+        words = tuple(row[0]) if row and row[0] else ()
+        ttl = COMMON_WORDS_TTL if row is not None else NO_STATISTICS_TTL
+        self._common = (time.monotonic() + ttl, words)
+        return words
+
     def _results(
-        self, rows: list[tuple[Any, ...]], total: int | None
+        self, query: str, rows: list[tuple[Any, ...]], total: int | None
     ) -> SearchResults[PostgresDocument]:
+        pattern = hit_pattern(_WORD.findall(split_exclusions(query)[0]))
         docs = []
-        for doc_id, title, text, link, metadata, score, headline in rows:
+        for row in rows:
+            doc_id, title, text, link, metadata, score, passage, section, anchor, line = row
+            text = "" if text is None else str(text)
+            link = None if link is None else str(link)
+            snippet = best_window(text, pattern, self._snippet_chars, self.highlight)
             docs.append(
                 PostgresDocument(
                     id=str(doc_id),
                     title=None if title is None else str(title),
-                    text="" if text is None else str(text),
-                    link=None if link is None else str(link),
+                    text=text,
+                    link=passage_link(link, anchor, line) if link else None,
                     metadata=metadata if isinstance(metadata, dict) else {},
+                    section=section,
+                    line=line,
+                    passage=passage,
                     score=None if score is None else float(score),
-                    snippet=clean_snippet(headline),
+                    snippet=clean_snippet(snippet),
                 )
             )
         return SearchResults(docs, total, {})
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        search, count = self._statements(query, options)
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
 
         async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = ()
+                if stats is not None:
+                    cursor = await conn.execute(*stats)
+                    common = self._keep_common(await cursor.fetchone())
+            search, count = self._statements(query, options, common)
             cursor = await conn.execute(*search)
             rows = await cursor.fetchall()
             total = None
@@ -358,12 +397,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             return rows, total
 
         rows, total = await self._async.run(work)
-        return self._results(rows, total)
+        return self._results(query, rows, total)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        search, count = self._statements(query, options)
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
 
         def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
+            search, count = self._statements(query, options, common)
             rows = conn.execute(*search).fetchall()
             total = None
             if count is not None:
@@ -371,11 +415,12 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             return rows, total
 
         rows, total = self._sync.run(work)
-        return self._results(rows, total)
+        return self._results(query, rows, total)
 
     def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
+        name = f"{item.title} › {item.section}" if item.title and item.section else item.title
         value = item.snippet if item.snippet else (item.text[:300] or None)
-        return TextSearchResult(name=item.title, value=value, link=item.link)
+        return TextSearchResult(name=name or item.section, value=value, link=item.link)
 
     async def get_documents(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
@@ -401,17 +446,30 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     async def create_schema(self) -> None:
         """Create the managed table and its indexes if missing (safe to call concurrently).
 
+        A table made by the first version of this connector (one row per document) is
+        upgraded in place to one row per passage: its rows stay searchable as they are, and
+        the next :meth:`index_path` re-reads the files it indexed so they are split into
+        passages. The upgrade rewrites the table once (its vector column is rebuilt).
+
         Raises:
             ConfigurationError: An existing-table instance, or an unknown text-search config.
             ProviderError: The server refused (for example no CREATE right).
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("create_schema")
-        statements = self._builder.create_schema()
+        schema = self._schema
 
         async def work(conn: Any) -> None:
             async with conn.transaction():
-                for statement in statements:
+                await conn.execute(schema.lock())
+                cursor = await conn.execute(*schema.probe())
+                columns = {row[0] for row in await cursor.fetchall()}
+                if schema.needs_upgrade(columns):
+                    cursor = await conn.execute(*schema.primary_key())
+                    key = await cursor.fetchone()
+                    for statement in schema.upgrade(key[0] if key else None):
+                        await conn.execute(statement)
+                for statement in schema.create():
                     await conn.execute(statement)
 
         await self._async.run(work)
@@ -419,26 +477,52 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     def create_schema_sync(self) -> None:
         """Blocking twin of :meth:`create_schema`; raises the same errors."""
         self._require_managed("create_schema_sync")
-        statements = self._builder.create_schema()
+        schema = self._schema
 
         def work(conn: Any) -> None:
             with conn.transaction():
-                for statement in statements:
+                conn.execute(schema.lock())
+                columns = {row[0] for row in conn.execute(*schema.probe()).fetchall()}
+                if schema.needs_upgrade(columns):
+                    key = conn.execute(*schema.primary_key()).fetchone()
+                    for statement in schema.upgrade(key[0] if key else None):
+                        conn.execute(statement)
+                for statement in schema.create():
                     conn.execute(statement)
 
         self._sync.run(work)
 
-    def _rows(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[tuple[Any, ...]]:
+    @staticmethod
+    def _documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
         if isinstance(docs, str | bytes | Mapping):
             raise InvalidRequestError("add_documents takes a list of documents, not one document")
-        return [document_row(doc) for doc in prepare_documents(docs)]
+        return prepare_documents(docs)
 
-    async def add_documents(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> int:
-        """Add or replace documents (by ``id``), in transactions of ``batch_size``.
+    def _row_batches(
+        self, docs: list[LocalDocument], chunk: bool
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        for batch in batches(docs, self.batch_size):
+            yield [
+                row
+                for doc in last_of_each(batch)
+                for row in document_rows(doc, passages_of(doc, chunk))
+            ]
+
+    async def add_documents(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+    ) -> int:
+        """Add or replace documents (by ``id``), in transactions of ``batch_size`` documents.
 
         Each document is a :class:`~textsearch.LocalDocument` or a dict with ``id``, ``title``,
         ``text``, ``link`` and ``metadata`` (the same shape and rules as
-        :meth:`LocalTextSearch.add_documents`). All are validated before any is written.
+        :meth:`LocalTextSearch.add_documents`). All are validated before any is written. A
+        document replaces every passage of the one it replaces.
+
+        Args:
+            docs: The documents.
+            chunk: Split each text into passages (by Markdown headings, then paragraphs, at
+                most ~1,500 characters each), as ``LocalTextSearch`` does; results then name and
+                link the section. Without it, a document is one passage.
 
         Returns:
             How many documents were written.
@@ -450,42 +534,49 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("add_documents")
-        rows = self._rows(docs)
-        create, copy, insert = self._builder.upsert()
-        for batch in batches(rows, self.batch_size):
+        prepared = self._documents(docs)
+        create, copy, insert, trim = self._schema.upsert()
+        for rows in self._row_batches(prepared, chunk):
 
-            async def work(conn: Any, batch: Sequence[Any] = batch) -> None:
+            async def work(conn: Any, rows: Sequence[Any] = rows) -> None:
                 async with conn.transaction():
                     await conn.execute(create)
                     async with conn.cursor() as cursor:
                         async with cursor.copy(copy) as loader:
-                            for number, row in enumerate(batch):
-                                await loader.write_row((number, *row))
+                            for row in rows:
+                                await loader.write_row(row)
                         await cursor.execute(insert)
+                        await cursor.execute(trim)
 
             await self._async.run(work)
-        return len(rows)
+        return len(prepared)
 
-    def add_documents_sync(self, docs: Iterable[LocalDocument | Mapping[str, Any]]) -> int:
+    def add_documents_sync(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+    ) -> int:
         """Blocking twin of :meth:`add_documents`; raises the same errors."""
         self._require_managed("add_documents_sync")
-        rows = self._rows(docs)
-        self._write_rows(rows)
-        return len(rows)
+        prepared = self._documents(docs)
+        for rows in self._row_batches(prepared, chunk):
+            self._write_rows(rows)
+        return len(prepared)
 
     def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        create, copy, insert = self._builder.upsert()
-        for batch in batches(rows, self.batch_size):
+        """One transaction: the rows of whole documents (every passage of each)."""
+        if not rows:
+            return
+        create, copy, insert, trim = self._schema.upsert()
 
-            def work(conn: Any, batch: Sequence[Any] = batch) -> None:
-                with conn.transaction(), conn.cursor() as cursor:
-                    cursor.execute(create)
-                    with cursor.copy(copy) as loader:
-                        for number, row in enumerate(batch):
-                            loader.write_row((number, *row))
-                    cursor.execute(insert)
+        def work(conn: Any) -> None:
+            with conn.transaction(), conn.cursor() as cursor:
+                cursor.execute(create)
+                with cursor.copy(copy) as loader:
+                    for row in rows:
+                        loader.write_row(row)
+                cursor.execute(insert)
+                cursor.execute(trim)
 
-            self._sync.run(work)
+        self._sync.run(work)
 
     @staticmethod
     def _ids(ids: Iterable[str]) -> list[str]:
@@ -497,7 +588,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         return result
 
     async def delete_documents(self, ids: Iterable[str]) -> int:
-        """Delete documents by id; returns how many existed.
+        """Delete documents (every passage of each) by id; returns how many existed.
 
         Raises:
             InvalidRequestError: ``ids`` is not a list of strings.
@@ -506,11 +597,11 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         """
         self._require_managed("delete_documents")
         wanted = self._ids(ids)
-        statement = self._builder.delete()
+        statement = self._schema.delete()
 
         async def work(conn: Any) -> int:
             cursor = await conn.execute(statement, (wanted,))
-            return int(cursor.rowcount)
+            return int((await cursor.fetchone())[0])
 
         return await self._async.run(work)
 
@@ -518,11 +609,11 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         """Blocking twin of :meth:`delete_documents`; raises the same errors."""
         self._require_managed("delete_documents_sync")
         wanted = self._ids(ids)
-        statement = self._builder.delete()
-        return self._sync.run(lambda conn: int(conn.execute(statement, (wanted,)).rowcount))
+        statement = self._schema.delete()
+        return self._sync.run(lambda conn: int(conn.execute(statement, (wanted,)).fetchone()[0]))
 
     async def count_documents(self) -> int:
-        """Number of rows in the table.
+        """Number of documents in the table (not passages).
 
         Raises:
             NotFoundError: The table does not exist.
@@ -541,6 +632,53 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         statement = self._builder.count_all()
         return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
 
+    def get_document(self, key: str) -> PostgresDocument | None:
+        """The stored document whose id, else whose link, is ``key`` (``None`` if none).
+
+        Blocking, like :meth:`LocalTextSearch.get_document` (the MCP server and
+        ``full_pages`` grounding call it from a worker thread to open a whole document from a
+        result). From the managed table the text is the whole document, its passages in
+        order; a passage link (``file#section``) finds its document. From an existing table,
+        the row whose id column (as text) is ``key``.
+
+        Raises:
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+        """
+        if not isinstance(key, str) or not key or "\x00" in key:
+            return None
+        if not self._spec.managed:
+            statement = self._builder.document_by_id()
+            row = self._sync.run(lambda conn: conn.execute(statement, (key,)).fetchone())
+            if row is None:
+                return None
+            return self._results("", [(*row, None, 0, None, None, None)], None)[0]
+        candidates = [("id", key), ("link", key)]
+        if "#" in key:
+            candidates.append(("link", key.split("#", 1)[0]))
+        schema = self._schema
+
+        def work(conn: Any) -> list[tuple[Any, ...]]:
+            for column, value in candidates:
+                rows: list[tuple[Any, ...]] = conn.execute(
+                    schema.document(column), (value,)
+                ).fetchall()
+                if rows:
+                    return rows
+            return []
+
+        rows = self._sync.run(work)
+        if not rows:
+            return None
+        doc_id, title, _, link, metadata = rows[0]
+        return PostgresDocument(
+            id=str(doc_id),
+            title=title,
+            text="\n\n".join(row[2] for row in rows if row[2]),
+            link=link,
+            metadata=metadata if isinstance(metadata, dict) else {},
+        )
+
     def index_path(
         self,
         path: str | os.PathLike[str],
@@ -550,10 +688,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     ) -> IndexReport:
         """Index a file or folder of text, Markdown, reStructuredText and HTML (blocking).
 
-        Incremental, like :meth:`LocalTextSearch.index_path`: unchanged files (same size and
-        modification time, or same content) are skipped, changed files are re-indexed, and
-        documents whose file has gone are deleted. Writes are committed every ``batch_size``
-        files, so an interrupted run keeps what it finished.
+        Each file is split into passages as :meth:`LocalTextSearch.index_path` splits it
+        (sections by heading, paragraphs in plain text, at most ~1,500 characters each), one
+        row per passage; a result names its document and section and links to
+        ``file#anchor`` (or ``file#L<line>``). Incremental: unchanged files (same size and
+        modification time, or same content) are skipped, changed files are re-indexed as a
+        whole, and documents whose file has gone are deleted. Writes are committed every
+        ``batch_size`` files, so an interrupted run keeps what it finished.
 
         Args:
             path: File or folder to index.
@@ -566,73 +707,30 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("index_path")
+        if "\x00" in os.fspath(path):
+            raise ConfigurationError("cannot index a path that contains a NUL character")
         root = Path(path).expanduser().resolve()
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
         files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
-        statement = self._builder.known_files()
+        statement = self._schema.known_files()
         known = {
             row[0]: (row[1], row[2], row[3])
             for row in self._sync.run(lambda conn: conn.execute(statement, (root_key,)).fetchall())
         }
         report = IndexReport()
-        pending: list[tuple[Any, ...]] = []
-        touched: list[tuple[Any, ...]] = []
-        for done, file in enumerate(files, start=1):
-            doc_id = str(file)
-            row = self._read_file(file, doc_id, root_key, known.get(doc_id), report, touched)
-            if row is not None:
-                pending.append(row)
-            if len(pending) >= self.batch_size:
-                self._write_rows(pending)
-                pending.clear()
-            if progress is not None:
-                progress(done, len(files), doc_id)
-        self._write_rows(pending)
+        touched = index_files(
+            files, known, root_key, report, self.batch_size, self._write_rows, progress
+        )
         if touched:
-            touch = self._builder.touch()
+            touch = self._schema.touch()
             self._sync.run(lambda conn: conn.cursor().executemany(touch, touched))
         gone = list(known.keys() - {str(f) for f in files})
         if gone:
             report.removed = self.delete_documents_sync(gone)
         return report
-
-    @staticmethod
-    def _read_file(
-        file: Path,
-        doc_id: str,
-        root_key: str,
-        previous: tuple[int | None, int | None, str | None] | None,
-        report: IndexReport,
-        touched: list[tuple[Any, ...]],
-    ) -> tuple[Any, ...] | None:
-        try:
-            stat = file.stat()
-            if previous is not None and previous[:2] == (stat.st_mtime_ns, stat.st_size):
-                report.unchanged += 1
-                return None
-            if stat.st_size > _MAX_FILE_BYTES:
-                raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
-            data = file.read_bytes()
-        except OSError as exc:
-            report.failed.append((doc_id, str(exc)))
-            return None
-        digest = hashlib.sha256(data).hexdigest()
-        if previous is not None and previous[2] == digest:
-            touched.append((stat.st_mtime_ns, stat.st_size, doc_id))
-            report.unchanged += 1
-            return None
-        title, body = title_and_body(file, data.decode("utf-8-sig", errors="replace"))
-        doc = LocalDocument(id=doc_id, title=title or file.stem, text=body, link=doc_id)
-        if previous is None:
-            report.added += 1
-        else:
-            report.updated += 1
-        return document_row(
-            doc, source_root=root_key, mtime_ns=stat.st_mtime_ns, size=stat.st_size, sha256=digest
-        )
 
     # -- resources ---------------------------------------------------------------------
 
