@@ -8,7 +8,6 @@ import time
 from collections.abc import Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any, ClassVar
 
@@ -100,13 +99,26 @@ class FusedResult(BaseModel):
         return self.text_search_result.link
 
 
-# Memoised: fusion sees the same links again and again (an agent's searches overlap).
-_link_key = lru_cache(maxsize=8192)(link_key)
+# Memoised: fusion sees the same links again and again (an agent's searches overlap). A plain
+# dict, emptied when full, costs half of what an LRU cache does per look-up; the GIL keeps its
+# single operations atomic, and a lost entry is only computed again.
+_LINK_KEYS: dict[str, str] = {}
+_LINK_KEYS_MAX = 8192
+
+
+def _new_link_key(link: str) -> str:
+    if len(_LINK_KEYS) >= _LINK_KEYS_MAX:
+        _LINK_KEYS.clear()
+    key = _LINK_KEYS[link] = link_key(link)
+    return key
+
 
 # A fused page's record, a plain list (the cheapest mutable record; this loop runs for every
 # result of every provider): the score negated, so that ascending order of the first three
-# fields is the fused order (best score, then the better best rank, then first seen).
-_NEG_SCORE, _BEST, _ORDER, _ITEM, _SOURCES = range(5)
+# fields is the fused order (best score, then the better best rank, then first seen); the
+# index of the last provider that listed it, so that a second listing by one provider is
+# recognised without a set per provider.
+_NEG_SCORE, _BEST, _ORDER, _ITEM, _SOURCES, _LAST = range(6)
 _rank_order = itemgetter(_NEG_SCORE, _BEST, _ORDER)
 
 
@@ -238,6 +250,7 @@ class FusedTextSearch(Wrapper):
         # Link keys are strings and keys of link-less results are tuples: they never collide.
         entries: dict[Hashable, list[Any]] = {}
         k = self.k
+        known = _LINK_KEYS.get
         for index, outcome in enumerate(outcomes):
             name = self.names[index]
             if isinstance(outcome, Exception):
@@ -251,33 +264,33 @@ class FusedTextSearch(Wrapper):
             weight = self.weights[index]
             items = outcome.results
             texts = items if plain[index] else [hit.text for hit in items]
-            seen: set[Hashable] = set()
-            rank = 0
-            for position, text in enumerate(texts):
+            rank = 0  # k >= 0 and rank >= 1: never a division by zero
+            for item, text in zip(items, texts, strict=True):
                 link = text.link
                 key: Hashable
                 if link and not link.isspace():
-                    key = _link_key(link)
+                    key = known(link) or _new_link_key(link)
                 else:
                     key = (text.name or "", text.value or "")
-                if key in seen:  # one provider listing a page twice is one vote
-                    continue
-                seen.add(key)
-                rank += 1  # k >= 0 and rank >= 1: never a division by zero
                 entry = entries.get(key)
                 if entry is None:
+                    rank += 1
                     entries[key] = [
                         -weight / (k + rank),
                         rank,
                         len(entries),
-                        items[position],
+                        item,
                         [(name, rank)],
+                        index,
                     ]
-                else:
+                elif entry[_LAST] != index:
+                    rank += 1
                     entry[_NEG_SCORE] -= weight / (k + rank)
                     if rank < entry[_BEST]:
                         entry[_BEST] = rank
                     entry[_SOURCES].append((name, rank))
+                    entry[_LAST] = index
+                # else: one provider listing a page twice is one vote, at its better rank
         if not answered:
             raise AllProvidersFailedError(
                 f"all {len(self.searches)} search providers failed: "
