@@ -133,7 +133,9 @@ class FusedTextSearch(Wrapper):
     best rank, then provider order) before ``skip`` and ``top`` are applied.
 
     ``get_search_results`` returns :class:`FusedResult` items; ``get_text_search_results``
-    and ``search`` return the fused pages' normalized results and strings.
+    and ``search`` return the fused pages' normalized results and strings, asking each
+    provider only for its normalized results (a web connector's cheaper text path) unless
+    its strings need its native results (a ``string_mapper`` of its own).
     ``total_count`` is always ``None``: a fused list has no honest total.
 
     A provider that fails, or does not answer within ``per_search_timeout``, is left out
@@ -145,7 +147,9 @@ class FusedTextSearch(Wrapper):
 
     The blocking twins run the providers on a small thread pool owned by the wrapper
     (released by ``close``); a provider past ``per_search_timeout`` is not waited for, but
-    its thread finishes in the background, bounded by the connector's own timeout.
+    its thread finishes in the background, bounded by the connector's own timeout. Without
+    a timeout the last provider runs in the calling thread, and so does any request that no
+    worker has started by the time it is done.
     Wrapped searches are closed only with ``close_wrapped=True``.
 
     Args:
