@@ -230,3 +230,44 @@ def test_a_zero_timeout_fails_every_provider(blocking: bool) -> None:
         _run(fused, "search", blocking)
     fused.close()
     assert len(info.value.errors) == 2
+
+
+class ShortQueries(StaticTextSearch):
+    """A connector with a rule of its own in ``_prepare``: queries of at most 5 characters."""
+
+    def _prepare(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[str, SearchOptions]:
+        from textsearch import InvalidRequestError
+
+        if len(query) > 5:
+            raise InvalidRequestError("query too long for this backend")
+        return super()._prepare(query, options, kwargs)
+
+
+@pytest.mark.parametrize("wrapper", ["fused", "fallback"])
+def test_a_connectors_own_request_rules_apply_before_any_request(wrapper: str) -> None:
+    from textsearch import InvalidRequestError
+    from textsearch.compose import FallbackTextSearch
+
+    first = static(U1, name="first")
+    picky = ShortQueries(docs(U2), match="always", name="picky")
+    searches = [first, picky]
+    combined = FusedTextSearch(searches) if wrapper == "fused" else FallbackTextSearch(searches)
+    with pytest.raises(InvalidRequestError, match="too long"):
+        combined.search_sync("a long query")
+    assert first.calls == [] and picky.calls == []
+    assert len(combined.search_sync("short")) >= 1
+    combined.close()
+
+
+def test_a_max_top_lowered_after_the_wrapper_was_built_is_checked_before_any_request() -> None:
+    from textsearch import InvalidRequestError
+
+    lowered = static(U1, name="lowered")
+    slow = SlowSearch(docs(U2), delay=0.2, name="slow")
+    fused = FusedTextSearch([lowered, slow])
+    lowered.max_top = 3  # type: ignore[misc]
+    with pytest.raises(InvalidRequestError, match="maximum of 3"):
+        asyncio.run(fused.search("q", top=5))
+    assert slow.most_running == 0, "a request was sent before the error"

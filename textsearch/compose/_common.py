@@ -144,8 +144,28 @@ def precheck(search: object, query: str, options: SearchOptions) -> None:
     ``top`` and the filter in ``_prepare``; other ``TextSearch`` implementations are checked
     when they are called.
     """
-    if _mode(search) != _PROTOCOL:
-        search._prepare(query, options, {})  # type: ignore[attr-defined]
+    mode = _mode(search)
+    if mode == _PROTOCOL:
+        return
+    if mode == _BASE and _plain_prepare(type(search)):
+        limit: int = search.max_top  # type: ignore[attr-defined]
+        if options.top <= limit:
+            # The wrapper resolved the query and options by the same rules (resolve_options);
+            # what is left of BaseTextSearch._prepare is the connector's own filter check.
+            search._check_filter(options.filter)  # type: ignore[attr-defined]
+            return
+    search._prepare(query, options, {})  # type: ignore[attr-defined]
+
+
+# Per type: does it keep BaseTextSearch._prepare (only its filter check is its own)?
+_PLAIN_PREPARES: dict[type, bool] = {}
+
+
+def _plain_prepare(kind: type) -> bool:
+    plain = _PLAIN_PREPARES.get(kind)
+    if plain is None:
+        plain = _PLAIN_PREPARES[kind] = kind._prepare is BaseTextSearch._prepare  # type: ignore[attr-defined]
+    return plain
 
 
 _WRAPPER, _BASE, _PROTOCOL = 0, 1, 2

@@ -193,7 +193,11 @@ class FusedTextSearch(Wrapper):
         self.per_search_timeout = check_seconds(
             per_search_timeout, "per_search_timeout", allow_none=True
         )
-        self._provider_tops = [getattr(s, "max_top", None) for s in items]
+        # Each provider's max_top when it declares a usable one: requests ask for no more.
+        self._provider_tops: list[int | None] = [
+            top if isinstance(top, int) and not isinstance(top, bool) and top >= 1 else None
+            for top in (getattr(s, "max_top", None) for s in items)
+        ]
         self._all_text = (True,) * len(items)
         self._no_text = (False,) * len(items)
         self._executor: ThreadPoolExecutor | None = None
@@ -205,12 +209,11 @@ class FusedTextSearch(Wrapper):
     # -- requests -------------------------------------------------------------------------
 
     def _inner_options(self, index: int, options: SearchOptions) -> SearchOptions:
-        depth = options.top + options.skip
         limit = self._provider_tops[index]
-        if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
-            depth = min(depth, limit)
-        if depth == options.top and not options.skip and not options.include_total_count:
-            return options
+        top, skip = options.top, options.skip
+        if not skip and not options.include_total_count and (limit is None or top <= limit):
+            return options  # the common case: the caller's options as they are
+        depth = top + skip if limit is None else min(top + skip, limit)
         return options.with_updates(top=depth, skip=0, include_total_count=False)
 
     def _check_wrapped(self, query: str, options: SearchOptions) -> None:
