@@ -144,8 +144,28 @@ def precheck(search: object, query: str, options: SearchOptions) -> None:
     ``top`` and the filter in ``_prepare``; other ``TextSearch`` implementations are checked
     when they are called.
     """
-    if _mode(search) != _PROTOCOL:
-        search._prepare(query, options, {})  # type: ignore[attr-defined]
+    mode = _mode(search)
+    if mode == _PROTOCOL:
+        return
+    if mode == _BASE and _plain_prepare(type(search)):
+        limit: int = search.max_top  # type: ignore[attr-defined]
+        if options.top <= limit:
+            # The wrapper resolved the query and options by the same rules (resolve_options);
+            # what is left of BaseTextSearch._prepare is the connector's own filter check.
+            search._check_filter(options.filter)  # type: ignore[attr-defined]
+            return
+    search._prepare(query, options, {})  # type: ignore[attr-defined]
+
+
+# Per type: does it keep BaseTextSearch._prepare (only its filter check is its own)?
+_PLAIN_PREPARES: dict[type, bool] = {}
+
+
+def _plain_prepare(kind: type) -> bool:
+    plain = _PLAIN_PREPARES.get(kind)
+    if plain is None:
+        plain = _PLAIN_PREPARES[kind] = kind._prepare is BaseTextSearch._prepare  # type: ignore[attr-defined]
+    return plain
 
 
 _WRAPPER, _BASE, _PROTOCOL = 0, 1, 2
@@ -187,6 +207,54 @@ def fetch_hits_sync(search: TextSearch, query: str, options: SearchOptions) -> S
     if mode == _BASE:
         return _hits_from_native(search, search.get_search_results_sync(query, options))  # type: ignore[arg-type]
     return _hits_from_text(search.get_text_search_results_sync(query, options))
+
+
+async def fetch_texts(
+    search: TextSearch, query: str, options: SearchOptions
+) -> SearchResults[TextSearchResult]:
+    """Search once for normalized results only, by the search's own (often cheaper) text path.
+
+    Web connectors map their responses straight to ``TextSearchResult``s for
+    ``get_text_search_results`` without validating every field of their native models, so
+    a caller that needs no native result should not ask for them.
+    """
+    if _mode(search) == _WRAPPER:
+        return await search._run("text", query, options)  # type: ignore[attr-defined, no-any-return]
+    return await search.get_text_search_results(query, options)
+
+
+def fetch_texts_sync(
+    search: TextSearch, query: str, options: SearchOptions
+) -> SearchResults[TextSearchResult]:
+    """Blocking twin of :func:`fetch_texts`."""
+    if _mode(search) == _WRAPPER:
+        return search._run_sync("text", query, options)  # type: ignore[attr-defined, no-any-return]
+    return search.get_text_search_results_sync(query, options)
+
+
+# Per type: does ``search()`` give ``value or name or link`` of the normalized result (the
+# default), so that strings can be made from the text path? A type's answer never changes.
+_DEFAULT_STRINGS: dict[type, bool] = {}
+
+
+def strings_from_text(search: object) -> bool:
+    """Whether ``search``'s strings are its normalized results' text (no custom string mapping)."""
+    mode = _mode(search)
+    if mode == _PROTOCOL:
+        return True  # read through its normalized results anyway
+    if mode == _WRAPPER:
+        return False  # its providers may map strings their own way
+    if getattr(search, "string_mapper", None) is not None:
+        return False
+    kind = type(search)
+    default = _DEFAULT_STRINGS.get(kind)
+    if default is None:
+        default = (
+            kind._map_string is BaseTextSearch._map_string  # type: ignore[attr-defined]
+            and kind._default_string is BaseTextSearch._default_string  # type: ignore[attr-defined]
+        )
+        _DEFAULT_STRINGS[kind] = default
+    return default
 
 
 def _hits_from_native(

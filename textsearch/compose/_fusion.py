@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
-from functools import lru_cache
+from operator import itemgetter
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -32,8 +32,11 @@ from textsearch.compose._common import (
     check_seconds,
     fetch_hits,
     fetch_hits_sync,
+    fetch_texts,
+    fetch_texts_sync,
     logger,
     precheck,
+    strings_from_text,
     unique_names,
 )
 from textsearch.errors import (
@@ -96,24 +99,27 @@ class FusedResult(BaseModel):
         return self.text_search_result.link
 
 
-@lru_cache(maxsize=8192)
-def _link_dedupe_key(link: str) -> str:
-    return "link:" + link_key(link)
+# Memoised: fusion sees the same links again and again (an agent's searches overlap). A plain
+# dict, emptied when full, costs half of what an LRU cache does per look-up; the GIL keeps its
+# single operations atomic, and a lost entry is only computed again.
+_LINK_KEYS: dict[str, str] = {}
+_LINK_KEYS_MAX = 8192
 
 
-def _dedupe_key(text: TextSearchResult) -> str:
-    link = text.link
-    if link and not link.isspace():
-        return _link_dedupe_key(link)
-    return f"text:{text.name or ''}\x00{text.value or ''}"
+def _new_link_key(link: str) -> str:
+    if len(_LINK_KEYS) >= _LINK_KEYS_MAX:
+        _LINK_KEYS.clear()
+    key = _LINK_KEYS[link] = link_key(link)
+    return key
 
 
-_SCORE, _BEST, _ORDER, _HIT, _SOURCES = range(5)
-
-
-def _rank_order(entry: list[Any]) -> tuple[float, int, int]:
-    # Best score first; ties: the better best rank, then first seen (provider order).
-    return (-entry[_SCORE], entry[_BEST], entry[_ORDER])
+# A fused page's record, a plain list (the cheapest mutable record; this loop runs for every
+# result of every provider): the score negated, so that ascending order of the first three
+# fields is the fused order (best score, then the better best rank, then first seen); the
+# index of the last provider that listed it, so that a second listing by one provider is
+# recognised without a set per provider.
+_NEG_SCORE, _BEST, _ORDER, _ITEM, _SOURCES, _LAST = range(6)
+_rank_order = itemgetter(_NEG_SCORE, _BEST, _ORDER)
 
 
 class FusedTextSearch(Wrapper):
@@ -127,7 +133,9 @@ class FusedTextSearch(Wrapper):
     best rank, then provider order) before ``skip`` and ``top`` are applied.
 
     ``get_search_results`` returns :class:`FusedResult` items; ``get_text_search_results``
-    and ``search`` return the fused pages' normalized results and strings.
+    and ``search`` return the fused pages' normalized results and strings, asking each
+    provider only for its normalized results (a web connector's cheaper text path) unless
+    its strings need its native results (a ``string_mapper`` of its own).
     ``total_count`` is always ``None``: a fused list has no honest total.
 
     A provider that fails, or does not answer within ``per_search_timeout``, is left out
@@ -139,7 +147,9 @@ class FusedTextSearch(Wrapper):
 
     The blocking twins run the providers on a small thread pool owned by the wrapper
     (released by ``close``); a provider past ``per_search_timeout`` is not waited for, but
-    its thread finishes in the background, bounded by the connector's own timeout.
+    its thread finishes in the background, bounded by the connector's own timeout. Without
+    a timeout the last provider runs in the calling thread, and so does any request that no
+    worker has started by the time it is done.
     Wrapped searches are closed only with ``close_wrapped=True``.
 
     Args:
@@ -183,7 +193,13 @@ class FusedTextSearch(Wrapper):
         self.per_search_timeout = check_seconds(
             per_search_timeout, "per_search_timeout", allow_none=True
         )
-        self._provider_tops = [getattr(s, "max_top", None) for s in items]
+        # Each provider's max_top when it declares a usable one: requests ask for no more.
+        self._provider_tops: list[int | None] = [
+            top if isinstance(top, int) and not isinstance(top, bool) and top >= 1 else None
+            for top in (getattr(s, "max_top", None) for s in items)
+        ]
+        self._all_text = (True,) * len(items)
+        self._no_text = (False,) * len(items)
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
 
@@ -193,12 +209,11 @@ class FusedTextSearch(Wrapper):
     # -- requests -------------------------------------------------------------------------
 
     def _inner_options(self, index: int, options: SearchOptions) -> SearchOptions:
-        depth = options.top + options.skip
         limit = self._provider_tops[index]
-        if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
-            depth = min(depth, limit)
-        if depth == options.top and not options.skip and not options.include_total_count:
-            return options
+        top, skip = options.top, options.skip
+        if not skip and not options.include_total_count and (limit is None or top <= limit):
+            return options  # the common case: the caller's options as they are
+        depth = top + skip if limit is None else min(top + skip, limit)
         return options.with_updates(top=depth, skip=0, include_total_count=False)
 
     def _check_wrapped(self, query: str, options: SearchOptions) -> None:
@@ -219,16 +234,30 @@ class FusedTextSearch(Wrapper):
 
     # -- fusion ---------------------------------------------------------------------------
 
+    def _plan(self, kind: Kind) -> tuple[bool, ...]:
+        """Per provider: ask only for normalized results (its text path) rather than hits."""
+        if kind == "text":
+            return self._all_text
+        if kind == "search":
+            return tuple(strings_from_text(s) for s in self.searches)
+        return self._no_text
+
     def _fuse(
-        self, kind: Kind, outcomes: list[SearchResults[Hit] | Exception], options: SearchOptions
+        self,
+        kind: Kind,
+        outcomes: list[Any],
+        plain: tuple[bool, ...],
+        options: SearchOptions,
     ) -> SearchResults[Any]:
+        """Fuse the providers' answers: ``SearchResults`` of ``TextSearchResult`` where
+        ``plain[i]``, else of :class:`Hit`, or the exception that left provider ``i`` out."""
         failed: list[dict[str, Any]] = []
         answered: list[str] = []
         errors: list[Exception] = []
-        # key -> [score, best rank, first-seen order, first hit, sources]: plain lists are
-        # the cheapest mutable records, and this loop runs for every result of every provider.
-        entries: dict[str, list[Any]] = {}
+        # Link keys are strings and keys of link-less results are tuples: they never collide.
+        entries: dict[Hashable, list[Any]] = {}
         k = self.k
+        known = _LINK_KEYS.get
         for index, outcome in enumerate(outcomes):
             name = self.names[index]
             if isinstance(outcome, Exception):
@@ -240,22 +269,35 @@ class FusedTextSearch(Wrapper):
                 continue
             answered.append(name)
             weight = self.weights[index]
-            seen: set[str] = set()
-            rank = 0
-            for hit in outcome.results:
-                key = _dedupe_key(hit.text)
-                if key in seen:  # one provider listing a page twice is one vote
-                    continue
-                seen.add(key)
-                rank += 1  # k >= 0 and rank >= 1: never a division by zero
+            items = outcome.results
+            texts = items if plain[index] else [hit.text for hit in items]
+            rank = 0  # k >= 0 and rank >= 1: never a division by zero
+            for item, text in zip(items, texts, strict=True):
+                link = text.link
+                key: Hashable
+                if link and not link.isspace():
+                    key = known(link) or _new_link_key(link)
+                else:
+                    key = (text.name or "", text.value or "")
                 entry = entries.get(key)
                 if entry is None:
-                    entries[key] = [weight / (k + rank), rank, len(entries), hit, [(name, rank)]]
-                else:
-                    entry[_SCORE] += weight / (k + rank)
+                    rank += 1
+                    entries[key] = [
+                        -weight / (k + rank),
+                        rank,
+                        len(entries),
+                        item,
+                        [(name, rank)],
+                        index,
+                    ]
+                elif entry[_LAST] != index:
+                    rank += 1
+                    entry[_NEG_SCORE] -= weight / (k + rank)
                     if rank < entry[_BEST]:
                         entry[_BEST] = rank
                     entry[_SOURCES].append((name, rank))
+                    entry[_LAST] = index
+                # else: one provider listing a page twice is one vote, at its better rank
         if not answered:
             raise AllProvidersFailedError(
                 f"all {len(self.searches)} search providers failed: "
@@ -267,11 +309,11 @@ class FusedTextSearch(Wrapper):
         ranked = sorted(entries.values(), key=_rank_order)
         page = ranked[options.skip : options.skip + options.top]
         metadata = {"providers": answered, "failed": failed}
-        items: list[Any]
-        if kind == "text":
-            items = [e[_HIT].text for e in page]
+        results: list[Any]
+        if kind == "text":  # every provider was asked for text only
+            results = [e[_ITEM] for e in page]
         elif kind == "search":
-            items = [e[_HIT].string for e in page]
+            results = [_string(e[_ITEM]) for e in page]
         else:
             fused = [
                 Hit(
@@ -280,7 +322,7 @@ class FusedTextSearch(Wrapper):
                     FusedResult(
                         result=hit.native,
                         text_search_result=hit.text,
-                        score=e[_SCORE],
+                        score=-e[_NEG_SCORE],
                         sources=e[_SOURCES],
                     ),
                     hit.text,
@@ -288,47 +330,82 @@ class FusedTextSearch(Wrapper):
                     hit.base,
                 )
                 for e in page
-                for hit in (e[_HIT],)
+                for hit in (e[_ITEM],)
             ]
-            items = fused if kind == "hits" else [h.native for h in fused]
-        return SearchResults(items, None, metadata)
+            results = fused if kind == "hits" else [h.native for h in fused]
+        return SearchResults(results, None, metadata)
 
     # -- async ----------------------------------------------------------------------------
 
-    async def _one(self, index: int, query: str, options: SearchOptions) -> Any:
-        request = fetch_hits(self.searches[index], query, self._inner_options(index, options))
+    async def _one(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
+        """Provider ``index``'s answer, or the error that leaves it out; a fatal error raises."""
+        search = self.searches[index]
+        inner = self._inner_options(index, options)
         try:
-            if self.per_search_timeout is None:
-                return await request
-            return await asyncio.wait_for(request, self.per_search_timeout)
-        except asyncio.TimeoutError:
-            return self._timeout_error(index)
+            if plain:
+                return await fetch_texts(search, query, inner)
+            return await fetch_hits(search, query, inner)
         except Exception as exc:
             if self._is_partial(exc):
                 return exc
             raise
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
+        plan = self._plan(kind)
+        if self.per_search_timeout is not None:
+            within = await self._gather_within(self.per_search_timeout, plan, query, options)
+            return self._fuse(kind, within, plan, options)
         loop = asyncio.get_running_loop()
         last = len(self.searches) - 1
         # The last provider runs in this task (its first await lets the others start): one
         # task fewer per search.
-        tasks = [loop.create_task(self._one(i, query, options)) for i in range(last)]
+        tasks = [loop.create_task(self._one(i, plan[i], query, options)) for i in range(last)]
         try:
-            mine = await self._one(last, query, options)
+            mine = await self._one(last, plan[last], query, options)
             outcomes: list[Any] = [await task for task in tasks]
         except BaseException:
             # A mistake or cancellation stops the other requests instead of leaving them running.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await _stop(tasks)
             raise
         outcomes.append(mine)
-        return self._fuse(kind, outcomes, options)
+        return self._fuse(kind, outcomes, plan, options)
+
+    async def _gather_within(
+        self, timeout: float, plan: tuple[bool, ...], query: str, options: SearchOptions
+    ) -> list[Any]:
+        # One task per provider and one shared deadline (they all start together), rather
+        # than a wait_for per provider, which wraps every request in a second task.
+        loop = asyncio.get_running_loop()
+        tasks = [
+            loop.create_task(self._one(i, plan[i], query, options))
+            for i in range(len(self.searches))
+        ]
+        try:
+            done, pending = await asyncio.wait(
+                tasks, timeout=timeout, return_when=asyncio.FIRST_EXCEPTION
+            )
+        except BaseException:
+            await _stop(tasks)
+            raise
+        if pending:
+            await _stop(pending)
+        outcomes: list[Any] = []
+        for index, task in enumerate(tasks):
+            if task not in done:
+                outcomes.append(self._timeout_error(index))
+                continue
+            problem = task.exception()
+            if problem is not None:  # a fatal error: partial failures are returned, not raised
+                raise problem
+            outcomes.append(task.result())
+        return outcomes
 
     # -- blocking -------------------------------------------------------------------------
 
     def _pool(self) -> ThreadPoolExecutor:
+        executor = self._executor
+        if executor is not None:
+            return executor
         with self._executor_lock:
             if self._executor is None:
                 # Room for a second round while a timed-out request still holds its thread.
@@ -337,67 +414,102 @@ class FusedTextSearch(Wrapper):
                 )
             return self._executor
 
-    def _one_sync(self, index: int, query: str, options: SearchOptions) -> SearchResults[Hit]:
-        return fetch_hits_sync(self.searches[index], query, self._inner_options(index, options))
+    def _one_sync(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
+        """Blocking twin of :meth:`_one`."""
+        search = self.searches[index]
+        inner = self._inner_options(index, options)
+        try:
+            if plain:
+                return fetch_texts_sync(search, query, inner)
+            return fetch_hits_sync(search, query, inner)
+        except Exception as exc:
+            if self._is_partial(exc):
+                return exc
+            raise
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
+        plan = self._plan(kind)
         count = len(self.searches)
+        timeout = self.per_search_timeout
         # Without a timeout the last provider runs in the calling thread: one thread
         # hand-off fewer per search (none at all for a single provider).
-        inline = self.per_search_timeout is None
-        pooled = count - 1 if inline else count
-        pool = self._pool() if pooled else None
-        futures = (
-            [pool.submit(self._one_sync, i, query, options) for i in range(pooled)] if pool else []
-        )
+        pooled = count - 1 if timeout is None else count
+        futures: list[Future[Any]] = []
+        if pooled:
+            submit = self._pool().submit
+            futures = [submit(self._one_sync, i, plan[i], query, options) for i in range(pooled)]
         try:
-            mine: Any = None
-            if inline:
-                try:
-                    mine = self._one_sync(count - 1, query, options)
-                except Exception as exc:
-                    if not self._is_partial(exc):
-                        raise
-                    mine = exc
-            pending = self._wait(futures)
+            if timeout is not None:
+                outcomes = self._wait(futures, timeout)
+            else:
+                mine = self._one_sync(count - 1, plan[count - 1], query, options)
+                outcomes = self._finish(futures, plan, query, options)
+                outcomes.append(mine)
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
+        return self._fuse(kind, outcomes, plan, options)
+
+    def _finish(
+        self,
+        futures: list[Future[Any]],
+        plan: tuple[bool, ...],
+        query: str,
+        options: SearchOptions,
+    ) -> list[Any]:
+        """The pooled providers' answers, once this thread is done with its own request.
+
+        A request no worker has started yet (the workers were waiting for the interpreter
+        lock this thread held, or are busy with other searches) is taken back and run here:
+        waiting for a worker to start it would only add a thread hand-off. Only without a
+        per-search timeout: this thread cannot give up on a request it runs itself.
+        """
+        outcomes: list[Any] = [None] * len(futures)
+        waiting: list[int] = []
+        for index, future in enumerate(futures):
+            if future.cancel():
+                outcomes[index] = self._one_sync(index, plan[index], query, options)
+            else:
+                waiting.append(index)
+        for index in waiting:
+            outcomes[index] = futures[index].result()  # a fatal error raises here
+        return outcomes
+
+    def _wait(self, futures: list[Future[Any]], timeout: float) -> list[Any]:
+        """The answers within the timeout (a timeout error for a late one); a fatal error raises."""
+        deadline = time.monotonic() + timeout
         outcomes: list[Any] = []
         for index, future in enumerate(futures):
-            if future in pending:
+            try:
+                problem = future.exception(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeoutError:
                 future.cancel()
                 outcomes.append(self._timeout_error(index))
-            elif future.exception() is not None:
-                outcomes.append(future.exception())
-            else:
-                outcomes.append(future.result())
-        if inline:
-            outcomes.append(mine)
-        return self._fuse(kind, outcomes, options)
-
-    def _wait(self, futures: list[Future[SearchResults[Hit]]]) -> set[Future[SearchResults[Hit]]]:
-        """Wait for the futures within the timeout; raise a fatal error; return the unfinished."""
-        timeout = self.per_search_timeout
-        deadline = None if timeout is None else time.monotonic() + timeout
-        pending: set[Future[SearchResults[Hit]]] = set()
-        for future in futures:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            try:
-                problem = future.exception(timeout=left)
-            except FutureTimeoutError:
-                pending.add(future)
                 continue
-            if problem is not None and not self._is_partial(problem):
+            if problem is not None:  # partial failures are returned, not raised
                 raise problem
-        return pending
+            outcomes.append(future.result())
+        return outcomes
 
     def _release(self) -> None:
         with self._executor_lock:
             executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _string(item: Any) -> str:
+    # A provider asked for text only gives TextSearchResults; their string is the default one.
+    if isinstance(item, Hit):
+        return item.string
+    return item.value or item.name or item.link or ""
+
+
+async def _stop(tasks: Any) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _shortest_retry(errors: list[Exception]) -> float | None:
