@@ -160,7 +160,7 @@ def _plain_sections(raw: str) -> tuple[str | None, list[_Section]]:
     return (first if 0 < len(first) <= 100 else None), [(None, None, 1, raw)]
 
 
-def _html_sections(raw: str) -> tuple[str | None, list[_Section]]:
+def _html_sections(raw: str | bytes) -> tuple[str | None, list[_Section]]:
     title, parts = html_sections(raw)
     return title, [(heading, anchor, 0, text) for heading, anchor, text in parts]
 
@@ -232,7 +232,6 @@ def _pack(sections: list[_Section], limit: int) -> list[Passage]:
 _SPLITTERS = {
     "markdown": _markdown_sections,
     "rst": _rst_sections,
-    "html": _html_sections,
     "text": _plain_sections,
 }
 _FORMAT_OF_SUFFIX = {
@@ -245,11 +244,20 @@ _FORMAT_OF_SUFFIX = {
 
 
 def split_document(
-    raw: str, suffix: str, *, limit: int = DEFAULT_PASSAGE_CHARS
+    raw: str | bytes, suffix: str, *, limit: int = DEFAULT_PASSAGE_CHARS
 ) -> tuple[str | None, list[Passage]]:
-    """Return ``(title, passages)`` of a file's text, by the format its suffix names."""
+    """Return ``(title, passages)`` of a file's text, by the format its suffix names.
+
+    A file's bytes are decoded here: UTF-8 (a BOM ignored, bad bytes replaced), except
+    HTML, which the HTML converter decodes as a browser would (BOM, ``<meta charset>``).
+    """
     kind = _FORMAT_OF_SUFFIX.get(suffix.lower(), "text")
-    title, sections = _SPLITTERS[kind](raw)
+    if kind == "html":
+        title, sections = _html_sections(raw)
+    else:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8-sig", errors="replace")
+        title, sections = _SPLITTERS[kind](raw)
     passages = _pack(sections, limit)
     return title, passages or [Passage(None, None, 1, "")]
 

@@ -1,0 +1,170 @@
+"""HTML to sections with selectolax (lexbor, a C HTML5 parser): the ``html`` extra.
+
+The page is parsed once in C; scripts, styles, page chrome and the ``<head>`` are removed in
+C; one Python walk over what is left (text nodes and the elements that end a line, start a
+section or mark the main content) builds the same output as ``_html_regex``. Inline
+elements are descended into without any other work. The walk keeps its own stack, so no
+nesting depth can exhaust Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from textsearch._html import (
+    ANCHORS,
+    BLOCK,
+    CHROME,
+    HEADINGS,
+    MAIN,
+    SKIP,
+    Heading,
+    Sections,
+    assemble,
+)
+from textsearch._html import one_line as _one_line
+
+__all__ = ["html_sections"]
+
+_DROP = sorted((SKIP | CHROME) - {"head"})
+
+
+def _tag_ids() -> dict[str, int]:
+    # lexbor numbers the standard tags with fixed small integers; comparing those is much
+    # cheaper than building each node's tag name as a Python string.
+    tree = LexborHTMLParser("<p>x</p>")
+    found = {name: tree.create_node(name).tag_id for name in BLOCK | MAIN | ANCHORS | {"title"}}
+    paragraph = tree.css_first("p")
+    assert paragraph is not None and paragraph.first_child is not None
+    found["-text"] = paragraph.first_child.tag_id
+    return found
+
+
+_IDS = _tag_ids()
+_TEXT = _IDS["-text"]
+_TITLE = _IDS["title"]
+_BLOCK = frozenset(_IDS[n] for n in BLOCK)
+_HEADINGS = frozenset(_IDS[n] for n in HEADINGS)
+_MAIN = frozenset(_IDS[n] for n in MAIN)
+_ANCHORS = frozenset(_IDS[n] for n in ANCHORS)
+_LINE_BREAKS = frozenset(_IDS[n] for n in ("br", "hr"))
+# Elements the walk does something for; any other element is only descended into.
+_STATEFUL = _BLOCK | _ANCHORS | {_TITLE}
+
+
+def _anchor(node: LexborNode) -> str | None:
+    attributes = node.attributes
+    return attributes.get("id") or attributes.get("name") or None
+
+
+def html_sections(html: str | bytes) -> Sections:
+    """Return ``(title, [(heading, anchor, text), ...])`` for an HTML document."""
+    # scripting=True: <noscript> is one text node (dropped below), as a browser reads it.
+    # encoding=True: bytes are decoded by their BOM or <meta> charset, as _html.decode_html
+    # does (str is parsed as it is).
+    tree = LexborHTMLParser(html, scripting=True, encoding=True)
+    title_node = tree.css_first("title")
+    title = (_one_line(title_node.text()) or None) if title_node is not None else None
+    tree.strip_tags(_DROP, recursive=True)
+    head = tree.head
+    if head is not None:
+        head.decompose()
+    whole: list[list[Any]] = [[None, None, []]]
+    inside: list[list[Any]] = [[None, None, []]]
+    whole_parts: list[str] = whole[-1][2]
+    main_parts: list[str] = inside[-1][2]
+    whole_chars = main_chars = 0
+    main = 0
+    heading: Heading | None = None
+    last_anchor: str | None = None
+    # Elements entered and not yet left; an element is left when its children are done.
+    stack: list[tuple[LexborNode, int]] = []
+    root = tree.root
+    node = root.first_child if root is not None else None
+    while True:
+        if node is None:
+            if not stack:
+                break
+            parent, tag = stack.pop()
+            node = parent.next
+            if tag in _STATEFUL:
+                if tag in _MAIN:
+                    main -= 1
+                elif tag in _HEADINGS and heading is not None:
+                    section = heading.section(None)
+                    whole.append(section)
+                    whole_parts = section[2]
+                    if main:
+                        inside.append([section[0], section[1], []])
+                        main_parts = inside[-1][2]
+                    heading = last_anchor = None
+                if tag in _BLOCK:
+                    whole_parts.append("\n")
+                    if main:
+                        main_parts.append("\n")
+            continue
+        tag = node.tag_id
+        if tag == _TEXT:
+            text = node.text_content or ""
+            if heading is not None:
+                heading.parts.append(text)
+            else:
+                # Characters of text, not of the markup's indentation.
+                size = len(text.strip())
+                whole_parts.append(text)
+                whole_chars += size
+                if main:
+                    main_parts.append(text)
+                    main_chars += size
+            if last_anchor is not None and not text.isspace():
+                last_anchor = None
+            node = node.next
+            continue
+        if tag not in _STATEFUL:
+            # Inline markup, comments, unknown elements: only their text counts.
+            child = node.first_child
+            if child is None:
+                node = node.next
+            else:
+                stack.append((node, tag))
+                node = child
+            continue
+        if tag == _TITLE:
+            node = node.next
+            continue
+        if tag in _LINE_BREAKS:
+            whole_parts.append("\n")
+            if main:
+                main_parts.append("\n")
+            node = node.next
+            continue
+        anchor = _anchor(node) if tag in _ANCHORS or tag in _HEADINGS else None
+        if heading is not None and tag in _BLOCK:
+            # A block inside a heading (<h2>Title<p>..., which HTML5 nests): the heading
+            # ends here and the block is body text.
+            section = heading.section(None)
+            whole.append(section)
+            whole_parts = section[2]
+            if main:
+                inside.append([section[0], section[1], []])
+                main_parts = inside[-1][2]
+            heading = None
+        stack.append((node, tag))
+        if tag in _MAIN:
+            main += 1
+        elif tag in _HEADINGS:
+            heading = Heading(anchor, last_anchor)
+            node = node.first_child
+            continue
+        if anchor and tag in _ANCHORS:
+            last_anchor = anchor
+            if heading is not None:
+                heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+        if tag in _BLOCK:
+            whole_parts.append("\n")
+            if main:
+                main_parts.append("\n")
+        node = node.first_child
+    return assemble(title, whole, inside, whole_chars, main_chars, None)
