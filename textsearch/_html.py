@@ -156,26 +156,30 @@ _LABELS = {
 _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.IGNORECASE)
 
 
-def decode_html(data: bytes) -> str:
-    """The text of an HTML file: by its byte-order mark, else its ``<meta>`` charset (in the
-    first 1,024 bytes, as browsers look), else UTF-8; undecodable bytes become U+FFFD."""
+def sniff_encoding(data: bytes) -> tuple[str, int]:
+    """``(codec, length of the byte-order mark)`` of an HTML file: by its BOM, else its
+    ``<meta>`` charset (in the first 1,024 bytes, where browsers look), else UTF-8."""
     if data.startswith(codecs.BOM_UTF8):
-        return data[3:].decode("utf-8", errors="replace")
+        return "utf-8", 3
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace")
-    encoding = "utf-8"
+        return "utf-16", 0  # the codec reads the BOM itself
     match = _META_CHARSET.search(data, 0, 1024)
-    if match is not None:
-        label = match.group(1).decode("ascii", errors="replace").lower()
-        label = _LABELS.get(label, label)
-        try:
-            info = codecs.lookup(label)
-        except LookupError:
-            info = None
-        # base64, rot13 and the like are codecs too, but cannot read a page.
-        if info is not None and getattr(info, "_is_text_encoding", True):
-            encoding = info.name
-    return data.decode(encoding, errors="replace")
+    if match is None:
+        return "utf-8", 0
+    label = match.group(1).decode("ascii", errors="replace").lower()
+    label = _LABELS.get(label, label)
+    try:
+        info = codecs.lookup(label)
+    except LookupError:
+        return "utf-8", 0
+    # base64, rot13 and the like are codecs too, but cannot read a page.
+    return (info.name if getattr(info, "_is_text_encoding", True) else "utf-8"), 0
+
+
+def decode_html(data: bytes) -> str:
+    """The text of an HTML file (see :func:`sniff_encoding`); bad bytes become U+FFFD."""
+    codec, bom = sniff_encoding(data)
+    return data[bom:].decode(codec, errors="replace")
 
 
 _converter: Callable[[str | bytes], Sections] | None = None

@@ -9,6 +9,7 @@ nesting depth can exhaust Python's recursion limit.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -23,8 +24,10 @@ from textsearch._html import (
     Heading,
     Sections,
     assemble,
+    sniff_encoding,
 )
 from textsearch._html import one_line as _one_line
+from textsearch._html_regex import html_sections as regex_sections
 
 __all__ = ["html_sections"]
 
@@ -39,11 +42,15 @@ def _tag_ids() -> dict[str, int]:
     paragraph = tree.css_first("p")
     assert paragraph is not None and paragraph.first_child is not None
     found["-text"] = paragraph.first_child.tag_id
+    comment = LexborHTMLParser("<p><!-- c --></p>").css_first("p")
+    assert comment is not None and comment.first_child is not None
+    found["-comment"] = comment.first_child.tag_id
     return found
 
 
 _IDS = _tag_ids()
 _TEXT = _IDS["-text"]
+_COMMENT = _IDS["-comment"]
 _TITLE = _IDS["title"]
 _BLOCK = frozenset(_IDS[n] for n in BLOCK)
 _HEADINGS = frozenset(_IDS[n] for n in HEADINGS)
@@ -59,12 +66,50 @@ def _anchor(node: LexborNode) -> str | None:
     return attributes.get("id") or attributes.get("name") or None
 
 
+# lexbor follows the HTML5 algorithm, whose "is there a <p> in scope" check on each block
+# start tag walks the open elements: O(depth) per tag, so a page of 100,000 nested <div>s
+# would take minutes. Pages with few tags are safe (8,000 tags nested: ~0.2 s); others have
+# their nesting measured, and the deep ones go to the regex pass, which is linear.
+_FEW_TAGS = 8_000
+_MAX_WORK = 30_000_000  # tags x deepest nesting: ~0.15 s of lexbor at worst
+_NESTERS = (
+    r"<(/?)(?:div|section|article|aside|blockquote|main|nav|header|footer|figure|ul|ol|dl"
+    r"|form|fieldset|details|center|address)[\s/>]"
+)
+_NESTING = re.compile(_NESTERS, re.IGNORECASE)
+_NESTING_BYTES = re.compile(_NESTERS.encode(), re.IGNORECASE)
+
+
+def _too_deep(html: str | bytes) -> bool:
+    tags = html.count(b"<") if isinstance(html, bytes) else html.count("<")
+    if tags < _FEW_TAGS:
+        return False
+    pattern = _NESTING_BYTES if isinstance(html, bytes) else _NESTING
+    depth = deepest = 0
+    for match in pattern.finditer(html):  # type: ignore[arg-type]
+        if match.group(1):
+            depth = depth - 1 if depth else 0
+        else:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+    return tags * deepest > _MAX_WORK
+
+
 def html_sections(html: str | bytes) -> Sections:
     """Return ``(title, [(heading, anchor, text), ...])`` for an HTML document."""
+    if _too_deep(html):
+        return regex_sections(html)
+    if isinstance(html, bytes):
+        codec, bom = sniff_encoding(html)
+        if codec == "utf-8":
+            html = html[bom:] if bom else html  # lexbor reads UTF-8 bytes as they are
+        else:
+            html = html[bom:].decode(codec, errors="replace")
+    elif html.startswith("\ufeff"):
+        html = html[1:]
     # scripting=True: <noscript> is one text node (dropped below), as a browser reads it.
-    # encoding=True: bytes are decoded by their BOM or <meta> charset, as _html.decode_html
-    # does (str is parsed as it is).
-    tree = LexborHTMLParser(html, scripting=True, encoding=True)
+    tree = LexborHTMLParser(html, scripting=True)
     title_node = tree.css_first("title")
     title = (_one_line(title_node.text()) or None) if title_node is not None else None
     tree.strip_tags(_DROP, recursive=True)
@@ -123,7 +168,12 @@ def html_sections(html: str | bytes) -> Sections:
             node = node.next
             continue
         if tag not in _STATEFUL:
-            # Inline markup, comments, unknown elements: only their text counts.
+            # Inline markup, comments, unknown elements: only their text counts, but an id
+            # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
+            if heading is not None and tag != _COMMENT:
+                inner = _anchor(node)
+                if inner:
+                    heading.inside = inner
             child = node.first_child
             if child is None:
                 node = node.next

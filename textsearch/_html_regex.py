@@ -63,6 +63,8 @@ _RAW_END = {tag: re.compile(rf"</{tag}\s*>", re.IGNORECASE) for tag in SKIP}
 _RAW_END["head"] = re.compile(r"</head\s*>|(?=<body[\s>])", re.IGNORECASE)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
+# Start tags that close an open <p> in HTML5 (<p>text<div>...: the text is a paragraph).
+_CLOSES_P = BLOCK - {"br", "li", "tr", "td", "th", "dd", "dt", "title", "body", "html"}
 # Tags that change what text is kept or where sections start; all others are skipped.
 _STATEFUL = SKIP | CHROME | BLOCK | {"title", "a"}
 
@@ -78,6 +80,8 @@ def html_sections(html: str | bytes) -> Sections:
     """Return ``(title, [(heading, anchor, text), ...])`` for an HTML document, in one pass."""
     if isinstance(html, bytes):
         html = decode_html(html)
+    elif html.startswith("\ufeff"):
+        html = html[1:]
     # What an HTML5 parser does to its input first: CR LF and CR are newlines, NULs go.
     if "\r" in html:
         html = html.replace("\r\n", "\n").replace("\r", "\n")
@@ -130,7 +134,14 @@ def html_sections(html: str | bytes) -> Sections:
             continue
         tag = tag.lower()
         if tag not in _STATEFUL:
-            continue  # inline markup (span, em, code...): no effect on the text
+            # Inline markup (span, em, code...): no effect on the text, but an id on it
+            # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
+            if heading is not None and not match.group(1):
+                attrs = match.group(3)
+                inner = _attr_id(attrs) if attrs else None
+                if inner:
+                    heading.inside = inner
+            continue
         if not match.group(1):
             if tag in SKIP:
                 raw_end = _RAW_END[tag].search(html, position)
@@ -161,9 +172,19 @@ def html_sections(html: str | bytes) -> Sections:
                     inside.append([section[0], section[1], []])
                     main_parts = inside[-1][2]
                 heading = None
+            if tag in _CLOSES_P and stack and stack[-1] == "p" and tag != "p":
+                stack.pop()
+                open_count["p"] -= 1
+                whole_parts.append("\n")
+                if main:
+                    main_parts.append("\n")
             if tag in _SELF_CLOSING_SIBLINGS and stack and stack[-1] == tag:
                 stack.pop()  # <p>a<p>b, <li>a<li>b: the new one closes the previous one
                 open_count[tag] -= 1
+                if tag in BLOCK:
+                    whole_parts.append("\n")
+                    if main:
+                        main_parts.append("\n")
             stack.append(tag)
             open_count[tag] = open_count.get(tag, 0) + 1
             if tag in CHROME:
