@@ -12,6 +12,7 @@ milliseconds, not seconds.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from textsearch._html import html_sections
@@ -167,7 +168,7 @@ def _html_sections(raw: str | bytes) -> tuple[str | None, list[_Section]]:
 
 # -- packing sections into bounded passages ------------------------------------------------
 
-_BLOCK = re.compile(r"(?:(?!\n[ \t]*\n).)+", re.DOTALL)
+_BLOCK_BREAK = re.compile(r"\n(?:[ \t]*\n)+")  # blank lines: where paragraphs end
 _TRAILING = re.compile(r"[ \t\f\v\r]+\n")
 _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 _SENTENCE_END = re.compile(r"[.!?。！？]\s")
@@ -177,6 +178,17 @@ def _tidy(text: str) -> str:
     # Indentation is kept (code blocks, lists); trailing blanks and blank-line runs are not.
     text = _TRAILING.sub("\n", text)
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def _blocks(body: str) -> Iterator[tuple[int, str]]:
+    """``(offset, text)`` of each paragraph: the pieces between runs of blank lines."""
+    # Splitting at the breaks is ~5x faster than matching the paragraphs themselves with a
+    # negative lookahead at every character.
+    start = 0
+    for found in _BLOCK_BREAK.finditer(body):
+        yield start, body[start : found.start()]
+        start = found.end()
+    yield start, body[start:]
 
 
 def _cut(text: str, limit: int) -> list[str]:
@@ -207,16 +219,19 @@ def _pack(sections: list[_Section], limit: int) -> list[Passage]:
         size = 0
         start_line = line
         offset, at_line = 0, line
-        for block_match in _BLOCK.finditer(body):
-            block = _tidy(block_match.group())
+        for block_start, raw_block in _blocks(body):
+            block = _tidy(raw_block)
             if not block:
                 continue
             if line:
-                raw_block = block_match.group()
-                begins = block_match.start() + len(raw_block) - len(raw_block.lstrip())
+                begins = block_start + len(raw_block) - len(raw_block.lstrip())
                 at_line += body.count("\n", offset, begins)
                 offset = begins
-            for piece in _cut(block, limit):
+            if len(block) <= limit:
+                pieces = [block]
+            else:
+                pieces = _cut(block, limit)
+            for piece in pieces:
                 if current and size + len(piece) + 2 > limit:
                     passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
                     current, size = [], 0
