@@ -420,6 +420,10 @@ def test_pre_keeps_its_lines_and_drops_the_first_newline(convert: Converter) -> 
 def test_a_title_falls_back_to_the_first_heading(convert: Converter) -> None:
     assert convert("<h1>Only <em>heading</em>\n text</h1><p>x</p>")[0] == "Only heading text"
     assert convert("<p>no heading</p>")[0] is None
+    assert convert("<body><p>x</p><title>Late\n title</title><p>y</p>") == (
+        "Late title",
+        [(None, None, "x\n\ny")],
+    )
 
 
 def test_html_to_text_puts_headings_on_their_own_lines(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,6 +61,19 @@ _LINE_BREAKS = frozenset(_IDS[n] for n in ("br", "hr"))
 _STATEFUL = _BLOCK | _ANCHORS | {_TITLE}
 
 
+def _title_node(tree: LexborHTMLParser) -> LexborNode | None:
+    # The <title> is a child of <head> on nearly every page: looking there first is ~40x
+    # cheaper than a CSS query, which sets up a selector engine per document.
+    head = tree.head
+    node = head.first_child if head is not None else None
+    while node is not None:
+        if node.tag_id == _TITLE:
+            return node
+        node = node.next
+    found = tree.tags("title")
+    return found[0] if found else None
+
+
 def _anchor(node: LexborNode) -> str | None:
     attributes = node.attributes
     return attributes.get("id") or attributes.get("name") or None
@@ -110,7 +123,7 @@ def html_sections(html: str | bytes) -> Sections:
         html = html[1:]
     # scripting=True: <noscript> is one text node (dropped below), as a browser reads it.
     tree = LexborHTMLParser(html, scripting=True)
-    title_node = tree.css_first("title")
+    title_node = _title_node(tree)
     title = (_one_line(title_node.text()) or None) if title_node is not None else None
     tree.strip_tags(_DROP, recursive=True)
     head = tree.head
