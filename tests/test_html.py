@@ -340,6 +340,9 @@ def test_huge_pages_of_unclosed_or_nested_tags_stay_linear(convert: Converter) -
     nested = "<div>" * 100_000 + "deep" + "</div>" * 100_000 + "<p>after</p>"
     _, sections = convert(nested)
     assert _text((None, sections)) == "deep\n\nafter"
+    # stray end tags first do not hide the depth that follows
+    stray = "</div>" * 50_000 + "<div>" * 50_000 + "deep"
+    assert _text(convert(stray)) == "deep"
 
 
 def test_nested_and_unclosed_headings(convert: Converter) -> None:

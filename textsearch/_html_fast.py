@@ -10,6 +10,7 @@ nesting depth can exhaust Python's recursion limit.
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
@@ -31,7 +32,9 @@ from textsearch._html_regex import html_sections as regex_sections
 
 __all__ = ["html_sections"]
 
-_DROP = sorted((SKIP | CHROME) - {"head"})
+# One CSS query finds them all: strip_tags walks the whole tree once per tag name (6x slower
+# on an 8 MB page).
+_DROP = ",".join(sorted((SKIP | CHROME) - {"head"}))
 
 
 def _tag_ids() -> dict[str, int]:
@@ -89,23 +92,25 @@ _NESTERS = (
     r"<(/?)(?:div|section|article|aside|blockquote|main|nav|header|footer|figure|ul|ol|dl"
     r"|form|fieldset|details|center|address)[\s/>]"
 )
-_NESTING = re.compile(_NESTERS, re.IGNORECASE)
-_NESTING_BYTES = re.compile(_NESTERS.encode(), re.IGNORECASE)
+_NESTING = re.compile(_NESTERS)
+_NESTING_BYTES = re.compile(_NESTERS.encode())
 
 
 def _too_deep(html: str | bytes) -> bool:
     tags = html.count(b"<") if isinstance(html, bytes) else html.count("<")
     if tags < _FEW_TAGS:
         return False
-    pattern = _NESTING_BYTES if isinstance(html, bytes) else _NESTING
-    depth = deepest = 0
-    for match in pattern.finditer(html):  # type: ignore[arg-type]
-        if match.group(1):
-            depth = depth - 1 if depth else 0
-        else:
-            depth += 1
-            if depth > deepest:
-                deepest = depth
+    # Lower-cased first: a case-sensitive scan is 3x faster than an IGNORECASE one.
+    if isinstance(html, bytes):
+        slashes = _NESTING_BYTES.findall(html.lower())
+    else:
+        slashes = _NESTING.findall(html.lower())
+    if not slashes:
+        return False
+    # The nesting depth, with stray end tags counted as if they could close anything, is at
+    # most the highest running total minus the lowest one: an upper bound, computed in C.
+    totals = list(accumulate([-1 if slash else 1 for slash in slashes]))
+    deepest = max(totals) - min(0, min(totals))
     return tags * deepest > _MAX_WORK
 
 
@@ -125,7 +130,10 @@ def html_sections(html: str | bytes) -> Sections:
     tree = LexborHTMLParser(html, scripting=True)
     title_node = _title_node(tree)
     title = (_one_line(title_node.text()) or None) if title_node is not None else None
-    tree.strip_tags(_DROP, recursive=True)
+    for dropped in tree.css(_DROP):
+        # Unlinks the subtree (memory goes with the document); an element inside one already
+        # unlinked is simply unlinked from it, as strip_tags does.
+        dropped.decompose()
     head = tree.head
     if head is not None:
         head.decompose()
