@@ -486,3 +486,15 @@ def test_without_selectolax_the_regex_pass_indexes_html(tmp_path: Path) -> None:
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
     )
     assert json.loads(out.stdout) == ["textsearch._html_regex", "page & text"]
+
+
+DEGENERATE = ["", b"", "   ", "<", "<!--", "<html>", b"\xff\xfe", "\x00", "a < b"]
+
+
+@pytest.mark.parametrize("page", DEGENERATE)
+def test_degenerate_input_gives_an_empty_or_plain_section(
+    convert: Converter, page: str | bytes
+) -> None:
+    title, sections = convert(page)
+    assert title is None and len(sections) == 1
+    assert sections[0][2] == ("<" if page == "<" else "a < b" if page == "a < b" else "")
