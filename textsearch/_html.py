@@ -5,7 +5,8 @@ converters produce the same output:
 
 * ``_html_fast``: selectolax (lexbor, a C HTML5 parser; the ``html`` extra) parses the page
   once, drops unwanted subtrees in C, and one Python walk over what is left builds the
-  sections: ~6x less CPU than the regex pass on documentation pages (docs/performance.md);
+  sections: 1.5-2x less CPU than the regex pass on documentation pages, most of what is
+  left being the Python walk over text nodes (docs/performance.md);
 * ``_html_regex``: one regular-expression pass over the tags, no dependency; the fallback
   when selectolax is not installed.
 
