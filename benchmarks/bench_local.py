@@ -114,7 +114,8 @@ def bench_html(folder: str, parser: str) -> int:
     )
     print(
         f"  CPU: read + parse + split {read_cpu[0]:.2f} s "
-        f"({megabytes / read_cpu[0]:.0f} MB/s), the rest (passages, FTS5) {cpu - read_cpu[0]:.2f} s"
+        f"({megabytes / max(read_cpu[0], 1e-9):.0f} MB/s), "
+        f"the rest (passages, FTS5) {cpu - read_cpu[0]:.2f} s"
     )
     return 0
 

@@ -82,10 +82,10 @@ def _anchor(node: LexborNode) -> str | None:
     return attributes.get("id") or attributes.get("name") or None
 
 
-# lexbor follows the HTML5 algorithm, whose "is there a <p> in scope" check on each block
-# start tag walks the open elements: O(depth) per tag, so a page of 100,000 nested <div>s
-# would take minutes. Pages with few tags are safe (8,000 tags nested: ~0.2 s); others have
-# their nesting measured, and the deep ones go to the regex pass, which is linear.
+# lexbor's handling of a block start tag looks through the open elements, as the HTML5
+# algorithm describes: O(depth) per tag, so a page of 100,000 nested <div>s takes minutes.
+# Pages with few tags are safe (8,000 tags nested: ~0.2 s); others have their nesting
+# bounded first, and the deep ones go to the regex pass, which is linear.
 _FEW_TAGS = 8_000
 _MAX_WORK = 30_000_000  # tags x deepest nesting: ~0.15 s of lexbor at worst
 # The start tags whose nesting measured quadratic in lexbor (8,000 deep: 0.11-0.21 s each;

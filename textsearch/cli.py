@@ -20,6 +20,7 @@ Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -59,8 +60,6 @@ def _cache_dir() -> Path:
 
 def default_index_file(folder: str | os.PathLike[str]) -> Path:
     """The cache file ``textsearch search --path DIR`` keeps DIR's index in."""
-    import hashlib  # ~4 ms of start-up that `search --db FILE` never needs
-
     resolved = str(Path(folder).expanduser().resolve())
     digest = hashlib.sha256(resolved.encode()).hexdigest()[:16]
     return _cache_dir() / f"index-{digest}.sqlite3"
