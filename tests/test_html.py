@@ -506,3 +506,15 @@ def test_degenerate_input_gives_an_empty_or_plain_section(
     title, sections = convert(page)
     assert title is None and len(sections) == 1
     assert sections[0][2] == ("<" if page == "<" else "a < b" if page == "a < b" else "")
+
+
+def test_converter_text_is_tidy_enough_to_pack_without_a_second_pass(convert: Converter) -> None:
+    # split_document packs HTML sections without re-tidying each paragraph: that is only
+    # right while the converters' text has no blanks at line ends and no blank-line runs.
+    from textsearch.connectors._local_split import _pack
+
+    hostile = "<pre>a  \n\n\n  b\t\n</pre><p>x \u00a0\n\n \ny</p><div>\r\n\f\v</div>"
+    for page in [*PAGES, hostile]:
+        _, sections = convert(page)
+        rows = [(h, a, 0, text) for h, a, text in sections]
+        assert _pack(rows, 300, tidy=False) == _pack(rows, 300)

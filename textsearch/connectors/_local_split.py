@@ -181,7 +181,12 @@ def _cut(text: str, limit: int) -> list[str]:
     return pieces
 
 
-def _pack(sections: list[_Section], limit: int) -> list[Passage]:
+def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Passage]:
+    """Passages of at most ``limit`` characters, paragraphs kept whole when they fit.
+
+    ``tidy=False`` for text that is tidy already (the HTML converter's: no blanks at line
+    ends, no blank-line runs), whose paragraphs need no second pass.
+    """
     passages: list[Passage] = []
     for heading, anchor, line, body in sections:
         if not body.strip():
@@ -191,7 +196,7 @@ def _pack(sections: list[_Section], limit: int) -> list[Passage]:
         start_line = line
         offset, at_line = 0, line
         for block_start, raw_block in _blocks(body):
-            block = _tidy(raw_block)
+            block = _tidy(raw_block) if tidy else raw_block
             if not block:
                 continue
             if line:
@@ -244,7 +249,7 @@ def split_document(
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8-sig", errors="replace")
         title, sections = _SPLITTERS[kind](raw)
-    passages = _pack(sections, limit)
+    passages = _pack(sections, limit, tidy=kind != "html")
     return title, passages or [Passage(None, None, 1, "")]
 
 
