@@ -59,8 +59,9 @@ _ID_ATTR = re.compile(
     r"""(?:^|\s)(?:id|name)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE
 )
 _RAW_END = {tag: re.compile(rf"</{tag}\s*>", re.IGNORECASE) for tag in SKIP}
-# A <head> never closed ends where the body starts, as in a browser.
-_RAW_END["head"] = re.compile(r"</head\s*>|(?=<body[\s>])", re.IGNORECASE)
+# A <head> never closed ends where the body starts, as in a browser. (Searched for only when
+# </head> is missing: an alternation has no literal prefix to scan for, and is slower.)
+_BODY_START = re.compile(r"(?=<body[\s>])", re.IGNORECASE)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _SELF_CLOSING_SIBLINGS = frozenset({"p", "li", "dt", "dd", "tr", "td", "th", "option"})
 # Start tags that close an open <p> in HTML5 (<p>text<div>...: the text is a paragraph).
@@ -70,7 +71,11 @@ _STATEFUL = SKIP | CHROME | BLOCK | {"title", "a"}
 
 
 def _attr_id(attrs: str) -> str | None:
-    match = _ID_ATTR.search(attrs) if attrs else None
+    # Most tags asked about (links) have neither: substring tests in C spare the regex.
+    lowered = attrs.lower()
+    if "id" not in lowered and "name" not in lowered:
+        return None
+    match = _ID_ATTR.search(attrs)
     if match is None:
         return None
     return next((g for g in match.groups() if g), None)
@@ -145,6 +150,8 @@ def html_sections(html: str | bytes) -> Sections:
         if not match.group(1):
             if tag in SKIP:
                 raw_end = _RAW_END[tag].search(html, position)
+                if raw_end is None and tag == "head":
+                    raw_end = _BODY_START.search(html, position)
                 stop = raw_end.start() if raw_end else length
                 if tag == "head":
                     found = _TITLE.search(html, position, stop)
