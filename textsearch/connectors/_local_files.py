@@ -89,8 +89,7 @@ def read_file(
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous[2] == digest:
         return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
-    raw = data.decode("utf-8-sig", errors="replace")
-    title, passages = split_document(raw, file.suffix)
+    title, passages = split_document(data, file.suffix)
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
 
 
