@@ -26,6 +26,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -37,6 +38,8 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
+from textsearch.connectors import _local_engine as _engine
+from textsearch.connectors._local_engine import EngineMixin, Write
 from textsearch.connectors._local_files import (
     DEFAULT_EXTENSIONS,
     Batch,
@@ -46,6 +49,7 @@ from textsearch.connectors._local_files import (
     read_file,
     walk,
 )
+from textsearch.connectors._local_fts import FtsRanker
 from textsearch.connectors._local_passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
@@ -60,8 +64,6 @@ from textsearch.connectors._local_schema import (
     MetadataValue,
     connect,
     documented_errors,
-    for_index,
-    index_title,
     normalize_document,
     retry_busy,
 )
@@ -69,17 +71,8 @@ from textsearch.errors import ConfigurationError, UnsupportedFilterError
 
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
-# BM25 with a title (document title + section heading) match worth four body matches:
-# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
-# directly: faster than FTS5's configurable ``rank`` column.
-_BM25 = "bm25(passages_fts, 4.0, 1.0)"
-
 # index_path commits after this many files, so an interrupted run keeps what it did.
 _BATCH_FILES = 100
-# An any-word query leaves out words held by more than this share of passages (and at least
-# _COMMON_FLOOR of them) when its rarer words alone fill the page: see _plan_any.
-_COMMON_SHARE = 0.05
-_COMMON_FLOOR = 2000
 
 
 def _host(link: str | None) -> str | None:
@@ -102,12 +95,20 @@ def _passage_link(link: str | None, anchor: str | None, line: int | None) -> str
     return link
 
 
-class LocalTextSearch(BaseTextSearch[LocalDocument]):
+class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     """Embedded full-text search on SQLite FTS5: works with no key and no network.
 
     Args:
         path: ``":memory:"`` (default) or a database file, created if missing; an existing
             index is reused and can be updated incrementally.
+        engine: What ranks the passages. ``"tantivy"``: a tantivy index (block-max WAND
+            top-k pruning, several times faster; needs ``pip install
+            "textsearch-sdk[tantivy]"``) kept in a ``<path>.tantivy`` folder beside the file
+            (in memory for ``":memory:"``); ``"sqlite"``: SQLite FTS5, no extra package;
+            ``"auto"`` (default): tantivy when it is installed, else SQLite. Either way the
+            SQLite file stores the documents; opening an index with the other engine
+            rebuilds that engine's index from them. The engine used is in :attr:`engine`
+            and in each result's ``metadata["engine"]``.
         match: ``"any"`` (default): BM25 over any of the query's words, stop words left out;
             ``"all"``: only passages holding every word.
         one_per_document: Collapse results to the best passage of each document.
@@ -124,7 +125,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
     Raises:
         ConfigurationError: The database file cannot be opened or is not a textsearch index,
-            or an argument is out of range.
+            an argument is out of range, or ``engine="tantivy"`` without tantivy installed.
+        ServiceUnavailableError: Rebuilding the ranking index had to wait more than 30 s
+            for another process's write.
 
     Filters: ``equal_to`` on ``site`` (the host of the link; subdomains match too), ``id``,
     ``link``, or any metadata field present in the index; ``any_tag_equal_to`` on metadata
@@ -133,7 +136,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     SQLite failures surface as documented errors: a write blocked by another process for
     30 s is a :class:`~textsearch.ServiceUnavailableError` (``code="busy"``), a damaged file a
     :class:`~textsearch.ProviderError` (``code="corrupt"``), use after :meth:`close` a
-    :class:`~textsearch.ConfigurationError`.
+    :class:`~textsearch.ConfigurationError`. A tantivy folder that is missing, damaged or
+    behind the SQLite file (a crash between the two commits) is rebuilt when the index is
+    opened.
 
     The async methods run the SQLite work in a worker thread, so the event loop is never
     blocked; one instance may be shared across threads and tasks (calls are serialized).
@@ -145,6 +150,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self,
         path: str | os.PathLike[str] = ":memory:",
         *,
+        engine: Literal["auto", "sqlite", "tantivy"] = "auto",
         match: Literal["any", "all"] = "any",
         one_per_document: bool = False,
         highlight: tuple[str, str] | None = None,
@@ -172,10 +178,17 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self.one_per_document = one_per_document
         self.highlight = highlight
         self.value_chars = value_chars
+        self.engine: Literal["sqlite", "tantivy"] = _engine.choose_engine(engine)
         self._lock = threading.RLock()
-        # Rows holding each quoted term, for the any-word plan; cleared on every write.
-        self._df_cache: dict[str, int] = {}
         self._db = connect(self.path)
+        self._fts = FtsRanker(self._db)
+        self._tv: ModuleType | None = None
+        self._ranker: Any = None  # the TantivyRanker when engine == "tantivy"
+        try:
+            self._open_engine()
+        except BaseException:
+            self._db.close()
+            raise
 
     def __repr__(self) -> str:
         return f"LocalTextSearch(path={self.path!r})"
@@ -212,7 +225,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
         with self._lock, documented_errors(self.path):
             retry_busy(write, self.path)
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
@@ -224,7 +237,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 return sum(self._delete(doc_id) for doc_id in wanted)
 
         with self._lock, documented_errors(self.path):
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
             return retry_busy(write, self.path)
 
     @property
@@ -233,24 +246,18 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         with self._lock, documented_errors(self.path):
             return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
 
-    def _transaction(self) -> Transaction:
-        return Transaction(self._db)
+    def _transaction(self) -> Write:
+        return Write(self, Transaction(self._db), batch=False)
 
     def _delete(self, doc_id: str) -> int:
         db = self._db
         row = db.execute("SELECT rowid, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
         if row is None:
             return 0
-        # An external-content index forgets a row only when told the exact indexed values.
-        db.executemany(
-            "INSERT INTO passages_fts(passages_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-            [
-                (rowid, index_title(row[1], section), for_index(text))
-                for rowid, section, text in db.execute(
-                    "SELECT rowid, section, text FROM passages WHERE doc = ?", (row[0],)
-                ).fetchall()
-            ],
-        )
+        if self._ranker is not None:
+            self._ranker.delete_doc(row[0])
+        else:
+            self._fts.delete_doc(row[0], row[1])
         db.execute("DELETE FROM passages WHERE doc = ?", (row[0],))
         db.execute("DELETE FROM documents WHERE rowid = ?", (row[0],))
         return 1
@@ -266,6 +273,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     ) -> None:
         db = self._db
         self._delete(doc.id)
+        site = _host(doc.link)
         cursor = db.execute(
             "INSERT INTO documents(id, title, link, site, metadata, source_root, mtime_ns, "
             "size, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -273,7 +281,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 doc.id,
                 doc.title,
                 doc.link,
-                _host(doc.link),
+                site,
                 json.dumps(doc.metadata, ensure_ascii=False),
                 source_root,
                 mtime_ns,
@@ -282,19 +290,34 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
             ),
         )
         docid = cursor.lastrowid
+        assert docid is not None
+        rows = []
         for number, passage in enumerate(passages):
             # The section under the document's own title is the document's top: link the file.
             section = passage.heading if passage.heading != doc.title else None
             anchor = passage.anchor if section else None
-            row = db.execute(
-                "INSERT INTO passages(doc, section, anchor, line, text) VALUES (?, ?, ?, ?, ?)",
-                # The first passage is the top of the file: its link needs no line number.
-                (docid, section, anchor, (passage.line or None) if number else None, passage.text),
-            ).lastrowid
-            db.execute(
-                "INSERT INTO passages_fts(rowid, title, body) VALUES (?, ?, ?)",
-                (row, index_title(doc.title, section), for_index(passage.text)),
+            # The first passage is the top of the file: its link needs no line number.
+            rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
+        ranker = self._ranker
+        if ranker is None:
+            for section, anchor, line, text in rows:
+                rowid = db.execute(
+                    "INSERT INTO passages(doc, section, anchor, line, text) VALUES (?, ?, ?, ?, ?)",
+                    (docid, section, anchor, line, text),
+                ).lastrowid
+                assert rowid is not None
+                self._fts.add(rowid, doc.title, section, text)
+        else:
+            # Rowids given explicitly (the write lock is held) so one executemany does it all.
+            first = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
+            db.executemany(
+                "INSERT INTO passages(rowid, doc, section, anchor, line, text) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(first + i, docid, *row) for i, row in enumerate(rows)],
             )
+            tokens = self._tv.document_tokens(doc.id, doc.link, site, doc.metadata)  # type: ignore[union-attr]
+            for i, (section, _, _, text) in enumerate(rows):
+                ranker.add(first + i, docid, doc.title, section, text, tokens)
         if doc.metadata:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
@@ -342,7 +365,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
             known = {
                 doc_id: (mtime, size, digest)
                 for doc_id, mtime, size, digest in self._db.execute(
@@ -374,8 +397,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                         report.removed += self._delete(doc_id)
         return report
 
-    def _interruptible_batch(self) -> Batch:
-        return Batch(self._db, self.path)
+    def _interruptible_batch(self) -> Write:
+        return Write(self, Batch(self._db, self.path), batch=True)
 
     def _write_one(
         self,
@@ -387,14 +410,21 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     ) -> None:
         # A savepoint per file: an interrupt in the middle of one file never leaves half of
         # it in the index (the next run would take it as up to date).
+        ranker = self._ranker
         self._db.execute("SAVEPOINT textsearch_file")
+        if ranker is not None:
+            ranker.savepoint()
         try:
             self._write_file(work, doc_id, root_key, previous, report)
         except BaseException:
+            if ranker is not None:
+                ranker.rollback_to()
             self._db.execute("ROLLBACK TO textsearch_file")
             self._db.execute("RELEASE textsearch_file")
             raise
         self._db.execute("RELEASE textsearch_file")
+        if ranker is not None:
+            ranker.release()
 
     def _write_file(
         self,
@@ -446,127 +476,26 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     supported_fields=allowed,
                 )
 
-    def _plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
-        """Leave very common words out of an any-word query when the rest fill the page.
-
-        Words held by a large share of passages are left out only when the rarer words
-        alone still fill the requested page.
-
-        FTS5 calls ``bm25()`` for every row that holds any of the words (~6 µs a row), so one
-        word found in most passages makes a query cost in proportion to the whole index. Such a
-        word adds little to BM25 (inverse document frequency near zero): dropping it changes
-        which rows merely contain it, not the top of the ranking, and never returns fewer
-        results than asked for. ``metadata["left_out"]`` names the words left out.
-        """
-        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
-        counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
-        rare = [t for n, t in counts if n <= limit]
-        wanted = options.skip + options.top
-        if not rare:
-            # Every word is common: passages holding all of them outrank those holding some
-            # (each word weighs about the same), so when they fill the page, rank only them.
-            every = " AND ".join(terms)
-            if self._fills(every, options, wanted):
-                return every, []
-            return " OR ".join(terms), []
-        if len(rare) == len(terms):
-            return " OR ".join(terms), []
-        rare_match = " OR ".join(rare)
-        if max(n for n, t in counts if t in rare) < wanted and not self._fills(
-            rare_match, options, wanted
-        ):
-            return " OR ".join(terms), []
-        return rare_match, [t.strip('"') for n, t in counts if n > limit]
-
-    def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
-        """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where
-            else ""
-        )
-        found = self._db.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
-            f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
-            [match, *params, wanted],
-        ).fetchone()[0]
-        return int(found) >= wanted
-
-    def _document_frequency(self, term: str, cap: int) -> int:
-        """Rows holding ``term``, counted up to ``cap`` only.
-
-        Past ``cap`` the word is common, and counting all of its rows would cost as much as
-        the query it is meant to spare.
-        """
-        count = self._df_cache.get(term)
-        if count is None:
-            count = int(
-                self._db.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM passages_fts "
-                    "WHERE passages_fts MATCH ? LIMIT ?)",
-                    (term, cap),
-                ).fetchone()[0]
-            )
-            if len(self._df_cache) > 50_000:
-                self._df_cache.clear()
-            self._df_cache[term] = count
-        return count
-
-    def _approx_count(self) -> int:
-        # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
-        return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
-
-    def _rank(self, match: str, options: SearchOptions) -> tuple[list[Any], int | None]:
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where or self.one_per_document
-            else ""
-        )
-        doc_col = ", p.doc AS doc" if self.one_per_document else ""
-        inner = (
-            f"SELECT f.rowid AS rowid{doc_col}, {_BM25} AS score FROM passages_fts AS f{join} "
-            f"WHERE passages_fts MATCH ?{where}"
-        )
-        if self.one_per_document:
-            # SQLite returns the other columns of the row that holds min(): the best passage.
-            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
-            # flattened GROUP BY.
-            sql = (
-                f"WITH hits AS MATERIALIZED ({inner}) "
-                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
-            )
-        else:
-            sql = inner + " ORDER BY score"
-        ranked = self._db.execute(
-            sql + " LIMIT ? OFFSET ?", [match, *params, options.top, options.skip]
-        ).fetchall()
-        total: int | None = None
-        if options.include_total_count:
-            what = "count(DISTINCT p.doc)" if self.one_per_document else "count(*)"
-            total = int(
-                self._db.execute(
-                    f"SELECT {what} FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}",
-                    [match, *params],
-                ).fetchone()[0]
-            )
-        return ranked, total
-
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         plan = plan_query(query)
         if not plan.terms:
             with self._lock, documented_errors(self.path):
                 self._validate_filter(options.filter)
             total = 0 if options.include_total_count else None
-            return SearchResults([], total, {"match": "none"})
+            return SearchResults([], total, {"match": "none", "engine": self.engine})
+        info: dict[str, Any] = {"match": self.match, "engine": self.engine}
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
-            match = plan.match(self.match)
-            left_out: list[str] = []
-            if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
-                match, left_out = self._plan_any(plan.terms, options)
-            ranked, total = self._rank(match, options)
+            filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
+            if self._ranker is not None:
+                ranked, total = self._rank_tantivy(plan.words, options)
+            else:
+                match = plan.match(self.match)
+                if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+                    match, left_out = self._fts.plan_any(plan.terms, options)
+                    if left_out:
+                        info["left_out"] = left_out
+                ranked, total = self._fts.rank(match, options, self.one_per_document)
             rows: dict[int, Any] = {}
             if ranked:
                 marks = ",".join("?" * len(ranked))
@@ -581,10 +510,14 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 }
         pattern = hit_pattern(plan.words)
         docs = []
+        build = LocalDocument.model_construct  # fields come from validated, stored documents
         for rowid, score in ranked:
-            _, doc_id, title, section, anchor, line, text, link, metadata = rows[rowid]
+            row = rows.get(rowid)
+            if row is None:  # written by another process's tantivy commit, not yet its SQLite
+                continue
+            _, doc_id, title, section, anchor, line, text, link, metadata = row
             docs.append(
-                LocalDocument(
+                build(
                     id=doc_id,
                     title=title,
                     text=text,
@@ -593,12 +526,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
-                    score=-float(score),
+                    score=score,
                 )
             )
-        info: dict[str, Any] = {"match": self.match}
-        if left_out:
-            info["left_out"] = left_out
         return SearchResults(docs, total, info)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
@@ -669,4 +599,6 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     def close(self) -> None:
         """Close the database connection; later calls raise ``ConfigurationError``."""
         with self._lock:
+            if self._ranker is not None:
+                self._ranker.rollback()
             self._db.close()
