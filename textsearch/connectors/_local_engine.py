@@ -27,9 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["EngineMixin", "Write", "choose_engine"]
 
-# tantivy: a title (document title + section heading) match weighs this many body matches;
-# measured on SciFact and Cranfield (docs/performance.md).
-TANTIVY_TITLE_WEIGHT = 2.0
 _ENGINES = ("auto", "sqlite", "tantivy")
 _TANTIVY_EXTRA = 'pip install "textsearch-sdk[tantivy]"'
 
@@ -175,7 +172,7 @@ class EngineMixin:
         count = options.include_total_count
         try:
             self._follow_other_writers()
-            query = ranker.query(words, self.match, TANTIVY_TITLE_WEIGHT, options.filter)
+            query = ranker.query(words, self.match, options.filter)
             if query is None:
                 return [], 0 if count else None
             if self.one_per_document:

@@ -25,6 +25,7 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any, ClassVar, Literal
@@ -78,8 +79,21 @@ _BATCH_FILES = 100
 def _host(link: str | None) -> str | None:
     if not link or "://" not in link:
         return None
+    # urlsplit finds the host in what comes before the first "/", "?" or "#" after "://";
+    # parsing only that prefix, cached, is what keeps it off the indexing profile.
+    scheme, _, rest = link.partition("://")
+    end = len(rest)
+    for mark in "/?#":
+        found = rest.find(mark, 0, end)
+        if found != -1:
+            end = found
+    return _host_of(scheme + "://" + rest[:end])
+
+
+@lru_cache(maxsize=4096)
+def _host_of(prefix: str) -> str | None:
     try:
-        host = urlsplit(link).hostname
+        host = urlsplit(prefix).hostname
     except ValueError:
         return None
     return host.lower() if host else None
@@ -93,6 +107,35 @@ def _passage_link(link: str | None, anchor: str | None, line: int | None) -> str
     if line and line > 1:
         return f"{link}#L{line}"
     return link
+
+
+def _passage_rows(
+    doc: LocalDocument, passages: list[Passage]
+) -> list[tuple[str | None, str | None, int | None, str]]:
+    """``(section, anchor, line, text)`` of each passage as the store keeps it."""
+    rows = []
+    for number, passage in enumerate(passages):
+        # The section under the document's own title is the document's top: link the file.
+        section = passage.heading if passage.heading != doc.title else None
+        anchor = passage.anchor if section else None
+        # The first passage is the top of the file: its link needs no line number.
+        rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
+    return rows
+
+
+def _stored_document(**fields: Any) -> LocalDocument:
+    """A result built from stored (already validated) values, without validating again.
+
+    Filled the way pydantic fills a model (as ``base.trusted_text_search_result`` does):
+    ``model_construct`` costs ~30 µs a result, ten times this, and a page has up to 1,000.
+    """
+    document = object.__new__(LocalDocument)
+    setattr_ = object.__setattr__
+    setattr_(document, "__dict__", fields)
+    setattr_(document, "__pydantic_fields_set__", set(fields))
+    setattr_(document, "__pydantic_extra__", None)
+    setattr_(document, "__pydantic_private__", None)
+    return document
 
 
 class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
@@ -219,6 +262,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
         def write() -> None:
             with self._transaction():
+                if self._ranker is not None:
+                    self._add_many(prepared, chunk)
+                    return
                 for doc in prepared:
                     passages = split_text(doc.text) if chunk else [Passage(None, None, 1, doc.text)]
                     self._upsert(doc, passages, None, None, None, None)
@@ -291,13 +337,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         )
         docid = cursor.lastrowid
         assert docid is not None
-        rows = []
-        for number, passage in enumerate(passages):
-            # The section under the document's own title is the document's top: link the file.
-            section = passage.heading if passage.heading != doc.title else None
-            anchor = passage.anchor if section else None
-            # The first passage is the top of the file: its link needs no line number.
-            rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
+        rows = _passage_rows(doc, passages)
         ranker = self._ranker
         if ranker is None:
             for section, anchor, line, text in rows:
@@ -322,6 +362,57 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
                 [(k,) for k in doc.metadata],
+            )
+
+    def _add_many(self, docs: list[LocalDocument], chunk: bool) -> None:
+        """``add_documents`` with tantivy: a few ``executemany`` for the whole batch.
+
+        Row by row, three statements per document cost more than the ranking index itself.
+        """
+        db = self._db
+        ranker = self._tantivy()
+        latest = {doc.id: doc for doc in docs}  # a repeated id: the last one wins, as one by one
+        ids = list(latest)
+        for begin in range(0, len(ids), 500):
+            part = ids[begin : begin + 500]
+            found = db.execute(
+                f"SELECT rowid FROM documents WHERE id IN ({','.join('?' * len(part))})", part
+            ).fetchall()
+            for (docid,) in found:
+                ranker.delete_doc(docid)
+            db.executemany("DELETE FROM passages WHERE doc = ?", found)
+            db.executemany("DELETE FROM documents WHERE rowid = ?", found)
+        next_doc = int(db.execute("SELECT max(rowid) FROM documents").fetchone()[0] or 0) + 1
+        next_row = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
+        doc_rows: list[tuple[Any, ...]] = []
+        passage_rows: list[tuple[Any, ...]] = []
+        fields: set[str] = set()
+        tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
+        for doc in latest.values():
+            site = _host(doc.link)
+            metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
+            doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
+            passages = split_text(doc.text) if chunk else [Passage(None, None, 1, doc.text)]
+            tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
+            for section, anchor, line, text in _passage_rows(doc, passages):
+                passage_rows.append((next_row, next_doc, section, anchor, line, text))
+                ranker.add(next_row, next_doc, doc.title, section, text, tokens)
+                next_row += 1
+            fields.update(doc.metadata)
+            next_doc += 1
+        db.executemany(
+            "INSERT INTO documents(rowid, id, title, link, site, metadata) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            doc_rows,
+        )
+        db.executemany(
+            "INSERT INTO passages(rowid, doc, section, anchor, line, text) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            passage_rows,
+        )
+        if fields:
+            db.executemany(
+                "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)", [(k,) for k in fields]
             )
 
     def index_path(
@@ -510,7 +601,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 }
         pattern = hit_pattern(plan.words)
         docs = []
-        build = LocalDocument.model_construct  # fields come from validated, stored documents
+        build = _stored_document
         for rowid, score in ranked:
             row = rows.get(rowid)
             if row is None:  # written by another process's tantivy commit, not yet its SQLite
@@ -522,7 +613,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     title=title,
                     text=text,
                     link=_passage_link(link, anchor, line),
-                    metadata=json.loads(metadata),
+                    metadata=json.loads(metadata) if metadata != "{}" else {},
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
