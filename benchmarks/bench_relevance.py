@@ -151,7 +151,7 @@ def exists_counter(index: Any) -> Callable[[str], int]:
 
 def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     try:
-        import bm25s  # type: ignore[import-not-found]
+        import bm25s  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     ids = list(corpus)
@@ -176,7 +176,7 @@ def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
 
 def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     try:
-        import tantivy  # type: ignore[import-not-found]
+        import tantivy  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     builder = tantivy.SchemaBuilder()
