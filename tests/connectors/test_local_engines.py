@@ -75,9 +75,7 @@ def _stored(s: LocalTextSearch) -> list[tuple[int, int]]:
 def _fts_rows(db: Path) -> int:
     con = sqlite3.connect(db)
     try:
-        con.execute(
-            "CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, passages_fts, 'instance')"
-        )
+        con.execute("CREATE VIRTUAL TABLE temp.v USING fts5vocab(main, passages_fts, 'instance')")
         return int(con.execute("SELECT count(*) FROM temp.v").fetchone()[0])
     finally:
         con.close()
@@ -123,9 +121,7 @@ def test_filters_select_the_same_documents_on_both_engines(
         s.add_documents(DOCS)
     expected = _ids(fts, "retry", filter=search_filter)
     assert _ids(tv, "retry", filter=search_filter) == expected
-    counted = tv.get_documents_sync(
-        "retry", top=50, filter=search_filter, include_total_count=True
-    )
+    counted = tv.get_documents_sync("retry", top=50, filter=search_filter, include_total_count=True)
     assert counted.total_count == len(expected)
 
 
@@ -186,9 +182,7 @@ def test_sqlite_committed_but_tantivy_not_is_detected_and_rebuilt(tmp_path: Path
             "INSERT INTO documents(rowid, id, title, metadata) VALUES (99, 'late', 'Late', '{}')"
         )
         con.execute("INSERT INTO passages(rowid, doc, text) VALUES (99, 99, 'ocelot retry')")
-        con.execute(
-            "UPDATE textsearch_meta SET value = value + 1 WHERE key = 'ranking_generation'"
-        )
+        con.execute("UPDATE textsearch_meta SET value = value + 1 WHERE key = 'ranking_generation'")
     con.close()
     again = LocalTextSearch(db, engine="tantivy")
     assert _ids(again, "ocelot") == {"late"}
@@ -203,9 +197,7 @@ def test_tantivy_ahead_of_sqlite_is_detected_and_rebuilt(tmp_path: Path) -> None
     # tantivy committed a write whose SQLite transaction then failed: the generation is behind
     con = sqlite3.connect(db)
     with con:
-        con.execute(
-            "UPDATE textsearch_meta SET value = value - 1 WHERE key = 'ranking_generation'"
-        )
+        con.execute("UPDATE textsearch_meta SET value = value - 1 WHERE key = 'ranking_generation'")
         con.execute("DELETE FROM passages WHERE doc = (SELECT rowid FROM documents WHERE id='zh')")
         con.execute("DELETE FROM documents WHERE id = 'zh'")
     con.close()
@@ -284,7 +276,9 @@ def test_tantivy_is_imported_only_when_used() -> None:
 
 def test_one_per_document_pages_and_counts_distinct_documents() -> None:
     s = LocalTextSearch(engine="tantivy", one_per_document=True)
-    long_text = "\n\n".join(f"## Part {i}\n\nkoala fact number {i} " + "filler " * 200 for i in range(8))
+    long_text = "\n\n".join(
+        f"## Part {i}\n\nkoala fact number {i} " + "filler " * 200 for i in range(8)
+    )
     s.add_documents(
         [{"id": f"d{n}", "title": f"Doc {n}", "text": long_text} for n in range(12)], chunk=True
     )
@@ -306,6 +300,9 @@ def test_generation_is_recorded_in_both_indexes(tmp_path: Path) -> None:
         "SELECT value FROM textsearch_meta WHERE key = 'ranking_generation'"
     ).fetchone()[0]
     assert s._ranker.stored_generation() == int(stored) >= 3  # type: ignore[union-attr]
-    assert json.loads(
-        s._db.execute("SELECT metadata FROM documents WHERE id = 'retry'").fetchone()[0]
-    )["year"] == 2024
+    assert (
+        json.loads(
+            s._db.execute("SELECT metadata FROM documents WHERE id = 'retry'").fetchone()[0]
+        )["year"]
+        == 2024
+    )
