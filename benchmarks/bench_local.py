@@ -85,6 +85,7 @@ def bench_html(folder: str, engine_choice: str) -> int:
         passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
         engine = search.engine
         search.close()
+        size_mb = index_size(db_path) / 1e6  # after close: the WAL is checkpointed into the file
     print(
         f"indexed {report.indexed:,} HTML files ({megabytes:.1f} MB, {len(files):,} found) "
         f"into {passages:,} passages in {seconds:.2f} s wall, {cpu:.2f} s CPU "
@@ -144,7 +145,6 @@ def main() -> int:
             search.add_documents(batch)
             index_seconds += time.perf_counter() - start
             index_cpu += time.process_time() - cpu
-        size_mb = index_size(db_path) / 1e6
 
         # Typical queries: 1-3 content words, Zipf-distributed. The 100 most frequent
         # made-up words play the part of stopwords ("the", "of", "how"): queries made only of
@@ -184,6 +184,7 @@ def main() -> int:
             cpu_broad.append((time.thread_time() - c0) * 1000)
         engine = search.engine
         search.close()
+        size_mb = index_size(db_path) / 1e6  # after close: the WAL is checkpointed into the file
 
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; engine: {engine}")

@@ -295,6 +295,10 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 def _init_schema(db: sqlite3.Connection, path: str) -> None:
+    # A passage row is 1-2 KB: with 4 KB pages one row fits where two do not, wasting close
+    # to half the file (measured: 41 MB of pages for 21 MB of text). 16 KB pages waste ~10 %.
+    # Takes effect only when the file is created; existing files keep their page size.
+    db.execute("PRAGMA page_size=16384")
     if path != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

@@ -40,7 +40,7 @@ _GEN_ROWID = 0
 _MAX_TOKEN_CHARS = 255
 # Writer memory, shared by its indexing threads: big enough that a batch of thousands of
 # documents makes few segments.
-_WRITER_HEAP = 256_000_000
+_WRITER_HEAP = 128_000_000
 _SEP = "\x1f"
 # The title (document title + section heading) is indexed this many times before the body, in
 # one field: BM25 then counts title words within one saturating term frequency and one
