@@ -85,7 +85,6 @@ def bench_html(folder: str, engine_choice: str) -> int:
         passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
         engine = search.engine
         search.close()
-        size_mb = index_size(db_path) / 1e6  # after close: the WAL is checkpointed into the file
     print(
         f"indexed {report.indexed:,} HTML files ({megabytes:.1f} MB, {len(files):,} found) "
         f"into {passages:,} passages in {seconds:.2f} s wall, {cpu:.2f} s CPU "
