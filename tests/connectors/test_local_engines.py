@@ -306,3 +306,25 @@ def test_generation_is_recorded_in_both_indexes(tmp_path: Path) -> None:
         )["year"]
         == 2024
     )
+
+
+def test_a_failed_sqlite_commit_after_the_tantivy_commit_is_repaired(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textsearch import ProviderError
+    from textsearch.connectors import _local_files
+
+    s = LocalTextSearch(tmp_path / "kb.sqlite3", engine="tantivy")
+    s.add_documents(DOCS[:2])
+    real_exit = _local_files.Transaction.__exit__
+
+    def failing_exit(self: _local_files.Transaction, *exc: object) -> None:
+        self._db.execute("ROLLBACK")
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(_local_files.Transaction, "__exit__", failing_exit)
+    with pytest.raises(ProviderError):
+        s.add_documents([{"id": "ghost", "text": "ghostly retry"}])
+    monkeypatch.setattr(_local_files.Transaction, "__exit__", real_exit)
+    assert _ids(s, "ghostly") == set()
+    assert _entries(s) == _stored(s)

@@ -153,6 +153,9 @@ class EngineMixin:
 
     def _follow_other_writers(self) -> None:
         """Reload the tantivy searcher when another process committed since the last look."""
+        if self._tantivy().damaged:
+            retry_busy(self._rebuild_tantivy, self.path)
+            return
         if self.path == ":memory:":
             return
         meta = self._meta()
@@ -222,10 +225,19 @@ class Write:
                     ranker.rollback()
             except BaseException as failure:
                 ranker.rollback()
-                self._inner.__exit__(type(failure), failure, None)
+                # Both sides roll back (a Batch would otherwise keep its SQLite work).
+                if owner._db.in_transaction:
+                    owner._db.execute("ROLLBACK")
                 if isinstance(failure, (ValueError, OSError, RuntimeError)) and not isinstance(
                     failure, TextSearchError
                 ):
                     raise owner._tv.map_tantivy_error(failure, owner.path) from None  # type: ignore[union-attr]
                 raise
+            try:
+                self._inner.__exit__(exc_type, exc, tb)
+            except BaseException:
+                # tantivy committed what SQLite then did not: rebuild before the next search
+                ranker.damaged = True
+                raise
+            return
         self._inner.__exit__(exc_type, exc, tb)
