@@ -328,3 +328,33 @@ def test_a_failed_sqlite_commit_after_the_tantivy_commit_is_repaired(
     monkeypatch.setattr(_local_files.Transaction, "__exit__", real_exit)
     assert _ids(s, "ghostly") == set()
     assert _entries(s) == _stored(s)
+
+
+def test_a_tantivy_failure_while_writing_is_a_documented_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from textsearch import ProviderError
+
+    s = LocalTextSearch(engine="tantivy")
+    s.add_documents(DOCS[:1])
+    ranker = s._ranker
+    assert ranker is not None
+    ranker.begin()
+
+    class BrokenWriter:
+        def add_document(self, doc: object) -> None:
+            raise ValueError("An IO error occurred: 'No space left on device'")
+
+        def delete_documents_by_query(self, query: object) -> None:
+            pass
+
+        def rollback(self) -> None:
+            pass
+
+    monkeypatch.setattr(ranker, "_writer", BrokenWriter())
+    with pytest.raises(ProviderError, match="ranking index"):
+        s.add_documents(DOCS[1:])
+    assert s.document_count == 1  # nothing half-written on the SQLite side
+    monkeypatch.undo()
+    s.add_documents(DOCS[1:])
+    assert s.document_count == 4 and _entries(s) == _stored(s)

@@ -250,12 +250,16 @@ class TantivyRanker:
             return
         self.begin()
         writer = self._writer
-        for kind, item in self._pending:
-            if kind:
-                writer.add_document(item)
-            else:
-                writer.delete_documents_by_query(item)
-        self._pending.clear()
+        try:
+            for kind, item in self._pending:
+                if kind:
+                    writer.add_document(item)
+                else:
+                    writer.delete_documents_by_query(item)
+        except (ValueError, OSError, RuntimeError) as exc:
+            raise map_tantivy_error(exc, self.path) from None
+        finally:
+            self._pending.clear()
 
     def savepoint(self) -> None:
         """Buffer what follows until :meth:`release` (or drop it at :meth:`rollback_to`)."""
@@ -273,7 +277,10 @@ class TantivyRanker:
     def delete_all(self) -> None:
         self._pending.clear()
         self.begin()
-        self._writer.delete_all_documents()
+        try:
+            self._writer.delete_all_documents()
+        except (ValueError, OSError, RuntimeError) as exc:
+            raise map_tantivy_error(exc, self.path) from None
 
     def commit(self, generation: int) -> None:
         """Commit everything with ``generation``; the searcher then sees it."""
@@ -322,7 +329,7 @@ class TantivyRanker:
             self.add(row[0], row[1], row[2], row[3], row[4], tokens_of(row))
             done += 1
             if done % _REBUILD_LOG_EVERY == 0:
-                log.info("ranking index %s: %d of %d passages", self.path, done, total)
+                log.warning("ranking index %s: %d of %d passages", self.path, done, total)
         self.commit(generation)
         log.info(
             "ranking index %s rebuilt: %d passages in %.1f s",
