@@ -358,3 +358,21 @@ def test_a_tantivy_failure_while_writing_is_a_documented_error(
     monkeypatch.undo()
     s.add_documents(DOCS[1:])
     assert s.document_count == 4 and _entries(s) == _stored(s)
+
+
+def test_reindexing_unchanged_files_commits_nothing_to_tantivy(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(5):
+        (notes / f"n{i}.md").write_text(f"# Note {i}\n\nkoala {i}\n")
+    s = LocalTextSearch(tmp_path / "kb.sqlite3", engine="tantivy")
+    s.index_path(notes)
+    ranker = s._ranker
+    assert ranker is not None
+    before = ranker.stored_generation()
+    report = s.index_path(notes)
+    assert report.unchanged == 5 and ranker.stored_generation() == before
+    (notes / "n0.md").write_text("# Note 0\n\nwombat now\n")
+    s.index_path(notes)
+    assert ranker.stored_generation() == (before or 0) + 1
+    assert _ids(s, "wombat") == {str((notes / "n0.md").resolve())}

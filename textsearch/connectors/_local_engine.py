@@ -219,7 +219,7 @@ class Write:
             # Batch commits what was done even when interrupted (all but SQLite errors).
             commits = exc_type is None or (self._batch and not isinstance(exc, sqlite3.Error))
             try:
-                if commits:
+                if commits and ranker.dirty:
                     ranker.commit(owner._bump_generation())
                 else:
                     ranker.rollback()

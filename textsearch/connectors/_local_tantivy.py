@@ -154,6 +154,9 @@ class TantivyRanker:
         self._writer: Any = None
         self._pending: list[tuple[int, Any]] = []
         self._in_savepoint = False
+        # Whether this write transaction changed anything: one that did not (index_path over
+        # unchanged files) commits nothing to tantivy, sparing a commit's fsync per batch.
+        self.dirty = False
         self.damaged = False
         self._index = self._open()
 
@@ -234,10 +237,12 @@ class TantivyRanker:
         for token in tokens:
             document.add_text("filter", token)
         self._pending.append((1, document))
+        self.dirty = True
         self._maybe_flush()
 
     def delete_doc(self, doc: int) -> None:
         self._pending.append((0, tantivy.Query.term_query(self.schema, "doc", doc)))
+        self.dirty = True
         self._maybe_flush()
 
     def _maybe_flush(self) -> None:
@@ -276,6 +281,7 @@ class TantivyRanker:
 
     def delete_all(self) -> None:
         self._pending.clear()
+        self.dirty = True
         self.begin()
         try:
             self._writer.delete_all_documents()
@@ -293,6 +299,7 @@ class TantivyRanker:
         marker.add_unsigned("gen", generation)
         writer.add_document(marker)
         writer.commit()
+        self.dirty = False
         self._release(wait=True)
         self._index.reload()
         self.loaded_generation = generation
@@ -301,6 +308,7 @@ class TantivyRanker:
         """Forget every operation since the last commit."""
         self._pending.clear()
         self._in_savepoint = False
+        self.dirty = False
         if self._writer is not None:
             try:
                 self._writer.rollback()
