@@ -113,10 +113,12 @@ def evaluate(
     }
 
 
-def textsearch_searcher(corpus: dict[str, dict[str, str]], match: str) -> tuple[Searcher, Any]:
+def textsearch_searcher(
+    corpus: dict[str, dict[str, str]], match: str, engine: str
+) -> tuple[Searcher, Any]:
     from textsearch import LocalTextSearch
 
-    index = LocalTextSearch(match=match)  # type: ignore[arg-type]
+    index = LocalTextSearch(match=match, engine=engine)  # type: ignore[arg-type]
     setattr(index, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
     docs = ({"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items())
     index.add_documents(docs)
@@ -131,26 +133,25 @@ def textsearch_searcher(corpus: dict[str, dict[str, str]], match: str) -> tuple[
 
 
 def exists_counter(index: Any) -> Callable[[str], int]:
-    """How many documents hold any content word of the query (what a search could return)."""
+    """How many documents hold any content word of the query (what a search could return).
+
+    Each document is one passage here, and a total count is exact with either engine (the
+    SQLite engine leaves no word out when asked for one).
+    """
     from textsearch.connectors._local_query import plan_query
 
     def count(text: str) -> int:
-        plan = plan_query(text)
-        if not plan.terms:
+        if not plan_query(text).terms:
             return 0
-        row = index._db.execute(
-            "SELECT count(DISTINCT p.doc) FROM passages_fts JOIN passages AS p "
-            "ON p.rowid = passages_fts.rowid WHERE passages_fts MATCH ?",
-            (" OR ".join(plan.terms),),
-        ).fetchone()
-        return int(row[0])
+        found = index.get_documents_sync(text, top=1, include_total_count=True)
+        return int(found.total_count or 0)
 
     return count
 
 
 def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     try:
-        import bm25s  # type: ignore[import-not-found]
+        import bm25s  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     ids = list(corpus)
@@ -175,7 +176,7 @@ def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
 
 def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     try:
-        import tantivy  # type: ignore[import-not-found]
+        import tantivy  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
     builder = tantivy.SchemaBuilder()
@@ -207,7 +208,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
     parser.add_argument("--match", default="any", choices=["any", "all"])
+    parser.add_argument("--engine", default="auto", choices=["auto", "sqlite", "tantivy"])
+    parser.add_argument(
+        "--title-repeat", type=int, help="tantivy engine: times the title is indexed (measuring)"
+    )
     args = parser.parse_args()
+    if args.title_repeat is not None:
+        from textsearch.connectors import _local_tantivy
+
+        _local_tantivy.TITLE_REPEAT = args.title_repeat
     if not DATA.is_dir():
         print(f"no relevance data at {DATA} (see the README of ../shared/relevance/); skipped")
         return 0
@@ -219,8 +228,11 @@ def main() -> int:
             continue
         corpus, queries, qrels = load(name)
         started = time.perf_counter()
-        ours, index = textsearch_searcher(corpus, args.match)
-        print(f"# {name}: {len(corpus)} docs indexed in {time.perf_counter() - started:.1f} s")
+        ours, index = textsearch_searcher(corpus, args.match, args.engine)
+        print(
+            f"# {name}: {len(corpus)} docs indexed in {time.perf_counter() - started:.1f} s "
+            f"(textsearch engine: {index.engine})"
+        )
         exists = exists_counter(index)
         engines: list[tuple[str, Searcher]] = [("textsearch", ours)]
         for label, build in (("bm25s", bm25s_searcher), ("tantivy", tantivy_searcher)):

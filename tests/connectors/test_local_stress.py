@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.connectors._local_engines import local_engine  # noqa: F401  (every test on both engines)
 from textsearch import (
     ConfigurationError,
     InvalidRequestError,

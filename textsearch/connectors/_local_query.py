@@ -105,3 +105,12 @@ def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
             )
             params += [f'$."{name}"', value]
     return " AND " + " AND ".join(parts), params
+
+
+def id_text(value: Any) -> str:
+    """A filter value as SQLite compares it with a TEXT column (``d.id IS ?``)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return f"{value:.1f}"
+    return str(value)

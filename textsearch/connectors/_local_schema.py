@@ -32,6 +32,11 @@ __all__ = ["LocalDocument", "MetadataValue", "normalize_document"]
 MetadataValue = str | int | float | bool | list[str] | None
 
 SCHEMA_VERSION = "4"
+# A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
+# wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
+# passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
+# 5 random rows costs 0.06, 0.07 and 0.13 ms. Applies when a file is created.
+PAGE_SIZE = 32768
 ZWSP = "\u200b"
 RESERVED_FILTER_FIELDS = ("id", "link", "site")
 _METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
@@ -295,6 +300,8 @@ def connect(path: str) -> sqlite3.Connection:
 
 
 def _init_schema(db: sqlite3.Connection, path: str) -> None:
+    # Takes effect only when the file is created; existing files keep their page size.
+    db.execute(f"PRAGMA page_size={PAGE_SIZE}")
     if path != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

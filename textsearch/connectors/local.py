@@ -25,7 +25,9 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -37,6 +39,8 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
+from textsearch.connectors import _local_engine as _engine
+from textsearch.connectors._local_engine import EngineMixin, Write
 from textsearch.connectors._local_files import (
     DEFAULT_EXTENSIONS,
     Batch,
@@ -46,6 +50,7 @@ from textsearch.connectors._local_files import (
     read_file,
     walk,
 )
+from textsearch.connectors._local_fts import FtsRanker
 from textsearch.connectors._local_passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
@@ -60,8 +65,6 @@ from textsearch.connectors._local_schema import (
     MetadataValue,
     connect,
     documented_errors,
-    for_index,
-    index_title,
     normalize_document,
     retry_busy,
 )
@@ -69,24 +72,28 @@ from textsearch.errors import ConfigurationError, UnsupportedFilterError
 
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
-# BM25 with a title (document title + section heading) match worth four body matches:
-# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
-# directly: faster than FTS5's configurable ``rank`` column.
-_BM25 = "bm25(passages_fts, 4.0, 1.0)"
-
 # index_path commits after this many files, so an interrupted run keeps what it did.
 _BATCH_FILES = 100
-# An any-word query leaves out words held by more than this share of passages (and at least
-# _COMMON_FLOOR of them) when its rarer words alone fill the page: see _plan_any.
-_COMMON_SHARE = 0.05
-_COMMON_FLOOR = 2000
 
 
 def _host(link: str | None) -> str | None:
     if not link or "://" not in link:
         return None
+    # urlsplit finds the host in what comes before the first "/", "?" or "#" after "://";
+    # parsing only that prefix, cached, is what keeps it off the indexing profile.
+    scheme, _, rest = link.partition("://")
+    end = len(rest)
+    for mark in "/?#":
+        found = rest.find(mark, 0, end)
+        if found != -1:
+            end = found
+    return _host_of(scheme + "://" + rest[:end])
+
+
+@lru_cache(maxsize=4096)
+def _host_of(prefix: str) -> str | None:
     try:
-        host = urlsplit(link).hostname
+        host = urlsplit(prefix).hostname
     except ValueError:
         return None
     return host.lower() if host else None
@@ -102,12 +109,49 @@ def _passage_link(link: str | None, anchor: str | None, line: int | None) -> str
     return link
 
 
-class LocalTextSearch(BaseTextSearch[LocalDocument]):
+def _passage_rows(
+    doc: LocalDocument, passages: list[Passage]
+) -> list[tuple[str | None, str | None, int | None, str]]:
+    """``(section, anchor, line, text)`` of each passage as the store keeps it."""
+    rows = []
+    for number, passage in enumerate(passages):
+        # The section under the document's own title is the document's top: link the file.
+        section = passage.heading if passage.heading != doc.title else None
+        anchor = passage.anchor if section else None
+        # The first passage is the top of the file: its link needs no line number.
+        rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
+    return rows
+
+
+def _stored_document(**fields: Any) -> LocalDocument:
+    """A result built from stored (already validated) values, without validating again.
+
+    Filled the way pydantic fills a model (as ``base.trusted_text_search_result`` does):
+    ``model_construct`` costs ~30 µs a result, ten times this, and a page has up to 1,000.
+    """
+    document = object.__new__(LocalDocument)
+    setattr_ = object.__setattr__
+    setattr_(document, "__dict__", fields)
+    setattr_(document, "__pydantic_fields_set__", set(fields))
+    setattr_(document, "__pydantic_extra__", None)
+    setattr_(document, "__pydantic_private__", None)
+    return document
+
+
+class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     """Embedded full-text search on SQLite FTS5: works with no key and no network.
 
     Args:
         path: ``":memory:"`` (default) or a database file, created if missing; an existing
             index is reused and can be updated incrementally.
+        engine: What ranks the passages. ``"tantivy"``: a tantivy index (block-max WAND
+            top-k pruning, several times faster; needs ``pip install
+            "textsearch-sdk[tantivy]"``) kept in a ``<path>.tantivy`` folder beside the file
+            (in memory for ``":memory:"``); ``"sqlite"``: SQLite FTS5, no extra package;
+            ``"auto"`` (default): tantivy when it is installed, else SQLite. Either way the
+            SQLite file stores the documents; opening an index with the other engine
+            rebuilds that engine's index from them. The engine used is in :attr:`engine`
+            and in each result's ``metadata["engine"]``.
         match: ``"any"`` (default): BM25 over any of the query's words, stop words left out;
             ``"all"``: only passages holding every word.
         one_per_document: Collapse results to the best passage of each document.
@@ -124,7 +168,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
     Raises:
         ConfigurationError: The database file cannot be opened or is not a textsearch index,
-            or an argument is out of range.
+            an argument is out of range, or ``engine="tantivy"`` without tantivy installed.
+        ServiceUnavailableError: Rebuilding the ranking index had to wait more than 30 s
+            for another process's write.
 
     Filters: ``equal_to`` on ``site`` (the host of the link; subdomains match too), ``id``,
     ``link``, or any metadata field present in the index; ``any_tag_equal_to`` on metadata
@@ -133,7 +179,9 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     SQLite failures surface as documented errors: a write blocked by another process for
     30 s is a :class:`~textsearch.ServiceUnavailableError` (``code="busy"``), a damaged file a
     :class:`~textsearch.ProviderError` (``code="corrupt"``), use after :meth:`close` a
-    :class:`~textsearch.ConfigurationError`.
+    :class:`~textsearch.ConfigurationError`. A tantivy folder that is missing, damaged or
+    behind the SQLite file (a crash between the two commits) is rebuilt when the index is
+    opened.
 
     The async methods run the SQLite work in a worker thread, so the event loop is never
     blocked; one instance may be shared across threads and tasks (calls are serialized).
@@ -145,6 +193,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self,
         path: str | os.PathLike[str] = ":memory:",
         *,
+        engine: Literal["auto", "sqlite", "tantivy"] = "auto",
         match: Literal["any", "all"] = "any",
         one_per_document: bool = False,
         highlight: tuple[str, str] | None = None,
@@ -172,10 +221,17 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         self.one_per_document = one_per_document
         self.highlight = highlight
         self.value_chars = value_chars
+        self.engine: Literal["sqlite", "tantivy"] = _engine.choose_engine(engine)
         self._lock = threading.RLock()
-        # Rows holding each quoted term, for the any-word plan; cleared on every write.
-        self._df_cache: dict[str, int] = {}
         self._db = connect(self.path)
+        self._fts = FtsRanker(self._db)
+        self._tv: ModuleType | None = None
+        self._ranker: Any = None  # the TantivyRanker when engine == "tantivy"
+        try:
+            self._open_engine()
+        except BaseException:
+            self._db.close()
+            raise
 
     def __repr__(self) -> str:
         return f"LocalTextSearch(path={self.path!r})"
@@ -206,13 +262,16 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
 
         def write() -> None:
             with self._transaction():
+                if self._ranker is not None:
+                    self._add_many(prepared, chunk)
+                    return
                 for doc in prepared:
                     passages = split_text(doc.text) if chunk else [Passage(None, None, 1, doc.text)]
                     self._upsert(doc, passages, None, None, None, None)
 
         with self._lock, documented_errors(self.path):
             retry_busy(write, self.path)
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
@@ -224,7 +283,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 return sum(self._delete(doc_id) for doc_id in wanted)
 
         with self._lock, documented_errors(self.path):
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
             return retry_busy(write, self.path)
 
     @property
@@ -233,24 +292,18 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         with self._lock, documented_errors(self.path):
             return int(self._db.execute("SELECT count(*) FROM documents").fetchone()[0])
 
-    def _transaction(self) -> Transaction:
-        return Transaction(self._db)
+    def _transaction(self) -> Write:
+        return Write(self, Transaction(self._db), batch=False)
 
     def _delete(self, doc_id: str) -> int:
         db = self._db
         row = db.execute("SELECT rowid, title FROM documents WHERE id = ?", (doc_id,)).fetchone()
         if row is None:
             return 0
-        # An external-content index forgets a row only when told the exact indexed values.
-        db.executemany(
-            "INSERT INTO passages_fts(passages_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
-            [
-                (rowid, index_title(row[1], section), for_index(text))
-                for rowid, section, text in db.execute(
-                    "SELECT rowid, section, text FROM passages WHERE doc = ?", (row[0],)
-                ).fetchall()
-            ],
-        )
+        if self._ranker is not None:
+            self._ranker.delete_doc(row[0])
+        else:
+            self._fts.delete_doc(row[0], row[1])
         db.execute("DELETE FROM passages WHERE doc = ?", (row[0],))
         db.execute("DELETE FROM documents WHERE rowid = ?", (row[0],))
         return 1
@@ -266,6 +319,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     ) -> None:
         db = self._db
         self._delete(doc.id)
+        site = _host(doc.link)
         cursor = db.execute(
             "INSERT INTO documents(id, title, link, site, metadata, source_root, mtime_ns, "
             "size, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -273,7 +327,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 doc.id,
                 doc.title,
                 doc.link,
-                _host(doc.link),
+                site,
                 json.dumps(doc.metadata, ensure_ascii=False),
                 source_root,
                 mtime_ns,
@@ -282,23 +336,83 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
             ),
         )
         docid = cursor.lastrowid
-        for number, passage in enumerate(passages):
-            # The section under the document's own title is the document's top: link the file.
-            section = passage.heading if passage.heading != doc.title else None
-            anchor = passage.anchor if section else None
-            row = db.execute(
-                "INSERT INTO passages(doc, section, anchor, line, text) VALUES (?, ?, ?, ?, ?)",
-                # The first passage is the top of the file: its link needs no line number.
-                (docid, section, anchor, (passage.line or None) if number else None, passage.text),
-            ).lastrowid
-            db.execute(
-                "INSERT INTO passages_fts(rowid, title, body) VALUES (?, ?, ?)",
-                (row, index_title(doc.title, section), for_index(passage.text)),
+        assert docid is not None
+        rows = _passage_rows(doc, passages)
+        ranker = self._ranker
+        if ranker is None:
+            for section, anchor, line, text in rows:
+                rowid = db.execute(
+                    "INSERT INTO passages(doc, section, anchor, line, text) VALUES (?, ?, ?, ?, ?)",
+                    (docid, section, anchor, line, text),
+                ).lastrowid
+                assert rowid is not None
+                self._fts.add(rowid, doc.title, section, text)
+        else:
+            # Rowids given explicitly (the write lock is held) so one executemany does it all.
+            first = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
+            db.executemany(
+                "INSERT INTO passages(rowid, doc, section, anchor, line, text) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(first + i, docid, *row) for i, row in enumerate(rows)],
             )
+            tokens = self._tv.document_tokens(doc.id, doc.link, site, doc.metadata)  # type: ignore[union-attr]
+            for i, (section, _, _, text) in enumerate(rows):
+                ranker.add(first + i, docid, doc.title, section, text, tokens)
         if doc.metadata:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
                 [(k,) for k in doc.metadata],
+            )
+
+    def _add_many(self, docs: list[LocalDocument], chunk: bool) -> None:
+        """``add_documents`` with tantivy: a few ``executemany`` for the whole batch.
+
+        Row by row, three statements per document cost more than the ranking index itself.
+        """
+        db = self._db
+        ranker = self._tantivy()
+        latest = {doc.id: doc for doc in docs}  # a repeated id: the last one wins, as one by one
+        ids = list(latest)
+        for begin in range(0, len(ids), 500):
+            part = ids[begin : begin + 500]
+            found = db.execute(
+                f"SELECT rowid FROM documents WHERE id IN ({','.join('?' * len(part))})", part
+            ).fetchall()
+            for (docid,) in found:
+                ranker.delete_doc(docid)
+            db.executemany("DELETE FROM passages WHERE doc = ?", found)
+            db.executemany("DELETE FROM documents WHERE rowid = ?", found)
+        next_doc = int(db.execute("SELECT max(rowid) FROM documents").fetchone()[0] or 0) + 1
+        next_row = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
+        doc_rows: list[tuple[Any, ...]] = []
+        passage_rows: list[tuple[Any, ...]] = []
+        fields: set[str] = set()
+        tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
+        for doc in latest.values():
+            site = _host(doc.link)
+            metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
+            doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
+            passages = split_text(doc.text) if chunk else [Passage(None, None, 1, doc.text)]
+            tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
+            for section, anchor, line, text in _passage_rows(doc, passages):
+                passage_rows.append((next_row, next_doc, section, anchor, line, text))
+                ranker.add(next_row, next_doc, doc.title, section, text, tokens)
+                next_row += 1
+            fields.update(doc.metadata)
+            next_doc += 1
+        db.executemany(
+            "INSERT INTO documents(rowid, id, title, link, site, metadata) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            doc_rows,
+        )
+        db.executemany(
+            "INSERT INTO passages(rowid, doc, section, anchor, line, text) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            passage_rows,
+        )
+        if fields:
+            db.executemany(
+                "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)", [(k,) for k in fields]
             )
 
     def index_path(
@@ -342,7 +456,7 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):
-            self._df_cache.clear()
+            self._fts.df_cache.clear()
             known = {
                 doc_id: (mtime, size, digest)
                 for doc_id, mtime, size, digest in self._db.execute(
@@ -374,8 +488,8 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                         report.removed += self._delete(doc_id)
         return report
 
-    def _interruptible_batch(self) -> Batch:
-        return Batch(self._db, self.path)
+    def _interruptible_batch(self) -> Write:
+        return Write(self, Batch(self._db, self.path), batch=True)
 
     def _write_one(
         self,
@@ -387,14 +501,21 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     ) -> None:
         # A savepoint per file: an interrupt in the middle of one file never leaves half of
         # it in the index (the next run would take it as up to date).
+        ranker = self._ranker
         self._db.execute("SAVEPOINT textsearch_file")
+        if ranker is not None:
+            ranker.savepoint()
         try:
             self._write_file(work, doc_id, root_key, previous, report)
         except BaseException:
+            if ranker is not None:
+                ranker.rollback_to()
             self._db.execute("ROLLBACK TO textsearch_file")
             self._db.execute("RELEASE textsearch_file")
             raise
         self._db.execute("RELEASE textsearch_file")
+        if ranker is not None:
+            ranker.release()
 
     def _write_file(
         self,
@@ -446,127 +567,26 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                     supported_fields=allowed,
                 )
 
-    def _plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
-        """Leave very common words out of an any-word query when the rest fill the page.
-
-        Words held by a large share of passages are left out only when the rarer words
-        alone still fill the requested page.
-
-        FTS5 calls ``bm25()`` for every row that holds any of the words (~6 µs a row), so one
-        word found in most passages makes a query cost in proportion to the whole index. Such a
-        word adds little to BM25 (inverse document frequency near zero): dropping it changes
-        which rows merely contain it, not the top of the ranking, and never returns fewer
-        results than asked for. ``metadata["left_out"]`` names the words left out.
-        """
-        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
-        counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
-        rare = [t for n, t in counts if n <= limit]
-        wanted = options.skip + options.top
-        if not rare:
-            # Every word is common: passages holding all of them outrank those holding some
-            # (each word weighs about the same), so when they fill the page, rank only them.
-            every = " AND ".join(terms)
-            if self._fills(every, options, wanted):
-                return every, []
-            return " OR ".join(terms), []
-        if len(rare) == len(terms):
-            return " OR ".join(terms), []
-        rare_match = " OR ".join(rare)
-        if max(n for n, t in counts if t in rare) < wanted and not self._fills(
-            rare_match, options, wanted
-        ):
-            return " OR ".join(terms), []
-        return rare_match, [t.strip('"') for n, t in counts if n > limit]
-
-    def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
-        """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where
-            else ""
-        )
-        found = self._db.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
-            f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
-            [match, *params, wanted],
-        ).fetchone()[0]
-        return int(found) >= wanted
-
-    def _document_frequency(self, term: str, cap: int) -> int:
-        """Rows holding ``term``, counted up to ``cap`` only.
-
-        Past ``cap`` the word is common, and counting all of its rows would cost as much as
-        the query it is meant to spare.
-        """
-        count = self._df_cache.get(term)
-        if count is None:
-            count = int(
-                self._db.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM passages_fts "
-                    "WHERE passages_fts MATCH ? LIMIT ?)",
-                    (term, cap),
-                ).fetchone()[0]
-            )
-            if len(self._df_cache) > 50_000:
-                self._df_cache.clear()
-            self._df_cache[term] = count
-        return count
-
-    def _approx_count(self) -> int:
-        # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
-        return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
-
-    def _rank(self, match: str, options: SearchOptions) -> tuple[list[Any], int | None]:
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where or self.one_per_document
-            else ""
-        )
-        doc_col = ", p.doc AS doc" if self.one_per_document else ""
-        inner = (
-            f"SELECT f.rowid AS rowid{doc_col}, {_BM25} AS score FROM passages_fts AS f{join} "
-            f"WHERE passages_fts MATCH ?{where}"
-        )
-        if self.one_per_document:
-            # SQLite returns the other columns of the row that holds min(): the best passage.
-            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
-            # flattened GROUP BY.
-            sql = (
-                f"WITH hits AS MATERIALIZED ({inner}) "
-                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
-            )
-        else:
-            sql = inner + " ORDER BY score"
-        ranked = self._db.execute(
-            sql + " LIMIT ? OFFSET ?", [match, *params, options.top, options.skip]
-        ).fetchall()
-        total: int | None = None
-        if options.include_total_count:
-            what = "count(DISTINCT p.doc)" if self.one_per_document else "count(*)"
-            total = int(
-                self._db.execute(
-                    f"SELECT {what} FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}",
-                    [match, *params],
-                ).fetchone()[0]
-            )
-        return ranked, total
-
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         plan = plan_query(query)
         if not plan.terms:
             with self._lock, documented_errors(self.path):
                 self._validate_filter(options.filter)
             total = 0 if options.include_total_count else None
-            return SearchResults([], total, {"match": "none"})
+            return SearchResults([], total, {"match": "none", "engine": self.engine})
+        info: dict[str, Any] = {"match": self.match, "engine": self.engine}
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
-            match = plan.match(self.match)
-            left_out: list[str] = []
-            if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
-                match, left_out = self._plan_any(plan.terms, options)
-            ranked, total = self._rank(match, options)
+            filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
+            if self._ranker is not None:
+                ranked, total = self._rank_tantivy(plan.words, options)
+            else:
+                match = plan.match(self.match)
+                if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+                    match, left_out = self._fts.plan_any(plan.terms, options)
+                    if left_out:
+                        info["left_out"] = left_out
+                ranked, total = self._fts.rank(match, options, self.one_per_document)
             rows: dict[int, Any] = {}
             if ranked:
                 marks = ",".join("?" * len(ranked))
@@ -581,24 +601,25 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
                 }
         pattern = hit_pattern(plan.words)
         docs = []
+        build = _stored_document
         for rowid, score in ranked:
-            _, doc_id, title, section, anchor, line, text, link, metadata = rows[rowid]
+            row = rows.get(rowid)
+            if row is None:  # written by another process's tantivy commit, not yet its SQLite
+                continue
+            _, doc_id, title, section, anchor, line, text, link, metadata = row
             docs.append(
-                LocalDocument(
+                build(
                     id=doc_id,
                     title=title,
                     text=text,
                     link=_passage_link(link, anchor, line),
-                    metadata=json.loads(metadata),
+                    metadata=json.loads(metadata) if metadata != "{}" else {},
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
-                    score=-float(score),
+                    score=score,
                 )
             )
-        info: dict[str, Any] = {"match": self.match}
-        if left_out:
-            info["left_out"] = left_out
         return SearchResults(docs, total, info)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
@@ -669,4 +690,6 @@ class LocalTextSearch(BaseTextSearch[LocalDocument]):
     def close(self) -> None:
         """Close the database connection; later calls raise ``ConfigurationError``."""
         with self._lock:
+            if self._ranker is not None:
+                self._ranker.rollback()
             self._db.close()
