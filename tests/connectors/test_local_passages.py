@@ -378,3 +378,23 @@ def test_a_query_of_common_words_ranks_passages_holding_all_of_them(
     # more than the passages holding both: the others follow, nothing is lost
     longer = s.get_search_results_sync("alpha beta", top=20)
     assert [d.id[:2] for d in longer][:12] == ["ab"] * 12 and len(longer) == 20
+
+
+def test_hits_start_words_ignore_case_and_keep_positions() -> None:
+    finder = hit_pattern(["Retries", "数据"])
+    assert finder is not None
+    text = "İstanbul: preretry is not a hit; RETRYING is, and so is 数据库 here"
+    hits = finder.hits(text, 100)
+    # "preretry" holds the stem inside a word: not a hit. Positions index the original text
+    # even though "İ" grows when lower-cased.
+    assert [text[start:end] for start, end, _ in hits] == ["RETRYING", "数据"]
+    assert [key for _, _, key in hits] == ["retrying", "数据"]
+
+
+def test_hits_are_bounded_and_in_text_order() -> None:
+    finder = hit_pattern(["koala", "数"])
+    assert finder is not None
+    text = "数 koala " * 50
+    hits = finder.hits(text, 7)
+    assert len(hits) == 7
+    assert [start for start, _, _ in hits] == sorted(start for start, _, _ in hits)

@@ -84,29 +84,78 @@ def _stem(word: str) -> str:
     return word
 
 
-def hit_pattern(words: list[str]) -> re.Pattern[str] | None:
-    """A regex finding the query's words in text (word stems, any case; CJK runs as-is).
+class HitFinder:
+    """Finds the query's words in text: word stems in any case, CJK and other words as-is.
 
-    FTS5 stems with Porter; this approximation only decides where a window sits and what
-    gets highlighted, never what matches.
+    Made by :func:`hit_pattern`. Text is lower-cased once and searched with a case-sensitive
+    pattern whose alternatives all start with a literal, so the regex engine skips ahead to
+    candidate first letters; the word-start test is made in Python on the few matches, not by a
+    ``\\b`` at every position. Measured on 3 KB passages with nine query words: about 5x less CPU
+    than one ``IGNORECASE`` pattern with ``\\b`` (docs/performance.md).
     """
-    alternatives: list[str] = []
+
+    __slots__ = ("_others", "_stems")
+
+    def __init__(self, stems: re.Pattern[str] | None, others: re.Pattern[str] | None) -> None:
+        self._stems = stems
+        self._others = others
+
+    def hits(self, text: str, limit: int) -> list[tuple[int, int, str]]:
+        """``(start, end, lower-cased hit)`` in text order, at most ``limit`` of them."""
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            # A few characters grow when lower-cased (e.g. "İ"): fold each one alone so that
+            # positions in ``lowered`` stay positions in ``text``.
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        hits: list[tuple[int, int, str]] = []
+        if self._stems is not None:
+            for match in self._stems.finditer(lowered):
+                start = match.start()
+                if start and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
+                    continue  # inside a word: the stem must start one
+                hits.append((start, match.end(), match.group()))
+                if len(hits) >= limit:
+                    break
+        if self._others is not None:
+            for match in self._others.finditer(lowered):
+                hits.append((match.start(), match.end(), match.group()))
+                if len(hits) >= 2 * limit:
+                    break
+            hits.sort()
+            del hits[limit:]
+        return hits
+
+
+def hit_pattern(words: list[str]) -> HitFinder | None:
+    """A finder of the query's words in text (word stems, any case; CJK runs as-is).
+
+    FTS5 and tantivy stem with their own stemmers; this approximation only decides where a
+    window sits and what gets highlighted, never what matches.
+    """
+    stems: set[str] = set()
+    others: set[str] = set()
     for word in words:
         if not word:
             continue
         if word[0].isascii() and word[0].isalnum():
-            alternatives.append(r"\b" + re.escape(_stem(word.lower())) + r"\w*")
+            stems.add(_stem(word.lower()))
         else:
-            alternatives.append(re.escape(word))
-    if not alternatives:
+            others.add(word.lower())
+    if not stems and not others:
         return None
-    alternatives.sort(key=len, reverse=True)
-    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+    def alternation(items: set[str]) -> str:
+        return "|".join(re.escape(w) for w in sorted(items, key=lambda w: (-len(w), w)))
+
+    return HitFinder(
+        re.compile(f"(?:{alternation(stems)})\\w*") if stems else None,
+        re.compile(alternation(others)) if others else None,
+    )
 
 
 def best_window(
     text: str,
-    pattern: re.Pattern[str] | None,
+    pattern: HitFinder | None,
     size: int,
     highlight: tuple[str, str] | None,
 ) -> str:
@@ -116,12 +165,7 @@ def best_window(
     """
     if len(text) <= size and (pattern is None or highlight is None):
         return _tidy(text)
-    hits: list[tuple[int, int, str]] = []
-    if pattern is not None:
-        for match in pattern.finditer(text):
-            hits.append((match.start(), match.end(), match.group().lower()))
-            if len(hits) >= _MAX_HITS:
-                break
+    hits = pattern.hits(text, _MAX_HITS) if pattern is not None else []
     start = 0
     if len(text) > size and hits:
         best, best_count, left = 0, 0, 0
