@@ -67,6 +67,8 @@ _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 
 def _tidy(text: str) -> str:
     # Indentation is kept (code blocks, lists); trailing blanks and blank-line runs are not.
+    if "\n" not in text:
+        return text.strip()
     text = _TRAILING.sub("\n", text)
     return _BLANK_LINES.sub("\n\n", text).strip()
 
@@ -84,19 +86,22 @@ def _stem(word: str) -> str:
     return word
 
 
+_WORD_REST = re.compile(r"\w*")
+
+
 class HitFinder:
     """Finds the query's words in text: word stems in any case, CJK and other words as-is.
 
-    Made by :func:`hit_pattern`. Text is lower-cased once and searched with a case-sensitive
-    pattern whose alternatives all start with a literal, so the regex engine skips ahead to
-    candidate first letters; the word-start test is made in Python on the few matches, not by a
-    ``\\b`` at every position. Measured on 3 KB passages with nine query words: about 5x less CPU
-    than one ``IGNORECASE`` pattern with ``\\b`` (docs/performance.md).
+    Made by :func:`hit_pattern`. Text is lower-cased once and each word is looked for with
+    ``str.find`` (a scan in C per word); only where one is found does Python check that a stem
+    starts a word and extend it to the word's end. A single ``IGNORECASE`` alternation with
+    ``\\b`` tried every alternative at most positions: on SciFact's passages with full questions
+    (8-9 words) it was most of the cost of a 100-result search (docs/performance.md).
     """
 
     __slots__ = ("_others", "_stems")
 
-    def __init__(self, stems: re.Pattern[str] | None, others: re.Pattern[str] | None) -> None:
+    def __init__(self, stems: list[str], others: list[str]) -> None:
         self._stems = stems
         self._others = others
 
@@ -107,22 +112,30 @@ class HitFinder:
             # A few characters grow when lower-cased (e.g. "İ"): fold each one alone so that
             # positions in ``lowered`` stay positions in ``text``.
             lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
-        hits: list[tuple[int, int, str]] = []
-        if self._stems is not None:
-            for match in self._stems.finditer(lowered):
-                start = match.start()
-                if start and (lowered[start - 1].isalnum() or lowered[start - 1] == "_"):
-                    continue  # inside a word: the stem must start one
-                hits.append((start, match.end(), match.group()))
-                if len(hits) >= limit:
-                    break
-        if self._others is not None:
-            for match in self._others.finditer(lowered):
-                hits.append((match.start(), match.end(), match.group()))
-                if len(hits) >= 2 * limit:
-                    break
-            hits.sort()
-            del hits[limit:]
+        found: dict[int, tuple[int, int, str]] = {}
+        rest = _WORD_REST.match
+        for stem in self._stems:
+            count = 0
+            position = lowered.find(stem)
+            while position != -1 and count < limit:
+                before = lowered[position - 1] if position else " "
+                if before.isalnum() or before == "_":  # inside a word: the stem must start one
+                    position = lowered.find(stem, position + 1)
+                    continue
+                end = rest(lowered, position + len(stem)).end()  # type: ignore[union-attr]
+                found[position] = (position, end, lowered[position:end])
+                count += 1
+                position = lowered.find(stem, end)
+        for word in self._others:
+            count = 0
+            position = lowered.find(word)
+            while position != -1 and count < limit:
+                end = position + len(word)
+                found.setdefault(position, (position, end, word))
+                count += 1
+                position = lowered.find(word, end)
+        hits = sorted(found.values()) if len(found) > 1 else list(found.values())
+        del hits[limit:]
         return hits
 
 
@@ -143,14 +156,8 @@ def hit_pattern(words: list[str]) -> HitFinder | None:
             others.add(word.lower())
     if not stems and not others:
         return None
-
-    def alternation(items: set[str]) -> str:
-        return "|".join(re.escape(w) for w in sorted(items, key=lambda w: (-len(w), w)))
-
-    return HitFinder(
-        re.compile(f"(?:{alternation(stems)})\\w*") if stems else None,
-        re.compile(alternation(others)) if others else None,
-    )
+    # Longest first: where two stems start the same word, the longer one names the hit.
+    return HitFinder(sorted(stems, key=len, reverse=True), sorted(others, key=len, reverse=True))
 
 
 def best_window(
