@@ -590,3 +590,11 @@ async def test_async_search_does_not_block_the_event_loop(search: LocalTextSearc
 async def test_async_unsupported_filter_is_still_an_error(search: LocalTextSearch) -> None:
     with pytest.raises(UnsupportedFilterError):
         await search.search("retry", filter=TextSearchFilter().equal_to("colour", "red"))
+
+
+def test_cjk_characters_are_each_fenced_for_the_tokenizer() -> None:
+    from textsearch.connectors._local_schema import ZWSP, for_index
+
+    z = ZWSP
+    assert for_index("ab数据c 한") == f"ab{z}数{z}{z}据{z}c {z}한{z}"
+    assert for_index("plain ascii") == "plain ascii"
