@@ -151,6 +151,29 @@ def test_switching_engines_rebuilds_the_other_index_both_ways(
     assert third.get_documents_sync("retry").metadata["engine"] == "sqlite"
 
 
+def _schema_version(db: Path) -> str:
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'")
+        return str(row.fetchone()[0])
+    finally:
+        con.close()
+
+
+def test_a_tantivy_ranked_file_is_marked_so_older_versions_refuse_it(tmp_path: Path) -> None:
+    # Its FTS5 table is empty: a textsearch from before the engine (which accepts only "4")
+    # must refuse the file rather than find nothing in it.
+    db = tmp_path / "kb.sqlite3"
+    with LocalTextSearch(db, engine="sqlite") as first:
+        first.add_documents(DOCS)
+    assert _schema_version(db) == "4"
+    LocalTextSearch(db, engine="tantivy").close()
+    assert _schema_version(db) == "5"
+    with LocalTextSearch(db, engine="sqlite") as back:
+        assert _ids(back, "retry")
+    assert _schema_version(db) == "4"
+
+
 @pytest.mark.parametrize("damage", ["delete", "garbage-meta", "empty-folder"])
 def test_a_missing_or_damaged_sidecar_is_rebuilt(tmp_path: Path, damage: str) -> None:
     db = tmp_path / "kb.sqlite3"

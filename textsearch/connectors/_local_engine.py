@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from textsearch._types import SearchOptions
 from textsearch.connectors._local_files import Batch, Transaction
 from textsearch.connectors._local_fts import FtsRanker
-from textsearch.connectors._local_schema import documented_errors, retry_busy
+from textsearch.connectors._local_schema import (
+    SCHEMA_VERSION,
+    TANTIVY_SCHEMA_VERSION,
+    documented_errors,
+    retry_busy,
+)
 from textsearch.errors import ConfigurationError, TextSearchError
 
 if TYPE_CHECKING:
@@ -103,6 +108,7 @@ class EngineMixin:
                 )
             self._fts.rebuild()
             self._set_meta("ranking_engine", "sqlite")
+            self._set_meta("schema_version", SCHEMA_VERSION)
         sidecar = self.path + ".tantivy"
         if self.path != ":memory:" and os.path.isdir(sidecar):
             import shutil
@@ -149,6 +155,7 @@ class EngineMixin:
                 raise
             self._set_meta("ranking_generation", str(generation + 1))
             self._set_meta("ranking_engine", "tantivy")
+            self._set_meta("schema_version", TANTIVY_SCHEMA_VERSION)
             ranker.damaged = False
 
     def _follow_other_writers(self) -> None:

@@ -32,6 +32,9 @@ __all__ = ["LocalDocument", "MetadataValue", "normalize_document"]
 MetadataValue = str | int | float | bool | list[str] | None
 
 SCHEMA_VERSION = "4"
+# Written while tantivy ranks the index (its FTS5 table is then empty): a textsearch from before
+# the tantivy engine refuses such a file with a clear error instead of finding nothing in it.
+TANTIVY_SCHEMA_VERSION = "5"
 # A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
 # wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
 # passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
@@ -333,9 +336,10 @@ def _check_existing(db: sqlite3.Connection) -> bool:
     if "textsearch_meta" not in tables:
         raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
     row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
-    if row is None or row[0] != SCHEMA_VERSION:
+    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION):
         raise sqlite3.DatabaseError(
-            f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r}; "
+            f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r} "
+            f"or {TANTIVY_SCHEMA_VERSION!r}; "
             "delete the file and index again"
         )
     return True
