@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from textsearch._types import EqualTo, TextSearchFilter
-from textsearch.connectors._local_schema import CJK_RUN, INT64_MAX, INT64_MIN, IS_CJK
+from textsearch.connectors._local_schema import INT64_MAX, INT64_MIN, cjk_run, is_cjk
 from textsearch.errors import InvalidRequestError
 
 __all__ = ["QueryPlan", "filter_sql", "plan_query"]
@@ -48,8 +48,8 @@ def plan_query(query: str) -> QueryPlan:
     words: list[str] = []
     stop: list[str] = []
     for word in _WORD.findall(query):
-        for run in CJK_RUN.findall(word):
-            if IS_CJK.match(run):
+        for run in [word] if word.isascii() else cjk_run().findall(word):
+            if not run.isascii() and is_cjk().match(run):
                 entry = run
             else:
                 entry = run.lower()
@@ -61,7 +61,9 @@ def plan_query(query: str) -> QueryPlan:
                 words.append(entry)
     # A query made only of stop words ("to be or not to be") searches for them after all.
     chosen = (words or stop)[:MAX_QUERY_TERMS]
-    terms = ['"' + (" ".join(w) if IS_CJK.match(w) else w) + '"' for w in chosen]
+    terms = [
+        '"' + (" ".join(w) if not w.isascii() and is_cjk().match(w) else w) + '"' for w in chosen
+    ]
     return QueryPlan(terms, chosen)
 
 

@@ -9,6 +9,7 @@ result is cut; only when the first result alone is over the total is it cut to f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,13 @@ _CJK = (
     "\u2e80-\u2fff\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u3400-\u4dbf"
     "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f"
 )
-_CJK_CHAR = re.compile(f"[{_CJK}]")
+
+
+@functools.cache
+def _cjk_char() -> re.Pattern[str]:
+    # Compiled on first use (a class this wide costs milliseconds); ASCII never needs it.
+    return re.compile(f"[{_CJK}]")
+
 _CITATION = re.compile(r"[\[【]\s*\d[\d,\s\-–]*[\]】]")
 # Characters looked at past a character limit when cutting (longer than any citation marker).
 _LOOKAHEAD = 64
@@ -64,8 +71,8 @@ def _cut_points(text: str) -> list[int]:
         ok = (
             after.isspace()
             or before.isspace()
-            or bool(_CJK_CHAR.match(before))
-            or bool(_CJK_CHAR.match(after))
+            or (not before.isascii() and bool(_cjk_char().match(before)))
+            or (not after.isascii() and bool(_cjk_char().match(after)))
         )
         if ok and i not in inside:
             points.append(i)

@@ -131,12 +131,14 @@ def _markdown_block(item: ResultFields, number: int) -> str:
     return "\n".join(lines)
 
 
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HAN = "[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"  # compiled only for non-ASCII queries
 
 
 def query_locale(query: str | None) -> str:
     """The label locale a query is written in: ``"zh"`` for Chinese, else ``"en"``."""
-    return "zh" if query and _HAN.search(query) else "en"
+    if not query or query.isascii():
+        return "en"
+    return "zh" if re.search(_HAN, query) else "en"
 
 
 def resolve_labels(
