@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import ssl
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -38,6 +39,9 @@ __all__ = ["AiohttpTransport"]
 USER_AGENT: Final = "textsearch (aiohttp)"
 #: Same pool size as the httpx clients (see ``_transport.DEFAULT_LIMITS``).
 POOL_SIZE: Final = 10
+#: aiohttp rounds a timeout above this many seconds up to a whole second of the loop's clock
+#: (to batch timers); a deadline must fire when it is due, not up to a second late.
+_NO_CEIL: Final = float("inf")
 
 
 def _default_ssl_context() -> ssl.SSLContext:
@@ -77,11 +81,13 @@ class AiohttpTransport:
 
     def __init__(self, timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> None:
         self._timeout = aiohttp.ClientTimeout(
-            total=None,  # the engine's deadline covers the whole search
+            total=None,  # set per request: what is left of the search's deadline
             connect=timeout.pool,
             sock_connect=timeout.connect,
             sock_read=timeout.read,
+            ceil_threshold=_NO_CEIL,
         )
+        self._phases = (timeout.pool, timeout.read, timeout.connect)
         self._verify = verify
         self._ssl: ssl.SSLContext | bool | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -129,12 +135,29 @@ class AiohttpTransport:
         return session
 
     async def exchange(
-        self, request: HttpRequest, cap: int
+        self, request: HttpRequest, cap: int, deadline: float
     ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
         """Send one request (no redirects followed); return status, headers, body, URL and
-        the ``Location`` of a redirect (its body is then not read)."""
+        the ``Location`` of a redirect (its body is then not read).
+
+        ``deadline`` (``time.monotonic()``) bounds the whole exchange, body included: it is
+        aiohttp's own ``total`` timeout for this request, the one timer aiohttp arms per
+        request anyway, so the engine needs no ``asyncio.timeout`` of its own on this path.
+        """
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise httpx.ReadTimeout("the total deadline of the search has passed")
+        connect, read, sock_connect = self._phases
+        timeout = aiohttp.ClientTimeout(
+            total=left, connect=connect, sock_read=read, sock_connect=sock_connect,
+            ceil_threshold=_NO_CEIL,
+        )  # fmt: skip
         session = self.session()
-        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": False}
+        kwargs: dict[str, Any] = {
+            "headers": request.headers,
+            "allow_redirects": False,
+            "timeout": timeout,
+        }
         proxy = self._proxy_for(request.url)
         if proxy is not None:
             kwargs["proxy"] = proxy
