@@ -417,8 +417,8 @@ def test_escaped_highlight_markers_are_removed() -> None:
 
 @pytest.mark.parametrize("ascii_json", [False, True])
 def test_the_text_path_removes_raw_and_escaped_markers(ascii_json: bool) -> None:
-    # Raw UTF-8 markers are removed from the body's bytes before parsing; escaped ones
-    # (\\ue000 in ASCII JSON) only appear after decoding and are removed field by field.
+    # The text path reads only three fields; raw UTF-8 markers and escaped ones (\\ue000
+    # in ASCII JSON) must both be gone from them, as from the native pages.
     content = json.dumps(FULL, ensure_ascii=ascii_json).encode()
     assert (b"\\ue000" in content) is ascii_json
     assert ("\ue000".encode() in content) is not ascii_json

@@ -154,22 +154,15 @@ LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
 
 
 def load_json_body(
-    response: HttpResponse,
-    provider: str,
-    *,
-    what: str = "search response",
-    content: bytes | None = None,
+    response: HttpResponse, provider: str, *, what: str = "search response"
 ) -> dict[str, Any]:
     """A 2xx body as a JSON object (a leading byte-order mark is fine).
-
-    ``content`` replaces the response body (e.g. after a connector's byte-level cleanup).
 
     Raises:
         ResponseFormatError: The body is empty, not JSON, nested beyond reason, or not an
             object.
     """
-    if content is None:
-        content = response.content
+    content = response.content
     if not content.strip():
         raise ResponseFormatError(
             f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",

@@ -178,11 +178,6 @@ def _no_markers(value: str | None) -> str | None:
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
 
 
-# The markers' UTF-8 bytes: a valid UTF-8 body holds them only as these characters.
-_OPEN_BYTES: Final = "\ue000".encode()
-_CLOSE_BYTES: Final = "\ue001".encode()
-
-
 def _unmarked(value: str) -> str:
     # _no_markers for text_items (never None there), one call per field.
     if "\ue000" in value or "\ue001" in value:
@@ -663,14 +658,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
 
         def parse(response: HttpResponse) -> SearchResults[BingWebPage]:
             status = response.status_code
-            content = response.content
-            if text and (_OPEN_BYTES in content or _CLOSE_BYTES in content):
-                # Every title and snippet carries markers: removed from the UTF-8 body in
-                # two passes rather than from each field after decoding (several times
-                # cheaper), and the decoded strings come out ASCII-only, cheaper still.
-                # _unmarked still checks each field (a marker written as a \u escape).
-                content = content.replace(_OPEN_BYTES, b"").replace(_CLOSE_BYTES, b"")
-            body = load_json_body(response, provider, content=content)
+            body = load_json_body(response, provider)
             metadata: dict[str, Any] = {}
             trace = response.headers.get("bingapis-traceid")
             if trace:
