@@ -42,6 +42,7 @@ POOL_SIZE: Final = 10
 #: aiohttp rounds a timeout above this many seconds up to a whole second of the loop's clock
 #: (to batch timers); a deadline must fire when it is due, not up to a second late.
 _NO_CEIL: Final = float("inf")
+_MAX_PROXY_KEYS: Final = 64
 
 
 def _default_ssl_context() -> ssl.SSLContext:
@@ -93,18 +94,23 @@ class AiohttpTransport:
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: set[asyncio.Task[None]] = set()
-        self._proxies: dict[tuple[str, str], str | None] = {}
+        self._proxies: dict[str, str | None] = {}
 
     def _proxy_for(self, url: str) -> str | None:
+        # Keyed by the URL as given (a connector sends to one or two): no parsing per request.
+        try:
+            return self._proxies[url]
+        except KeyError:
+            pass
         split = urllib.parse.urlsplit(url)
-        key = (split.scheme, split.hostname or "")
-        if key not in self._proxies:
-            proxies = urllib.request.getproxies_environment()
-            proxy = proxies.get(split.scheme) or proxies.get("all")
-            if proxy and urllib.request.proxy_bypass(key[1]):
-                proxy = None
-            self._proxies[key] = proxy or None
-        return self._proxies[key]
+        proxies = urllib.request.getproxies_environment()
+        proxy = proxies.get(split.scheme) or proxies.get("all")
+        if proxy and urllib.request.proxy_bypass(split.hostname or ""):
+            proxy = None
+        if len(self._proxies) >= _MAX_PROXY_KEYS:
+            self._proxies.clear()  # e.g. many redirect targets: stay small
+        self._proxies[url] = proxy or None
+        return proxy or None
 
     def session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
