@@ -352,8 +352,17 @@ def text_items(
 
 
 def unescaped_text(value: str) -> str:
-    """A title or text without markers, decorations or HTML entities (``text_items``)."""
-    return clean_text(value, unescape=True)  # type: ignore[return-value]
+    """A title or text without markers, decorations or HTML entities (``text_items``).
+
+    ``clean_text(value, unescape=True)`` for a string, in one call per field.
+    """
+    if "\ue000" in value or "\ue001" in value:
+        value = _HIGHLIGHT.sub("", value)
+    if "<" in value:
+        value = _DECORATION.sub("", value)
+    if "&" in value:
+        value = html.unescape(value)
+    return value
 
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
