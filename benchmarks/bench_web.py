@@ -22,7 +22,8 @@ Usage::
     python benchmarks/bench_web.py --quick         # fewer searches
     python benchmarks/bench_web.py --provider brave  # BraveTextSearch and a 10-result Brave body
     python benchmarks/bench_web.py --sync          # blocking twins: engine vs bare httpx.Client,
-                                                   # from 1 and 16 threads (floor: httpx.Client)
+                                                   # httpx2.Client and urllib3.PoolManager
+                                                   # (when installed), from 1 and 16 threads
     python benchmarks/bench_web.py --check         # exit 1 if the fast path costs more than
                                                    # 1.5x the floor's CPU, or opens connections
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import resource
@@ -347,6 +349,33 @@ def run_sync_client(
             return len(rows_of(json.loads(response.content)))
 
         close = client.close
+    elif kind == "httpx2-sync":
+        # The maintained fork (test extra): the same bare client, pool sized like httpx's.
+        import httpx2
+
+        client2 = httpx2.Client(
+            limits=httpx2.Limits(max_connections=16, max_keepalive_connections=16)
+        )
+
+        def one() -> int:
+            response = client2.get(url, params=params, headers=headers)
+            return len(rows_of(json.loads(response.content)))
+
+        close = client2.close
+    elif kind == "urllib3-sync":
+        # urllib3's PoolManager (what requests sits on): a bare, thread-safe blocking pool.
+        import urllib.parse
+
+        import urllib3
+
+        manager = urllib3.PoolManager(maxsize=16, block=True, ca_certs=cafile)
+        full = url + "?" + urllib.parse.urlencode(params)
+
+        def one() -> int:
+            response = manager.request("GET", full, headers=headers)
+            return len(rows_of(json.loads(response.data)))
+
+        close = manager.clear
     else:
         connector = make_connector(provider, url)
 
@@ -545,7 +574,12 @@ def main() -> int:
     kinds: tuple[str, ...] = ("aiohttp", "httpx", "engine", "engine-fast")
     levels = (1, 50)
     if args.sync:
+        # The floor is the bare httpx.Client the engine uses; the alternatives a blocking
+        # engine could use instead are measured when installed.
         kinds, levels = ("httpx-sync", "engine-sync"), (1, 16)
+        for module, kind in (("httpx2", "httpx2-sync"), ("urllib3", "urllib3-sync")):
+            if importlib.util.find_spec(module) is not None:
+                kinds += (kind,)
     floor_kind = kinds[0]
     rows = []
     failed = False

@@ -115,6 +115,7 @@ __all__ = [
 
 logger = logging.getLogger("textsearch")
 _TIMEOUT_ERRORS: Final = (TimeoutError, asyncio.TimeoutError)
+_DEADLINE_SLACK: Final = 0.005
 
 
 class HttpEngine(ExchangeMixin):
@@ -306,14 +307,13 @@ class HttpEngine(ExchangeMixin):
             SearchTimeoutError: No answer in time after the retries, or past ``deadline``.
         """
         fast = self._fast_path()
-        exchange: Callable[
-            [_Send, _Attempt], Awaitable[tuple[int, Mapping[str, str], bytes, object]]
-        ]
-        if fast is None:
-            exchange = partial(self._exchange_async, self.async_client())
-        else:
-            exchange = partial(self._exchange_fast, fast)
         state = _Send(request, time.monotonic() + self.deadline)
+        if fast is not None:
+            # aiohttp bounds each exchange by what is left of the deadline (its per-request
+            # total timeout); waits between attempts end before it (_after_attempt) and
+            # parsing does not wait: no asyncio.timeout needed, a timer less per search.
+            return await self._send_async(partial(self._exchange_fast, fast), state, parse)
+        exchange = partial(self._exchange_async, self.async_client())
         try:
             return await _within(self._send_async(exchange, state, parse), state.deadline)
         except _TIMEOUT_ERRORS as exc:
@@ -423,7 +423,9 @@ class HttpEngine(ExchangeMixin):
         else:
             retryable = isinstance(error, RETRY_EXCEPTIONS)
         now = time.monotonic()
-        if isinstance(error, httpx.TimeoutException) and now >= state.deadline:
+        # A transport's timer armed for the deadline may fire a hair before this clock says
+        # it is due: a timeout that close to the deadline is the deadline.
+        if isinstance(error, httpx.TimeoutException) and now >= state.deadline - _DEADLINE_SLACK:
             final: TextSearchError = self._deadline_error(state)
         else:
             if retryable and attempt <= self.max_retries:

@@ -80,7 +80,6 @@ else:  # pragma: no cover - Python 3.10
         return await asyncio.wait_for(coro, max(0.0, deadline - time.monotonic()))
 
 
-
 class ExchangeMixin:
     """The transport-facing half of :class:`~textsearch._http.HttpEngine`."""
 
@@ -256,7 +255,7 @@ class ExchangeMixin:
         while True:
             try:
                 status, headers, content, url, location = await fast.exchange(
-                    state.request, self.max_response_bytes
+                    state.request, self.max_response_bytes, state.deadline
                 )
             except UnicodeEncodeError:
                 raise InvalidRequestError(
@@ -269,4 +268,3 @@ class ExchangeMixin:
                 self._next_hop(state, status, location)
                 continue
             return status, headers, content, url
-

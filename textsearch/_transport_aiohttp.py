@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import ssl
+import time
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
@@ -38,6 +39,10 @@ __all__ = ["AiohttpTransport"]
 USER_AGENT: Final = "textsearch (aiohttp)"
 #: Same pool size as the httpx clients (see ``_transport.DEFAULT_LIMITS``).
 POOL_SIZE: Final = 10
+#: aiohttp rounds a timeout above this many seconds up to a whole second of the loop's clock
+#: (to batch timers); a deadline must fire when it is due, not up to a second late.
+_NO_CEIL: Final = float("inf")
+_MAX_PROXY_KEYS: Final = 64
 
 
 def _default_ssl_context() -> ssl.SSLContext:
@@ -77,28 +82,35 @@ class AiohttpTransport:
 
     def __init__(self, timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> None:
         self._timeout = aiohttp.ClientTimeout(
-            total=None,  # the engine's deadline covers the whole search
+            total=None,  # set per request: what is left of the search's deadline
             connect=timeout.pool,
             sock_connect=timeout.connect,
             sock_read=timeout.read,
+            ceil_threshold=_NO_CEIL,
         )
+        self._phases = (timeout.pool, timeout.read, timeout.connect)
         self._verify = verify
         self._ssl: ssl.SSLContext | bool | None = None
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: set[asyncio.Task[None]] = set()
-        self._proxies: dict[tuple[str, str], str | None] = {}
+        self._proxies: dict[str, str | None] = {}
 
     def _proxy_for(self, url: str) -> str | None:
+        # Keyed by the URL as given (a connector sends to one or two): no parsing per request.
+        try:
+            return self._proxies[url]
+        except KeyError:
+            pass
         split = urllib.parse.urlsplit(url)
-        key = (split.scheme, split.hostname or "")
-        if key not in self._proxies:
-            proxies = urllib.request.getproxies_environment()
-            proxy = proxies.get(split.scheme) or proxies.get("all")
-            if proxy and urllib.request.proxy_bypass(key[1]):
-                proxy = None
-            self._proxies[key] = proxy or None
-        return self._proxies[key]
+        proxies = urllib.request.getproxies_environment()
+        proxy = proxies.get(split.scheme) or proxies.get("all")
+        if proxy and urllib.request.proxy_bypass(split.hostname or ""):
+            proxy = None
+        if len(self._proxies) >= _MAX_PROXY_KEYS:
+            self._proxies.clear()  # e.g. many redirect targets: stay small
+        self._proxies[url] = proxy or None
+        return proxy or None
 
     def session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -129,12 +141,29 @@ class AiohttpTransport:
         return session
 
     async def exchange(
-        self, request: HttpRequest, cap: int
+        self, request: HttpRequest, cap: int, deadline: float
     ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
         """Send one request (no redirects followed); return status, headers, body, URL and
-        the ``Location`` of a redirect (its body is then not read)."""
+        the ``Location`` of a redirect (its body is then not read).
+
+        ``deadline`` (``time.monotonic()``) bounds the whole exchange, body included: it is
+        aiohttp's own ``total`` timeout for this request, the one timer aiohttp arms per
+        request anyway, so the engine needs no ``asyncio.timeout`` of its own on this path.
+        """
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise httpx.ReadTimeout("the total deadline of the search has passed")
+        connect, read, sock_connect = self._phases
+        timeout = aiohttp.ClientTimeout(
+            total=left, connect=connect, sock_read=read, sock_connect=sock_connect,
+            ceil_threshold=_NO_CEIL,
+        )  # fmt: skip
         session = self.session()
-        kwargs: dict[str, Any] = {"headers": request.headers, "allow_redirects": False}
+        kwargs: dict[str, Any] = {
+            "headers": request.headers,
+            "allow_redirects": False,
+            "timeout": timeout,
+        }
         proxy = self._proxy_for(request.url)
         if proxy is not None:
             kwargs["proxy"] = proxy

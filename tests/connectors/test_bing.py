@@ -415,6 +415,27 @@ def test_escaped_highlight_markers_are_removed() -> None:
     assert "\ue000" not in (pages[0].snippet or "")
 
 
+@pytest.mark.parametrize("ascii_json", [False, True])
+def test_the_text_path_removes_raw_and_escaped_markers(ascii_json: bool) -> None:
+    # The text path reads only three fields; raw UTF-8 markers and escaped ones (\\ue000
+    # in ASCII JSON) must both be gone from them, as from the native pages.
+    content = json.dumps(FULL, ensure_ascii=ascii_json).encode()
+    assert (b"\\ue000" in content) is ascii_json
+    assert ("\ue000".encode() in content) is not ascii_json
+    with respx.mock() as mock:
+        mock.get(ENDPOINT).respond(200, content=content)
+        texts = run("sync", "get_text_search_results", "q")
+        pages = run("sync", "get_web_pages", "q")
+    assert texts[0] == TextSearchResult(
+        name="Transports - HTTPX",
+        value="HTTPX's Client also accepts a transport argument ... retries=3 ...",
+        link=pages[0].url,
+    )
+    assert list(texts) == [
+        TextSearchResult(name=p.name, value=p.snippet, link=p.url) for p in pages
+    ]
+
+
 def test_html_decorations_are_removed() -> None:
     decorated = {
         "_type": "SearchResponse",

@@ -268,22 +268,34 @@ def validate_items(
     return results, skipped
 
 
+# Slot setters of pydantic's BaseModel: the trusted build below fills a TextSearchResult the
+# way base.trusted_text_search_result does, without a function call and four attribute
+# look-ups per result (a page maps ten or more per search).
+_SET_DICT: Final = BaseModel.__dict__["__dict__"].__set__
+_SET_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA: Final = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE: Final = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
 def text_items(
     items: object,
     fields: tuple[str, str, str],
-    make: Callable[[str | None, str | None, str | None], TextSearchResult],
+    clean: Callable[[str], str] | None,
     *,
     top: int,
     provider: str,
     status: int,
-    unescape: bool = False,
+    ignore_nulls: bool = False,
 ) -> tuple[list[TextSearchResult], int]:
     """Like :func:`validate_items`, straight to ``TextSearchResult``s: only the three fields
     that are used (title, text, link) are read and checked (each a string or null).
 
     A result whose other fields are odd is kept (they are not used here); one whose title,
-    text or link is not text is skipped and counted. ``make`` cleans and builds the result;
-    ``unescape`` undoes HTML entities (asked-for decorations).
+    text or link is not text is skipped and counted (a ``null`` item too, unless
+    ``ignore_nulls``: a provider whose native model drops them). ``clean``
+    removes markup from a title or text (the link is kept as sent). The results are built
+    without validating them again (see :func:`~textsearch.base.trusted_text_search_result`):
+    each field is a ``str`` or ``None``, checked here.
     """
     if items is None:
         return [], 0
@@ -296,25 +308,39 @@ def text_items(
         )
     first, second, third = fields
     results: list[TextSearchResult] = []
+    append = results.append
+    new = object.__new__
+    cls = TextSearchResult
     skipped = 0
     for item in items:
         if len(results) >= top:
             break
         if type(item) is not dict:
-            skipped += 1
+            if item is not None or not ignore_nulls:
+                skipped += 1
             continue
         a, b, c = item.get(first), item.get(second), item.get(third)
-        if (
-            (a is not None and type(a) is not str)
-            or (b is not None and type(b) is not str)
-            or (c is not None and type(c) is not str)
-        ):
+        if a is not None:
+            if type(a) is not str:
+                skipped += 1
+                continue
+            if clean is not None:
+                a = clean(a)
+        if b is not None:
+            if type(b) is not str:
+                skipped += 1
+                continue
+            if clean is not None:
+                b = clean(b)
+        if c is not None and type(c) is not str:
             skipped += 1
             continue
-        if unescape:
-            a = clean_text(a, unescape=True)
-            b = clean_text(b, unescape=True)
-        results.append(make(a, b, c))
+        result = new(cls)
+        _SET_DICT(result, {"name": a, "value": b, "link": c})
+        _SET_FIELDS_SET(result, {"name", "value", "link"})
+        _SET_EXTRA(result, None)
+        _SET_PRIVATE(result, None)
+        append(result)
     if skipped and not results:
         raise ResponseFormatError(
             f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
@@ -323,6 +349,20 @@ def text_items(
             status_code=status,
         )
     return results, skipped
+
+
+def unescaped_text(value: str) -> str:
+    """A title or text without markers, decorations or HTML entities (``text_items``).
+
+    ``clean_text(value, unescape=True)`` for a string, in one call per field.
+    """
+    if "\ue000" in value or "\ue001" in value:
+        value = _HIGHLIGHT.sub("", value)
+    if "<" in value:
+        value = _DECORATION.sub("", value)
+    if "&" in value:
+        value = html.unescape(value)
+    return value
 
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}

@@ -70,6 +70,7 @@ from textsearch.connectors._web import (
     load_json_object,
     object_field,
     text_items,
+    unescaped_text,
     validate_items,
 )
 from textsearch.errors import (
@@ -177,8 +178,18 @@ def _no_markers(value: str | None) -> str | None:
 _Text = Annotated[str | None, AfterValidator(_no_markers)]
 
 
-def _to_text(name: str | None, snippet: str | None, url: str | None) -> TextSearchResult:
-    return trusted_text_search_result(_no_markers(name), _no_markers(snippet), url)
+def _unmarked(value: str) -> str:
+    # _no_markers for text_items (never None there), one call per field.
+    if "\ue000" in value or "\ue001" in value:
+        value = value.replace("\ue000", "").replace("\ue001", "")
+    if "<" in value:
+        value = clean_text(value)  # type: ignore[assignment]
+    return value
+
+
+def _unescaped_unmarked(value: str) -> str:
+    # Asked-for decorations (textFormat=HTML): entities undone, then markup removed again.
+    return _unmarked(unescaped_text(value))
 
 
 class BingDeepLink(WireModel):
@@ -672,8 +683,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             pages: list[Any]
             if text:
                 pages, skipped = text_items(
-                    answer.get("value"), ("name", "snippet", "url"), _to_text, top=top,
-                    provider=provider, status=status, unescape=decorated,
+                    answer.get("value"), ("name", "snippet", "url"),
+                    _unescaped_unmarked if decorated else _unmarked, top=top,
+                    provider=provider, status=status,
                 )  # fmt: skip
             else:
                 pages, skipped = validate_items(

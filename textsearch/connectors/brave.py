@@ -49,6 +49,7 @@ from textsearch.connectors._web import (
     load_json_object,
     object_field,
     text_items,
+    unescaped_text,
     validate_body,
     validate_items,
 )
@@ -536,14 +537,9 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                     metadata["filtered_out"] = len(items) - len(kept)
                 items = kept
             results, skipped = text_items(
-                [item for item in items if item is not None] if isinstance(items, list) else items,
-                ("title", "description", "url"),
-                trusted_text_search_result,
-                top=top,
-                provider=provider,
-                status=status,
-                unescape=True,
-            )
+                items, ("title", "description", "url"), unescaped_text, top=top,
+                provider=provider, status=status, ignore_nulls=True,
+            )  # fmt: skip
             if skipped:
                 metadata["skipped"] = skipped
             return SearchResults(results, None, metadata)
