@@ -225,3 +225,26 @@ def test_query_with_a_lone_surrogate_is_rejected_before_fetching() -> None:
     with pytest.raises(InvalidRequestError, match="Unicode"):
         search.search_sync("hel\ud800lo")
     assert search.fetched == []
+
+
+def test_kept_plain_options_never_let_a_bad_value_through() -> None:
+    # Options from plain shortcuts are kept and reused; True == 1 must not find the kept
+    # top=1 entry (a bool is refused as a count), and every refusal stays a refusal.
+    from textsearch.base import resolve_options
+
+    _, one = resolve_options("q", None, {"top": 1}, max_top=50)
+    _, again = resolve_options("q", None, {"top": 1}, max_top=50)
+    assert one == SearchOptions(top=1) and again is one
+    for bad in (True, 2.5, 0, -1):
+        for _ in range(2):
+            with pytest.raises(InvalidRequestError):
+                resolve_options("q", None, {"top": bad}, max_top=50)
+    with pytest.raises(InvalidRequestError):
+        resolve_options("q", None, {"top": 51}, max_top=50)
+    with pytest.raises(InvalidRequestError):
+        resolve_options("q", None, {"tpo": 3}, max_top=50)
+    _, flagged = resolve_options("q", None, {"include_total_count": True, "skip": 3}, max_top=50)
+    assert (flagged.include_total_count, flagged.skip, flagged.top) == (True, 3, 5)
+    search_filter = TextSearchFilter().equal_to("site", "a.com")
+    _, filtered = resolve_options("q", None, {"filter": search_filter, "top": 1}, max_top=50)
+    assert filtered.filter is search_filter and filtered is not one

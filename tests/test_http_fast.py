@@ -141,6 +141,42 @@ def test_a_307_keeps_the_post_body() -> None:
     assert second.method == "POST" and second.body == first.body
 
 
+@pytest.mark.parametrize("transport", ["httpx", "aiohttp"])
+def test_a_json_post_says_it_is_json_on_every_transport(transport: str) -> None:
+    # The fast path once skipped aiohttp's Content-Type for JSON bodies: Tavily, Exa and
+    # Bocha got a JSON body without "Content-Type: application/json".
+    ok = {"code": 200, "data": {"webPages": {"value": []}}}
+    with serve(Reply(200, ok)) as server:
+        connector = BochaTextSearch(KEY, base_url=server.url, transport=transport)
+
+        async def go() -> Any:
+            async with connector:
+                return await connector.search("q")
+
+        assert len(asyncio.run(go())) == 0
+    (request,) = server.requests
+    assert request.method == "POST"
+    assert request.headers["content-type"] == "application/json"
+    assert json.loads(request.body)["query"] == "q"
+    assert request.headers["accept-encoding"] == "gzip, deflate"
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_a_retry_gets_only_what_is_left_of_the_deadline() -> None:
+    # The first attempt runs under the session's total (the whole deadline); an attempt
+    # after a wait must be bounded by what is left, not by a fresh whole deadline.
+    slow = Reply(200, BING_OK, delay=5.0)
+    with serve(slow) as server:
+        server.enqueue(Reply(503, {"errors": [{"code": "ServerError"}]}, {"Retry-After": "1"}))
+        started = time.monotonic()
+        with pytest.raises(SearchTimeoutError) as info:
+            run(fast(server.url, deadline=2.0, timeout=30.0, max_retries=2, max_retry_wait=5))
+        elapsed = time.monotonic() - started
+    assert 1.9 <= elapsed < 2.8
+    assert "deadline" in str(info.value)
+    assert len(server.requests) == 2
+
+
 def test_an_echoed_key_is_scrubbed(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     with serve(ECHO_BING) as server:

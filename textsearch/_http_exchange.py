@@ -92,6 +92,7 @@ class ExchangeMixin:
     _fast: Any
     _fast_checked: bool
     _verify: Any
+    deadline: float
     _async_client: Any
     _owns_async: bool
 
@@ -245,7 +246,7 @@ class ExchangeMixin:
             if not injected and wants_aiohttp(self.transport):
                 from textsearch._transport_aiohttp import AiohttpTransport
 
-                self._fast = AiohttpTransport(self.timeout, self._verify)
+                self._fast = AiohttpTransport(self.timeout, self._verify, self.deadline)
         return self._fast
 
     async def _exchange_fast(

@@ -75,6 +75,30 @@ class TextSearch(Protocol):
         ...
 
 
+#: Options built from plain shortcuts (``top=10``...), kept: SearchOptions are frozen values,
+#: and validating the same two fields on every search costs more than the rest of building
+#: a web request. Bounded; a filter is never part of a kept entry.
+_PLAIN_OPTIONS: dict[tuple[tuple[str, type, object], ...], SearchOptions] = {}
+_PLAIN_OPTIONS_MAX = 256
+
+
+def _plain_options(kwargs: dict[str, Any]) -> SearchOptions:
+    key: list[tuple[str, type, object]] = []
+    for name, value in kwargs.items():
+        kind = type(value)
+        if kind is not int and kind is not bool:  # the type is part of the key: True == 1
+            return SearchOptions(**kwargs)
+        key.append((name, kind, value))
+    frozen = tuple(key)
+    found = _PLAIN_OPTIONS.get(frozen)
+    if found is None:
+        found = SearchOptions(**kwargs)  # raises InvalidRequestError; nothing is kept then
+        if len(_PLAIN_OPTIONS) >= _PLAIN_OPTIONS_MAX:
+            _PLAIN_OPTIONS.clear()
+        _PLAIN_OPTIONS[frozen] = found
+    return found
+
+
 def resolve_options(
     query: object, options: SearchOptions | None, kwargs: dict[str, Any], *, max_top: int
 ) -> tuple[str, SearchOptions]:
@@ -95,8 +119,10 @@ def resolve_options(
         raise InvalidRequestError("query must be valid Unicode text (it has a lone surrogate)")
     if options is not None and not isinstance(options, SearchOptions):
         raise InvalidRequestError(f"options must be a SearchOptions, not {type(options).__name__}")
-    base = options if options is not None else SearchOptions()
-    effective = base.with_updates(**kwargs) if kwargs else base
+    if options is None:
+        effective = _plain_options(kwargs)
+    else:
+        effective = options.with_updates(**kwargs) if kwargs else options
     if effective.top > max_top:
         raise InvalidRequestError(
             f"top={effective.top} is above this connector's maximum of {max_top}"
