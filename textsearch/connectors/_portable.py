@@ -238,6 +238,10 @@ def safe_search_level(value: object, owner: str) -> str:
     return text
 
 
+#: The portable part of no filter (frozen: one for all).
+_NO_PORTABLE: Final = PortableFilter()
+
+
 def split_filter(
     search_filter: TextSearchFilter | None,
     owner: str,
@@ -259,7 +263,7 @@ def split_filter(
             or ``site`` clauses with no domain in common.
     """
     if not search_filter:
-        return PortableFilter(), []
+        return _NO_PORTABLE, []
     supported = set(portable) | set(native)
     site: tuple[str, ...] | None = None
     exclude: list[str] = []

