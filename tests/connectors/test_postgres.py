@@ -540,7 +540,7 @@ def test_partial_matches_follow_whole_matches_across_pages(pg_dsn: str, pg_table
     assert set(everything[:3]) == {"w0", "w1", "w2"} and set(everything[3:]) == {"p0", "p1"}
 
 
-def test_a_passage_of_a_few_hundred_words_stays_in_its_row(pg_dsn: str, pg_table: str) -> None:
+def test_a_long_passage_stays_in_its_row_vector_first(pg_dsn: str, pg_table: str) -> None:
     # Ranking reads the vector of every candidate: it must be neither compressed nor out of
     # line for an ordinary passage, and the text (read for the page's rows) stays in the row.
     syllables = ["bal", "dre", "kus", "mak", "pe", "tor", "lon", "zen", "quo", "vi", "sha"]
@@ -562,5 +562,15 @@ def test_a_passage_of_a_few_hundred_words_stays_in_its_row(pg_dsn: str, pg_table
             "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = %s::regclass",
             (f'"{pg_table}"',),
         ).fetchone()[0]
+        columns = [
+            row[0]
+            for row in conn.execute(
+                "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
+                "ORDER BY attnum",
+                (f'"{pg_table}"',),
+            )
+        ]
     assert vector_bytes > 2000 and compressed is None
     assert toast == 0
+    # Ranking reads the vector of every candidate: it comes before the wide columns.
+    assert columns.index("search_vector") < columns.index("text") < columns.index("metadata")
