@@ -466,7 +466,7 @@ _PARTIAL = """
     WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
       AND {vec} @@ q.q_partial{where} LIMIT %(cap)s
 """
-# Scores: whole-query matches in (1, 2), partial ones in (0, 1).
+# Scores: whole-query matches in [1, 2), partial ones in [0, 1).
 _TOP_ALL = """
   SELECT row_id, doc, {score} AS score FROM ({candidates}) AS c
   ORDER BY score DESC, row_id LIMIT %(need)s
