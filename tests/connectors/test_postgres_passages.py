@@ -134,6 +134,33 @@ def test_one_per_document_collapses_to_the_best_passage(pg_dsn: str, pg_table: s
         assert [d.id for d in best.get_search_results_sync("walrus", top=1, skip=1)] == ["b"]
 
 
+@pytest.mark.parametrize("cap", [1000, 4])
+def test_one_per_document_pages_across_both_tiers(pg_dsn: str, pg_table: str, cap: int) -> None:
+    # "a" has a whole-query passage and the best partial one: each tier keeps only its best
+    # top + skip documents, and a's partial passage must not take the place of another
+    # document on a later page. With a cap of 4, the tiers rank 4 candidates each.
+    docs = [
+        {"id": "a", "text": "## One\n\nokapi zebra\n\n## Two\n\nokapi okapi okapi okapi okapi"},
+        {"id": "b", "text": "okapi zebra zebra"},
+        {"id": "c", "text": "okapi okapi okapi"},
+        {"id": "d", "text": "zebra zebra"},
+        {"id": "e", "text": "okapi and more"},
+    ]
+    with PostgresTextSearch(pg_dsn, table=pg_table) as writer:
+        writer.create_schema_sync()
+        writer.add_documents_sync(docs, chunk=True)
+    with PostgresTextSearch(
+        pg_dsn, table=pg_table, one_per_document=True, max_candidates=cap
+    ) as best:
+        everything = [d.id for d in best.get_search_results_sync("okapi zebra", top=10)]
+        pages = [
+            [d.id for d in best.get_search_results_sync("okapi zebra", top=2, skip=skip)]
+            for skip in (0, 2, 4)
+        ]
+    assert sorted(everything[:2]) == ["a", "b"] and sorted(everything[2:]) == ["c", "d", "e"]
+    assert pages[0] + pages[1] + pages[2] == everything
+
+
 def test_get_document_returns_the_whole_document_by_id_or_link(search: PostgresTextSearch) -> None:
     search.add_documents_sync(
         [

@@ -295,11 +295,20 @@ class Builder:
             if self.spec.passage_columns
             else "0, NULL::text, NULL::text, NULL::int"
         )
-        statement = sql.SQL(
-            _SEARCH_TEMPLATE.replace("{where}", "{where}{exclude}").replace(
-                "{ranked}", _RANKED_BEST if self.one_per_document else _RANKED_ALL
-            )
-        ).format(
+        top = _TOP_BEST if self.one_per_document else _TOP_ALL
+        tiers = {
+            "{top_whole}": top.replace("{score}", "1 + rank / (1 + rank)").replace(
+                "{candidates}", _WHOLE
+            ),
+            "{top_partial}": top.replace("{score}", "rank / (1 + rank)").replace(
+                "{candidates}", _PARTIAL
+            ),
+            "{ranked}": _RANKED_BEST if self.one_per_document else _RANKED_ALL,
+        }
+        template = _SEARCH_TEMPLATE
+        for name, text in tiers.items():
+            template = template.replace(name, text)
+        statement = sql.SQL(template.replace("{where}", "{where}{exclude}")).format(
             query_cte=self._query_cte(),
             table=self.table,
             vec=self.vector(),
@@ -308,7 +317,6 @@ class Builder:
             exclude=exclude,
             id=self.col(self.spec.id_column),
             doc=self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
-            found=sql.SQL("count(DISTINCT doc)" if self.one_per_document else "count(*)"),
             name=self.col(self.spec.name_column),
             value=self.col(self.spec.value_column),
             link=self.col(self.spec.link_column),
@@ -419,44 +427,65 @@ kept AS (
   SELECT term FROM terms
   WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT common)
 ),
-q AS (
+q0 AS (
   SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
          (SELECT string_agg(term, ' | ')::tsquery FROM kept) AS q_any,
          (SELECT count(*) FROM terms) AS n_terms
-)"""
+),
+q AS (SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms FROM q0)"""
 
 
 # Candidates: documents matching the whole websearch query (up to the cap), then documents with
 # only some of the words (up to the cap). The second tier is skipped when the first fills the
 # page (whole-query matches rank first, so no partial match could show) and for a one-word
 # query (the tiers are the same): scanning for partial matches of common words is what costs.
-# Each candidate is ranked where it is read (only its row id and score are kept); only the
-# page's rows are read in full and get a headline.
+# Each candidate is ranked where it is read, and each tier keeps only its best `need` rows
+# (top + skip; with one_per_document, the best passage of its best `need` documents): only
+# those are stored and merged, not every ranked candidate. Only the page's rows are read in
+# full.
 _SEARCH_TEMPLATE = """
 WITH {query_cte},
-whole AS (
-  SELECT {key} AS row_id, {doc} AS doc, 1 + x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
-    LATERAL (SELECT {rank}({vec}, q.q_any) AS rank) AS x
-  WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
-),
-partial AS (
-  SELECT {key} AS row_id, {doc} AS doc, x.rank / (1 + x.rank) AS score FROM {table} AS d, q,
-    LATERAL (SELECT {rank}({vec}, q.q_any) AS rank) AS x
-  WHERE q.n_terms > 1 AND (SELECT {found} FROM whole) < %(need)s
-    AND {vec} @@ q.q_any AND NOT ({vec} @@ q.q_all){where} LIMIT %(cap)s
-),
+whole AS ({top_whole}),
+partial AS ({top_partial}),
 ranked AS ({ranked})
 SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns}
 FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id
 ORDER BY r.score DESC, r.row_id
+"""
+# The capped candidates of one tier, ranked: rank is computed once per row in the inner
+# query (its LIMIT keeps it from being merged into the outer one).
+_WHOLE = """
+    SELECT {key} AS row_id, {doc} AS doc, {rank}({vec}, q.q_any) AS rank FROM {table} AS d, q
+    WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
+"""
+# "Some words but not the whole query" is one tsquery (q_partial = q_any && !!q_all), so the GIN
+# index answers it exactly and whole-query matches never reach the heap; as a filter on each
+# candidate, `NOT (vector @@ q_all)` was ~8% of the server's time in a typical query.
+_PARTIAL = """
+    SELECT {key} AS row_id, {doc} AS doc, {rank}({vec}, q.q_any) AS rank FROM {table} AS d, q
+    WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
+      AND {vec} @@ q.q_partial{where} LIMIT %(cap)s
+"""
+# Scores: whole-query matches in [1, 2), partial ones in [0, 1).
+_TOP_ALL = """
+  SELECT row_id, doc, {score} AS score FROM ({candidates}) AS c
+  ORDER BY score DESC, row_id LIMIT %(need)s
+"""
+# One result per document: its best passage (DISTINCT ON keeps the first row of each document
+# in score order), then the best `need` of those.
+_TOP_BEST = """
+  SELECT row_id, doc, score FROM (
+    SELECT DISTINCT ON (doc) row_id, doc, {score} AS score
+    FROM ({candidates}) AS c ORDER BY doc, score DESC, row_id
+  ) AS b ORDER BY score DESC, row_id LIMIT %(need)s
 """
 _RANKED_ALL = """
   SELECT row_id, score FROM whole UNION ALL SELECT row_id, score FROM partial
   ORDER BY score DESC, row_id
   LIMIT %(top)s OFFSET %(skip)s
 """
-# One result per document: its best passage (DISTINCT ON keeps the first row of each document
-# in score order), then the page of those.
+# A document can have a whole-query passage and a partial one: its best counts. Each tier's
+# best `need` documents are enough: the documents of the page are among them.
 _RANKED_BEST = """
   SELECT row_id, score FROM (
     SELECT DISTINCT ON (doc) row_id, score FROM (
