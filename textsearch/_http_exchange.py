@@ -2,7 +2,7 @@
 
 Split from :mod:`textsearch._http` (which holds the retry loop, the deadline and the error
 mapping): the transport-facing half, one method per transport (httpx async, httpx blocking,
-aiohttp), all sharing the redirect decision and :class:`~textsearch._body.BodyReader`.
+aiohttp, urllib3), all sharing the redirect decision and :class:`~textsearch._body.BodyReader`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from textsearch._http_base import (
     _where,
 )
 from textsearch._redact import scrub
-from textsearch._transport import httpx2_timeout, wants_aiohttp
+from textsearch._transport import httpx2_timeout, wants_aiohttp, wants_urllib3
 from textsearch.errors import InvalidRequestError, ProviderError
 
 __all__ = ["ExchangeMixin"]
@@ -94,6 +94,11 @@ class ExchangeMixin:
     _verify: Any
     _async_client: Any
     _owns_async: bool
+    _sync_client: Any
+    _owns_sync: bool
+    _blocking: Any
+    _blocking_checked: bool
+    _lock: Any
 
     def _timeout_for(self, client: Any) -> httpx.Timeout | None:
         raise NotImplementedError
@@ -255,6 +260,40 @@ class ExchangeMixin:
         while True:
             try:
                 status, headers, content, url, location = await fast.exchange(
+                    state.request, self.max_response_bytes, state.deadline
+                )
+            except UnicodeEncodeError:
+                raise InvalidRequestError(
+                    f"{self.provider}: the query or a filter value contains characters that "
+                    "cannot be sent (e.g. a lone surrogate); clean the text first"
+                ) from None
+            outcome.status = status
+            if location and status in REDIRECT_STATUSES and hops < MAX_REDIRECTS:
+                hops += 1
+                self._next_hop(state, status, location)
+                continue
+            return status, headers, content, url
+
+    def _blocking_path(self) -> Any:
+        """The urllib3 transport when this engine uses it for blocking sends, else ``None``."""
+        if not self._blocking_checked:
+            with self._lock:  # many threads may make the first search at once
+                if not self._blocking_checked:
+                    injected = self._sync_client is not None and not self._owns_sync
+                    if not injected and wants_urllib3(self.transport):
+                        from textsearch._transport_urllib3 import Urllib3Transport
+
+                        self._blocking = Urllib3Transport(self.timeout, self._verify)
+                    self._blocking_checked = True
+        return self._blocking
+
+    def _exchange_blocking(
+        self, transport: Any, state: _Send, outcome: _Attempt
+    ) -> tuple[int, Mapping[str, str], bytes, object]:
+        hops = 0
+        while True:
+            try:
+                status, headers, content, url, location = transport.exchange(
                     state.request, self.max_response_bytes, state.deadline
                 )
             except UnicodeEncodeError:
