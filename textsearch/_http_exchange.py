@@ -293,17 +293,21 @@ class ExchangeMixin:
         hops = 0
         while True:
             try:
-                status, headers, content, url, location = transport.exchange(
-                    state.request, self.max_response_bytes, state.deadline
-                )
+                response, url = transport.send(state.request, state.deadline)
             except UnicodeEncodeError:
                 raise InvalidRequestError(
                     f"{self.provider}: the query or a filter value contains characters that "
                     "cannot be sent (e.g. a lone surrogate); clean the text first"
                 ) from None
-            outcome.status = status
-            if location and status in REDIRECT_STATUSES and hops < MAX_REDIRECTS:
-                hops += 1
-                self._next_hop(state, status, location)
-                continue
-            return status, headers, content, url
+            try:
+                status = outcome.status = response.status
+                headers = response.headers
+                location = headers.get("location")
+                if status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
+                    hops += 1
+                    self._next_hop(state, status, location)
+                    continue
+                content = transport.read(response, self.max_response_bytes, state.deadline)
+                return status, headers, content, url
+            finally:
+                transport.release(response)

@@ -25,7 +25,6 @@ import ssl
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import httpx
@@ -290,14 +289,12 @@ class Urllib3Transport:
         )
         return timeout, wait
 
-    def exchange(
-        self, request: HttpRequest, cap: int, deadline: float
-    ) -> tuple[int, Mapping[str, str], bytes, str, str | None]:
-        """Send one request (no redirects followed); return status, headers, body, URL and
-        the ``Location`` of a redirect (its body is then not read).
+    def send(self, request: HttpRequest, deadline: float) -> tuple[Any, str]:
+        """Send one request (no redirect followed); the response (body unread) and its URL.
 
         Raises ``UnicodeEncodeError`` (before anything is sent) for text that cannot be
-        encoded, and httpx exceptions for every transport failure.
+        encoded, and httpx exceptions for every transport failure. Every response must be
+        handed to :meth:`release`.
         """
         url = request.url
         if request.params:
@@ -328,29 +325,29 @@ class Urllib3Transport:
             )
         except _FAILURES as exc:
             raise _as_httpx_error(exc) from None
-        done = False
+        return response, url
+
+    @staticmethod
+    def read(response: Any, cap: int, deadline: float) -> bytes:
+        """The whole body, decoded and capped (``TooLarge``), read by the deadline."""
+        headers = response.headers
+        reader = BodyReader(cap, headers.get("Content-Encoding"))
+        reader.check_declared(headers.get("Content-Length"))
         try:
-            status = response.status
-            headers_in = response.headers
-            location = headers_in.get("Location")
-            if location is not None and 300 <= status < 400:
-                return status, headers_in, b"", url, location
-            reader = BodyReader(cap, headers_in.get("Content-Encoding"))
-            reader.check_declared(headers_in.get("Content-Length"))
             for chunk in response.stream(_CHUNK, decode_content=False):
                 reader.feed(chunk)
                 if time.monotonic() > deadline:
                     raise httpx.ReadTimeout("the total deadline of the search has passed")
-            content = reader.finish()
-            done = True
-            return status, headers_in, content, url, None
         except _FAILURES as exc:
             raise _as_httpx_error(exc) from None
-        finally:
-            if not done:
-                # A body left unread (a redirect, a cap, a failure) spoils the connection.
-                response.close()
-            response.release_conn()
+        return reader.finish()
+
+    @staticmethod
+    def release(response: Any) -> None:
+        """Give the connection back: kept when its body was read whole, else closed."""
+        if not response.closed:
+            response.close()  # a body left unread (redirect, cap, failure) spoils it
+        response.release_conn()
 
     def close(self) -> None:
         """Close every pooled connection; the transport stays usable (new pools on demand)."""
