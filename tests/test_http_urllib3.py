@@ -1,0 +1,258 @@
+"""The blocking fast path (``transport="urllib3"`` / ``"fast"``): what is its own (#15).
+
+Every behaviour shared with the httpx blocking path (retries, Retry-After, timeouts, the
+deadline against a dripping server, the size cap, redirects, TLS, key scrubbing) runs in
+``tests/test_http.py`` on both transports (mode "urllib3"). Here: choosing it, threads and
+the pool, proxies, trust settings, logs, and connection reuse after an unread body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import subprocess
+import sys
+import threading
+import warnings
+from typing import Any
+
+import httpx
+import httpx2
+import pytest
+
+from tests.emulators.web import Reply, serve
+from tests.test_http import BING_OK, KEY, bing
+from textsearch import (
+    BochaTextSearch,
+    ConfigurationError,
+    InvalidRequestError,
+    ResponseFormatError,
+)
+from textsearch._transport_urllib3 import Urllib3Transport
+
+
+def blocking(connector: Any) -> Any:
+    return connector._engine._blocking_path()
+
+
+def fast_async(connector: Any) -> Any:
+    return connector._engine._fast_path()
+
+
+# -- choosing it -----------------------------------------------------------------------------
+
+
+def test_transport_values_and_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
+    assert isinstance(blocking(bing("http://x", transport="urllib3")), Urllib3Transport)
+    assert fast_async(bing("http://x", transport="urllib3")) is None  # async stays on httpx
+    both = bing("http://x", transport="fast")
+    assert isinstance(blocking(both), Urllib3Transport) and fast_async(both) is not None
+    assert blocking(bing("http://x", transport="aiohttp")) is None
+    assert blocking(bing("http://x", transport="httpx")) is None
+    # urllib3 is imported (by this module), yet auto stays on httpx: respx mocks keep working
+    assert "urllib3" in sys.modules
+    assert blocking(bing("http://x")) is None
+    for value, sync_fast, async_fast in (
+        ("urllib3", True, False),
+        ("fast", True, True),
+        ("aiohttp", False, True),
+        ("httpx", False, False),
+        ("curl", False, False),  # an unknown value in the environment is ignored
+    ):
+        monkeypatch.setenv("TEXTSEARCH_TRANSPORT", value)
+        connector = bing("http://x")
+        assert (blocking(connector) is not None) is sync_fast, value
+        assert (fast_async(connector) is not None) is async_fast, value
+    monkeypatch.setenv("TEXTSEARCH_TRANSPORT", "fast")
+    assert blocking(bing("http://x", transport="httpx")) is None  # the argument wins
+    with pytest.raises(ConfigurationError, match="urllib3"):
+        bing("http://x", transport="curl")
+
+
+@pytest.mark.parametrize("library", ["httpx", "httpx2"])
+def test_an_injected_blocking_client_is_used_as_given(library: str) -> None:
+    client: Any = httpx.Client() if library == "httpx" else httpx2.Client()
+    with serve(Reply(200, BING_OK)) as server:
+        connector = bing(server.url, http_client=client, transport="fast")
+        assert blocking(connector) is None
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+        assert not client.is_closed
+    assert server.requests[0].headers["user-agent"] != "textsearch (urllib3)"
+    client.close()
+    # an injected async client leaves the blocking path to urllib3
+    aclient = httpx.AsyncClient()
+    assert blocking(bing("http://x", http_client=aclient, transport="urllib3")) is not None
+    asyncio.run(aclient.aclose())
+
+
+def test_import_textsearch_and_a_default_sync_search_never_import_urllib3() -> None:
+    code = (
+        "import os, sys, httpx\n"
+        "os.environ.pop('TEXTSEARCH_TRANSPORT', None)\n"
+        "from textsearch import BingTextSearch\n"
+        "c = BingTextSearch('k' * 20,\n"
+        "    http_client=httpx.Client(transport=httpx.MockTransport(\n"
+        "        lambda r: httpx.Response(200, json={'webPages': {'value': []}}))))\n"
+        "c.search_sync('q')\n"
+        "BingTextSearch('k' * 20)._engine._blocking_path()\n"
+        "print('urllib3' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# -- threads and the pool --------------------------------------------------------------------
+
+
+def test_sixteen_threads_share_one_connector_on_at_most_ten_connections() -> None:
+    with serve(Reply(200, BING_OK, delay=0.01)) as server:
+        connector = bing(server.url, transport="urllib3")
+        results: list[int] = []
+        errors: list[BaseException] = []
+        start = threading.Barrier(16)
+
+        def work() -> None:
+            start.wait()
+            try:
+                for _ in range(10):
+                    results.append(len(connector.get_text_search_results_sync("q")))
+            except BaseException as exc:  # reported below, not swallowed
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(16)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        connector.close()
+    assert errors == []
+    assert results == [1] * 160
+    assert len(server.requests) == 160
+    assert 2 <= server.connections <= 10  # threads overlapped, and waited for the pool of 10
+
+
+def test_the_connection_is_reused_unless_a_body_was_left_unread() -> None:
+    with serve(Reply(200, BING_OK)) as server:
+        connector = bing(server.url, transport="urllib3")
+        assert len(connector.search_sync("q")) == 1
+        assert len(connector.search_sync("q")) == 1
+        assert server.connections == 1
+        server.enqueue(Reply(200, oversize=11 * 1024 * 1024))
+        with pytest.raises(ResponseFormatError):
+            connector.search_sync("q")
+        assert len(connector.search_sync("q")) == 1  # a fresh connection, not the spoilt one
+        assert server.connections == 2
+        server.enqueue(Reply(308, b"x" * 1000, {"Location": "/v7.1/search"}))
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+        assert len(connector.search_sync("q")) == 1  # usable again after close
+        connector.close()
+    assert server.connections == 4
+    assert len(server.requests) == 7
+
+
+def test_unencodable_text_is_refused_before_anything_is_sent() -> None:
+    with serve(Reply(200, {"code": 200, "data": {"webPages": {"value": []}}})) as server:
+        for connector in (
+            bing(server.url, transport="urllib3"),
+            BochaTextSearch(KEY, base_url=server.url, transport="urllib3"),
+        ):
+            with pytest.raises(InvalidRequestError) as info:
+                connector.search_sync("lone \ud800 surrogate")
+            assert info.value.__cause__ is None
+            connector.close()
+    assert server.requests == []
+    assert server.connections == 0
+
+
+# -- proxies and trust, as httpx takes them from the environment ------------------------------
+
+
+def test_the_proxy_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    with serve(Reply(200, BING_OK)) as proxy, serve(Reply(200, BING_OK)) as direct:
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        connector = bing("http://bing.invalid", transport="urllib3")
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+        assert proxy.requests[0].path == "/v7.0/search"
+        assert proxy.requests[0].headers["host"] == "bing.invalid"
+        assert proxy.requests[0].headers["ocp-apim-subscription-key"] == KEY
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        connector = bing(direct.url, transport="urllib3")
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+    assert len(proxy.requests) == 1 and len(direct.requests) == 1
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    pytest.importorskip("cryptography")
+    from tests.emulators.web import make_certificate
+
+    return make_certificate(tmp_path_factory.mktemp("tls"))
+
+
+def test_ssl_cert_file_is_trusted_like_httpx(
+    certificate: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve(Reply(200, BING_OK), tls=certificate) as server:
+        monkeypatch.setenv("SSL_CERT_FILE", certificate[0])
+        for transport in ("httpx", "urllib3"):
+            connector = bing(server.url, transport=transport)
+            assert len(connector.search_sync("q")) == 1
+            connector.close()
+    assert {r.headers["user-agent"] for r in server.requests} == {
+        "textsearch (python-httpx)",
+        "textsearch (urllib3)",
+    }
+
+
+def test_an_unverified_context_is_left_as_given_and_warns_only_at_construction(
+    certificate: tuple[str, str],
+) -> None:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    with serve(Reply(200, BING_OK), tls=certificate) as server:
+        connector = bing(server.url, verify=context, transport="urllib3")
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            assert len(connector.search_sync("q")) == 1
+            assert len(connector.search_sync("q")) == 1
+        connector.close()
+        with pytest.warns(UserWarning, match="verify=False"):
+            insecure = bing(server.url, verify=False, transport="urllib3")
+        with warnings.catch_warnings(record=True) as later:
+            warnings.simplefilter("always")
+            assert len(insecure.search_sync("q")) == 1
+        insecure.close()
+    assert seen == [] and later == []  # urllib3's per-request InsecureRequestWarning is not raised
+    assert context.verify_mode == ssl.CERT_NONE and not context.check_hostname
+
+
+# -- logs ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["httpx", "urllib3"])
+def test_the_request_line_logged_by_the_transport_never_shows_the_key(
+    transport: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Keys travel in headers, never in the URL; a server that redirects (same origin) to a
+    # URL carrying the key puts it in the request line that httpx and urllib3 log.
+    caplog.set_level(logging.DEBUG)
+    with serve(Reply(200, BING_OK)) as server:
+        server.enqueue(Reply(302, b"", {"Location": f"/v7.0/search?token={KEY}&q=q"}))
+        connector = bing(server.url, transport=transport)
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+    assert server.requests[1].query == [("token", KEY), ("q", "q")]  # it was followed
+    library = "urllib3" if transport == "urllib3" else "httpx"
+    lines = [r.getMessage() for r in caplog.records if r.name.split(".")[0] == library]
+    assert any("token=***" in line for line in lines), lines
+    assert KEY not in caplog.text
+    for record in caplog.records:
+        assert KEY not in repr(record.__dict__)
