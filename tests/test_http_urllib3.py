@@ -256,3 +256,29 @@ def test_the_request_line_logged_by_the_transport_never_shows_the_key(
     assert KEY not in caplog.text
     for record in caplog.records:
         assert KEY not in repr(record.__dict__)
+
+
+def test_more_origins_than_pooled_ones_still_answer() -> None:
+    # A transport keeps NUM_POOLS origins; an evicted origin's pool is closed, and a URL
+    # whose cached pool was closed goes back through the manager.
+    import time
+    from contextlib import ExitStack
+
+    from textsearch._http_base import HttpRequest
+    from textsearch._transport_urllib3 import NUM_POOLS
+
+    transport = Urllib3Transport(httpx.Timeout(5.0), True)
+    with ExitStack() as stack:
+        servers = [stack.enter_context(serve(Reply(200, b"ok"))) for _ in range(NUM_POOLS + 2)]
+        for _ in range(2):
+            for server in servers:
+                request = HttpRequest("GET", server.url + "/x", (("q", "1"),))
+                response, url = transport.send(request, time.monotonic() + 5)
+                try:
+                    assert transport.read(response, 100, time.monotonic() + 5) == b"ok"
+                finally:
+                    transport.release(response)
+                assert url == server.url + "/x?q=1"
+        transport.close()
+    assert all(len(s.requests) == 2 for s in servers)
+    assert all(s.requests[1].query == [("q", "1")] for s in servers)

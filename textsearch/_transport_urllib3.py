@@ -198,6 +198,17 @@ def _unverified_context() -> ssl.SSLContext:
     return context
 
 
+class _Route:
+    """How to reach one URL: its manager, and for a direct one its pool and request target."""
+
+    __slots__ = ("manager", "pool", "target")
+
+    def __init__(self, manager: urllib3.PoolManager, pool: Any, target: str) -> None:
+        self.manager = manager
+        self.pool = pool
+        self.target = target
+
+
 class Urllib3Transport:
     """One urllib3 pool per origin (10 connections each), owned by one engine; thread-safe."""
 
@@ -230,7 +241,7 @@ class Urllib3Transport:
         }
         self._direct = self._manager(None)
         self._proxied: dict[str, urllib3.PoolManager] = {}
-        self._routes: dict[str, urllib3.PoolManager] = {}
+        self._routes: dict[str, _Route] = {}
 
     def _manager(self, proxy: str | None) -> urllib3.PoolManager:
         manager: urllib3.PoolManager
@@ -247,7 +258,7 @@ class Urllib3Transport:
         manager.pool_classes_by_scheme = self._pool_classes
         return manager
 
-    def _route(self, url: str) -> urllib3.PoolManager:
+    def _route(self, url: str) -> _Route:
         """The manager for ``url``: direct, or through the environment's proxy for it.
 
         Read from the environment once per URL (a connector sends to one or two), as httpx
@@ -263,15 +274,20 @@ class Urllib3Transport:
         if proxy and urllib.request.proxy_bypass(split.hostname or ""):
             proxy = None
         if not proxy:
-            manager = self._direct
+            # Direct: the origin's pool and the request target, found once per URL (the
+            # manager would parse the URL and look its pool up on every request).
+            pool = self._direct.connection_from_url(url)
+            target = split.path or "/"
+            route = _Route(self._direct, pool, f"{target}?{split.query}" if split.query else target)
         else:
             manager = self._proxied.get(proxy) or self._proxied.setdefault(
                 proxy, self._manager(proxy)
             )
+            route = _Route(manager, None, "")
         if len(self._routes) >= _MAX_ROUTES:
             self._routes.clear()  # e.g. many redirect targets: stay small
-        self._routes[url] = manager
-        return manager
+        self._routes[url] = route
+        return route
 
     def _timeouts(self, deadline: float) -> tuple[urllib3.Timeout, float | None]:
         """Connect/read timeouts and the pool wait, none longer than what is left."""
@@ -297,9 +313,12 @@ class Urllib3Transport:
         handed to :meth:`release`.
         """
         url = request.url
+        route = self._route(url)
+        target = route.target
         if request.params:
             query = urllib.parse.urlencode(request.params)
             url = f"{url}{'&' if '?' in url else '?'}{query}"
+            target = f"{target}{'&' if '?' in target else '?'}{query}"
         headers = {"User-Agent": USER_AGENT, "Accept": "*/*", **request.headers}
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
         body = None
@@ -308,21 +327,30 @@ class Urllib3Transport:
                 request.json_body, ensure_ascii=False, separators=(",", ":"), allow_nan=False
             ).encode("utf-8")
             headers["Content-Type"] = "application/json"
-        manager = self._route(request.url)
         timeout, pool_timeout = self._timeouts(deadline)
+        options: dict[str, Any] = {
+            "body": body,
+            "headers": headers,
+            "retries": _NO_RETRIES,  # the engine retries (max_retries=, logged, counted)
+            "redirect": False,  # the engine decides (same origin only)
+            "timeout": timeout,
+            "pool_timeout": pool_timeout,
+            "preload_content": False,
+            "decode_content": False,  # BodyReader inflates, bounded by the size cap
+        }
+        pool = route.pool
         try:
-            response = manager.urlopen(
-                request.method,
-                url,
-                body=body,
-                headers=headers,
-                retries=_NO_RETRIES,  # the engine retries (max_retries=, logged, counted)
-                redirect=False,  # the engine decides (same origin only)
-                timeout=timeout,
-                pool_timeout=pool_timeout,
-                preload_content=False,
-                decode_content=False,  # BodyReader inflates, bounded by the size cap
-            )
+            if pool is not None and pool.pool is not None:
+                try:
+                    response = pool.urlopen(
+                        request.method, target, assert_same_host=False, **options
+                    )
+                    return response, url
+                except _errors.ClosedPoolError:
+                    pass  # dropped from the manager meanwhile (more origins than NUM_POOLS)
+            if pool is not None:
+                self._routes.pop(request.url, None)
+            response = route.manager.urlopen(request.method, url, **options)
         except _FAILURES as exc:
             raise _as_httpx_error(exc) from None
         return response, url
