@@ -282,3 +282,105 @@ def test_more_origins_than_pooled_ones_still_answer() -> None:
         transport.close()
     assert all(len(s.requests) == 2 for s in servers)
     assert all(s.requests[1].query == [("q", "1")] for s in servers)
+
+
+def test_a_missing_urllib3_is_a_configuration_error_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch._transport as transport_module
+
+    monkeypatch.setattr(transport_module, "urllib3_installed", lambda: False)
+    for value in ("urllib3", "fast"):
+        with pytest.raises(ConfigurationError, match=r"textsearch-sdk\[fast\]"):
+            bing("http://x", transport=value)
+    monkeypatch.setenv("TEXTSEARCH_TRANSPORT", "urllib3")
+    assert blocking(bing("http://x")) is None  # the environment asks; auto falls back to httpx
+
+
+class _ConnectProxy:
+    """An HTTP CONNECT proxy on 127.0.0.1 that tunnels bytes both ways; records each target."""
+
+    def __init__(self) -> None:
+        import socket
+
+        self.targets: list[str] = []
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.listen(8)
+        self._sock.settimeout(0.05)
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def __enter__(self) -> _ConnectProxy:
+        self._start(self._accept)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(5)
+        self._sock.close()
+
+    def _start(self, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                continue
+            self._start(self._tunnel, conn)
+
+    def _tunnel(self, conn: Any) -> None:
+        import socket
+
+        conn.settimeout(5)
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += conn.recv(4096)
+        target = head.split(b" ")[1].decode()
+        self.targets.append(target)
+        host, port = target.rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)), timeout=5)
+        conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        self._start(self._pipe, upstream, conn)
+        self._pipe(conn, upstream)
+
+    def _pipe(self, source: Any, sink: Any) -> None:
+        source.settimeout(0.1)
+        try:
+            while not self._stop.is_set():
+                try:
+                    data = source.recv(65536)
+                except TimeoutError:
+                    continue
+                if not data:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for side in (source, sink):
+                try:
+                    side.close()
+                except OSError:
+                    pass
+
+
+@pytest.mark.parametrize("transport", ["httpx", "urllib3"])
+def test_https_goes_through_a_connect_proxy_from_the_environment(
+    transport: str, certificate: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with serve(Reply(200, BING_OK), tls=certificate) as server, _ConnectProxy() as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        monkeypatch.setenv("NO_PROXY", "")
+        connector = bing(server.url, verify=certificate[0], transport=transport)
+        assert len(connector.search_sync("q")) == 1
+        assert len(connector.search_sync("q")) == 1
+        connector.close()
+    assert proxy.targets == [server.url.split("//")[1]]  # one tunnel, kept for both
+    assert server.requests[0].headers["ocp-apim-subscription-key"] == KEY
