@@ -313,7 +313,10 @@ class Urllib3Transport:
         handed to :meth:`release`.
         """
         url = request.url
-        route = self._route(url)
+        try:
+            route = self._route(url)
+        except (*_FAILURES, ValueError) as exc:  # a URL urllib or urllib3 cannot parse
+            raise httpx.UnsupportedProtocol(scrub(str(exc)) or type(exc).__name__) from None
         target = route.target
         if request.params:
             query = urllib.parse.urlencode(request.params)
