@@ -384,3 +384,63 @@ def test_https_goes_through_a_connect_proxy_from_the_environment(
         connector.close()
     assert proxy.targets == [server.url.split("//")[1]]  # one tunnel, kept for both
     assert server.requests[0].headers["ocp-apim-subscription-key"] == KEY
+
+
+@pytest.mark.parametrize("transport", ["httpx", "urllib3"])
+def test_threads_past_the_pool_wait_for_it_up_to_the_pool_timeout(transport: str) -> None:
+    # 12 threads, a pool of 10 and a slow server: two threads wait for a connection, and
+    # give up after timeout.pool as a timeout (never by opening an 11th connection).
+    from textsearch import SearchTimeoutError
+
+    with serve(Reply(200, BING_OK, delay=1.5)) as server:
+        connector = bing(
+            server.url, transport=transport, max_retries=0, timeout=httpx.Timeout(5.0, pool=0.2)
+        )
+        outcomes: list[Any] = []
+        start = threading.Barrier(12)
+
+        def work() -> None:
+            start.wait()
+            try:
+                outcomes.append(len(connector.search_sync("q")))
+            except SearchTimeoutError as exc:
+                outcomes.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(12)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        connector.close()
+    timeouts = [o for o in outcomes if isinstance(o, SearchTimeoutError)]
+    assert sorted(o for o in outcomes if isinstance(o, int)) == [1] * 10
+    assert len(timeouts) == 2
+    assert all(isinstance(t.__cause__, httpx.PoolTimeout) for t in timeouts)
+    assert server.connections == 10
+
+
+def test_urllib3_errors_map_to_the_httpx_errors_that_mean_the_same() -> None:
+    from urllib3 import exceptions as u
+
+    from textsearch._redact import register_secret
+    from textsearch._transport_urllib3 import _as_httpx_error
+
+    register_secret(KEY)
+    cases: list[tuple[BaseException, type[BaseException]]] = [
+        (u.NewConnectionError(None, f"refused {KEY}"), httpx.ConnectError),  # type: ignore[arg-type]
+        (u.NameResolutionError("h", None, OSError()), httpx.ConnectError),  # type: ignore[arg-type]
+        (u.ConnectTimeoutError("slow connect"), httpx.ConnectTimeout),
+        (u.ReadTimeoutError(None, "/", "slow read"), httpx.ReadTimeout),  # type: ignore[arg-type]
+        (TimeoutError("socket"), httpx.ReadTimeout),
+        (u.EmptyPoolError(None, "pool"), httpx.PoolTimeout),  # type: ignore[arg-type]
+        (u.ProxyError("proxy", OSError()), httpx.ProxyError),
+        (u.SSLError("bad certificate"), httpx.ConnectError),
+        (u.ProtocolError("Connection aborted."), httpx.RemoteProtocolError),
+        (ConnectionResetError("reset"), httpx.ReadError),
+        (u.URLSchemeUnknown("ftp"), httpx.UnsupportedProtocol),
+        (u.HTTPError("other"), httpx.TransportError),
+    ]
+    for error, expected in cases:
+        mapped = _as_httpx_error(error)
+        assert type(mapped) is expected, (error, mapped)
+        assert KEY not in str(mapped)
