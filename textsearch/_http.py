@@ -122,7 +122,8 @@ class HttpEngine(ExchangeMixin):
     """Client ownership, deadline, retries, redirects, size cap, error mapping and redaction.
 
     One engine per connector instance; it lazily creates (and then reuses) one pooled
-    ``httpx.AsyncClient`` for the async path and one ``httpx.Client`` for the blocking path.
+    ``httpx.AsyncClient`` for the async path and one ``httpx.Client`` for the blocking path
+    (or, as ``transport=`` asks, an aiohttp session and urllib3 pools instead).
     An injected client is used for its own kind and never closed here; its own
     ``follow_redirects`` is ignored (redirects are followed here, same origin only).
 
