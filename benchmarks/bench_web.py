@@ -21,9 +21,11 @@ Usage::
     python benchmarks/bench_web.py                 # full run, prints a Markdown table
     python benchmarks/bench_web.py --quick         # fewer searches
     python benchmarks/bench_web.py --provider brave  # BraveTextSearch and a 10-result Brave body
-    python benchmarks/bench_web.py --sync          # blocking twins: engine vs bare httpx.Client,
-                                                   # httpx2.Client and urllib3.PoolManager
-                                                   # (when installed), from 1 and 16 threads
+    python benchmarks/bench_web.py --sync          # blocking twins: engine (httpx) and
+                                                   # engine-fast (transport="urllib3") vs bare
+                                                   # httpx.Client, httpx2.Client and
+                                                   # urllib3.PoolManager (when installed),
+                                                   # from 1 and 16 threads
     python benchmarks/bench_web.py --check         # exit 1 if the fast path costs more than
                                                    # 1.5x the floor's CPU, or opens connections
 """
@@ -377,7 +379,8 @@ def run_sync_client(
 
         close = manager.clear
     else:
-        connector = make_connector(provider, url)
+        transport = "urllib3" if kind == "engine-fast-sync" else "httpx"
+        connector = make_connector(provider, url, transport)
 
         def one() -> int:
             return len(connector.get_text_search_results_sync(QUERY, top=10))
@@ -543,8 +546,9 @@ def main() -> int:
     parser.add_argument(
         "--sync",
         action="store_true",
-        help="the blocking twins instead: the engine's httpx.Client path against a bare "
-        "pooled httpx.Client, from 1 and from 16 threads (no --check target)",
+        help="the blocking twins instead: the engine's httpx.Client path and its urllib3 "
+        "path (engine-fast-sync) against a bare pooled httpx.Client, from 1 and from 16 "
+        "threads (no --check target)",
     )
     parser.add_argument(
         "--provider",
@@ -580,6 +584,8 @@ def main() -> int:
         for module, kind in (("httpx2", "httpx2-sync"), ("urllib3", "urllib3-sync")):
             if importlib.util.find_spec(module) is not None:
                 kinds += (kind,)
+        if importlib.util.find_spec("urllib3") is not None:
+            kinds += ("engine-fast-sync",)  # the connector with transport="urllib3"
     floor_kind = kinds[0]
     rows = []
     failed = False
@@ -601,7 +607,11 @@ def main() -> int:
                     }
                     floor = med[floor_kind]
                     if args.sync:
-                        ok = med["engine-sync"]["new_conns"] < 0.01
+                        ok = all(
+                            med[k]["new_conns"] < 0.01
+                            for k in ("engine-sync", "engine-fast-sync")
+                            if k in med
+                        )
                     else:
                         fast = med["engine-fast"]
                         ok = (

@@ -1,7 +1,8 @@
 """The shared HTTP engine: retries, waits, timeouts, size cap, client ownership, logging.
 
 Integration tests talk to a scripted server on 127.0.0.1 over real sockets; every case runs
-through both the async path and its blocking twin.
+through the async path and its blocking twin, the twin on both blocking transports (httpx,
+and urllib3 chosen with ``TEXTSEARCH_TRANSPORT=urllib3``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import logging
 import time
 import traceback
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -46,7 +48,9 @@ from textsearch._http import (
 )
 
 KEY = "SECRET-test-key-7f3c2a91d0e4b655"
-MODES = ["async", "sync"]
+#: "sync" is the blocking twin on httpx, "urllib3" the same twin on the urllib3 transport.
+MODES = ["async", "sync", "urllib3"]
+BLOCKING = ["sync", "urllib3"]
 
 BING_OK: dict[str, Any] = {
     "_type": "SearchResponse",
@@ -85,6 +89,35 @@ def assert_no_key(exc: BaseException, caplog: pytest.LogCaptureFixture) -> None:
     for record in caplog.records:
         assert KEY not in record.getMessage()
         assert KEY not in repr(record.__dict__)
+
+
+@pytest.fixture(autouse=True)
+def _blocking_transport(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Mode "urllib3": the blocking twin goes through urllib3, and is checked to have.
+
+    An injected httpx client is always used as given, so with one urllib3 must stay unused.
+    """
+    params = getattr(getattr(request.node, "callspec", None), "params", {})
+    if params.get("mode") != "urllib3":
+        monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
+        yield
+        return
+    from textsearch._transport_urllib3 import Urllib3Transport
+
+    monkeypatch.setenv("TEXTSEARCH_TRANSPORT", "urllib3")
+    used: list[int] = []
+    send = Urllib3Transport.send
+
+    def counted(self: Urllib3Transport, *args: Any) -> Any:
+        used.append(1)
+        return send(self, *args)
+
+    monkeypatch.setattr(Urllib3Transport, "send", counted)
+    yield
+    injected = params.get("kind") == "injected" or params.get("injected") is True
+    assert bool(used) is not injected, "urllib3 carries the blocking sends unless injected"
 
 
 # -- Retry-After -------------------------------------------------------------------------
@@ -244,12 +277,13 @@ def test_dropped_connection_then_success(mode: str) -> None:
     assert len(server.requests) == 2
 
 
-def test_refused_connection_is_a_transport_error() -> None:
+@pytest.mark.parametrize("mode", BLOCKING)
+def test_refused_connection_is_a_transport_error(mode: str) -> None:
     with serve() as server:
         url = server.url
     # the server is stopped: nothing listens on that port any more
     with pytest.raises(SearchTransportError):
-        call(bing(url, max_retries=1), "sync", "search", "q")
+        call(bing(url, max_retries=1), mode, "search", "q")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -271,7 +305,7 @@ def test_oversized_body_is_a_format_error_and_not_retried(
 def test_pool_reuses_one_connection(mode: str) -> None:
     with serve(Reply(200, BING_OK)) as server:
         connector = bing(server.url)
-        if mode == "sync":
+        if mode != "async":
             with connector:
                 for _ in range(5):
                     connector.search_sync("q")
@@ -510,11 +544,12 @@ def test_async_use_from_a_second_event_loop_works() -> None:
     assert len(server.requests) == 2
 
 
-def test_bocha_shares_the_engine() -> None:
+@pytest.mark.parametrize("mode", BLOCKING)
+def test_bocha_shares_the_engine(mode: str) -> None:
     with serve(Reply(200, {"code": 200, "data": {"webPages": {"value": []}}})) as server:
         server.enqueue(Reply(502, {"code": "502", "message": "bad gateway"}))
         connector = BochaTextSearch(KEY, base_url=server.url, max_retry_wait=0.05)
-        assert len(call(connector, "sync", "search", "q")) == 0
+        assert len(call(connector, mode, "search", "q")) == 0
     assert len(server.requests) == 2
 
 
@@ -528,7 +563,7 @@ def test_non_ascii_key_is_a_configuration_error_without_the_key(cls: Any) -> Non
     assert "ASCII" in str(info.value)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", ["async", "sync"])  # urllib3: test_http_urllib3.py
 @pytest.mark.parametrize("cls", [BingTextSearch, BochaTextSearch])
 def test_unencodable_text_is_an_invalid_request_before_any_send(mode: str, cls: Any) -> None:
     with respx.mock(assert_all_called=False) as mock:
@@ -658,13 +693,14 @@ def test_a_dripping_server_is_cut_off_at_the_deadline(
     assert_no_key(info.value, caplog)
 
 
-def test_deadline_covers_the_waits_between_attempts() -> None:
+@pytest.mark.parametrize("mode", BLOCKING)
+def test_deadline_covers_the_waits_between_attempts(mode: str) -> None:
     # Retry-After 1 s under a 0.5 s deadline: waiting would end past it, so it is not waited.
     busy = Reply(503, {"errors": [{"code": "ServerError"}]}, {"Retry-After": "1"})
     with serve(busy) as server:
         started = time.monotonic()
         with pytest.raises(ServiceUnavailableError) as info:
-            call(bing(server.url, max_retry_wait=5.0, deadline=0.5), "sync", "search", "q")
+            call(bing(server.url, max_retry_wait=5.0, deadline=0.5), mode, "search", "q")
         elapsed = time.monotonic() - started
     assert len(server.requests) == 1
     assert elapsed < 0.5
@@ -684,10 +720,10 @@ def test_deadline_is_validated_and_defaults_to_a_minute() -> None:
 
 def run_with(mode: str, kind: str, make: Any, method: str = "search") -> Any:
     """Search with an owned client, or with an injected one that follows redirects itself."""
-    if mode == "sync":
+    if mode != "async":
         client = httpx.Client(follow_redirects=True) if kind == "injected" else None
         try:
-            return call(make(client), "sync", method, "q")
+            return call(make(client), mode, method, "q")
         finally:
             if client is not None:
                 client.close()
@@ -787,7 +823,7 @@ ECHO_BOCHA = Reply(
 def test_a_key_the_server_echoes_is_scrubbed_everywhere(
     mode: str, provider: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.DEBUG)  # textsearch, httpx and httpcore all log at DEBUG
+    caplog.set_level(logging.DEBUG)  # textsearch, httpx, httpcore and urllib3 log at DEBUG
     reply = ECHO_BOCHA if provider == "bocha" else ECHO_BING
     if provider == "bing-gateway":
         reply = Reply(200, {"error": {"code": "401", "message": KEY}}, {"X-Echo": KEY})
@@ -802,8 +838,9 @@ def test_a_key_the_server_echoes_is_scrubbed_everywhere(
     text = _everything(info.value)
     assert KEY not in text
     assert "***" in text
-    records = [r for r in caplog.records if r.name.split(".")[0] in ("httpx", "httpcore")]
-    assert records, "httpx/httpcore logged at DEBUG"
+    logged_by = ("urllib3",) if mode == "urllib3" else ("httpx", "httpcore")
+    records = [r for r in caplog.records if r.name.split(".")[0] in logged_by]
+    assert records, f"{logged_by} logged at DEBUG"
     for record in caplog.records:
         assert KEY not in record.getMessage()
         assert KEY not in repr(record.__dict__)

@@ -122,7 +122,8 @@ class HttpEngine(ExchangeMixin):
     """Client ownership, deadline, retries, redirects, size cap, error mapping and redaction.
 
     One engine per connector instance; it lazily creates (and then reuses) one pooled
-    ``httpx.AsyncClient`` for the async path and one ``httpx.Client`` for the blocking path.
+    ``httpx.AsyncClient`` for the async path and one ``httpx.Client`` for the blocking path
+    (or, as ``transport=`` asks, an aiohttp session and urllib3 pools instead).
     An injected client is used for its own kind and never closed here; its own
     ``follow_redirects`` is ignored (redirects are followed here, same origin only).
 
@@ -142,8 +143,9 @@ class HttpEngine(ExchangeMixin):
             past it, ``SearchTimeoutError``.
         verify: TLS verification for the clients this engine creates: ``True``, a CA
             bundle path, an ``ssl.SSLContext``, or ``False`` (warns).
-        transport: ``"httpx"``, ``"aiohttp"`` (async fast path, extra ``fast``) or
-            ``"auto"`` (httpx unless ``TEXTSEARCH_TRANSPORT=aiohttp``).
+        transport: ``"httpx"``, ``"aiohttp"`` (async fast path), ``"urllib3"`` (blocking
+            fast path), ``"fast"`` (both; extra ``fast`` for all three) or ``"auto"``
+            (httpx unless ``TEXTSEARCH_TRANSPORT`` names one of the others).
     """
 
     def __init__(
@@ -172,6 +174,8 @@ class HttpEngine(ExchangeMixin):
         self.transport = _check_transport(transport)
         self._fast: Any = None  # the aiohttp path, once chosen (see _fast_path)
         self._fast_checked = False
+        self._blocking: Any = None  # the urllib3 path, once chosen (see _blocking_path)
+        self._blocking_checked = False
         self._httpx2 = False
         self._secret = register_secret(secret)
         self._async_client: httpx.AsyncClient | None = None
@@ -278,6 +282,8 @@ class HttpEngine(ExchangeMixin):
             self._release_async(aclient)
         if self._fast is not None:
             self._fast.close()
+        if self._blocking is not None:
+            self._blocking.close()
 
     async def aclose(self) -> None:
         """Close every client this engine created (never an injected one)."""
@@ -354,7 +360,12 @@ class HttpEngine(ExchangeMixin):
 
     def send_sync(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Blocking twin of :meth:`send`; raises the same errors."""
-        client = self.sync_client()
+        blocking = self._blocking_path()
+        exchange: Callable[[_Send, _Attempt], tuple[int, Mapping[str, str], bytes, object]]
+        if blocking is not None:
+            exchange = partial(self._exchange_blocking, blocking)
+        else:
+            exchange = partial(self._exchange_sync, self.sync_client())
         state = _Send(request, time.monotonic() + self.deadline)
         with deadline_scope(state.deadline):
             while True:
@@ -362,7 +373,7 @@ class HttpEngine(ExchangeMixin):
                 outcome = _Attempt()
                 started = time.perf_counter()
                 try:
-                    status, headers, content, url = self._exchange_sync(client, state, outcome)
+                    status, headers, content, url = exchange(state, outcome)
                     self._judge(outcome, status, headers, content, url, parse)
                 except _ATTEMPT_ERRORS as exc:
                     outcome.error = exc

@@ -212,15 +212,19 @@ def _check_deadline(value: object) -> float:
 
 
 def _check_transport(value: object) -> str:
-    from textsearch._transport import TRANSPORTS, aiohttp_installed
+    from textsearch._transport import TRANSPORTS, aiohttp_installed, urllib3_installed
 
     if value not in TRANSPORTS:
         raise ConfigurationError(
             f"transport= must be one of {', '.join(TRANSPORTS)}, got {value!r}"
         )
-    if value == "aiohttp" and not aiohttp_installed():
+    if value in ("aiohttp", "fast") and not aiohttp_installed():
         raise ConfigurationError(
-            'transport="aiohttp" needs aiohttp: pip install "textsearch-sdk[fast]"'
+            f'transport="{value}" needs aiohttp: pip install "textsearch-sdk[fast]"'
+        )
+    if value in ("urllib3", "fast") and not urllib3_installed():
+        raise ConfigurationError(
+            f'transport="{value}" needs urllib3: pip install "textsearch-sdk[fast]"'
         )
     return str(value)
 

@@ -2,7 +2,7 @@
 
 Split from :mod:`textsearch._http` (which holds the retry loop, the deadline and the error
 mapping): the transport-facing half, one method per transport (httpx async, httpx blocking,
-aiohttp), all sharing the redirect decision and :class:`~textsearch._body.BodyReader`.
+aiohttp, urllib3), all sharing the redirect decision and :class:`~textsearch._body.BodyReader`.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from textsearch._http_base import (
     _where,
 )
 from textsearch._redact import scrub
-from textsearch._transport import httpx2_timeout, wants_aiohttp
+from textsearch._transport import httpx2_timeout, wants_aiohttp, wants_urllib3
 from textsearch.errors import InvalidRequestError, ProviderError
 
 __all__ = ["ExchangeMixin"]
@@ -96,6 +96,11 @@ class ExchangeMixin:
     deadline: float
     _async_client: Any
     _owns_async: bool
+    _sync_client: Any
+    _owns_sync: bool
+    _blocking: Any
+    _blocking_checked: bool
+    _lock: Any
 
     def _timeout_for(self, client: Any) -> httpx.Timeout | None:
         raise NotImplementedError
@@ -277,3 +282,41 @@ class ExchangeMixin:
                 self._next_hop(state, status, location)
                 continue
             return status, headers, content, url
+
+    def _blocking_path(self) -> Any:
+        """The urllib3 transport when this engine uses it for blocking sends, else ``None``."""
+        if not self._blocking_checked:
+            with self._lock:  # many threads may make the first search at once
+                if not self._blocking_checked:
+                    injected = self._sync_client is not None and not self._owns_sync
+                    if not injected and wants_urllib3(self.transport):
+                        from textsearch._transport_urllib3 import Urllib3Transport
+
+                        self._blocking = Urllib3Transport(self.timeout, self._verify)
+                    self._blocking_checked = True
+        return self._blocking
+
+    def _exchange_blocking(
+        self, transport: Any, state: _Send, outcome: _Attempt
+    ) -> tuple[int, Mapping[str, str], bytes, object]:
+        hops = 0
+        while True:
+            try:
+                response, url = transport.send(state.request, state.deadline)
+            except UnicodeEncodeError:
+                raise InvalidRequestError(
+                    f"{self.provider}: the query or a filter value contains characters that "
+                    "cannot be sent (e.g. a lone surrogate); clean the text first"
+                ) from None
+            try:
+                status = outcome.status = response.status
+                headers = response.headers
+                location = headers.get("location")
+                if status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
+                    hops += 1
+                    self._next_hop(state, status, location)
+                    continue
+                content = transport.read(response, self.max_response_bytes, state.deadline)
+                return status, headers, content, url
+            finally:
+                transport.release(response)

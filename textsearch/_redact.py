@@ -3,9 +3,9 @@
 A server may echo the key back: in an error message, an error code, a response header that
 ends up in a hint, or a header that httpcore logs at DEBUG. The engine scrubs its own
 messages with :func:`scrub`; :class:`SecretFilter`, installed on the loggers of textsearch,
-httpx and httpcore (and their ``httpx2``/``httpcore2`` twins), scrubs every record they
-emit. The registry holds each key once, for as long as the process runs (the connectors
-hold the same strings anyway).
+httpx and httpcore (and their ``httpx2``/``httpcore2`` twins), aiohttp and urllib3, scrubs
+every record they emit. The registry holds each key once, for as long as the process runs
+(the connectors hold the same strings anyway).
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ _LOGGERS: Final = (
     "httpcore2.socks",
     "aiohttp.client",
     "aiohttp.internal",
+    "urllib3",
+    "urllib3.connectionpool",
+    "urllib3.connection",
+    "urllib3.poolmanager",
+    "urllib3.response",
+    "urllib3.util.retry",
 )
 
 _secrets: tuple[str, ...] = ()

@@ -155,6 +155,12 @@ def arm_sync_client(client: Any) -> bool:
     return armed
 
 
+def current_deadline() -> float | None:
+    """The deadline (``time.monotonic()``) of the search running in this thread, if any."""
+    deadline: float | None = getattr(_local, "deadline", None)
+    return deadline
+
+
 @contextmanager
 def deadline_scope(deadline: float) -> Iterator[None]:
     """Within the block, sockets of armed clients in this thread respect ``deadline``."""
@@ -263,13 +269,15 @@ def as_httpx_error(error: BaseException) -> BaseException:
     return cls(scrub(str(error)))
 
 
-# -- which async transport -------------------------------------------------------------------
+# -- which transport ---------------------------------------------------------------------
 
-#: ``auto`` (default): aiohttp when ``TEXTSEARCH_TRANSPORT=aiohttp`` is set (and installed),
-#: else httpx. ``httpx`` / ``aiohttp``: always that one. Never chosen behind the caller's
-#: back (e.g. because some other module imported aiohttp): tests that mock httpx (respx)
+#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed), else httpx.
+#: ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for blocking ones.
+#: ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``: aiohttp for
+#: async and urllib3 for blocking sends. Never chosen behind the caller's back (e.g.
+#: because some other module imported aiohttp or urllib3): tests that mock httpx (respx)
 #: must keep working, and a short run must not pay aiohttp's import.
-TRANSPORTS: Final = ("auto", "httpx", "aiohttp")
+TRANSPORTS: Final = ("auto", "httpx", "aiohttp", "urllib3", "fast")
 
 
 def aiohttp_installed() -> bool:
@@ -278,11 +286,25 @@ def aiohttp_installed() -> bool:
     return importlib.util.find_spec("aiohttp") is not None
 
 
+def urllib3_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("urllib3") is not None
+
+
+def _from_environment() -> str:
+    return os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower()
+
+
 def wants_aiohttp(choice: str) -> bool:
     """Whether an engine set to ``choice`` sends its async requests with aiohttp."""
-    if choice == "aiohttp":
-        return True
-    if choice == "httpx":
-        return False
-    wanted = os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() == "aiohttp"
-    return wanted and aiohttp_installed()
+    if choice == "auto":
+        return _from_environment() in ("aiohttp", "fast") and aiohttp_installed()
+    return choice in ("aiohttp", "fast")
+
+
+def wants_urllib3(choice: str) -> bool:
+    """Whether an engine set to ``choice`` sends its blocking requests with urllib3."""
+    if choice == "auto":
+        return _from_environment() in ("urllib3", "fast") and urllib3_installed()
+    return choice in ("urllib3", "fast")

@@ -188,8 +188,8 @@ def serve(
 
 
 def call(connector: Any, mode: str, method: str, *args: Any, **kwargs: Any) -> Any:
-    """Call ``method`` (mode "async") or ``method_sync`` (mode "sync"), then close."""
-    if mode == "sync":
+    """Call ``method`` (mode "async") or ``method_sync`` (any other mode), then close."""
+    if mode != "async":
         try:
             return getattr(connector, method + "_sync")(*args, **kwargs)
         finally:

@@ -199,7 +199,9 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             for long-running processes, several times less CPU per search; needs
             ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
             ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx. An injected async client is always used as given.
+            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
+            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
+            An injected client is always used as given for its kind.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
