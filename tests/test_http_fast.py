@@ -106,9 +106,10 @@ def test_a_dripping_server_is_cut_off_at_the_deadline(where: str) -> None:
 @pytest.mark.parametrize("chunked", [False, True])
 def test_size_cap_plain_and_decompressed(chunked: bool) -> None:
     with serve(Reply(200, oversize=11 * 1024 * 1024, chunked=chunked)) as server:
-        with pytest.raises(ResponseFormatError, match="byte limit"):
+        with pytest.raises(ResponseFormatError, match="byte limit") as info:
             run(fast(server.url, max_retries=2))
         assert len(server.requests) == 1
+    assert info.value.status_code == 200  # known before the body was read
     bomb = gzip.compress(b" " * (16 * 1024 * 1024))
     ok = gzip.compress(json.dumps(BING_OK).encode())
     with serve(Reply(200, ok, {"Content-Encoding": "gzip"})) as server:

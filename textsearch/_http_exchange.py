@@ -269,7 +269,7 @@ class ExchangeMixin:
         while True:
             try:
                 status, headers, content, url, location = await fast.exchange(
-                    state.request, self.max_response_bytes, state.deadline
+                    state.request, self.max_response_bytes, state.deadline, outcome
                 )
             except UnicodeEncodeError:
                 raise InvalidRequestError(

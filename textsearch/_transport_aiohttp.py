@@ -172,10 +172,13 @@ class AiohttpTransport:
         return session
 
     async def exchange(
-        self, request: HttpRequest, cap: int, deadline: float
+        self, request: HttpRequest, cap: int, deadline: float, outcome: Any = None
     ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
         """Send one request (no redirects followed); return status, headers, body, URL and
         the ``Location`` of a redirect (its body is then not read).
+
+        ``outcome.status`` (when given) is set as soon as the status is known, before the
+        body is read: a body past the cap is then reported with the status it came with.
 
         ``deadline`` (``time.monotonic()``) bounds the whole exchange, body included: it is
         aiohttp's own ``total`` timeout for this request, the one timer aiohttp arms per
@@ -206,6 +209,8 @@ class AiohttpTransport:
         try:
             async with session.request(request.method, request.url, **kwargs) as response:
                 status = response.status
+                if outcome is not None:
+                    outcome.status = status
                 headers = response.headers
                 if 300 <= status < 400 and "Location" in headers:
                     return status, headers, b"", response.url, headers["Location"]
