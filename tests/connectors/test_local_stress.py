@@ -200,6 +200,10 @@ def test_sigint_during_cli_indexing_keeps_committed_batches(tmp_path: Path) -> N
         import os, signal, sys
         from textsearch import LocalTextSearch
 
+        # A shell starts background jobs with SIGINT ignored, and Python then installs no
+        # handler: give this process the Ctrl-C a terminal would deliver.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
         def progress(done, total, path):
             if done == 250:
                 os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C
