@@ -16,6 +16,8 @@ import os
 import ssl
 import threading
 import time
+import urllib.parse
+import urllib.request
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -202,6 +204,35 @@ def make_ssl_context(verify: object, owner: str) -> ssl.SSLContext | bool:
     raise ConfigurationError(
         f"{owner}: verify= must be True, False, a CA bundle path or an ssl.SSLContext"
     )
+
+
+def default_ssl_context() -> ssl.SSLContext:
+    """The trust httpx uses: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set, else certifi's."""
+    cafile = os.environ.get("SSL_CERT_FILE")
+    capath = os.environ.get("SSL_CERT_DIR")
+    if cafile or capath:
+        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
+    try:
+        import certifi
+
+        return ssl.create_default_context(cafile=certifi.where())
+    except ImportError:  # pragma: no cover - certifi comes with httpx
+        return ssl.create_default_context()
+
+
+def environment_proxy(url: str) -> tuple[urllib.parse.SplitResult, str | None]:
+    """``url`` split, and the proxy the environment names for it (``None``: go direct).
+
+    ``HTTP(S)_PROXY`` / ``ALL_PROXY`` and ``NO_PROXY``, as httpx reads them. The fast
+    transports call this once per URL and keep the answer, as httpx reads the environment
+    once per client.
+    """
+    split = urllib.parse.urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    proxy = proxies.get(split.scheme) or proxies.get("all")
+    if proxy and urllib.request.proxy_bypass(split.hostname or ""):
+        proxy = None
+    return split, proxy or None
 
 
 def make_sync_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> httpx.Client:

@@ -11,11 +11,8 @@ engine's shared code; this module only moves bytes, and reports failures as the 
 from __future__ import annotations
 
 import asyncio
-import os
 import ssl
 import time
-import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -24,6 +21,7 @@ from multidict import CIMultiDict
 
 from textsearch._body import ACCEPT_ENCODING, BodyReader
 from textsearch._redact import scrub
+from textsearch._transport import default_ssl_context, environment_proxy
 
 if TYPE_CHECKING:
     from textsearch._http_base import HttpRequest
@@ -51,20 +49,6 @@ _MAX_HEADER_SETS: Final = 8
 #: A request sent this close to the start of its search (a first attempt) uses the session's
 #: own timeout, whose total is the whole deadline: it fires at most this late.
 _FIRST_ATTEMPT: Final = 0.001
-
-
-def _default_ssl_context() -> ssl.SSLContext:
-    # The same trust as httpx: SSL_CERT_FILE / SSL_CERT_DIR when set, else certifi's bundle.
-    cafile = os.environ.get("SSL_CERT_FILE")
-    capath = os.environ.get("SSL_CERT_DIR")
-    if cafile or capath:
-        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
-    try:
-        import certifi
-
-        return ssl.create_default_context(cafile=certifi.where())
-    except ImportError:  # pragma: no cover - certifi comes with httpx
-        return ssl.create_default_context()
 
 
 def _as_httpx_error(error: BaseException) -> httpx.TransportError:
@@ -117,15 +101,11 @@ class AiohttpTransport:
             return self._proxies[url]
         except KeyError:
             pass
-        split = urllib.parse.urlsplit(url)
-        proxies = urllib.request.getproxies_environment()
-        proxy = proxies.get(split.scheme) or proxies.get("all")
-        if proxy and urllib.request.proxy_bypass(split.hostname or ""):
-            proxy = None
+        proxy = environment_proxy(url)[1]
         if len(self._proxies) >= _MAX_PROXY_KEYS:
             self._proxies.clear()  # e.g. many redirect targets: stay small
-        self._proxies[url] = proxy or None
-        return proxy or None
+        self._proxies[url] = proxy
+        return proxy
 
     def _headers_for(self, headers: Mapping[str, str]) -> CIMultiDict[str]:
         """The request's headers with ours added, built once per connector's header set.
@@ -153,7 +133,7 @@ class AiohttpTransport:
         if session is not None:
             self._release()
         if self._ssl is None:
-            self._ssl = _default_ssl_context() if self._verify is True else self._verify
+            self._ssl = default_ssl_context() if self._verify is True else self._verify
         connector = aiohttp.TCPConnector(limit=POOL_SIZE, ssl=self._ssl)
         self._session = session = aiohttp.ClientSession(
             connector=connector,

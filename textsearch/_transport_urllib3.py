@@ -20,7 +20,6 @@ from __future__ import annotations
 import http.client
 import io
 import json
-import os
 import ssl
 import time
 import urllib.parse
@@ -31,7 +30,7 @@ import httpx
 
 from textsearch._body import ACCEPT_ENCODING, BodyReader
 from textsearch._redact import scrub
-from textsearch._transport import current_deadline
+from textsearch._transport import current_deadline, default_ssl_context, environment_proxy
 
 if TYPE_CHECKING:
     from textsearch._http_base import HttpRequest
@@ -177,20 +176,6 @@ _FAILURES: Final = (_errors.HTTPError, http.client.HTTPException, OSError)
 # -- TLS and proxies -------------------------------------------------------------------------
 
 
-def _default_ssl_context() -> ssl.SSLContext:
-    # The same trust as httpx: SSL_CERT_FILE / SSL_CERT_DIR when set, else certifi's bundle.
-    cafile = os.environ.get("SSL_CERT_FILE")
-    capath = os.environ.get("SSL_CERT_DIR")
-    if cafile or capath:
-        return ssl.create_default_context(cafile=cafile or None, capath=capath or None)
-    try:
-        import certifi
-
-        return ssl.create_default_context(cafile=certifi.where())
-    except ImportError:  # pragma: no cover - certifi comes with httpx
-        return ssl.create_default_context()
-
-
 def _unverified_context() -> ssl.SSLContext:
     context = ssl.create_default_context()
     context.check_hostname = False
@@ -222,7 +207,7 @@ class Urllib3Transport:
             else max(timeout.connect, timeout.read)
         )
         if verify is True:
-            context = _default_ssl_context()  # read once, like httpx's client
+            context = default_ssl_context()  # read once, like httpx's client
         elif verify is False:
             context = _unverified_context()
         else:
@@ -268,11 +253,7 @@ class Urllib3Transport:
             return self._routes[url]
         except KeyError:
             pass
-        split = urllib.parse.urlsplit(url)
-        proxies = urllib.request.getproxies_environment()
-        proxy = proxies.get(split.scheme) or proxies.get("all")
-        if proxy and urllib.request.proxy_bypass(split.hostname or ""):
-            proxy = None
+        split, proxy = environment_proxy(url)
         if not proxy:
             # Direct: the origin's pool and the request target, found once per URL (the
             # manager would parse the URL and look its pool up on every request).
