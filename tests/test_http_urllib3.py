@@ -9,6 +9,7 @@ the pool, proxies, trust settings, logs, and connection reuse after an unread bo
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import ssl
 import subprocess
@@ -444,3 +445,31 @@ def test_urllib3_errors_map_to_the_httpx_errors_that_mean_the_same() -> None:
         mapped = _as_httpx_error(error)
         assert type(mapped) is expected, (error, mapped)
         assert KEY not in str(mapped)
+
+
+@pytest.mark.parametrize("transport", ["httpx", "urllib3", "aiohttp"])
+def test_proxy_credentials_from_the_environment_go_to_the_proxy_only(
+    monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    # HTTP_PROXY=http://user:secret@host: every transport sends the credentials as
+    # Proxy-Authorization to the proxy (never as the service's Authorization).
+    with serve(Reply(200, BING_OK)) as proxy:
+        host_port = proxy.url.split("//")[1]
+        monkeypatch.setenv("HTTP_PROXY", f"http://agent:s3cret@{host_port}")
+        monkeypatch.setenv("NO_PROXY", "")
+        connector = bing("http://bing.invalid", transport=transport)
+        if transport == "aiohttp":
+
+            async def go() -> Any:
+                async with connector:
+                    return await connector.search("q")
+
+            assert len(asyncio.run(go())) == 1
+        else:
+            assert len(connector.search_sync("q")) == 1
+            connector.close()
+    (request,) = proxy.requests
+    assert request.headers["host"] == "bing.invalid"
+    expected = "Basic " + base64.b64encode(b"agent:s3cret").decode()
+    assert request.headers["proxy-authorization"] == expected
+    assert "authorization" not in request.headers
