@@ -265,6 +265,20 @@ def test_tantivy_asked_for_but_not_installed_names_the_extra(
         LocalTextSearch(engine="lucene")  # type: ignore[arg-type]
 
 
+def test_tantivy_on_python_3_10_says_why_the_extra_cannot_help(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # tantivy 0.27+ has no Python 3.10 wheels: the extra installs nothing there.
+    import types
+
+    monkeypatch.setattr(_local_engine, "find_spec", lambda name: None)
+    monkeypatch.setattr(_local_engine, "sys", types.SimpleNamespace(version_info=(3, 10, 13)))
+    with pytest.raises(ConfigurationError, match="Python 3.11") as info:
+        LocalTextSearch(engine="tantivy")
+    assert "engine='sqlite'" in str(info.value)
+    assert LocalTextSearch().engine == "sqlite"  # auto falls back
+
+
 def test_a_foreign_writer_holding_the_lock_is_a_busy_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

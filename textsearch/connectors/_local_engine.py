@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import sqlite3
+import sys
 from importlib.util import find_spec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -199,6 +200,12 @@ def choose_engine(engine: object) -> Literal["sqlite", "tantivy"]:
         raise ConfigurationError(f"engine must be 'auto', 'sqlite' or 'tantivy', not {engine!r}")
     installed = find_spec("tantivy") is not None
     if engine == "tantivy" and not installed:
+        if sys.version_info < (3, 11):
+            raise ConfigurationError(
+                "engine='tantivy' needs the tantivy package, whose releases with what this "
+                "engine uses (0.27 and later) need Python 3.11 or newer; on this Python, use "
+                "engine='sqlite' (the default falls back to it)"
+            )
         raise ConfigurationError(f"engine='tantivy' needs the tantivy package: {_TANTIVY_EXTRA}")
     return "tantivy" if engine == "tantivy" or (engine == "auto" and installed) else "sqlite"
 
