@@ -62,6 +62,64 @@ def test_markdown_splits_by_heading_with_github_anchors() -> None:
     assert MARKDOWN.splitlines()[18 - 1] == passages[2].text
 
 
+MARKDOWN_SYNTAX = """# Filters
+
+| field | value |
+|---|:---:|
+| `site` | `"a.com\\|b.com"` (**subdomains** too) |
+
+See [the Brave page](brave.md#filters), ![a diagram](d.png) and <https://example.org>.
+> A *quoted* note with snake_case_name and 2*3*4, ~~struck~~.
+
+```text
+| kept | as | written |
+```
+
+***
+[ref]: https://example.org/ref
+Last line: a < b.
+"""
+
+
+def test_markdown_passages_are_plain_text_with_their_line_numbers() -> None:
+    _, (passage,) = split_document(MARKDOWN_SYNTAX, ".md")
+    text = passage.text
+    for syntax in ("|---", "`", "**", "](", "![", "<https", "~~", "> A", "***", "[ref]"):
+        assert syntax not in text, syntax
+    assert 'field; value\n\nsite; "a.com|b.com" (subdomains too)' in text
+    assert "See the Brave page, a diagram and https://example.org." in text
+    assert "A quoted note with snake_case_name and 2*3*4, struck." in text
+    assert "| kept | as | written |" in text  # code inside a fence is left as written
+    assert text.endswith("Last line: a < b.")
+    assert passage.line == 3  # the first body line, as in the file
+    # Plain text given to add_documents(chunk=True) is the caller's: never rewritten.
+    s = LocalTextSearch()
+    s.add_documents([{"id": "a", "text": MARKDOWN_SYNTAX}], chunk=True)
+    assert "|---|:---:|" in (s.get_text_search_results_sync("subdomains").results[0].value or "")
+
+
+def test_markdown_files_indexed_before_plain_text_are_read_again_once(tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text(MARKDOWN_SYNTAX)
+    (notes / "b.txt").write_text("plain | text `kept`")
+    db = tmp_path / "kb.sqlite3"
+    s = LocalTextSearch(db)
+    first = s.index_path(notes)
+    assert (first.added, first.updated, first.unchanged) == (2, 0, 0)
+    # An index made by an earlier version has no mark: its Markdown files are read again.
+    s._db.execute("DELETE FROM textsearch_meta WHERE key LIKE 'markdown_text:%'")
+    again = s.index_path(notes)
+    assert (again.added, again.updated, again.unchanged) == (0, 1, 1)
+    assert s.document_count == 2
+    settled = s.index_path(notes)
+    assert (settled.added, settled.updated, settled.unchanged) == (0, 0, 2)
+    hits = s.get_text_search_results_sync("subdomains").results
+    value = hits[0].value or ""
+    assert "subdomains too" in value and "|---" not in value and "`" not in value
+    s.close()
+
+
 def test_rst_splits_by_underlined_and_overlined_titles() -> None:
     raw = (
         "=========\nRST Guide\n=========\n\nOpening words.\n\n"

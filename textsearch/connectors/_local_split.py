@@ -42,6 +42,69 @@ def _docutils_slug(heading: str, used: dict[str, int]) -> str:
     return slug if count == 0 else f"{slug}-{count}"
 
 
+# Markdown syntax a model should not read, removed line by line (the line count is kept, so
+# that passages' #L<n> links stay right). Code inside fences is left as written.
+_MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MD_BREAK = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")  # a thematic break
+_MD_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+.*$")
+_MD_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_MD_INLINE = (
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # image: its alt text
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # link: its text
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference link
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),  # autolink
+    (re.compile(r"<!--.*?-->"), ""),
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # inline code
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # backslash escapes
+)
+
+
+def _plain_inline(line: str) -> str:
+    for pattern, replacement in _MD_INLINE:
+        line = pattern.sub(replacement, line)
+    return line
+
+
+def _plain_markdown(body: str) -> str:
+    """A Markdown section's text as plain text, one output line per input line.
+
+    Changing what this makes: bump ``local.MARKDOWN_TEXT_VERSION`` (indexes then re-read
+    their Markdown files once).
+
+    Tables become their cells separated by semicolons (the rule row goes); links and images
+    their text; emphasis, inline code marks, quote marks, fences and reference definitions go.
+    """
+    out: list[str] = []
+    in_fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            out.append("")
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        if ("|" in line and _MD_TABLE_RULE.match(line)) or _MD_BREAK.match(line):
+            out.append("")
+            continue
+        if _MD_REF_DEF.match(line):
+            out.append("")
+            continue
+        line = _MD_QUOTE.sub("", line)
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped.strip("|"))]
+            line = "; ".join(_plain_inline(c) for c in cells if c)
+        else:
+            line = _plain_inline(line)
+        out.append(line)
+    return "\n".join(out)
+
+
 # A section: (heading, anchor, first line number, body lines joined).
 _Section = tuple[str | None, str | None, int, str]
 
@@ -249,6 +312,8 @@ def split_document(
         if isinstance(raw, bytes):
             raw = raw.decode("utf-8-sig", errors="replace")
         title, sections = _SPLITTERS[kind](raw)
+        if kind == "markdown":
+            sections = [(h, a, n, _plain_markdown(body)) for h, a, n, body in sections]
     passages = _pack(sections, limit, tidy=kind != "html")
     return title, passages or [Passage(None, None, 1, "")]
 

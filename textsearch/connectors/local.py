@@ -73,6 +73,10 @@ from textsearch.errors import ConfigurationError, UnsupportedFilterError
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
 # index_path commits after this many files, so an interrupted run keeps what it did.
+#: The version of the plain text made of Markdown files (``_local_split._plain_markdown``):
+#: an index whose Markdown files were read by another version reads them again once.
+MARKDOWN_TEXT_VERSION = "2"
+MARKDOWN_SUFFIXES = (".md", ".markdown")
 _BATCH_FILES = 100
 
 
@@ -464,6 +468,16 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     (root_key,),
                 )
             }
+            # Markdown files indexed before their text was made plain (see _local_split) are
+            # read again once, changed or not; the mark is kept per indexed folder.
+            mark = f"markdown_text:{root_key}"
+            row = self._db.execute(
+                "SELECT value FROM textsearch_meta WHERE key = ?", (mark,)
+            ).fetchone()
+            reread = row is None or row[0] != MARKDOWN_TEXT_VERSION
+            if reread and not known:  # nothing indexed from here yet: nothing old to re-read
+                self._mark(mark)
+                reread = False
             seen: set[str] = set()
             for begin in range(0, len(files), _BATCH_FILES):
                 batch = files[begin : begin + _BATCH_FILES]
@@ -475,7 +489,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     for file in batch:
                         doc_id = str(file)
                         seen.add(doc_id)
-                        item = read_file(file, known.get(doc_id), report)
+                        previous = known.get(doc_id)
+                        if reread and file.suffix.lower() in MARKDOWN_SUFFIXES:
+                            item = read_file(file, None, report)  # compared with nothing
+                        else:
+                            item = read_file(file, previous, report)
                         if item is not None:
                             self._write_one(item, doc_id, root_key, known.get(doc_id), report)
                         done += 1
@@ -486,7 +504,16 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 with self._interruptible_batch():
                     for doc_id in gone:
                         report.removed += self._delete(doc_id)
+            if reread:
+                self._mark(mark)
         return report
+
+    def _mark(self, mark: str) -> None:
+        with self._interruptible_batch():
+            self._db.execute(
+                "INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)",
+                (mark, MARKDOWN_TEXT_VERSION),
+            )
 
     def _interruptible_batch(self) -> Write:
         return Write(self, Batch(self._db, self.path), batch=True)
