@@ -86,7 +86,7 @@ def test_markdown_passages_are_plain_text_with_their_line_numbers() -> None:
     text = passage.text
     for syntax in ("|---", "`", "**", "](", "![", "<https", "~~", "> A", "***", "[ref]"):
         assert syntax not in text, syntax
-    assert 'field; value\n\nsite; "a.com|b.com" (subdomains too)' in text
+    assert 'field; value.\n\nsite; "a.com|b.com" (subdomains too).' in text
     assert "See the Brave page, a diagram and https://example.org." in text
     assert "A quoted note with snake_case_name and 2*3*4, struck." in text
     assert "| kept | as | written |" in text  # code inside a fence is left as written

@@ -75,7 +75,8 @@ def _plain_markdown(body: str) -> str:
     Changing what this makes: bump ``local.MARKDOWN_TEXT_VERSION`` (indexes then re-read
     their Markdown files once).
 
-    Tables become their cells separated by semicolons (the rule row goes); links and images
+    Tables become their cells separated by semicolons, a row ending with a full stop (the
+    rule row goes); links and images
     their text; emphasis, inline code marks, quote marks, fences and reference definitions go.
     """
     out: list[str] = []
@@ -99,6 +100,8 @@ def _plain_markdown(body: str) -> str:
         if stripped.startswith("|") and stripped.count("|") >= 2:
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped.strip("|"))]
             line = "; ".join(_plain_inline(c) for c in cells if c)
+            if line and line[-1] not in ".!?:;":
+                line += "."  # rows stay apart when a snippet joins the lines
         else:
             line = _plain_inline(line)
         out.append(line)
