@@ -311,16 +311,18 @@ def as_httpx_error(error: BaseException) -> BaseException:
 TRANSPORTS: Final = ("auto", "httpx", "aiohttp", "urllib3", "fast")
 
 
-def aiohttp_installed() -> bool:
+def _installed(module: str) -> bool:
     import importlib.util
 
-    return importlib.util.find_spec("aiohttp") is not None
+    return importlib.util.find_spec(module) is not None
+
+
+def aiohttp_installed() -> bool:
+    return _installed("aiohttp")
 
 
 def urllib3_installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("urllib3") is not None
+    return _installed("urllib3")
 
 
 def _from_environment() -> str:
