@@ -14,6 +14,8 @@ from textsearch import (
     NotFoundError,
     PostgresTextSearch,
     SearchOptions,
+    TextSearchFilter,
+    UnsupportedFilterError,
 )
 
 GUIDE = """# Operations guide
@@ -198,6 +200,53 @@ def test_get_document_of_an_existing_table(pg_dsn: str, pg_table: str) -> None:
             "Tusks and ice.",
         )
         assert search.get_document("8") is None
+
+
+def test_get_document_applies_a_filter(search: PostgresTextSearch) -> None:
+    # How the MCP server keeps a preset filter on resource reads: a document the filter does
+    # not admit is not there, whichever key names it.
+    search.add_documents_sync(
+        [
+            {
+                "id": "guide",
+                "title": "Ops",
+                "text": GUIDE,
+                "link": "https://x.org/ops",
+                "metadata": {"public": True},
+            },
+            {
+                "id": "pay",
+                "title": "Payroll",
+                "text": "Salaries.",
+                "link": "https://x.org/pay",
+                "metadata": {"public": 1},
+            },
+        ],
+        chunk=True,
+    )
+    public = TextSearchFilter().equal_to("public", True)
+    assert search.get_document("pay", filter=public) is None
+    assert search.get_document("https://x.org/pay", filter=public) is None
+    guide = search.get_document("https://x.org/ops#retry-policy", filter=public)
+    assert guide is not None and guide.id == "guide"
+    assert search.get_document("pay") is not None
+    with pytest.raises(UnsupportedFilterError):
+        search.get_document("pay", filter=TextSearchFilter().equal_to("bad key!", 1))
+
+
+def test_get_document_of_an_existing_table_applies_a_filter(pg_dsn: str, pg_table: str) -> None:
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE TABLE "{pg_table}" (n int PRIMARY KEY, head text, body text)')
+        conn.execute(
+            f"INSERT INTO \"{pg_table}\" VALUES (7, 'Walrus', 'Tusks.'), (8, 'Seal', 'Fish.')"
+        )
+    with PostgresTextSearch.from_table(
+        pg_dsn, table=pg_table, id_column="n", name_column="head", value_column="body"
+    ) as search:
+        only_seven = TextSearchFilter().equal_to("id", "7")
+        assert search.get_document("8", filter=only_seven) is None
+        found = search.get_document("7", filter=only_seven)
+        assert found is not None and found.title == "Walrus"
 
 
 def test_index_path_stores_passages_and_reindexes_whole_files(

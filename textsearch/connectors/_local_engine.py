@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 __all__ = ["EngineMixin", "Write", "choose_engine"]
 
 _ENGINES = ("auto", "sqlite", "tantivy")
+# Version of the tantivy filter tokens (2: true/false apart from 1/0); an index whose tokens
+# are older is rebuilt from the SQLite file once.
+FILTER_TOKENS = "2"
 _TANTIVY_EXTRA = 'pip install "textsearch-sdk[tantivy]"'
 
 log = logging.getLogger("textsearch.local")
@@ -59,7 +62,7 @@ class EngineMixin:
         return dict(
             self._db.execute(
                 "SELECT key, value FROM textsearch_meta "
-                "WHERE key IN ('ranking_engine', 'ranking_generation')"
+                "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens')"
             ).fetchall()
         )
 
@@ -87,6 +90,7 @@ class EngineMixin:
                 meta = self._meta()
                 if (
                     meta.get("ranking_engine") == "tantivy"
+                    and meta.get("filter_tokens") == FILTER_TOKENS
                     and not self._ranker.damaged
                     and self._ranker.stored_generation() == int(meta.get("ranking_generation", "0"))
                 ):
@@ -123,12 +127,24 @@ class EngineMixin:
             meta = self._meta()
             generation = int(meta.get("ranking_generation", "0"))
             current = meta.get("ranking_engine") == "tantivy"
-            if current and not ranker.damaged and ranker.stored_generation() == generation:
+            tokens_current = meta.get("filter_tokens") == FILTER_TOKENS
+            if (
+                current
+                and tokens_current
+                and not ranker.damaged
+                and ranker.stored_generation() == generation
+            ):
                 ranker.loaded_generation = generation  # another process rebuilt it meanwhile
                 return
             total = int(db.execute("SELECT count(*) FROM passages").fetchone()[0])
             if total:
-                why = "is behind the index file" if current else "was ranked by SQLite FTS5"
+                why = (
+                    "was ranked by SQLite FTS5"
+                    if not current
+                    else "is behind the index file"
+                    if tokens_current
+                    else "has filter tokens of an older release"
+                )
                 log.warning(
                     "ranking index of %s %s: rebuilding it with tantivy (%d passages)",
                     self.path,
@@ -156,6 +172,7 @@ class EngineMixin:
                 raise
             self._set_meta("ranking_generation", str(generation + 1))
             self._set_meta("ranking_engine", "tantivy")
+            self._set_meta("filter_tokens", FILTER_TOKENS)
             self._set_meta("schema_version", TANTIVY_SCHEMA_VERSION)
             ranker.damaged = False
 

@@ -94,19 +94,33 @@ def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
             if value is None:
                 parts.append("json_extract(d.metadata, ?) IS NULL")
                 params.append(f'$."{name}"')
+            elif isinstance(value, bool):
+                parts.append("json_type(d.metadata, ?) = ?")
+                params += [f'$."{name}"', _json_bool(value)]
             else:
+                # true and false read back as 1 and 0: never equal to a number here, as in
+                # JSON and PostgreSQL (a filter on 1 must not admit documents marked true).
                 parts.append(
-                    "(json_type(d.metadata, ?) NOT IN ('array', 'object') "
+                    "(json_type(d.metadata, ?) NOT IN ('array', 'object', 'true', 'false') "
                     "AND json_extract(d.metadata, ?) = ?)"
                 )
                 params += [f'$."{name}"', f'$."{name}"', value]
+        elif isinstance(value, bool):
+            parts.append(
+                "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t WHERE t.type = ?)"
+            )
+            params += [f'$."{name}"', _json_bool(value)]
         else:
             parts.append(
                 "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t "
-                "WHERE t.value IS ? AND t.type NOT IN ('array', 'object'))"
+                "WHERE t.value IS ? AND t.type NOT IN ('array', 'object', 'true', 'false'))"
             )
             params += [f'$."{name}"', value]
     return " AND " + " AND ".join(parts), params
+
+
+def _json_bool(value: bool) -> str:
+    return "true" if value else "false"
 
 
 def id_text(value: Any) -> str:

@@ -60,11 +60,11 @@ def sidecar_path(path: str) -> str | None:
 
 
 def _canon(value: Any) -> str:
-    """One token per value that SQLite's ``json_extract(...) = ?`` finds equal."""
+    """One token per value that the SQL filter (:func:`filter_sql`) finds equal."""
     if value is None:
         return "n"
-    if isinstance(value, bool):
-        return "i1" if value else "i0"
+    if isinstance(value, bool):  # never equal to 1 or 0, as in JSON and PostgreSQL
+        return "bt" if value else "bf"
     if isinstance(value, int):
         return f"i{value}"
     if isinstance(value, float):

@@ -402,9 +402,14 @@ class Builder:
             return sql.SQL("SELECT count(*) FROM {} WHERE passage = 0").format(self.table)
         return sql.SQL("SELECT count(*) FROM {}").format(self.table)
 
-    def document_by_id(self) -> pgsql.Composable:
-        """An existing table's row by its id (as text), mapped like a search result."""
-        return sql.SQL("SELECT {}, {}, {}, {}, {} FROM {} AS d WHERE {}::text = %s LIMIT 1").format(
+    def document_by_id(
+        self, key: str, search_filter: TextSearchFilter | None = None
+    ) -> tuple[pgsql.Composable, dict[str, Any]]:
+        """An existing table's row by its id (as text) if the filter admits it."""
+        params: dict[str, Any] = {"key": key}
+        statement = sql.SQL(
+            "SELECT {}, {}, {}, {}, {} FROM {} AS d WHERE {}::text = %(key)s{} LIMIT 1"
+        ).format(
             self.col(self.spec.id_column),
             self.col(self.spec.name_column),
             self.col(self.spec.value_column),
@@ -412,7 +417,19 @@ class Builder:
             self.col(self.spec.metadata_column),
             self.table,
             self.col(self.spec.id_column),
+            self.filters(search_filter, params),
         )
+        return statement, params
+
+    def document_allowed(
+        self, doc_id: str, search_filter: TextSearchFilter
+    ) -> tuple[pgsql.Composable, dict[str, Any]]:
+        """A managed document's first passage row if the filter admits it (else no row)."""
+        params: dict[str, Any] = {"doc": doc_id}
+        statement = sql.SQL(
+            "SELECT 1 FROM {} AS d WHERE d.id = %(doc)s AND d.passage = 0{} LIMIT 1"
+        ).format(self.table, self.filters(search_filter, params))
+        return statement, params
 
 
 # Lexemes of the query, each quoted as a tsquery literal; `kept` drops the very common ones

@@ -674,7 +674,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         """Blocking twin of :meth:`get_documents`."""
         return self.get_search_results_sync(query, options, **kwargs)
 
-    def get_document(self, key: str) -> LocalDocument | None:
+    def get_document(
+        self, key: str, *, filter: TextSearchFilter | None = None
+    ) -> LocalDocument | None:
         """The stored document whose id, else whose link, is ``key`` (``None`` if none).
 
         The text is the whole document (its passages in order). A passage link
@@ -682,19 +684,27 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         :meth:`add_documents`; the MCP server reads documents through it (as resources) so
         a model can open a whole document from a result.
 
+        Args:
+            key: The document's id, its link, or a passage link.
+            filter: Only a document that this filter admits is returned (the same clauses
+                as a search's filter): how a preset filter also governs direct reads.
+
         Raises:
             ConfigurationError: The index was closed.
+            UnsupportedFilterError: The filter names a field the index cannot filter on.
         """
         candidates = [("id", key), ("link", key)]
         if "#" in key:
             candidates.append(("link", key.split("#", 1)[0]))
         with self._lock, documented_errors(self.path):
+            self._validate_filter(filter)
+            where, params = filter_sql(filter)
             row = None
             for column, value in candidates:
                 row = self._db.execute(
-                    "SELECT rowid, id, title, link, metadata FROM documents "
-                    f"WHERE {column} = ? ORDER BY rowid LIMIT 1",
-                    (value,),
+                    "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
+                    f"WHERE d.{column} = ?{where} ORDER BY d.rowid LIMIT 1",
+                    (value, *params),
                 ).fetchone()
                 if row is not None:
                     break

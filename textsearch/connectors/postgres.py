@@ -632,7 +632,9 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         statement = self._builder.count_all()
         return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
 
-    def get_document(self, key: str) -> PostgresDocument | None:
+    def get_document(
+        self, key: str, *, filter: TextSearchFilter | None = None
+    ) -> PostgresDocument | None:
         """The stored document whose id, else whose link, is ``key`` (``None`` if none).
 
         Blocking, like :meth:`LocalTextSearch.get_document` (the MCP server and
@@ -641,15 +643,22 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         order; a passage link (``file#section``) finds its document. From an existing table,
         the row whose id column (as text) is ``key``.
 
+        Args:
+            key: The document's id, its link, or a passage link.
+            filter: Only a document that this filter admits is returned (the same clauses
+                as a search's filter): how a preset filter also governs direct reads.
+
         Raises:
             NotFoundError: The table does not exist.
             SearchTransportError: The server could not be reached.
+            UnsupportedFilterError: The filter names a field the table cannot filter on.
         """
         if not isinstance(key, str) or not key or "\x00" in key:
             return None
+        self._builder.check_filter(filter)
         if not self._spec.managed:
-            statement = self._builder.document_by_id()
-            row = self._sync.run(lambda conn: conn.execute(statement, (key,)).fetchone())
+            statement, params = self._builder.document_by_id(key, filter)
+            row = self._sync.run(lambda conn: conn.execute(statement, params).fetchone())
             if row is None:
                 return None
             return self._results("", [(*row, None, 0, None, None, None)], None)[0]
@@ -671,6 +680,10 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         if not rows:
             return None
         doc_id, title, _, link, metadata = rows[0]
+        if filter:
+            allowed, params = self._builder.document_allowed(str(doc_id), filter)
+            if self._sync.run(lambda conn: conn.execute(allowed, params).fetchone()) is None:
+                return None
         return PostgresDocument(
             id=str(doc_id),
             title=title,

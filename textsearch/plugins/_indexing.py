@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.errors import ServiceUnavailableError
 
 __all__ = ["IndexingInProgressError", "IndexingTextSearch"]
@@ -193,13 +193,13 @@ class IndexingTextSearch:
         )
         return result
 
-    def get_document(self, key: str) -> Any:
+    def get_document(self, key: str, *, filter: TextSearchFilter | None = None) -> Any:
         """See ``LocalTextSearch.get_document`` (waits for the indexing).
 
         Raises:
             IndexingInProgressError: Still indexing after ``wait`` seconds.
         """
-        return self._ready_sync().get_document(key)
+        return self._ready_sync().get_document(key, filter=filter)
 
     def close(self) -> None:
         """Close the index once the indexing thread has let go of it."""

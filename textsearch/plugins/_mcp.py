@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         ReadResourceResult,
     )
 
+    from textsearch._types import TextSearchFilter
     from textsearch.plugins._plugin import SearchPlugin
 
 __all__ = [
@@ -100,15 +101,59 @@ def document_uri(key: str) -> str:
     return DOCUMENT_URI_PREFIX + quote(key, safe="")
 
 
+class _GuardedReader:
+    """Reads documents of one search, never past the preset filters of its functions.
+
+    A document is readable only if at least one function over this search could return it:
+    a function without a preset filter admits every document; otherwise the document must
+    satisfy that function's preset filter. A reader that cannot apply a filter is never
+    consulted while one applies (closed, not open, when in doubt).
+    """
+
+    def __init__(
+        self, read: Callable[..., Any], filters: list[TextSearchFilter | None]
+    ) -> None:
+        self._read = read
+        self._filters = filters
+
+    def __call__(self, key: str) -> _Document | None:
+        for preset in self._filters:
+            document = self._read(key) if preset is None else self._read(key, filter=preset)
+            if document is not None:
+                return cast("_Document", document)
+        return None
+
+
+def _accepts_filter(read: Callable[..., Any]) -> bool:
+    import inspect
+
+    try:
+        parameters = inspect.signature(read).parameters
+    except (TypeError, ValueError):
+        return False
+    return "filter" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
+
+
 def _readers(plugin: SearchPlugin) -> list[DocumentReader]:
-    readers: list[DocumentReader] = []
-    seen: set[int] = set()
+    by_search: dict[int, tuple[Callable[..., Any], list[TextSearchFilter | None]]] = {}
     for function in plugin.functions:
         search = function.text_search
-        reader = getattr(search, "get_document", None)
-        if callable(reader) and id(search) not in seen:
-            seen.add(id(search))
-            readers.append(reader)
+        read = getattr(search, "get_document", None)
+        if not callable(read):
+            continue
+        _, filters = by_search.setdefault(id(search), (read, []))
+        preset = function.filter
+        if preset is None:
+            filters[:] = [None]  # one unfiltered function: every document is reachable
+        elif None not in filters and preset not in filters:
+            filters.append(preset)
+    readers: list[DocumentReader] = []
+    for read, filters in by_search.values():
+        if filters != [None] and not _accepts_filter(read):
+            continue
+        readers.append(_GuardedReader(read, filters))
     return readers
 
 
