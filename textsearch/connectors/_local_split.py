@@ -20,7 +20,6 @@ _SPLIT_MIN = 200  # a cut never leaves a piece shorter than this when it can be 
 
 # -- sections per format -------------------------------------------------------------------
 
-_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _RST_UNDER = re.compile(r"([=\-~^\"'`#*+_:.])\1{2,}\s*")
@@ -108,6 +107,25 @@ def _plain_markdown(body: str) -> str:
     return "\n".join(out)
 
 
+def _atx_heading(line: str) -> str | None:
+    """The text of an ATX heading line (``## Title ##``), else ``None``.
+
+    String methods, not a regular expression: the pattern this replaces backtracked
+    catastrophically on a long run of spaces (``"# a" + 3000 spaces + "x"`` took ~20 s).
+    """
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    rest = stripped.lstrip("#")
+    if len(stripped) - len(rest) > 6 or not rest[:1].isspace():
+        return None
+    text = rest.strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1].isspace()):
+        text = closed.rstrip()  # a closing run of '#' after a space is not part of the title
+    return text or None
+
+
 # A section: (heading, anchor, first line number, body lines joined).
 _Section = tuple[str | None, str | None, int, str]
 
@@ -139,9 +157,9 @@ def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
         found: str | None = None
         skip = 1
         if not in_fence:
-            atx = _ATX.match(line)
+            atx = _atx_heading(line)
             if atx:
-                found = atx.group(2)
+                found = atx
             elif (
                 line.strip()
                 and i + 1 < len(lines)
