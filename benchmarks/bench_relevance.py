@@ -81,7 +81,7 @@ def percentile(samples: list[float], pct: float) -> float:
 
 
 def cut_query(text: str, words: int = 3) -> str:
-    from textsearch.connectors._local_query import STOP_WORDS
+    from textsearch.connectors.local._query import STOP_WORDS
 
     content = [w for w in re.findall(r"\w+", text) if w.lower() not in STOP_WORDS]
     return " ".join(content[:words]) or text
@@ -138,7 +138,7 @@ def exists_counter(index: Any) -> Callable[[str], int]:
     Each document is one passage here, and a total count is exact with either engine (the
     SQLite engine leaves no word out when asked for one).
     """
-    from textsearch.connectors._local_query import plan_query
+    from textsearch.connectors.local._query import plan_query
 
     def count(text: str) -> int:
         if not plan_query(text).terms:
@@ -191,7 +191,7 @@ def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     writer.commit()
     index.reload()
     searcher = index.searcher()
-    from textsearch.connectors._local_query import STOP_WORDS
+    from textsearch.connectors.local._query import STOP_WORDS
 
     def search(text: str, k: int) -> list[str]:
         words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
@@ -214,7 +214,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.title_repeat is not None:
-        from textsearch.connectors import _local_tantivy
+        from textsearch.connectors.local import _tantivy as _local_tantivy
 
         _local_tantivy.TITLE_REPEAT = args.title_repeat
     if not DATA.is_dir():

@@ -312,10 +312,10 @@ def request_shape(base: str, provider: str) -> tuple[str, dict[str, str], dict[s
 def make_connector(provider: str, url: str, transport: str = "httpx") -> Any:
     sys.path.insert(0, str(ROOT))
     if provider == "brave":
-        from textsearch.connectors.brave import BraveTextSearch
+        from textsearch.connectors.web.brave import BraveTextSearch
 
         return BraveTextSearch(KEY, endpoint=url, transport=transport)
-    from textsearch.connectors.bing import BingTextSearch
+    from textsearch.connectors.web.bing import BingTextSearch
 
     return BingTextSearch(KEY, endpoint=url, transport=transport)
 

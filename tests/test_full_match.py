@@ -17,7 +17,7 @@ from textsearch import (
     LocalTextSearch,
     TextSearchFilter,
 )
-from textsearch.connectors._odata import FIELD_NAME_PATTERN
+from textsearch.connectors.azure._odata import FIELD_NAME_PATTERN
 from textsearch.plugins import SearchParameter, create_search_function
 
 
@@ -47,7 +47,7 @@ def test_a_trailing_newline_is_rejected(what: str, check: Callable[[str], Any], 
 
 
 def test_odata_field_pattern_is_used_as_a_full_match() -> None:
-    from textsearch.connectors._odata import check_field_name
+    from textsearch.connectors.azure._odata import check_field_name
 
     assert FIELD_NAME_PATTERN.fullmatch("title")
     with pytest.raises(InvalidRequestError):

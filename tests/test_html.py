@@ -16,15 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from textsearch import _html, _html_regex
+from textsearch import _html
 from textsearch._html import Sections
+from textsearch._html import _regex as _html_regex
 
 Converter = Callable[[str | bytes], Sections]
 
 
 def _fast() -> Converter:
     pytest.importorskip("selectolax")
-    from textsearch import _html_fast
+    from textsearch._html import _fast as _html_fast
 
     return _html_fast.html_sections
 
@@ -493,7 +494,7 @@ def test_without_selectolax_the_regex_pass_indexes_html(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
     )
-    assert json.loads(out.stdout) == ["textsearch._html_regex", "page & text"]
+    assert json.loads(out.stdout) == ["textsearch._html._regex", "page & text"]
 
 
 DEGENERATE = ["", b"", "   ", "<", "<!--", "<html>", b"\xff\xfe", "\x00", "a < b"]
@@ -511,7 +512,7 @@ def test_degenerate_input_gives_an_empty_or_plain_section(
 def test_converter_text_is_tidy_enough_to_pack_without_a_second_pass(convert: Converter) -> None:
     # split_document packs HTML sections without re-tidying each paragraph: that is only
     # right while the converters' text has no blanks at line ends and no blank-line runs.
-    from textsearch.connectors._local_split import _pack
+    from textsearch.connectors.local._split import _pack
 
     hostile = "<pre>a  \n\n\n  b\t\n</pre><p>x \u00a0\n\n \ny</p><div>\r\n\f\v</div>"
     for page in [*PAGES, hostile]:

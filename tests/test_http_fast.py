@@ -30,7 +30,7 @@ from textsearch import (
     SearchTransportError,
     TextSearchError,
 )
-from textsearch._transport_aiohttp import AiohttpTransport
+from textsearch._http._transports._aiohttp import AiohttpTransport
 
 
 def fast(url: str, **kwargs: Any) -> Any:

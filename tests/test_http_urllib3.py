@@ -30,7 +30,7 @@ from textsearch import (
     InvalidRequestError,
     ResponseFormatError,
 )
-from textsearch._transport_urllib3 import Urllib3Transport
+from textsearch._http._transports._urllib3 import Urllib3Transport
 
 
 def blocking(connector: Any) -> Any:
@@ -265,8 +265,8 @@ def test_more_origins_than_pooled_ones_still_answer() -> None:
     import time
     from contextlib import ExitStack
 
-    from textsearch._http_base import HttpRequest
-    from textsearch._transport_urllib3 import NUM_POOLS
+    from textsearch._http._base import HttpRequest
+    from textsearch._http._transports._urllib3 import NUM_POOLS
 
     transport = Urllib3Transport(httpx.Timeout(5.0), True)
     with ExitStack() as stack:
@@ -288,7 +288,7 @@ def test_more_origins_than_pooled_ones_still_answer() -> None:
 def test_a_missing_urllib3_is_a_configuration_error_naming_the_extra(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import textsearch._transport as transport_module
+    import textsearch._http._transports._httpx as transport_module
 
     monkeypatch.setattr(transport_module, "urllib3_installed", lambda: False)
     for value in ("urllib3", "fast"):
@@ -423,8 +423,8 @@ def test_threads_past_the_pool_wait_for_it_up_to_the_pool_timeout(transport: str
 def test_urllib3_errors_map_to_the_httpx_errors_that_mean_the_same() -> None:
     from urllib3 import exceptions as u
 
-    from textsearch._redact import register_secret
-    from textsearch._transport_urllib3 import _as_httpx_error
+    from textsearch._http._redact import register_secret
+    from textsearch._http._transports._urllib3 import _as_httpx_error
 
     register_secret(KEY)
     cases: list[tuple[BaseException, type[BaseException]]] = [

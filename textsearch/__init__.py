@@ -57,14 +57,14 @@ if TYPE_CHECKING:
         canonical_link,
     )
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
-    from textsearch.connectors.bing import BingTextSearch, BingWebPage
-    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
-    from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
-    from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
-    from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
-    from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
+    from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
+    from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
+    from textsearch.connectors.web.exa import ExaResult, ExaTextSearch
+    from textsearch.connectors.web.searxng import SearxngResult, SearxngTextSearch
+    from textsearch.connectors.web.tavily import TavilyResult, TavilyTextSearch
 
 __version__ = "0.1.0"
 

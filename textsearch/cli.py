@@ -133,7 +133,7 @@ def _env_key(variable: str, provider: str) -> str:
 
 
 def _bing_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.bing import DEFAULT_ENDPOINT, BingTextSearch
+    from textsearch.connectors.web.bing import DEFAULT_ENDPOINT, BingTextSearch
 
     return BingTextSearch(
         _env_key("BING_SEARCH_API_KEY", "bing"),
@@ -144,7 +144,7 @@ def _bing_from_args(args: argparse.Namespace) -> TextSearch:
 
 
 def _bocha_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.bocha import DEFAULT_BASE_URL, BochaTextSearch
+    from textsearch.connectors.web.bocha import DEFAULT_BASE_URL, BochaTextSearch
 
     return BochaTextSearch(
         _env_key("BOCHA_API_KEY", "bocha"),
@@ -153,7 +153,7 @@ def _bocha_from_args(args: argparse.Namespace) -> TextSearch:
 
 
 def _brave_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.brave import DEFAULT_ENDPOINT, BraveTextSearch
+    from textsearch.connectors.web.brave import DEFAULT_ENDPOINT, BraveTextSearch
 
     return BraveTextSearch(
         _env_key("BRAVE_SEARCH_API_KEY", "brave"),
@@ -162,7 +162,7 @@ def _brave_from_args(args: argparse.Namespace) -> TextSearch:
 
 
 def _tavily_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.tavily import DEFAULT_BASE_URL, TavilyTextSearch
+    from textsearch.connectors.web.tavily import DEFAULT_BASE_URL, TavilyTextSearch
 
     return TavilyTextSearch(
         _env_key("TAVILY_API_KEY", "tavily"),
@@ -171,7 +171,7 @@ def _tavily_from_args(args: argparse.Namespace) -> TextSearch:
 
 
 def _exa_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.exa import DEFAULT_BASE_URL, ExaTextSearch
+    from textsearch.connectors.web.exa import DEFAULT_BASE_URL, ExaTextSearch
 
     return ExaTextSearch(
         _env_key("EXA_API_KEY", "exa"),
@@ -186,7 +186,7 @@ def _searxng_from_args(args: argparse.Namespace) -> TextSearch:
             "--provider searxng needs the URL of a SearXNG instance: set the SEARXNG_URL "
             "environment variable"
         )
-    from textsearch.connectors.searxng import SearxngTextSearch
+    from textsearch.connectors.web.searxng import SearxngTextSearch
 
     return SearxngTextSearch(url)
 def _postgres_from_args(args: argparse.Namespace) -> Any:
@@ -803,7 +803,7 @@ def _setup_logging(verbose: bool) -> Callable[[], None]:
     level = root.level
     handler: logging.Handler
     if verbose:
-        from textsearch._redact import SecretFilter, register_secret
+        from textsearch._http._redact import SecretFilter, register_secret
 
         for variable in _KEY_VARIABLES:
             register_secret(os.environ.get(variable, "").strip() or None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from textsearch.connectors import _local_engine
+from textsearch.connectors.local import _engine as _local_engine
 
 
 @pytest.fixture(autouse=True, params=["sqlite", "tantivy"])

@@ -514,7 +514,7 @@ def test_static_security_filter_alone(emulator: AzureSearchEmulator, mode: str) 
 def test_security_filter_with_any_query_filter(
     emulator: AzureSearchEmulator, mode: str, query_filter: TextSearchFilter
 ) -> None:
-    from textsearch.connectors._odata import build_filter
+    from textsearch.connectors.azure._odata import build_filter
 
     results = run(
         mode, make(emulator, security_filter=ACL), "get_documents", "*", top=50, filter=query_filter

@@ -238,7 +238,7 @@ def test_malformed_answers_and_other_statuses(
     ],
 )
 def test_retry_after_parsing(headers: dict[str, str] | None, seconds: float | None) -> None:
-    from textsearch.connectors.azure_ai_search import _retry_after_seconds
+    from textsearch.connectors.azure._search import _retry_after_seconds
 
     assert _retry_after_seconds(headers) == seconds
 
@@ -246,7 +246,7 @@ def test_retry_after_parsing(headers: dict[str, str] | None, seconds: float | No
 def test_retry_after_http_date() -> None:
     from email.utils import formatdate
 
-    from textsearch.connectors.azure_ai_search import _retry_after_seconds
+    from textsearch.connectors.azure._search import _retry_after_seconds
 
     value = _retry_after_seconds({"Retry-After": formatdate(time.time() + 30, usegmt=True)})
     assert value is not None and 25 <= value <= 31

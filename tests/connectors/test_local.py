@@ -593,7 +593,7 @@ async def test_async_unsupported_filter_is_still_an_error(search: LocalTextSearc
 
 
 def test_cjk_characters_are_each_fenced_for_the_tokenizer() -> None:
-    from textsearch.connectors._local_schema import ZWSP, for_index
+    from textsearch.connectors.local._schema import ZWSP, for_index
 
     z = ZWSP
     assert for_index("ab数据c 한") == f"ab{z}数{z}{z}据{z}c {z}한{z}"

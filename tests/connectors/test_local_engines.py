@@ -19,7 +19,7 @@ from textsearch import (
     ServiceUnavailableError,
     TextSearchFilter,
 )
-from textsearch.connectors import _local_engine
+from textsearch.connectors.local import _engine as _local_engine
 
 tantivy = pytest.importorskip("tantivy")
 
@@ -282,7 +282,7 @@ def test_tantivy_on_python_3_10_says_why_the_extra_cannot_help(
 def test_a_foreign_writer_holding_the_lock_is_a_busy_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from textsearch.connectors import _local_tantivy
+    from textsearch.connectors.local import _tantivy as _local_tantivy
 
     monkeypatch.setattr(_local_tantivy, "BUSY_TIMEOUT", 0.3)
     db = tmp_path / "kb.sqlite3"
@@ -349,7 +349,7 @@ def test_a_failed_sqlite_commit_after_the_tantivy_commit_is_repaired(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from textsearch import ProviderError
-    from textsearch.connectors import _local_files
+    from textsearch.connectors.local import _files as _local_files
 
     s = LocalTextSearch(tmp_path / "kb.sqlite3", engine="tantivy")
     s.add_documents(DOCS[:2])

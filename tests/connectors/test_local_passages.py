@@ -13,7 +13,8 @@ import pytest
 
 from tests.connectors._local_engines import local_engine  # noqa: F401  (every test on both engines)
 from textsearch import LocalTextSearch
-from textsearch.connectors._local_passages import best_window, hit_pattern, split_document
+from textsearch.connectors.local._passages import best_window, hit_pattern
+from textsearch.connectors.local._split import split_document
 from textsearch.grounding import format_results, ground_sync
 from textsearch.plugins import create_search_function, create_search_plugin
 
@@ -398,7 +399,7 @@ def test_an_unclosed_html_heading_does_not_swallow_the_page() -> None:
 def test_very_common_words_are_left_out_only_when_the_page_stays_full(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import textsearch.connectors._local_fts as fts
+    import textsearch.connectors.local._fts as fts
 
     monkeypatch.setattr(fts, "_COMMON_FLOOR", 10)
     s = LocalTextSearch()
@@ -424,7 +425,7 @@ def test_very_common_words_are_left_out_only_when_the_page_stays_full(
 def test_a_query_of_common_words_ranks_passages_holding_all_of_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import textsearch.connectors._local_fts as fts
+    import textsearch.connectors.local._fts as fts
 
     monkeypatch.setattr(fts, "_COMMON_FLOOR", 10)
     s = LocalTextSearch()

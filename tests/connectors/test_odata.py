@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from tests.emulators.azure_search import FIXTURE, ODataFilter, load_indexes
 from textsearch import TextSearchFilter
-from textsearch.connectors._odata import (
+from textsearch.connectors.azure._odata import (
     build_filter,
     check_balanced,
     check_field_name,

@@ -21,7 +21,7 @@ from textsearch import (
     TextSearchFilter,
     UnsupportedFilterError,
 )
-from textsearch.connectors._portable import (
+from textsearch.connectors.web._portable import (
     PORTABLE_FIELDS,
     Freshness,
     intersect_domains,

@@ -93,7 +93,7 @@ def test_verify_takes_a_ca_bundle(
 
 @pytest.mark.parametrize("name", CONNECTORS)
 def test_transport_aiohttp_sends_through_aiohttp(name: str) -> None:
-    from textsearch._transport_aiohttp import AiohttpTransport
+    from textsearch._http._transports._aiohttp import AiohttpTransport
 
     make, ok = CONNECTORS[name]
     connector = make("http://127.0.0.1:1", transport="httpx")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from textsearch.connectors._web import _unescape, decode_json, unescaped_text
+from textsearch.connectors.web._base import _unescape, decode_json, unescaped_text
 
 _PIECES = st.sampled_from(
     ["&amp;", "&", "amp;", "&lt;", "&#39;", "&#x27;", "&quot", "&amp", ";", "#", "a", " ", "é"]

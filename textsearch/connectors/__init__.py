@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
-    from textsearch.connectors.bing import BingTextSearch, BingWebPage
-    from textsearch.connectors.bocha import BochaTextSearch, BochaWebPage
-    from textsearch.connectors.brave import BraveTextSearch, BraveWebResult
-    from textsearch.connectors.exa import ExaResult, ExaTextSearch
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
-    from textsearch.connectors.searxng import SearxngResult, SearxngTextSearch
-    from textsearch.connectors.tavily import TavilyResult, TavilyTextSearch
+    from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
+    from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
+    from textsearch.connectors.web.exa import ExaResult, ExaTextSearch
+    from textsearch.connectors.web.searxng import SearxngResult, SearxngTextSearch
+    from textsearch.connectors.web.tavily import TavilyResult, TavilyTextSearch
 
 __all__ = [
     "AzureAISearchTextSearch",
@@ -48,18 +48,18 @@ LAZY_EXPORTS: dict[str, str] = {
     "LocalDocument": "textsearch.connectors.local",
     "AzureAISearchTextSearch": "textsearch.connectors.azure_ai_search",
     "AzureSearchDocument": "textsearch.connectors.azure_ai_search",
-    "BingTextSearch": "textsearch.connectors.bing",
-    "BingWebPage": "textsearch.connectors.bing",
-    "BochaTextSearch": "textsearch.connectors.bocha",
-    "BochaWebPage": "textsearch.connectors.bocha",
-    "BraveTextSearch": "textsearch.connectors.brave",
-    "BraveWebResult": "textsearch.connectors.brave",
-    "TavilyTextSearch": "textsearch.connectors.tavily",
-    "TavilyResult": "textsearch.connectors.tavily",
-    "ExaTextSearch": "textsearch.connectors.exa",
-    "ExaResult": "textsearch.connectors.exa",
-    "SearxngTextSearch": "textsearch.connectors.searxng",
-    "SearxngResult": "textsearch.connectors.searxng",
+    "BingTextSearch": "textsearch.connectors.web.bing",
+    "BingWebPage": "textsearch.connectors.web.bing",
+    "BochaTextSearch": "textsearch.connectors.web.bocha",
+    "BochaWebPage": "textsearch.connectors.web.bocha",
+    "BraveTextSearch": "textsearch.connectors.web.brave",
+    "BraveWebResult": "textsearch.connectors.web.brave",
+    "TavilyTextSearch": "textsearch.connectors.web.tavily",
+    "TavilyResult": "textsearch.connectors.web.tavily",
+    "ExaTextSearch": "textsearch.connectors.web.exa",
+    "ExaResult": "textsearch.connectors.web.exa",
+    "SearxngTextSearch": "textsearch.connectors.web.searxng",
+    "SearxngResult": "textsearch.connectors.web.searxng",
     "PostgresTextSearch": "textsearch.connectors.postgres",
     "PostgresDocument": "textsearch.connectors.postgres",
 }

@@ -1,0 +1,168 @@
+"""What both HTML converters share: tag classes, tidying, the choice of main content."""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable
+from typing import Any
+
+#: ``(title, [(heading, anchor, text), ...])``
+Sections = tuple[str | None, list[tuple[str | None, str | None, str]]]
+
+# Content that is never text for a reader.
+SKIP = frozenset(
+    {
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "iframe",
+        "object",
+        "canvas",
+        "head",
+        "select",
+        "button",
+    }
+)
+# Page chrome: never text for a reader either (menus, banners, search forms).
+CHROME = frozenset({"nav", "header", "footer", "aside", "form"})
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Tags that end a line of text (and a heading left open: <h2>Title<p>...).
+BLOCK = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "br",
+        "li",
+        "ul",
+        "ol",
+        "tr",
+        "table",
+        "pre",
+        "blockquote",
+        "dd",
+        "dt",
+        "dl",
+        "hr",
+        "figure",
+        "figcaption",
+        "td",
+        "th",
+        "title",
+        "body",
+        "html",
+    }
+    | HEADINGS
+)
+# Where the main content is, when a page says so.
+MAIN = frozenset({"main", "article"})
+# Elements whose id (or name) can be the anchor of the heading that follows or holds them.
+ANCHORS = frozenset({"a", "section", "div"})
+
+# Runs of blanks that are not already a single space (most are: they are left alone).
+_SPACES = re.compile(r"[\t\r\f\v\u00a0][ \t\r\f\v\u00a0]*| [ \t\r\f\v\u00a0]+")
+
+
+def tidy(text: str) -> str:
+    """Runs of blanks to one space, no blanks at line ends, at most one empty line in a row."""
+    # One substitution over the whole text, not one per line: most of the cost was calls.
+    text = "\n".join([line.strip() for line in _SPACES.sub(" ", text).split("\n")])
+    while "\n\n\n" in text:  # str.replace runs in C: faster than a regex for this
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip()
+
+
+def one_line(text: str) -> str:
+    """A title or heading: all whitespace (newlines too) collapsed to single spaces."""
+    return " ".join(text.split())
+
+
+class Heading:
+    """A heading being read: its text so far, and the anchors that may name it."""
+
+    __slots__ = ("before", "inside", "own", "parts")
+
+    def __init__(self, own: str | None, before: str | None) -> None:
+        self.parts: list[str] = []
+        self.own = own  # its id
+        self.inside: str | None = None  # the last <a id|name> inside it
+        self.before = before  # an anchor right before it, with no text in between
+
+    def section(self, decode: Callable[[str], str] | None) -> list[Any]:
+        """A new ``[heading, anchor, parts]`` section headed by it."""
+        text = "".join(self.parts)
+        heading = one_line(decode(text) if decode is not None else text)
+        return [heading or None, self.own or self.inside or self.before, []]
+
+
+def assemble(
+    title: str | None,
+    whole: list[list[Any]],
+    inside: list[list[Any]],
+    whole_chars: int,
+    main_chars: int,
+    decode: Callable[[str], str] | None,
+) -> Sections:
+    """Choose the whole page or its main content, tidy each section, fall back on a title.
+
+    ``whole`` and ``inside`` are lists of ``[heading, anchor, parts]``; the main content is
+    chosen when it holds at least a quarter of the page's text (a page whose ``<main>`` is
+    a cookie banner keeps its body).
+    """
+    chosen = inside if main_chars > 0 and main_chars >= 0.25 * whole_chars else whole
+    if title is None:
+        title = next((h for h, _, _ in chosen if h), None)
+    if decode is None:
+        return title, [(h, a, tidy("".join(parts))) for h, a, parts in chosen]
+    return title, [(h, a, tidy(decode("".join(parts)))) for h, a, parts in chosen]
+
+
+# What the HTML standard reads for a few labels: "latin-1" pages are windows-1252 in every
+# browser, and a page that says UTF-16 in a <meta> cannot be UTF-16 (the tag was readable).
+_LABELS = {
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "l1": "cp1252",
+    "ascii": "cp1252",
+    "us-ascii": "cp1252",
+    "utf-16": "utf-8",
+    "utf-16le": "utf-8",
+    "utf-16be": "utf-8",
+}
+_META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([-\w.:]+)""", re.IGNORECASE)
+
+
+def sniff_encoding(data: bytes) -> tuple[str, int]:
+    """``(codec, length of the byte-order mark)`` of an HTML file: by its BOM, else its
+    ``<meta>`` charset (in the first 1,024 bytes, where browsers look), else UTF-8."""
+    if data.startswith(codecs.BOM_UTF8):
+        return "utf-8", 3
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", 0  # the codec reads the BOM itself
+    match = _META_CHARSET.search(data, 0, 1024)
+    if match is None:
+        return "utf-8", 0
+    label = match.group(1).decode("ascii", errors="replace").lower()
+    label = _LABELS.get(label, label)
+    try:
+        info = codecs.lookup(label)
+    except LookupError:
+        return "utf-8", 0
+    # base64, rot13 and the like are codecs too, but cannot read a page.
+    return (info.name if getattr(info, "_is_text_encoding", True) else "utf-8"), 0
+
+
+def decode_html(data: bytes) -> str:
+    """The text of an HTML file (see :func:`sniff_encoding`); bad bytes become U+FFFD."""
+    codec, bom = sniff_encoding(data)
+    return data[bom:].decode(codec, errors="replace")
+
+

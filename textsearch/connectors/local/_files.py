@@ -1,0 +1,149 @@
+"""Files for the local index: what ``index_path`` reads, how, and its write transactions."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textsearch.connectors.local._passages import Passage
+from textsearch.connectors.local._schema import map_error, retry_busy
+
+__all__ = ["DEFAULT_EXTENSIONS", "IndexReport"]
+
+DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
+_SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "site-packages",
+        "dist",
+        "build",
+    }
+)
+_MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class IndexReport:
+    """What :meth:`LocalTextSearch.index_path` did.
+
+    Attributes:
+        added: Files indexed for the first time.
+        updated: Files re-read because their content changed.
+        unchanged: Files skipped because they had not changed.
+        removed: Documents removed because their file is gone.
+        failed: ``(path, reason)`` for files that could not be read.
+    """
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def indexed(self) -> int:
+        """Files (re)indexed by this run: ``added + updated``."""
+        return self.added + self.updated
+
+
+def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+        for name in filenames:
+            if not name.startswith(".") and name.lower().endswith(wanted):
+                yield Path(dirpath) / name
+
+
+def read_file(
+    file: Path,
+    previous: tuple[int | None, int | None, str | None] | None,
+    report: IndexReport,
+) -> FileWork | None:
+    try:
+        stat = file.stat()
+        if previous is not None and previous[0] == stat.st_mtime_ns and previous[1] == stat.st_size:
+            report.unchanged += 1
+            return None
+        if stat.st_size > _MAX_FILE_BYTES:
+            raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
+        data = file.read_bytes()
+    except OSError as exc:
+        report.failed.append((str(file), str(exc)))
+        return None
+    import hashlib  # ~15 ms of import time that searching never needs
+
+    digest = hashlib.sha256(data).hexdigest()
+    if previous is not None and previous[2] == digest:
+        return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
+    from textsearch.connectors.local._split import split_document  # index time only
+
+    title, passages = split_document(data, file.suffix)
+    return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
+
+
+@dataclass(slots=True)
+class FileWork:
+    mtime_ns: int
+    size: int
+    sha256: str
+    title: str | None  # None: same content as indexed, only the bookkeeping changes
+    passages: list[Passage]
+
+
+class Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error (the connection is in autocommit mode).
+
+    IMMEDIATE takes the write lock up front, so a second writer waits (busy timeout) instead
+    of failing when it upgrades a read lock.
+    """
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            self._db.execute("COMMIT")
+        else:
+            self._db.execute("ROLLBACK")
+
+
+class Batch:
+    """A write transaction that commits what was done even when interrupted.
+
+    Every file is written completely before the progress callback runs, so on
+    ``KeyboardInterrupt`` (or any error from the callback) the batch so far is consistent.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self._db = db
+        self._path = path
+
+    def __enter__(self) -> None:
+        retry_busy(lambda: self._db.execute("BEGIN IMMEDIATE"), self._path)
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None or not isinstance(exc, sqlite3.Error):
+            try:
+                self._db.execute("COMMIT")
+                return
+            except sqlite3.Error as commit_error:
+                self._db.execute("ROLLBACK")
+                raise map_error(commit_error, self._path) from None
+        self._db.execute("ROLLBACK")

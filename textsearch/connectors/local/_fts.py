@@ -1,0 +1,176 @@
+"""Ranking with SQLite FTS5: the engine that needs no extra package.
+
+FTS5 calls ``bm25()`` for every row that matches and has no top-k pruning, so an any-word
+query costs in proportion to the rows holding any of its words; :func:`plan_any` keeps that
+cost down by leaving very common words out when the rarer ones fill the page.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from textsearch._types import SearchOptions
+from textsearch.connectors.local._query import filter_sql
+from textsearch.connectors.local._schema import for_index, index_title
+
+# BM25 with a title (document title + section heading) match worth four body matches:
+# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
+# directly: faster than FTS5's configurable ``rank`` column.
+_BM25 = "bm25(passages_fts, 4.0, 1.0)"
+
+# An any-word query leaves out words held by more than this share of passages (and at least
+# _COMMON_FLOOR of them) when its rarer words alone fill the page: see plan_any.
+_COMMON_SHARE = 0.05
+_COMMON_FLOOR = 2000
+
+
+class FtsRanker:
+    """The FTS5 side of a local index: its writes and its ranked queries."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        # Rows holding each quoted term, for the any-word plan; cleared on every write.
+        self.df_cache: dict[str, int] = {}
+
+    def add(self, rowid: int, title: str | None, section: str | None, text: str) -> None:
+        self._db.execute(
+            "INSERT INTO passages_fts(rowid, title, body) VALUES (?, ?, ?)",
+            (rowid, index_title(title, section), for_index(text)),
+        )
+
+    def delete_doc(self, docid: int, title: str | None) -> None:
+        db = self._db
+        # An external-content index forgets a row only when told the exact indexed values.
+        db.executemany(
+            "INSERT INTO passages_fts(passages_fts, rowid, title, body) VALUES ('delete', ?, ?, ?)",
+            [
+                (rowid, index_title(title, section), for_index(text))
+                for rowid, section, text in db.execute(
+                    "SELECT rowid, section, text FROM passages WHERE doc = ?", (docid,)
+                ).fetchall()
+            ],
+        )
+
+    def plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
+        """Leave very common words out of an any-word query when the rest fill the page.
+
+        Words held by a large share of passages are left out only when the rarer words
+        alone still fill the requested page.
+
+        FTS5 calls ``bm25()`` for every row that holds any of the words (~6 µs a row), so one
+        word found in most passages makes a query cost in proportion to the whole index. Such a
+        word adds little to BM25 (inverse document frequency near zero): dropping it changes
+        which rows merely contain it, not the top of the ranking, and never returns fewer
+        results than asked for. ``metadata["left_out"]`` names the words left out.
+        """
+        limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
+        counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
+        rare = [t for n, t in counts if n <= limit]
+        wanted = options.skip + options.top
+        if not rare:
+            # Every word is common: passages holding all of them outrank those holding some
+            # (each word weighs about the same), so when they fill the page, rank only them.
+            every = " AND ".join(terms)
+            if self._fills(every, options, wanted):
+                return every, []
+            return " OR ".join(terms), []
+        if len(rare) == len(terms):
+            return " OR ".join(terms), []
+        rare_match = " OR ".join(rare)
+        if max(n for n, t in counts if t in rare) < wanted and not self._fills(
+            rare_match, options, wanted
+        ):
+            return " OR ".join(terms), []
+        return rare_match, [t.strip('"') for n, t in counts if n > limit]
+
+    def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
+        """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+            if where
+            else ""
+        )
+        found = self._db.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
+            [match, *params, wanted],
+        ).fetchone()[0]
+        return int(found) >= wanted
+
+    def _document_frequency(self, term: str, cap: int) -> int:
+        """Rows holding ``term``, counted up to ``cap`` only.
+
+        Past ``cap`` the word is common, and counting all of its rows would cost as much as
+        the query it is meant to spare.
+        """
+        count = self.df_cache.get(term)
+        if count is None:
+            count = int(
+                self._db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM passages_fts "
+                    "WHERE passages_fts MATCH ? LIMIT ?)",
+                    (term, cap),
+                ).fetchone()[0]
+            )
+            if len(self.df_cache) > 50_000:
+                self.df_cache.clear()
+            self.df_cache[term] = count
+        return count
+
+    def _approx_count(self) -> int:
+        # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
+        return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
+
+    def rank(
+        self, match: str, options: SearchOptions, one_per_document: bool
+    ) -> tuple[list[Any], int | None]:
+        """``(rowid, score)`` pairs, best first (score: higher is better), and the total."""
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
+            if where or one_per_document
+            else ""
+        )
+        doc_col = ", p.doc AS doc" if one_per_document else ""
+        inner = (
+            f"SELECT f.rowid AS rowid{doc_col}, {_BM25} AS score FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where}"
+        )
+        if one_per_document:
+            # SQLite returns the other columns of the row that holds min(): the best passage.
+            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
+            # flattened GROUP BY.
+            sql = (
+                f"WITH hits AS MATERIALIZED ({inner}) "
+                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
+            )
+        else:
+            sql = inner + " ORDER BY score"
+        ranked = [
+            (rowid, -float(score))
+            for rowid, score in self._db.execute(
+                sql + " LIMIT ? OFFSET ?", [match, *params, options.top, options.skip]
+            ).fetchall()
+        ]
+        total: int | None = None
+        if options.include_total_count:
+            what = "count(DISTINCT p.doc)" if one_per_document else "count(*)"
+            total = int(
+                self._db.execute(
+                    f"SELECT {what} FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}",
+                    [match, *params],
+                ).fetchone()[0]
+            )
+        return ranked, total
+
+    def rebuild(self) -> None:
+        """Index every stored passage again (after the tantivy engine kept the index)."""
+        self._db.execute("INSERT INTO passages_fts(passages_fts) VALUES ('rebuild')")
+        self.df_cache.clear()
+
+    def drop(self) -> None:
+        """Empty the FTS5 index (the tantivy engine ranks instead)."""
+        self._db.execute("INSERT INTO passages_fts(passages_fts) VALUES ('delete-all')")
+        self.df_cache.clear()

@@ -1,0 +1,188 @@
+"""Split documents into passages, and cut a bounded window of a passage around the hits.
+
+A passage is a section of a document (by headings in Markdown, reStructuredText and HTML,
+by paragraphs in plain text), never longer than a size bound. It is what the local index
+ranks and what a model sees, so that the value of a result is a readable, self-contained
+piece of text rather than a few words around a hit.
+
+Everything here is linear in the size of its input, so a many-megabyte log file costs
+milliseconds, not seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_PASSAGE_CHARS",
+    "Passage",
+    "best_window",
+    "hit_pattern",
+]
+
+#: Size bound of one passage, in characters (about 250-350 English words).
+DEFAULT_PASSAGE_CHARS = 1500
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One passage: the heading of its section, the anchor of that heading, and its text."""
+
+    heading: str | None
+    anchor: str | None
+    line: int
+    text: str
+
+
+_TRAILING = re.compile(r"[ \t\f\v\r]+\n")
+_BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
+
+
+def _tidy(text: str) -> str:
+    # Indentation is kept (code blocks, lists); trailing blanks and blank-line runs are not.
+    if "\n" not in text:
+        return text.strip()
+    text = _TRAILING.sub("\n", text)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+# -- windows and highlights ----------------------------------------------------------------
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+_MAX_HITS = 2000  # hits looked at per passage: bounds the cost on huge texts
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+_WORD_REST = re.compile(r"\w*")
+
+
+class HitFinder:
+    """Finds the query's words in text: word stems in any case, CJK and other words as-is.
+
+    Made by :func:`hit_pattern`. Text is lower-cased once and each word is looked for with
+    ``str.find`` (a scan in C per word); only where one is found does Python check that a stem
+    starts a word and extend it to the word's end. A single ``IGNORECASE`` alternation with
+    ``\\b`` tried every alternative at most positions: on SciFact's passages with full questions
+    (8-9 words) it was most of the cost of a 100-result search (docs/performance.md).
+    """
+
+    __slots__ = ("_others", "_stems")
+
+    def __init__(self, stems: list[str], others: list[str]) -> None:
+        self._stems = stems
+        self._others = others
+
+    def hits(self, text: str, limit: int) -> list[tuple[int, int, str]]:
+        """``(start, end, lower-cased hit)`` in text order, at most ``limit`` of them."""
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            # A few characters grow when lower-cased (e.g. "İ"): fold each one alone so that
+            # positions in ``lowered`` stay positions in ``text``.
+            lowered = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+        found: dict[int, tuple[int, int, str]] = {}
+        rest = _WORD_REST.match
+        for stem in self._stems:
+            count = 0
+            position = lowered.find(stem)
+            while position != -1 and count < limit:
+                before = lowered[position - 1] if position else " "
+                if before.isalnum() or before == "_":  # inside a word: the stem must start one
+                    position = lowered.find(stem, position + 1)
+                    continue
+                end = rest(lowered, position + len(stem)).end()  # type: ignore[union-attr]
+                found[position] = (position, end, lowered[position:end])
+                count += 1
+                position = lowered.find(stem, end)
+        for word in self._others:
+            count = 0
+            position = lowered.find(word)
+            while position != -1 and count < limit:
+                end = position + len(word)
+                found.setdefault(position, (position, end, word))
+                count += 1
+                position = lowered.find(word, end)
+        hits = sorted(found.values()) if len(found) > 1 else list(found.values())
+        del hits[limit:]
+        return hits
+
+
+def hit_pattern(words: list[str]) -> HitFinder | None:
+    """A finder of the query's words in text (word stems, any case; CJK runs as-is).
+
+    FTS5 and tantivy stem with their own stemmers; this approximation only decides where a
+    window sits and what gets highlighted, never what matches.
+    """
+    stems: set[str] = set()
+    others: set[str] = set()
+    for word in words:
+        if not word:
+            continue
+        if word[0].isascii() and word[0].isalnum():
+            stems.add(_stem(word.lower()))
+        else:
+            others.add(word.lower())
+    if not stems and not others:
+        return None
+    # Longest first: where two stems start the same word, the longer one names the hit.
+    return HitFinder(sorted(stems, key=len, reverse=True), sorted(others, key=len, reverse=True))
+
+
+def best_window(
+    text: str,
+    pattern: HitFinder | None,
+    size: int,
+    highlight: tuple[str, str] | None,
+) -> str:
+    """The ``size``-character piece of ``text`` holding the most distinct hits.
+
+    Linear: one bounded regex scan and one two-pointer pass over at most ``_MAX_HITS`` hits.
+    """
+    if len(text) <= size and (pattern is None or highlight is None):
+        return _tidy(text)
+    hits = pattern.hits(text, _MAX_HITS) if pattern is not None else []
+    start = 0
+    if len(text) > size and hits:
+        best, best_count, left = 0, 0, 0
+        counts_typed: dict[str, int] = {}
+        for right, (_, end, key) in enumerate(hits):
+            counts_typed[key] = counts_typed.get(key, 0) + 1
+            while end - hits[left][0] > size:
+                old = hits[left][2]
+                counts_typed[old] -= 1
+                if not counts_typed[old]:
+                    del counts_typed[old]
+                left += 1
+            score = len(counts_typed) * 1000 + (right - left + 1)
+            if score > best_count:
+                best, best_count = left, score
+        # Start a little before the first hit of the best window, at a word boundary.
+        start = max(0, hits[best][0] - size // 8)
+        if start:
+            space = text.find(" ", start, start + 40)
+            start = space + 1 if space != -1 else start
+    end = min(len(text), start + size)
+    if end < len(text):
+        space = text.rfind(" ", end - 40, end)
+        end = space if space > start else end
+    piece = text[start:end]
+    if highlight is not None and hits:
+        open_mark, close_mark = highlight
+        out: list[str] = []
+        position = start
+        for hit_start, hit_end, _ in hits:
+            if hit_start < position or hit_end > end:
+                continue
+            out.append(text[position:hit_start])
+            out.append(open_mark + text[hit_start:hit_end] + close_mark)
+            position = hit_end
+        out.append(text[position:end])
+        piece = "".join(out)
+    piece = _tidy(piece)
+    return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")

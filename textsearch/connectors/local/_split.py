@@ -1,0 +1,348 @@
+"""Split documents into passages, by format: what ``index_path`` and ``chunk=True`` run.
+
+Kept apart from ``_local_passages`` (what searching needs) so that opening an index and
+searching it never compiles these patterns nor loads the HTML converter.
+Everything here is linear in the size of its input, so a many-megabyte log file costs
+milliseconds, not seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
+
+__all__ = ["split_document", "split_text"]
+
+_SPLIT_MIN = 200  # a cut never leaves a piece shorter than this when it can be avoided
+
+
+# -- sections per format -------------------------------------------------------------------
+
+_SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_RST_UNDER = re.compile(r"([=\-~^\"'`#*+_:.])\1{2,}\s*")
+_SLUG_DROP = re.compile(r"[^\w\- ]")
+_INLINE_MD = re.compile(r"[*_`]+|\[([^\]]*)\]\([^)]*\)")
+
+
+def _github_slug(heading: str, used: dict[str, int]) -> str:
+    slug = _SLUG_DROP.sub("", _INLINE_MD.sub(r"\1", heading).strip().lower()).replace(" ", "-")
+    count = used.get(slug, 0)
+    used[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
+
+
+def _docutils_slug(heading: str, used: dict[str, int]) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", heading.lower()).strip("-") or "section"
+    count = used.get(slug, 0)
+    used[slug] = count + 1
+    return slug if count == 0 else f"{slug}-{count}"
+
+
+# Markdown syntax a model should not read, removed line by line (the line count is kept, so
+# that passages' #L<n> links stay right). Code inside fences is left as written.
+_MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_MD_BREAK = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")  # a thematic break
+_MD_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+.*$")
+_MD_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+_MD_INLINE = (
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # image: its alt text
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # link: its text
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference link
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),  # autolink
+    (re.compile(r"<!--.*?-->"), ""),
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # inline code
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),
+    (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # backslash escapes
+)
+
+
+def _plain_inline(line: str) -> str:
+    for pattern, replacement in _MD_INLINE:
+        line = pattern.sub(replacement, line)
+    return line
+
+
+def _plain_markdown(body: str) -> str:
+    """A Markdown section's text as plain text, one output line per input line.
+
+    Changing what this makes: bump ``local.MARKDOWN_TEXT_VERSION`` (indexes then re-read
+    their Markdown files once).
+
+    Tables become their cells separated by semicolons, a row ending with a full stop (the
+    rule row goes); links and images
+    their text; emphasis, inline code marks, quote marks, fences and reference definitions go.
+    """
+    out: list[str] = []
+    in_fence = False
+    for line in body.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            out.append("")
+            continue
+        if in_fence:
+            out.append(line)
+            continue
+        if ("|" in line and _MD_TABLE_RULE.match(line)) or _MD_BREAK.match(line):
+            out.append("")
+            continue
+        if _MD_REF_DEF.match(line):
+            out.append("")
+            continue
+        line = _MD_QUOTE.sub("", line)
+        stripped = line.strip()
+        if stripped.startswith("|") and stripped.count("|") >= 2:
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped.strip("|"))]
+            line = "; ".join(_plain_inline(c) for c in cells if c)
+            if line and line[-1] not in ".!?:;":
+                line += "."  # rows stay apart when a snippet joins the lines
+        else:
+            line = _plain_inline(line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def _atx_heading(line: str) -> str | None:
+    """The text of an ATX heading line (``## Title ##``), else ``None``.
+
+    String methods, not a regular expression: the pattern this replaces backtracked
+    catastrophically on a long run of spaces (``"# a" + 3000 spaces + "x"`` took ~20 s).
+    """
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    rest = stripped.lstrip("#")
+    if len(stripped) - len(rest) > 6 or not rest[:1].isspace():
+        return None
+    text = rest.strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1].isspace()):
+        text = closed.rstrip()  # a closing run of '#' after a space is not part of the title
+    return text or None
+
+
+# A section: (heading, anchor, first line number, body lines joined).
+_Section = tuple[str | None, str | None, int, str]
+
+
+def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
+    lines = raw.splitlines()
+    title: str | None = None
+    start = 0
+    if raw.startswith("---"):
+        for i in range(1, len(lines)):
+            if lines[i].strip() in ("---", "..."):
+                match = re.search(r"^title:\s*(.+?)\s*$", "\n".join(lines[1:i]), re.MULTILINE)
+                if match:
+                    title = match.group(1).strip("'\"") or None
+                start = i + 1
+                break
+    sections: list[_Section] = []
+    used: dict[str, int] = {}
+    heading: str | None = None
+    anchor: str | None = None
+    first = start + 1
+    body: list[str] = []
+    in_fence = False
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        found: str | None = None
+        skip = 1
+        if not in_fence:
+            atx = _atx_heading(line)
+            if atx:
+                found = atx
+            elif (
+                line.strip()
+                and i + 1 < len(lines)
+                and _SETEXT.match(lines[i + 1])
+                and (not body or not body[-1].strip())
+            ):
+                found, skip = line.strip(), 2
+        if found is not None:
+            sections.append((heading, anchor, first, "\n".join(body)))
+            # `first` is the line number of the section's first body line.
+            anchor = _github_slug(found, used)
+            heading = _INLINE_MD.sub(r"\1", found).strip() or found
+            first, body = i + 1 + skip, []
+            if title is None:
+                title = heading
+            i += skip
+            continue
+        body.append(line)
+        i += 1
+    sections.append((heading, anchor, first, "\n".join(body)))
+    return title, sections
+
+
+def _rst_sections(raw: str) -> tuple[str | None, list[_Section]]:
+    lines = raw.splitlines()
+    title: str | None = None
+    sections: list[_Section] = []
+    used: dict[str, int] = {}
+    heading: str | None = None
+    anchor: str | None = None
+    first = 1
+    body: list[str] = []
+    i = 0
+    while i < len(lines):
+        text = lines[i].strip()
+        under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+        if (
+            text
+            and len(under) >= len(text)
+            and _RST_UNDER.fullmatch(under)
+            and not _RST_UNDER.fullmatch(text)
+            and not lines[i].startswith((" ", "\t"))
+        ):
+            # An overline, if any, is already in `body`: take it back out.
+            if body and _RST_UNDER.fullmatch(body[-1].strip()):
+                body.pop()
+            sections.append((heading, anchor, first, "\n".join(body)))
+            heading, anchor, first, body = text, _docutils_slug(text, used), i + 3, []
+            title = title or text
+            i += 2
+            continue
+        body.append(lines[i])
+        i += 1
+    sections.append((heading, anchor, first, "\n".join(body)))
+    return title, sections
+
+
+def _plain_sections(raw: str) -> tuple[str | None, list[_Section]]:
+    first = next((line.strip() for line in raw.splitlines() if line.strip()), "")
+    return (first if 0 < len(first) <= 100 else None), [(None, None, 1, raw)]
+
+
+def _html_sections(raw: str | bytes) -> tuple[str | None, list[_Section]]:
+    from textsearch._html import html_sections  # loads a parser: only when HTML is read
+
+    title, parts = html_sections(raw)
+    return title, [(heading, anchor, 0, text) for heading, anchor, text in parts]
+
+
+# -- packing sections into bounded passages ------------------------------------------------
+
+_BLOCK_BREAK = re.compile(r"\n(?:[ \t]*\n)+")  # blank lines: where paragraphs end
+_SENTENCE_END = re.compile(r"[.!?。！？]\s")
+
+
+def _blocks(body: str) -> Iterator[tuple[int, str]]:
+    """``(offset, text)`` of each paragraph: the pieces between runs of blank lines."""
+    # Splitting at the breaks is ~5x faster than matching the paragraphs themselves with a
+    # negative lookahead at every character.
+    start = 0
+    for found in _BLOCK_BREAK.finditer(body):
+        yield start, body[start : found.start()]
+        start = found.end()
+    yield start, body[start:]
+
+
+def _cut(text: str, limit: int) -> list[str]:
+    """Cut one over-long paragraph at sentence ends, else at spaces, else anywhere."""
+    pieces: list[str] = []
+    while len(text) > limit:
+        window = text[:limit]
+        cut = -1
+        for match in _SENTENCE_END.finditer(window, _SPLIT_MIN):
+            cut = match.end()
+        if cut == -1:
+            cut = window.rfind(" ", _SPLIT_MIN) + 1
+        if cut <= 0:
+            cut = limit
+        pieces.append(text[:cut].strip())
+        text = text[cut:].lstrip()
+    if text.strip():
+        pieces.append(text.strip())
+    return pieces
+
+
+def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Passage]:
+    """Passages of at most ``limit`` characters, paragraphs kept whole when they fit.
+
+    ``tidy=False`` for text that is tidy already (the HTML converter's: no blanks at line
+    ends, no blank-line runs), whose paragraphs need no second pass.
+    """
+    passages: list[Passage] = []
+    for heading, anchor, line, body in sections:
+        if not body.strip():
+            continue
+        current: list[str] = []
+        size = 0
+        start_line = line
+        offset, at_line = 0, line
+        for block_start, raw_block in _blocks(body):
+            block = _tidy(raw_block) if tidy else raw_block
+            if not block:
+                continue
+            if line:
+                begins = block_start + len(raw_block) - len(raw_block.lstrip())
+                at_line += body.count("\n", offset, begins)
+                offset = begins
+            if len(block) <= limit:
+                pieces = [block]
+            else:
+                pieces = _cut(block, limit)
+            for piece in pieces:
+                if current and size + len(piece) + 2 > limit:
+                    passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+                    current, size = [], 0
+                if not current:
+                    start_line = at_line
+                current.append(piece)
+                size += len(piece) + 2
+        if current:
+            passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+    return passages
+
+
+_SPLITTERS = {
+    "markdown": _markdown_sections,
+    "rst": _rst_sections,
+    "text": _plain_sections,
+}
+_FORMAT_OF_SUFFIX = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".rst": "rst",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def split_document(
+    raw: str | bytes, suffix: str, *, limit: int = DEFAULT_PASSAGE_CHARS
+) -> tuple[str | None, list[Passage]]:
+    """Return ``(title, passages)`` of a file's text, by the format its suffix names.
+
+    A file's bytes are decoded here: UTF-8 (a BOM ignored, bad bytes replaced), except
+    HTML, which the HTML converter decodes as a browser would (BOM, ``<meta charset>``).
+    """
+    kind = _FORMAT_OF_SUFFIX.get(suffix.lower(), "text")
+    if kind == "html":
+        title, sections = _html_sections(raw)
+    else:
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8-sig", errors="replace")
+        title, sections = _SPLITTERS[kind](raw)
+        if kind == "markdown":
+            sections = [(h, a, n, _plain_markdown(body)) for h, a, n, body in sections]
+    passages = _pack(sections, limit, tidy=kind != "html")
+    return title, passages or [Passage(None, None, 1, "")]
+
+
+def split_text(text: str, *, limit: int = DEFAULT_PASSAGE_CHARS) -> list[Passage]:
+    """Split a document given to ``add_documents(..., chunk=True)``: Markdown headings, then
+    paragraphs (plain text is Markdown without headings)."""
+    _, sections = _markdown_sections(text)
+    return _pack(sections, limit) or [Passage(None, None, 1, "")]
+
+

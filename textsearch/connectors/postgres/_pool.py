@@ -1,0 +1,248 @@
+"""Connection pools for PostgresTextSearch: one blocking, one async, both opened on first use.
+
+Each call runs a function on a pooled connection under three bounds: the wait for a free
+connection (``pool_timeout``), the connection attempt (``connect_timeout``) and the statement
+(``statement_timeout`` set on every pooled connection). A connection found broken (the server
+restarted, a network blip) is discarded, the pool's idle connections are checked, and the call is
+tried once more; any other failure is mapped to the documented error tree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from textsearch.connectors.postgres._errors import map_error
+from textsearch.errors import TextSearchError
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    dsn: str
+    target: str
+    table: str
+    secrets: tuple[str, ...]
+    min_size: int
+    max_size: int
+    statement_timeout: float
+    pool_timeout: float
+    connect_timeout: float
+
+    def connection_kwargs(self) -> dict[str, Any]:
+        # libpq counts connect_timeout in whole seconds (and treats 1 as 2).
+        return {"autocommit": True, "connect_timeout": max(2, math.ceil(self.connect_timeout))}
+
+    def error(self, exc: BaseException) -> TextSearchError:
+        return map_error(exc, target=self.target, table=self.table, secrets=self.secrets)
+
+    @property
+    def statement_timeout_ms(self) -> str:
+        return str(max(1, int(self.statement_timeout * 1000)))
+
+
+def _stalled(pool: Any, settings: PoolSettings) -> bool:
+    """Whether a pool timed out below its maximum size (it could not connect, not busy)."""
+    try:
+        return int(pool.get_stats().get("pool_size", 0)) < settings.max_size
+    except Exception:  # pragma: no cover - stats are informative only
+        return True
+
+
+def _broken(conn: Any) -> bool:
+    return conn is not None and bool(conn.broken or conn.closed)
+
+
+class SyncPool:
+    """Blocking side: ``psycopg_pool.ConnectionPool``."""
+
+    def __init__(self, settings: PoolSettings) -> None:
+        self.settings = settings
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    def _configure(self, conn: Any) -> None:
+        conn.execute(
+            "SELECT set_config('statement_timeout', %s, false)",
+            (self.settings.statement_timeout_ms,),
+        )
+
+    def _get(self) -> Any:
+        if self._pool is not None:
+            return self._pool
+        with self._lock:
+            if self._pool is None:
+                import psycopg
+                from psycopg_pool import ConnectionPool
+
+                s = self.settings
+                # A direct first connection reports a refused server or a wrong password at
+                # once and precisely, where the pool would only time out.
+                try:
+                    psycopg.connect(s.dsn, **s.connection_kwargs()).close()
+                except Exception as exc:
+                    raise s.error(exc) from None
+                pool = ConnectionPool(
+                    s.dsn,
+                    min_size=s.min_size,
+                    max_size=s.max_size,
+                    kwargs=s.connection_kwargs(),
+                    configure=self._configure,
+                    timeout=s.pool_timeout,
+                    open=False,
+                    name=f"textsearch-{id(self):x}",
+                )
+                pool.open(wait=False)
+                self._pool = pool
+        return self._pool
+
+    def run(self, fn: Callable[[Any], T]) -> T:
+        s = self.settings
+        for attempt in (0, 1):
+            pool = self._get()
+            conn: Any = None
+            try:
+                with pool.connection(timeout=s.pool_timeout) as conn:
+                    return fn(conn)
+            except TextSearchError:
+                raise
+            except Exception as exc:
+                if attempt == 0 and _broken(conn):
+                    self._recheck(pool)
+                    continue
+                error = self._diagnose(exc, pool)
+                if error is None and attempt == 0:
+                    continue
+                raise (error or s.error(exc)) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _recheck(self, pool: Any) -> None:
+        try:
+            pool.check()
+        except Exception:  # a failed check leaves the next attempt to report
+            pass
+
+    def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
+        """The error to raise, or None when a stalled pool was replaced and a retry may work."""
+        from psycopg_pool import PoolTimeout
+
+        s = self.settings
+        if not isinstance(exc, PoolTimeout) or not _stalled(pool, s):
+            return s.error(exc)
+        # The pool could not grow: is the server gone, or is the pool still backing off after
+        # an outage? A direct attempt tells them apart.
+        import psycopg
+
+        try:
+            psycopg.connect(s.dsn, **s.connection_kwargs()).close()
+        except Exception as probe:
+            return s.error(probe)
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.close(timeout=0)
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+class AsyncPool:
+    """Async side: ``psycopg_pool.AsyncConnectionPool``, bound to the loop that opened it."""
+
+    def __init__(self, settings: PoolSettings) -> None:
+        self.settings = settings
+        self._pool: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def _configure(self, conn: Any) -> None:
+        await conn.execute(
+            "SELECT set_config('statement_timeout', %s, false)",
+            (self.settings.statement_timeout_ms,),
+        )
+
+    async def _get(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if self._pool is None or self._loop is not loop:
+            import psycopg
+            from psycopg_pool import AsyncConnectionPool
+
+            s = self.settings
+            if self._pool is None:
+                try:
+                    conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
+                    await conn.close()
+                except Exception as exc:
+                    raise s.error(exc) from None
+            if self._pool is None or self._loop is not loop:
+                # A pool belongs to one event loop; a new loop (another asyncio.run) gets its own.
+                self._pool = AsyncConnectionPool(
+                    s.dsn,
+                    min_size=s.min_size,
+                    max_size=s.max_size,
+                    kwargs=s.connection_kwargs(),
+                    configure=self._configure,
+                    timeout=s.pool_timeout,
+                    open=False,
+                    name=f"textsearch-async-{id(self):x}",
+                )
+                self._loop = loop
+        pool = self._pool
+        await pool.open(wait=False)  # idempotent; every caller waits for the same opening
+        return pool
+
+    async def run(self, fn: Callable[[Any], Awaitable[T]]) -> T:
+        s = self.settings
+        for attempt in (0, 1):
+            pool = await self._get()
+            conn: Any = None
+            try:
+                async with pool.connection(timeout=s.pool_timeout) as conn:
+                    return await fn(conn)
+            except TextSearchError:
+                raise
+            except Exception as exc:
+                if attempt == 0 and _broken(conn):
+                    try:
+                        await pool.check()
+                    except Exception:
+                        pass
+                    continue
+                error = await self._diagnose(exc, pool)
+                if error is None and attempt == 0:
+                    continue
+                raise (error or s.error(exc)) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
+        from psycopg_pool import PoolTimeout
+
+        s = self.settings
+        if not isinstance(exc, PoolTimeout) or not _stalled(pool, s):
+            return s.error(exc)
+        import psycopg
+
+        try:
+            conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
+            await conn.close()
+        except Exception as probe:
+            return s.error(probe)
+        if self._pool is pool:
+            self._pool = None
+        await pool.close(timeout=0)
+        return None
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if self._loop is asyncio.get_running_loop():
+                await pool.close()
+            self._loop = None

@@ -1,0 +1,219 @@
+"""Documents in and rows out, shared by the async and blocking paths of PostgresTextSearch.
+
+Documents are validated exactly as :class:`~textsearch.LocalTextSearch` validates them (the same
+shape, the same metadata rules); every import from the local connector is in this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from textsearch.connectors.local._files import DEFAULT_EXTENSIONS, FileWork, read_file, walk
+from textsearch.connectors.local._passages import Passage
+from textsearch.connectors.local._search import (
+    IndexReport,
+    LocalDocument,
+    _host,
+    _passage_link,
+    normalize_document,
+)
+
+__all__ = [
+    "DEFAULT_EXTENSIONS",
+    "FileWork",
+    "IndexReport",
+    "LocalDocument",
+    "PostgresDocument",
+    "clean_snippet",
+    "document_rows",
+    "index_files",
+    "last_of_each",
+    "passages_of",
+    "passage_link",
+    "prepare_documents",
+    "read_file",
+    "walk",
+]
+
+_SPACES = re.compile(r"\s+")
+
+
+class PostgresDocument(BaseModel):
+    """A document, or one passage of it, found by :class:`PostgresTextSearch` (its native result).
+
+    Attributes:
+        id: The document's id (the id column, as text).
+        title: The document's title (with ``section``, the ``name`` of normalized results).
+        text: In results from the managed table: the passage's text (the whole document when
+            it was added without ``chunk=True``); from :meth:`PostgresTextSearch.get_document`
+            and existing tables: the whole text.
+        link: Link, when the table has one; in results, the passage's (``file#anchor`` or
+            ``file#L<line>``) when it has a section or starts further down.
+        metadata: The jsonb metadata, when the table has it.
+        section: The heading of the passage's section, if it has one.
+        line: The line the passage starts on, when known.
+        passage: The passage's number in its document (0 for the first).
+        score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the passage satisfies
+            the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
+            ``ts_rank`` (or ``ts_rank_cd``, see ``rank_function``) over the query's words,
+            titles and section headings weighted above bodies.
+        snippet: The window of the text with the most query words (about ``snippet_words``
+            x 2 words), plain text unless ``highlight`` markers were configured.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    title: str | None = None
+    text: str = ""
+    link: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    section: str | None = None
+    line: int | None = None
+    passage: int = 0
+    score: float | None = None
+    snippet: str | None = None
+
+
+def _strip_nul(value: Any) -> Any:
+    # PostgreSQL text and jsonb cannot hold U+0000; real files sometimes do.
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [_strip_nul(v) for v in value]
+    return value
+
+
+def prepare_documents(
+    docs: Iterable[LocalDocument | Mapping[str, Any]],
+) -> list[LocalDocument]:
+    """Validate every document before any is written (raises InvalidRequestError)."""
+    return [normalize_document(doc) for doc in docs]
+
+
+def last_of_each(docs: Sequence[LocalDocument]) -> list[LocalDocument]:
+    """Of several documents with the same id in one batch, the last (as separate calls would)."""
+    return list({doc.id: doc for doc in docs}.values())
+
+
+def passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
+    """The passages a document is stored as: split like LocalTextSearch, or one."""
+    if not chunk:
+        return [Passage(None, None, 1, doc.text)]
+    from textsearch.connectors.local._split import split_text  # only when chunking
+
+    return split_text(doc.text)
+
+
+def document_rows(
+    doc: LocalDocument,
+    passages: Sequence[Passage],
+    *,
+    source_root: str | None = None,
+    mtime_ns: int | None = None,
+    size: int | None = None,
+    sha256: str | None = None,
+) -> list[tuple[Any, ...]]:
+    """The managed table's rows of one document, one per passage (see ``ROW_COLUMNS``).
+
+    The rules are LocalTextSearch's: a section under the document's own title is the top of
+    the document (no section, no anchor), and the first passage needs no line number.
+    """
+    from psycopg.types.json import Jsonb
+
+    metadata = Jsonb({key: _strip_nul(value) for key, value in doc.metadata.items()})
+    doc_id, title, link = _strip_nul(doc.id), _strip_nul(doc.title), _strip_nul(doc.link)
+    site = _host(doc.link)
+    rows = []
+    for number, passage in enumerate(passages):
+        section = passage.heading if passage.heading != doc.title else None
+        rows.append(
+            (
+                doc_id,
+                number,
+                title,
+                _strip_nul(section),
+                _strip_nul(passage.anchor) if section else None,
+                (passage.line or None) if number else None,
+                _strip_nul(passage.text),
+                link,
+                site,
+                metadata,
+                source_root,
+                mtime_ns,
+                size,
+                sha256,
+            )
+        )
+    return rows
+
+
+def passage_link(link: str | None, anchor: str | None, line: int | None) -> str | None:
+    """``file#anchor`` or ``file#L<line>`` of a passage, as LocalTextSearch links them."""
+    return _passage_link(link, anchor, line)
+
+
+def clean_snippet(text: str | None) -> str | None:
+    if not text:
+        return None
+    cleaned = _SPACES.sub(" ", text).strip()
+    return cleaned or None
+
+
+def batches(items: Sequence[Any], size: int) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def index_files(
+    files: Sequence[Path],
+    known: Mapping[str, tuple[int | None, int | None, str | None]],
+    root_key: str,
+    report: IndexReport,
+    batch_size: int,
+    write: Callable[[Sequence[tuple[Any, ...]]], None],
+    progress: Callable[[int, int, str], None] | None,
+) -> list[tuple[Any, ...]]:
+    """Read, split and write the files of one ``index_path`` run, ``batch_size`` at a time.
+
+    Files are read and split exactly as LocalTextSearch reads them (``read_file``). Returns
+    ``(mtime_ns, size, id)`` of the files whose bytes did not change but whose modification
+    time did, for the caller to record.
+    """
+    pending: list[tuple[Any, ...]] = []
+    pending_files = 0
+    touched: list[tuple[Any, ...]] = []
+    for done, file in enumerate(files, start=1):
+        doc_id = str(file)
+        previous = known.get(doc_id)
+        work = read_file(file, previous, report)
+        if work is not None and work.title is None:  # same bytes, new modification time
+            touched.append((work.mtime_ns, work.size, doc_id))
+            report.unchanged += 1
+        elif work is not None:
+            doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
+            pending += document_rows(
+                doc,
+                work.passages,
+                source_root=root_key,
+                mtime_ns=work.mtime_ns,
+                size=work.size,
+                sha256=work.sha256,
+            )
+            pending_files += 1
+            if previous is None:
+                report.added += 1
+            else:
+                report.updated += 1
+        if pending_files >= batch_size:
+            write(pending)
+            pending, pending_files = [], 0
+        if progress is not None:
+            progress(done, len(files), doc_id)
+    write(pending)
+    return touched

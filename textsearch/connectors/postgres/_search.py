@@ -1,0 +1,757 @@
+"""``PostgresTextSearch``: full-text search in PostgreSQL, for when one SQLite file is not enough.
+
+Several app servers, a team, or a database you already run: documents live in a PostgreSQL table
+and are searched with the server's own full-text search (``tsvector``, a GIN index,
+``websearch_to_tsquery``, ``ts_rank``). Needs the ``postgres`` extra::
+
+    pip install "textsearch-sdk[postgres]"
+
+Two ways to use it:
+
+* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table of passages (one
+  row each) with a stored, weighted ``tsvector`` (title and section heading above body) and GIN
+  indexes; :meth:`add_documents` upserts documents shaped like :class:`~textsearch.LocalDocument`
+  (split into passages with ``chunk=True``); :meth:`index_path` indexes a folder, split into
+  passages as ``LocalTextSearch`` splits it.
+* **Existing table** - :meth:`PostgresTextSearch.from_table` maps your columns to
+  name/value/link and searches a ``tsvector`` column you have, or one computed from text columns.
+
+How text is searched: the user's text is handed to ``websearch_to_tsquery`` as a bound parameter,
+so quotes, ``or``, ``-word`` and any punctuation are never a syntax error. A document matches when
+it holds any of the query's words; documents satisfying the whole query (every word, quoted
+phrases) rank first, then the others by ``ts_rank`` over the query's words, which saturates per
+word (a second distinct word counts more than repeats of one), title words weighted above body
+words. Words in more than 5% of the rows are left out of the partial matches when rarer words
+are present, and for a very common word only the first ``max_candidates`` matches of each tier
+are ranked, which keeps broad queries fast. Snippets are cut from the returned passages on the
+client (the window with the most query words), not by ``ts_headline``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from typing_extensions import Self
+
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.base import BaseTextSearch
+from textsearch.connectors.local._passages import best_window, hit_pattern
+from textsearch.connectors.postgres._errors import describe, parse_dsn, require_psycopg
+from textsearch.connectors.postgres._pool import AsyncPool, PoolSettings, SyncPool
+from textsearch.connectors.postgres._rows import (
+    DEFAULT_EXTENSIONS,
+    IndexReport,
+    LocalDocument,
+    PostgresDocument,
+    batches,
+    clean_snippet,
+    document_rows,
+    index_files,
+    last_of_each,
+    passage_link,
+    passages_of,
+    prepare_documents,
+    walk,
+)
+from textsearch.connectors.postgres._schema import SchemaBuilder
+from textsearch.connectors.postgres._sql import (
+    _WORD,
+    Builder,
+    TableSpec,
+    existing_spec,
+    managed_spec,
+    split_exclusions,
+)
+from textsearch.errors import ConfigurationError, InvalidRequestError
+
+__all__ = ["PostgresDocument", "PostgresTextSearch"]
+
+#: environment variable holding the connection string
+DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
+#: seconds the list of very common words (from ANALYZE statistics) is reused before re-reading
+COMMON_WORDS_TTL = 60.0
+#: the same, while the column has no statistics yet (before the first ANALYZE, or a view)
+NO_STATISTICS_TTL = 5.0
+
+
+def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
+    kind = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kind) or value < minimum:
+        raise ConfigurationError(f"{name} must be a number >= {minimum}, got {value!r}")
+    if not integer and value <= 0:
+        raise ConfigurationError(f"{name} must be greater than 0, got {value!r}")
+    return value
+
+
+class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
+    """Full-text search in a PostgreSQL table, with a connection pool; async and blocking.
+
+    Args:
+        dsn: libpq connection string or ``postgresql://`` URL. Defaults to the
+            ``TEXTSEARCH_POSTGRES_DSN`` environment variable, then to libpq's own ``PG*``
+            variables (``PGHOST``, ``PGDATABASE``, ``PGUSER``, ``PGPASSWORD``...).
+        table: The managed table (``name`` or ``schema.name``).
+        text_search_config: PostgreSQL text-search configuration (``english``, ``simple``,
+            ``german``...; ``simple`` does no stemming and suits mixed languages).
+        min_size: Connections each pool keeps open.
+        max_size: Most connections each pool opens (the async and the blocking methods have
+            a pool each, created on first use).
+        timeout: Seconds a statement may run (``statement_timeout``) and, unless
+            ``pool_timeout`` is set, seconds to wait for a free connection.
+        pool_timeout: Seconds to wait for a free pooled connection.
+        connect_timeout: Seconds to wait for a new connection (libpq rounds up, minimum 2).
+        max_candidates: For very common words, how many matching passages are ranked.
+        one_per_document: Collapse results to the best passage of each document.
+        rank_function: ``"ts_rank"`` (default: word frequency, title words weighted above
+            body words) or ``"ts_rank_cd"`` (cover density: also rewards the query's words
+            found close together). ``ts_rank`` ranked better on SciFact and Cranfield
+            (``docs/performance.md``).
+        highlight: Markers put around matched words in snippets; ``None`` (default) for plain
+            text, which is what a model should read.
+        snippet_words: Half the length of a snippet, in words (a snippet is one window of
+            about twice this many words: it used to be two fragments of this length).
+        batch_size: Documents per transaction when writing.
+        string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
+            :meth:`search` returns.
+        text_search_result_mapper: Custom mapping of a :class:`PostgresDocument` to a
+            :class:`~textsearch.TextSearchResult`.
+
+    Raises:
+        ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
+        ConfigurationError: An invalid DSN, identifier or number.
+
+    The total time of one call is bounded by ``pool_timeout + timeout`` (plus
+    ``connect_timeout`` for a connection opened on the way); a call retried once after a
+    dropped connection or a stalled pool can take that twice. Filters: ``equal_to`` on ``site``
+    (host of the link; subdomains match too), ``id``, ``link`` or any metadata key (jsonb
+    containment); ``any_tag_equal_to`` on metadata keys holding lists. Values are always bound
+    parameters. The password never appears in a message, a ``repr`` or a log line.
+    """
+
+    provider_name: ClassVar[str] = "postgres"
+
+    def __init__(
+        self,
+        dsn: str | None = None,
+        *,
+        table: str = "textsearch_documents",
+        text_search_config: str = "english",
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        pool_timeout: float | None = None,
+        connect_timeout: float = 5.0,
+        max_candidates: int = 1000,
+        one_per_document: bool = False,
+        rank_function: Literal["ts_rank", "ts_rank_cd"] = "ts_rank",
+        highlight: tuple[str, str] | None = None,
+        snippet_words: int = 30,
+        batch_size: int = 500,
+        string_mapper: Callable[[PostgresDocument], str] | None = None,
+        text_search_result_mapper: Callable[[PostgresDocument], TextSearchResult] | None = None,
+    ) -> None:
+        super().__init__(
+            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+        )
+        require_psycopg()
+        self._setup(
+            dsn,
+            managed_spec(table, text_search_config),
+            min_size=min_size,
+            max_size=max_size,
+            timeout=timeout,
+            pool_timeout=pool_timeout,
+            connect_timeout=connect_timeout,
+            max_candidates=max_candidates,
+            one_per_document=one_per_document,
+            rank_function=rank_function,
+            highlight=highlight,
+            snippet_words=snippet_words,
+            batch_size=batch_size,
+        )
+
+    @classmethod
+    def from_table(
+        cls,
+        dsn: str | None = None,
+        *,
+        table: str,
+        id_column: str = "id",
+        name_column: str | None = None,
+        value_column: str,
+        link_column: str | None = None,
+        tsvector_column: str | None = None,
+        text_columns: Sequence[str] | None = None,
+        metadata_column: str | None = None,
+        text_search_config: str = "english",
+        **kwargs: Any,
+    ) -> Self:
+        """Search a table you already have (read-only: writing methods refuse it).
+
+        Args:
+            dsn: As for the constructor.
+            table: The table or view (``name`` or ``schema.name``).
+            id_column: Unique id column (any type; returned as text).
+            name_column: Title column (the ``name`` of normalized results).
+            value_column: Text column (the ``value``; snippets come from it).
+            link_column: Link column; enables the ``link`` and ``site`` filters.
+            tsvector_column: A ``tsvector`` column to search (fast with a GIN index). Without
+                it the vector is computed at query time from ``text_columns``.
+            text_columns: Columns to compute the vector from; the first is weighted above the
+                others. Defaults to ``name_column`` then ``value_column``.
+            metadata_column: A ``jsonb`` column; enables filters on its keys.
+            text_search_config: Configuration for queries (and the computed vector); it must
+                match the one that built ``tsvector_column``.
+            **kwargs: Other constructor keywords (``min_size``, ``timeout``, ``highlight``...).
+
+        Raises:
+            ImportError: psycopg is not installed.
+            ConfigurationError: A name is not a valid identifier, or a bad keyword.
+        """
+        if "table" in kwargs:  # pragma: no cover - a keyword already taken above
+            raise ConfigurationError("table is given once")
+        spec = existing_spec(
+            table=table,
+            config=text_search_config,
+            id_column=id_column,
+            value_column=value_column,
+            name_column=name_column,
+            link_column=link_column,
+            metadata_column=metadata_column,
+            tsvector_column=tsvector_column,
+            text_columns=text_columns,
+        )
+        string_mapper = kwargs.pop("string_mapper", None)
+        result_mapper = kwargs.pop("text_search_result_mapper", None)
+        require_psycopg()
+        self = cls.__new__(cls)
+        BaseTextSearch.__init__(
+            self, string_mapper=string_mapper, text_search_result_mapper=result_mapper
+        )
+        try:
+            self._setup(dsn, spec, **kwargs)
+        except TypeError as exc:
+            raise ConfigurationError(f"from_table: {exc}") from None
+        return self
+
+    def _setup(
+        self,
+        dsn: str | None,
+        spec: TableSpec,
+        *,
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 10.0,
+        pool_timeout: float | None = None,
+        connect_timeout: float = 5.0,
+        max_candidates: int = 1000,
+        one_per_document: bool = False,
+        rank_function: str = "ts_rank",
+        highlight: tuple[str, str] | None = None,
+        snippet_words: int = 30,
+        batch_size: int = 500,
+    ) -> None:
+        if dsn is None:
+            dsn = os.environ.get(DSN_ENV, "")
+        if not isinstance(dsn, str):
+            raise ConfigurationError(f"dsn must be a string, not {type(dsn).__name__}")
+        params = parse_dsn(dsn)
+        _positive("min_size", min_size, integer=True)
+        _positive("max_size", max_size, integer=True, minimum=max(1, min_size))
+        _positive("timeout", timeout)
+        _positive("connect_timeout", connect_timeout)
+        if pool_timeout is not None:
+            _positive("pool_timeout", pool_timeout)
+        _positive("max_candidates", max_candidates, integer=True, minimum=1)
+        _positive("snippet_words", snippet_words, integer=True, minimum=3)
+        _positive("batch_size", batch_size, integer=True, minimum=1)
+        if highlight is not None and (
+            not isinstance(highlight, tuple)
+            or len(highlight) != 2
+            or not all(isinstance(m, str) for m in highlight)
+        ):
+            raise ConfigurationError("highlight must be None or a (start, end) pair of strings")
+        if not isinstance(one_per_document, bool):
+            raise ConfigurationError("one_per_document must be True or False")
+        self._spec = spec
+        self._builder = Builder(
+            spec, rank_function=rank_function, one_per_document=one_per_document
+        )
+        self._schema = SchemaBuilder(spec)
+        self.one_per_document = one_per_document
+        self.rank_function = rank_function
+        self._target = describe(params)
+        self.max_candidates = max_candidates
+        self.highlight = highlight
+        self._snippet_chars = snippet_words * 14  # two fragments of ~7-character words
+        self._common: tuple[float, tuple[str, ...]] | None = None
+        self.batch_size = batch_size
+        secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
+        settings = PoolSettings(
+            dsn=dsn,
+            target=self._target,
+            table=spec.table_name,
+            secrets=secrets,
+            min_size=min_size,
+            max_size=max_size,
+            statement_timeout=float(timeout),
+            pool_timeout=float(pool_timeout if pool_timeout is not None else timeout),
+            connect_timeout=float(connect_timeout),
+        )
+        self._sync = SyncPool(settings)
+        self._async = AsyncPool(settings)
+
+    def __repr__(self) -> str:
+        return f"PostgresTextSearch({self._target!r}, table={self._spec.table_name!r})"
+
+    @property
+    def table(self) -> str:
+        """The table searched (``name`` or ``schema.name``)."""
+        return self._spec.table_name
+
+    # -- searching ---------------------------------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        self._builder.check_filter(search_filter)
+
+    def _statements(
+        self, query: str, options: SearchOptions, common: tuple[str, ...]
+    ) -> tuple[Any, Any]:
+        search = self._builder.search(
+            query,
+            options.filter,
+            top=options.top,
+            skip=options.skip,
+            max_candidates=self.max_candidates,
+            common_words=common,
+        )
+        count = (
+            self._builder.count(query, options.filter, common)
+            if options.include_total_count
+            else None
+        )
+        return search, count
+
+    def _cached_common(self) -> tuple[str, ...] | None:
+        """The very common words, while fresh; ``None`` when they must be read again."""
+        cached = self._common
+        if cached is None or cached[0] < time.monotonic():
+            return None
+        return cached[1]
+
+    def _keep_common(self, row: tuple[Any, ...] | None) -> tuple[str, ...]:
+        # No row: no statistics yet (no ANALYZE, or a view); ask again a little sooner.
+        words = tuple(row[0]) if row and row[0] else ()
+        ttl = COMMON_WORDS_TTL if row is not None else NO_STATISTICS_TTL
+        self._common = (time.monotonic() + ttl, words)
+        return words
+
+    def _results(
+        self, query: str, rows: list[tuple[Any, ...]], total: int | None
+    ) -> SearchResults[PostgresDocument]:
+        pattern = hit_pattern(_WORD.findall(split_exclusions(query)[0]))
+        docs = []
+        for row in rows:
+            doc_id, title, text, link, metadata, score, passage, section, anchor, line = row
+            text = "" if text is None else str(text)
+            link = None if link is None else str(link)
+            snippet = best_window(text, pattern, self._snippet_chars, self.highlight)
+            docs.append(
+                PostgresDocument(
+                    id=str(doc_id),
+                    title=None if title is None else str(title),
+                    text=text,
+                    link=passage_link(link, anchor, line) if link else None,
+                    metadata=metadata if isinstance(metadata, dict) else {},
+                    section=section,
+                    line=line,
+                    passage=passage,
+                    score=None if score is None else float(score),
+                    snippet=clean_snippet(snippet),
+                )
+            )
+        return SearchResults(docs, total, {})
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
+
+        async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = ()
+                if stats is not None:
+                    cursor = await conn.execute(*stats)
+                    common = self._keep_common(await cursor.fetchone())
+            search, count = self._statements(query, options, common)
+            cursor = await conn.execute(*search)
+            rows = await cursor.fetchall()
+            total = None
+            if count is not None:
+                cursor = await conn.execute(*count)
+                total = int((await cursor.fetchone())[0])
+            return rows, total
+
+        rows, total = await self._async.run(work)
+        return self._results(query, rows, total)
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
+
+        def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
+            common = self._cached_common()
+            if common is None:
+                common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
+            search, count = self._statements(query, options, common)
+            rows = conn.execute(*search).fetchall()
+            total = None
+            if count is not None:
+                total = int(conn.execute(*count).fetchone()[0])
+            return rows, total
+
+        rows, total = self._sync.run(work)
+        return self._results(query, rows, total)
+
+    def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
+        name = f"{item.title} › {item.section}" if item.title and item.section else item.title
+        value = item.snippet if item.snippet else (item.text[:300] or None)
+        return TextSearchResult(name=name or item.section, value=value, link=item.link)
+
+    async def get_documents(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[PostgresDocument]:
+        """Same as :meth:`get_search_results`: documents with snippet and score."""
+        return await self.get_search_results(query, options, **kwargs)
+
+    def get_documents_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[PostgresDocument]:
+        """Blocking twin of :meth:`get_documents`."""
+        return self.get_search_results_sync(query, options, **kwargs)
+
+    # -- managed table -----------------------------------------------------------------
+
+    def _require_managed(self, what: str) -> None:
+        if not self._spec.managed:
+            raise ConfigurationError(
+                f"{what} works on the managed table only; this instance maps an existing "
+                f"table ({self._spec.table_name!r}) read-only"
+            )
+
+    async def create_schema(self) -> None:
+        """Create the managed table and its indexes if missing (safe to call concurrently).
+
+        A table made by the first version of this connector (one row per document) is
+        upgraded in place to one row per passage: its rows stay searchable as they are, and
+        the next :meth:`index_path` re-reads the files it indexed so they are split into
+        passages. The upgrade rewrites the table once (its vector column is rebuilt).
+
+        Raises:
+            ConfigurationError: An existing-table instance, or an unknown text-search config.
+            ProviderError: The server refused (for example no CREATE right).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("create_schema")
+        schema = self._schema
+
+        async def work(conn: Any) -> None:
+            async with conn.transaction():
+                await conn.execute(schema.lock())
+                cursor = await conn.execute(*schema.probe())
+                columns = {row[0] for row in await cursor.fetchall()}
+                if schema.needs_upgrade(columns):
+                    cursor = await conn.execute(*schema.primary_key())
+                    key = await cursor.fetchone()
+                    for statement in schema.upgrade(key[0] if key else None):
+                        await conn.execute(statement)
+                for statement in schema.create():
+                    await conn.execute(statement)
+
+        await self._async.run(work)
+
+    def create_schema_sync(self) -> None:
+        """Blocking twin of :meth:`create_schema`; raises the same errors."""
+        self._require_managed("create_schema_sync")
+        schema = self._schema
+
+        def work(conn: Any) -> None:
+            with conn.transaction():
+                conn.execute(schema.lock())
+                columns = {row[0] for row in conn.execute(*schema.probe()).fetchall()}
+                if schema.needs_upgrade(columns):
+                    key = conn.execute(*schema.primary_key()).fetchone()
+                    for statement in schema.upgrade(key[0] if key else None):
+                        conn.execute(statement)
+                for statement in schema.create():
+                    conn.execute(statement)
+
+        self._sync.run(work)
+
+    @staticmethod
+    def _documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
+        if isinstance(docs, str | bytes | Mapping):
+            raise InvalidRequestError("add_documents takes a list of documents, not one document")
+        return prepare_documents(docs)
+
+    def _row_batches(
+        self, docs: list[LocalDocument], chunk: bool
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        for batch in batches(docs, self.batch_size):
+            yield [
+                row
+                for doc in last_of_each(batch)
+                for row in document_rows(doc, passages_of(doc, chunk))
+            ]
+
+    async def add_documents(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+    ) -> int:
+        """Add or replace documents (by ``id``), in transactions of ``batch_size`` documents.
+
+        Each document is a :class:`~textsearch.LocalDocument` or a dict with ``id``, ``title``,
+        ``text``, ``link`` and ``metadata`` (the same shape and rules as
+        :meth:`LocalTextSearch.add_documents`). All are validated before any is written. A
+        document replaces every passage of the one it replaces.
+
+        Args:
+            docs: The documents.
+            chunk: Split each text into passages (by Markdown headings, then paragraphs, at
+                most ~1,500 characters each), as ``LocalTextSearch`` does; results then name and
+                link the section. Without it, a document is one passage.
+
+        Returns:
+            How many documents were written.
+
+        Raises:
+            InvalidRequestError: A document or a metadata key is invalid.
+            ConfigurationError: An existing-table instance (read-only).
+            NotFoundError: The table does not exist (call :meth:`create_schema`).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("add_documents")
+        prepared = self._documents(docs)
+        create, copy, insert, trim = self._schema.upsert()
+        for rows in self._row_batches(prepared, chunk):
+
+            async def work(conn: Any, rows: Sequence[Any] = rows) -> None:
+                async with conn.transaction():
+                    await conn.execute(create)
+                    async with conn.cursor() as cursor:
+                        async with cursor.copy(copy) as loader:
+                            for row in rows:
+                                await loader.write_row(row)
+                        await cursor.execute(insert)
+                        await cursor.execute(trim)
+
+            await self._async.run(work)
+        return len(prepared)
+
+    def add_documents_sync(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+    ) -> int:
+        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        self._require_managed("add_documents_sync")
+        prepared = self._documents(docs)
+        for rows in self._row_batches(prepared, chunk):
+            self._write_rows(rows)
+        return len(prepared)
+
+    def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """One transaction: the rows of whole documents (every passage of each)."""
+        if not rows:
+            return
+        create, copy, insert, trim = self._schema.upsert()
+
+        def work(conn: Any) -> None:
+            with conn.transaction(), conn.cursor() as cursor:
+                cursor.execute(create)
+                with cursor.copy(copy) as loader:
+                    for row in rows:
+                        loader.write_row(row)
+                cursor.execute(insert)
+                cursor.execute(trim)
+
+        self._sync.run(work)
+
+    @staticmethod
+    def _ids(ids: Iterable[str]) -> list[str]:
+        if isinstance(ids, str | bytes):
+            raise InvalidRequestError("delete_documents takes a list of ids, not one string")
+        result = list(ids)
+        if not all(isinstance(i, str) for i in result):
+            raise InvalidRequestError("document ids must be strings")
+        return result
+
+    async def delete_documents(self, ids: Iterable[str]) -> int:
+        """Delete documents (every passage of each) by id; returns how many existed.
+
+        Raises:
+            InvalidRequestError: ``ids`` is not a list of strings.
+            ConfigurationError: An existing-table instance (read-only).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("delete_documents")
+        wanted = self._ids(ids)
+        statement = self._schema.delete()
+
+        async def work(conn: Any) -> int:
+            cursor = await conn.execute(statement, (wanted,))
+            return int((await cursor.fetchone())[0])
+
+        return await self._async.run(work)
+
+    def delete_documents_sync(self, ids: Iterable[str]) -> int:
+        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        self._require_managed("delete_documents_sync")
+        wanted = self._ids(ids)
+        statement = self._schema.delete()
+        return self._sync.run(lambda conn: int(conn.execute(statement, (wanted,)).fetchone()[0]))
+
+    async def count_documents(self) -> int:
+        """Number of documents in the table (not passages).
+
+        Raises:
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+        """
+        statement = self._builder.count_all()
+
+        async def work(conn: Any) -> int:
+            cursor = await conn.execute(statement)
+            return int((await cursor.fetchone())[0])
+
+        return await self._async.run(work)
+
+    def count_documents_sync(self) -> int:
+        """Blocking twin of :meth:`count_documents`; raises the same errors."""
+        statement = self._builder.count_all()
+        return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
+
+    def get_document(
+        self, key: str, *, filter: TextSearchFilter | None = None
+    ) -> PostgresDocument | None:
+        """The stored document whose id, else whose link, is ``key`` (``None`` if none).
+
+        Blocking, like :meth:`LocalTextSearch.get_document` (the MCP server and
+        ``full_pages`` grounding call it from a worker thread to open a whole document from a
+        result). From the managed table the text is the whole document, its passages in
+        order; a passage link (``file#section``) finds its document. From an existing table,
+        the row whose id column (as text) is ``key``.
+
+        Args:
+            key: The document's id, its link, or a passage link.
+            filter: Only a document that this filter admits is returned (the same clauses
+                as a search's filter): how a preset filter also governs direct reads.
+
+        Raises:
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+            UnsupportedFilterError: The filter names a field the table cannot filter on.
+        """
+        if not isinstance(key, str) or not key or "\x00" in key:
+            return None
+        self._builder.check_filter(filter)
+        if not self._spec.managed:
+            statement, params = self._builder.document_by_id(key, filter)
+            row = self._sync.run(lambda conn: conn.execute(statement, params).fetchone())
+            if row is None:
+                return None
+            return self._results("", [(*row, None, 0, None, None, None)], None)[0]
+        candidates = [("id", key), ("link", key)]
+        if "#" in key:
+            candidates.append(("link", key.split("#", 1)[0]))
+        schema = self._schema
+
+        def work(conn: Any) -> list[tuple[Any, ...]]:
+            for column, value in candidates:
+                rows: list[tuple[Any, ...]] = conn.execute(
+                    schema.document(column), (value,)
+                ).fetchall()
+                if rows:
+                    return rows
+            return []
+
+        rows = self._sync.run(work)
+        if not rows:
+            return None
+        doc_id, title, _, link, metadata = rows[0]
+        if filter:
+            allowed, params = self._builder.document_allowed(str(doc_id), filter)
+            if self._sync.run(lambda conn: conn.execute(allowed, params).fetchone()) is None:
+                return None
+        return PostgresDocument(
+            id=str(doc_id),
+            title=title,
+            text="\n\n".join(row[2] for row in rows if row[2]),
+            link=link,
+            metadata=metadata if isinstance(metadata, dict) else {},
+        )
+
+    def index_path(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        extensions: Sequence[str] = DEFAULT_EXTENSIONS,
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> IndexReport:
+        """Index a file or folder of text, Markdown, reStructuredText and HTML (blocking).
+
+        Each file is split into passages as :meth:`LocalTextSearch.index_path` splits it
+        (sections by heading, paragraphs in plain text, at most ~1,500 characters each), one
+        row per passage; a result names its document and section and links to
+        ``file#anchor`` (or ``file#L<line>``). Incremental: unchanged files (same size and
+        modification time, or same content) are skipped, changed files are re-indexed as a
+        whole, and documents whose file has gone are deleted. Writes are committed every
+        ``batch_size`` files, so an interrupted run keeps what it finished.
+
+        Args:
+            path: File or folder to index.
+            extensions: File name endings to read (case-insensitive).
+            progress: Called as ``progress(done, total, file_path)`` after each file.
+
+        Raises:
+            ConfigurationError: The path does not exist, or an existing-table instance.
+            NotFoundError: The table does not exist (call :meth:`create_schema_sync`).
+            SearchTransportError: The server could not be reached.
+        """
+        self._require_managed("index_path")
+        if "\x00" in os.fspath(path):
+            raise ConfigurationError("cannot index a path that contains a NUL character")
+        root = Path(path).expanduser().resolve()
+        if not root.exists():
+            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
+        wanted = tuple(e.lower() for e in extensions)
+        files = [root] if root.is_file() else sorted(walk(root, wanted))
+        root_key = str(root)
+        statement = self._schema.known_files()
+        known = {
+            row[0]: (row[1], row[2], row[3])
+            for row in self._sync.run(lambda conn: conn.execute(statement, (root_key,)).fetchall())
+        }
+        report = IndexReport()
+        touched = index_files(
+            files, known, root_key, report, self.batch_size, self._write_rows, progress
+        )
+        if touched:
+            touch = self._schema.touch()
+            self._sync.run(lambda conn: conn.cursor().executemany(touch, touched))
+        gone = list(known.keys() - {str(f) for f in files})
+        if gone:
+            report.removed = self.delete_documents_sync(gone)
+        return report
+
+    # -- resources ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the blocking pool (use :meth:`aclose` from async code to close both)."""
+        self._sync.close()
+
+    async def aclose(self) -> None:
+        """Close both pools."""
+        await self._async.close()
+        self._sync.close()

@@ -1,0 +1,611 @@
+"""Shared plumbing of the web-search connectors (Bing, Bocha): keys, URLs, parsing, cleanup.
+
+Everything here is I/O-free; the sending lives in :mod:`textsearch._http._engine`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Final, TypeVar
+
+import httpx
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+from pydantic_core import from_json
+
+from textsearch._http import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT,
+    ErrorDetail,
+    HttpEngine,
+    HttpRequest,
+    HttpResponse,
+    VerifyTypes,
+)
+from textsearch._types import SearchOptions, SearchResults, TextSearchResult
+from textsearch.base import BaseTextSearch
+from textsearch.errors import ConfigurationError, ResponseFormatError
+
+NativeT = TypeVar("NativeT")
+ModelT = TypeVar("ModelT", bound=BaseModel)
+ItemT = TypeVar("ItemT")
+
+_HIGHLIGHT = re.compile("[\ue000\ue001]")
+# Inline decorations Bing adds with textDecorations/textFormat=HTML; nothing else is touched,
+# so that a raw snippet such as "a < b" keeps its text.
+_DECORATION = re.compile(r"</?(?:b|strong|i|em|u|mark|span|sup|sub|br|wbr)\b[^<>]*>", re.I)
+_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+
+
+class WireModel(BaseModel):
+    """Base of the provider payload models: camelCase aliases, unknown fields ignored."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="ignore",
+        frozen=True,
+        use_attribute_docstrings=True,
+    )
+
+
+def resolve_api_key(api_key: str | None, env_var: str, owner: str) -> str:
+    """The key from ``api_key=`` or the environment; a clear error when neither is set."""
+    if api_key is not None and not isinstance(api_key, str):
+        raise ConfigurationError(f"{owner}: api_key= must be a string")
+    key = (api_key or os.environ.get(env_var) or "").strip()
+    if not key:
+        raise ConfigurationError(
+            f"{owner} needs an API key: pass api_key=... or set the {env_var} environment variable"
+        )
+    if any(ch in key for ch in "\r\n\x00"):
+        raise ConfigurationError(f"{owner}: the API key contains a line break or NUL character")
+    if not key.isascii() or not key.isprintable():
+        # An HTTP header cannot carry it: httpx would fail on every request, key in the repr.
+        raise ConfigurationError(
+            f"{owner}: the API key must be printable ASCII text (check for a pasted "
+            "non-ASCII or invisible character)"
+        )
+    return key
+
+
+def check_url(value: object, argument: str, owner: str) -> httpx.URL:
+    """Parse an endpoint or base URL; http(s) with a host, or a :class:`ConfigurationError`."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigurationError(f"{owner}: {argument} must be a non-empty URL string")
+    try:
+        url = httpx.URL(value.strip())
+    except (httpx.InvalidURL, TypeError, ValueError):
+        raise ConfigurationError(f"{owner}: {argument} {value!r} is not a valid URL") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigurationError(
+            f"{owner}: {argument} must be an http(s) URL with a host, got {value!r}"
+        )
+    if url.userinfo:
+        raise ConfigurationError(f"{owner}: {argument} must not carry credentials")
+    return url
+
+
+def check_header_name(value: object, owner: str) -> str:
+    """A valid HTTP header name, or a :class:`ConfigurationError`."""
+    if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
+        raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
+    return value
+
+
+def clean_text(value: str | None, *, unescape: bool = False) -> str | None:
+    """Remove hit-highlight markers (U+E000/U+E001) and inline HTML decorations."""
+    if value is None:
+        return None
+    if "\ue000" in value or "\ue001" in value:
+        value = _HIGHLIGHT.sub("", value)
+    if "<" in value:
+        value = _DECORATION.sub("", value)
+    if unescape and "&" in value:
+        value = html.unescape(value)
+    return value
+
+
+def decode_json(content: bytes) -> Any:
+    """A JSON body as Python values: pydantic-core's parser, else the standard library's.
+
+    pydantic-core (a dependency of pydantic, so nothing more to install) parses a page of
+    results with about 40% fewer instructions than :func:`json.loads`. What it refuses and
+    ``json.loads`` accepts -- a byte-order mark, UTF-16 or UTF-32, an escaped lone
+    surrogate, nesting deeper than 200 -- goes to ``json.loads``, so the answer is the same;
+    only a body that is not JSON at all is parsed twice, to fail in ``json.loads``'s words.
+
+    Raises:
+        ValueError: Not JSON (``json.JSONDecodeError``).
+        UnicodeDecodeError: Not text in any encoding JSON allows.
+        RecursionError: Nested beyond the standard library's reach.
+    """
+    try:
+        return from_json(content)
+    except ValueError:
+        return json.loads(content)
+
+
+def load_json_object(content: bytes) -> dict[str, Any] | None:
+    """The body as a JSON object, or ``None`` (error bodies of any shape must not crash)."""
+    try:
+        data = decode_json(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def as_text(value: object) -> str | None:
+    """A string field of an error body, whatever JSON type it came as."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+# -- tolerance of real payloads ----------------------------------------------------------
+#
+# Real answers (and the gateways that re-serialise them) write ``null`` where the schema has a
+# list, ``""`` where it has a date, start with a byte-order mark, send more results than
+# asked, or one broken item among good ones. None of that should fail a whole page.
+
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+def none_to_empty(value: Any) -> Any:
+    """``null`` where a list is expected is an empty list."""
+    return [] if value is None else value
+
+
+def blank_to_none(value: Any) -> Any:
+    """An empty (or blank) string where a value is expected is an unknown value."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+#: A list that may come as ``null``.
+NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
+#: A date-time that may come as ``""`` (unknown).
+LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
+
+
+def load_json_body(
+    response: HttpResponse, provider: str, *, what: str = "search response"
+) -> dict[str, Any]:
+    """A 2xx body as a JSON object (a leading byte-order mark is fine).
+
+    Raises:
+        ResponseFormatError: The body is empty, not JSON, nested beyond reason, or not an
+            object.
+    """
+    content = response.content
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+    try:
+        # bytes: json detects UTF-8/16/32 and skips a UTF-8 byte-order mark by itself
+        data = decode_json(content)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        data = _NOT_JSON
+    if not isinstance(data, dict):
+        reason = "the body is not JSON" if data is _NOT_JSON else "the body is not a JSON object"
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} but not a valid {what} ({reason})",
+            provider=provider,
+            status_code=response.status_code,
+        )
+    return data
+
+
+_NOT_JSON: Final = object()
+
+
+def object_field(
+    body: dict[str, Any], name: str, provider: str, status: int
+) -> dict[str, Any] | None:
+    """``body[name]`` when it is an object, ``None`` when absent or null; else an error."""
+    value = body.get(name)
+    if value is None or isinstance(value, dict):
+        return value
+    raise ResponseFormatError(
+        f"{provider}: HTTP {status} but {name!r} is a {type(value).__name__}, not an object",
+        provider=provider,
+        status_code=status,
+    )
+
+
+def int_field(body: dict[str, Any], name: str) -> int | None:
+    """``body[name]`` when it is a whole number (``None`` otherwise: counts are optional)."""
+    value = body.get(name)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def validate_items(
+    items: object, model: type[ModelT], *, top: int, provider: str, status: int
+) -> tuple[list[ModelT], int]:
+    """Validate each result on its own; at most ``top`` of them.
+
+    A malformed result is skipped and counted (the count goes to ``metadata["skipped"]``)
+    rather than failing the page; items past ``top`` (a gateway sending more than asked) are
+    neither validated nor returned. When every result is malformed, the body is not the
+    documented shape at all: :class:`ResponseFormatError`.
+
+    Returns:
+        The valid results (at most ``top``) and how many were skipped.
+
+    Raises:
+        ResponseFormatError: ``items`` is neither a list nor null, or no item is valid.
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    head = items[:top]
+    try:
+        # One call into the validator for the usual, all-valid page (a third cheaper than
+        # one call per item); item by item only when something is wrong.
+        return _list_adapter(model).validate_python(head), 0
+    except ValidationError:
+        pass
+    results: list[ModelT] = []
+    skipped = 0
+    validate = model.model_validate
+    for item in items:
+        if len(results) >= top:
+            break
+        if not isinstance(item, dict):
+            skipped += 1
+            continue
+        try:
+            results.append(validate(item))
+        except ValidationError:
+            skipped += 1
+    if skipped and not results:
+        # Not one result has the documented shape: that is a different format, not noise.
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
+# Slot setters of pydantic's BaseModel: the trusted build below fills a TextSearchResult the
+# way base.trusted_text_search_result does, without a function call and four attribute
+# look-ups per result (a page maps ten or more per search).
+_SET_DICT: Final = BaseModel.__dict__["__dict__"].__set__
+_SET_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_SET_EXTRA: Final = BaseModel.__dict__["__pydantic_extra__"].__set__
+_SET_PRIVATE: Final = BaseModel.__dict__["__pydantic_private__"].__set__
+
+
+def text_items(
+    items: object,
+    fields: tuple[str, str, str],
+    clean: Callable[[str], str] | None,
+    *,
+    top: int,
+    provider: str,
+    status: int,
+    ignore_nulls: bool = False,
+) -> tuple[list[TextSearchResult], int]:
+    """Like :func:`validate_items`, straight to ``TextSearchResult``s: only the three fields
+    that are used (title, text, link) are read and checked (each a string or null).
+
+    A result whose other fields are odd is kept (they are not used here); one whose title,
+    text or link is not text is skipped and counted (a ``null`` item too, unless
+    ``ignore_nulls``: a provider whose native model drops them). ``clean``
+    removes markup from a title or text (the link is kept as sent). The results are built
+    without validating them again (see :func:`~textsearch.base.trusted_text_search_result`):
+    each field is a ``str`` or ``None``, checked here.
+    """
+    if items is None:
+        return [], 0
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
+            "not a list",
+            provider=provider,
+            status_code=status,
+        )
+    first, second, third = fields
+    results: list[TextSearchResult] = []
+    append = results.append
+    new = object.__new__
+    cls = TextSearchResult
+    skipped = 0
+    for item in items:
+        if len(results) >= top:
+            break
+        if type(item) is not dict:
+            if item is not None or not ignore_nulls:
+                skipped += 1
+            continue
+        a, b, c = item.get(first), item.get(second), item.get(third)
+        if a is not None:
+            if type(a) is not str:
+                skipped += 1
+                continue
+            if clean is not None:
+                a = clean(a)
+        if b is not None:
+            if type(b) is not str:
+                skipped += 1
+                continue
+            if clean is not None:
+                b = clean(b)
+        if c is not None and type(c) is not str:
+            skipped += 1
+            continue
+        result = new(cls)
+        _SET_DICT(result, {"name": a, "value": b, "link": c})
+        _SET_FIELDS_SET(result, {"name", "value", "link"})
+        _SET_EXTRA(result, None)
+        _SET_PRIVATE(result, None)
+        append(result)
+    if skipped and not results:
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
+            "shape",
+            provider=provider,
+            status_code=status,
+        )
+    return results, skipped
+
+
+def unescaped_text(value: str) -> str:
+    """A title or text without markers, decorations or HTML entities (``text_items``).
+
+    ``clean_text(value, unescape=True)`` for a string, in one call per field.
+    """
+    if "\ue000" in value or "\ue001" in value:
+        value = _HIGHLIGHT.sub("", value)
+    if "<" in value:
+        value = _DECORATION.sub("", value)
+    if "&" in value:
+        value = _unescape(value)
+    return value
+
+
+def _unescape(value: str) -> str:
+    # html.unescape calls back into Python for every entity; the usual case, where every "&"
+    # opens an "&amp;", is one replace (a third cheaper per field; same result).
+    if value.count("&") == value.count("&amp;"):
+        return value.replace("&amp;", "&")
+    return html.unescape(value)
+
+
+_ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}
+
+
+def _list_adapter(model: type[ModelT]) -> TypeAdapter[list[ModelT]]:
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        adapter = _ADAPTERS[model] = TypeAdapter(list[model])  # type: ignore[valid-type]
+    return adapter
+
+
+def validate_body(
+    model: type[ModelT],
+    response: HttpResponse,
+    provider: str,
+    *,
+    content: bytes | None = None,
+    what: str = "search response",
+) -> ModelT:
+    """Validate a 2xx body against ``model``; any surprise is a :class:`ResponseFormatError`.
+
+    ``content`` replaces the response body (e.g. after a connector's byte-level cleanup).
+    """
+    if content is None:
+        content = response.content
+    if content.startswith(_BOM):
+        content = content[len(_BOM) :]  # pydantic's JSON parser refuses it; json.loads skips it
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+    try:
+        return model.model_validate_json(content)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False, include_context=False)
+        first = errors[0] if errors else {"type": "", "loc": (), "msg": ""}
+        if first["type"] == "json_invalid":
+            reason = "the body is not JSON"
+        else:
+            where = ".".join(str(p) for p in first["loc"]) or "body"
+            reason = f"unexpected shape at {where}: {first['msg']}"
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} but not a valid {what} ({reason})",
+            provider=provider,
+            status_code=response.status_code,
+        ) from None
+
+
+def _strings(results: SearchResults[TextSearchResult]) -> SearchResults[str]:
+    # The same default as BaseTextSearch._default_string: the text, else the title or link.
+    return SearchResults(
+        [r.value or r.name or r.link or "" for r in results.results],
+        results.total_count,
+        results.metadata,
+    )
+
+
+class WebSearchConnector(BaseTextSearch[NativeT]):
+    """Base of the HTTP connectors: owns the :class:`HttpEngine` and the client lifecycle."""
+
+    env_var: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        *,
+        api_key: str | None,
+        read_error: Callable[[int, HttpResponse], ErrorDetail],
+        http_client: httpx.AsyncClient | httpx.Client | Any | None,
+        timeout: float | httpx.Timeout | None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+        string_mapper: Callable[[NativeT], str] | None = None,
+        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
+    ) -> None:
+        super().__init__(
+            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+        )
+        owner = type(self).__name__
+        self._api_key = self._resolve_key(api_key, owner)
+        try:
+            self._engine = HttpEngine(
+                provider=self.provider_name,
+                read_error=read_error,
+                http_client=http_client,
+                timeout=timeout,
+                max_retries=max_retries,
+                max_retry_wait=max_retry_wait,
+                secret=self._api_key,
+                deadline=deadline,
+                verify=verify,
+                transport=transport,
+            )
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"{owner}: {exc}") from None
+
+    def _resolve_key(self, api_key: str | None, owner: str) -> str:
+        # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
+        return resolve_api_key(api_key, self.env_var, owner)
+
+    @property
+    def timeout(self) -> httpx.Timeout:
+        """The timeout applied to each request."""
+        return self._engine.timeout
+
+    @property
+    def deadline(self) -> float:
+        """Total seconds per search: every attempt, wait and redirect included."""
+        return self._engine.deadline
+
+    @property
+    def max_retries(self) -> int:
+        """Retries after the first attempt."""
+        return self._engine.max_retries
+
+    @property
+    def max_retry_wait(self) -> float:
+        """Longest single wait between attempts, in seconds."""
+        return self._engine.max_retry_wait
+
+    # -- the text path: validate only what is used ---------------------------------------
+
+    def _text_request(
+        self, query: str, options: SearchOptions
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        """A request whose parser maps straight to ``TextSearchResult``s, or ``None``.
+
+        A connector that offers one spares ``get_text_search_results`` and ``search`` the
+        validation of every field of its native model (dates, deep links...) that these
+        never use: the page costs a fraction of the CPU. Not used when a custom mapper is set.
+        """
+        return None
+
+    def _text_plan(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
+        if self.text_search_result_mapper is not None:
+            return None
+        query, effective = self._prepare(query, options, kwargs)
+        return self._text_request(query, effective)
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().get_text_search_results(query, options, **kwargs)
+        return await self._engine.send(*plan)
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        plan = self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().get_text_search_results_sync(query, options, **kwargs)
+        return self._engine.send_sync(*plan)
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string (by default the result's text).
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            ProviderError: The backend answered with an error.
+            SearchTransportError: The backend could not be reached.
+        """
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return await super().search(query, options, **kwargs)
+        return _strings(await self._engine.send(*plan))
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`; raises the same errors."""
+        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
+        if plan is None:
+            return super().search_sync(query, options, **kwargs)
+        return _strings(self._engine.send_sync(*plan))
+
+    async def _send(
+        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
+    ) -> SearchResults[NativeT]:
+        return await self._engine.send(request, parse)
+
+    def _send_sync(
+        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
+    ) -> SearchResults[NativeT]:
+        return self._engine.send_sync(request, parse)
+
+    def close(self) -> None:
+        """Close the blocking HTTP client this connector created (never an injected one).
+
+        An async client it created is closed by :meth:`aclose` (or ``async with``).
+        """
+        self._engine.close()
+
+    async def aclose(self) -> None:
+        """Close every HTTP client this connector created (never an injected one)."""
+        await self._engine.aclose()

@@ -1,0 +1,480 @@
+"""``BochaTextSearch``: Bocha Web Search (博查), ``POST {base_url}/v1/web-search``.
+
+The default base URL is ``https://api.bochaai.com``; ``https://api.bocha.cn`` serves the same
+API. The key goes in ``Authorization: Bearer <key>``.
+
+Filters: ``freshness`` (the portable ``day``, ``week``, ``month``, ``year``; Bocha's own
+``noLimit``, ``oneDay``, ``oneWeek``, ``oneMonth``, ``oneYear``; ``YYYY-MM-DD`` or
+``YYYY-MM-DD..YYYY-MM-DD``), ``site``/``include`` (only these domains) and
+``exclude_site``/``exclude`` (not these domains). Bocha has no language, country or
+safe-search parameter, so those portable fields (and any other field) are an
+:class:`~textsearch.errors.UnsupportedFilterError` before any request.
+
+Bocha reports some errors inside an HTTP 200 body (``{"code": 403, ...}``); the body code is
+checked on every answer, and both of its error envelopes (``msg``/``message``, numeric or
+string ``code``) are read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, ClassVar, Final
+
+import httpx
+from pydantic import field_validator
+
+from textsearch._http import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT,
+    BodyStatusError,
+    ErrorDetail,
+    HttpRequest,
+    HttpResponse,
+    VerifyTypes,
+)
+from textsearch._types import (
+    AnyTagEqualTo,
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+)
+from textsearch.base import trusted_text_search_result
+from textsearch.connectors.web._base import (
+    WebSearchConnector,
+    WireModel,
+    as_text,
+    check_url,
+    clean_text,
+    int_field,
+    load_json_body,
+    load_json_object,
+    object_field,
+    validate_items,
+)
+from textsearch.errors import (
+    AuthenticationError,
+    ConfigurationError,
+    InvalidRequestError,
+    PermissionDeniedError,
+    ProviderError,
+    QuotaExceededError,
+    ResponseFormatError,
+    UnsupportedFilterError,
+)
+
+__all__ = ["BochaTextSearch", "BochaWebPage"]
+
+DEFAULT_BASE_URL: Final = "https://api.bochaai.com"
+ENV_VAR: Final = "BOCHA_API_KEY"
+SUPPORTED_FILTER_FIELDS: Final = frozenset(
+    {"freshness", "site", "include", "exclude", "exclude_site"}
+)
+#: Bocha accepts at most 20 domains in ``include`` and in ``exclude``.
+MAX_DOMAINS: Final = 20
+FRESHNESS_WORDS: Final = ("noLimit", "oneDay", "oneWeek", "oneMonth", "oneYear")
+#: The portable freshness words (DESIGN 10.3) in Bocha's own terms.
+_PORTABLE_FRESHNESS: Final = {
+    "day": "oneDay",
+    "week": "oneWeek",
+    "month": "oneMonth",
+    "year": "oneYear",
+}
+_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DOMAIN: Final = re.compile(
+    r"^[A-Za-z0-9\u00a1-\uffff]([A-Za-z0-9\u00a1-\uffff\-.]*[A-Za-z0-9\u00a1-\uffff])?$"
+)
+_SPLIT: Final = re.compile(r"[|,]")
+_BEIJING: Final = timezone(timedelta(hours=8))
+
+
+class BochaWebPage(WireModel):
+    """One web page of a Bocha result (Bing-compatible field names)."""
+
+    id: str | None = None
+    """Bocha's id of the result, when it sends one."""
+    name: str | None = None
+    """Title of the page."""
+    url: str | None = None
+    """URL of the page."""
+    display_url: str | None = None
+    """The URL as displayed, without decoration tags."""
+    snippet: str | None = None
+    """A short passage of the page."""
+    summary: str | None = None
+    """A longer summary of the page (sent when ``summary=True``)."""
+    site_name: str | None = None
+    """Name of the site."""
+    site_icon: str | None = None
+    """URL of the site's icon."""
+    date_published: datetime | None = None
+    """When the page was published, with the offset Bocha sends (usually +08:00)."""
+    date_last_crawled: datetime | None = None
+    """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
+    although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
+    language: str | None = None
+    """Language of the page, when known."""
+    cached_page_url: str | None = None
+    """Cached copy of the page, when Bocha has one."""
+    is_family_friendly: bool | None = None
+    """Whether the page is family friendly, when known."""
+    is_navigational: bool | None = None
+    """Whether the page is a navigational result, when known."""
+
+    @field_validator("name", "snippet", "summary", "display_url")
+    @classmethod
+    def _clean(cls, value: str | None) -> str | None:
+        return clean_text(value)
+
+    @field_validator("date_published", "date_last_crawled", mode="before")
+    @classmethod
+    def _blank_date(cls, value: Any) -> Any:
+        # Bocha writes unknown strings as "": an unknown date, not a malformed response.
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("date_last_crawled")
+    @classmethod
+    def _beijing(cls, value: datetime | None) -> datetime | None:
+        if value is not None and value.utcoffset() == timedelta(0):
+            return value.replace(tzinfo=_BEIJING)
+        return value
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_text(cls, value: Any) -> Any:
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def _status_of(code: object) -> int | None:
+    if isinstance(code, bool):
+        return None
+    if isinstance(code, int):
+        return code
+    if isinstance(code, str) and code.strip().isdigit():
+        return int(code.strip())
+    return None
+
+
+def _classify(
+    status: int, message: str | None
+) -> tuple[type[ProviderError] | None, tuple[str, ...]]:
+    text = (message or "").lower()
+    if "api key" in text and "missing" in text:
+        # Bocha answers a missing Authorization header with 400, not 401.
+        return AuthenticationError, (f"set api_key= or the {ENV_VAR} environment variable",)
+    if status == 401:
+        if "权限" in (message or ""):
+            # "no permission for this API": still a 401, so AuthenticationError (issue #3).
+            return AuthenticationError, (
+                "this key may not call this API (some Bocha APIs need to be enabled per key)",
+            )
+        return AuthenticationError, (f"check api_key= / {ENV_VAR}",)
+    if status == 403:
+        if "money" in text or "balance" in text or "余额" in (message or ""):
+            return QuotaExceededError, ("top up the Bocha account; retrying will not help",)
+        return PermissionDeniedError, ()
+    return None, ()
+
+
+def _detail(status: int, body: dict[str, Any]) -> ErrorDetail:
+    message = as_text(body.get("message")) or as_text(body.get("msg"))
+    code = as_text(body.get("code"))
+    error_class, hints = _classify(status, message)
+    log_id = as_text(body.get("log_id"))
+    if log_id:
+        hints = (*hints, f"log_id: {log_id}")
+    return ErrorDetail(code=code, message=message, error_class=error_class, hints=hints)
+
+
+def read_bocha_error(status: int, response: HttpResponse) -> ErrorDetail:
+    """Read either Bocha error envelope (``message`` or ``msg``; string or numeric ``code``)."""
+    return _detail(status, load_json_object(response.content) or {})
+
+
+def _freshness(value: object) -> str:
+    text = str(value).strip() if isinstance(value, str) else ""
+    if text.lower() in _PORTABLE_FRESHNESS:
+        return _PORTABLE_FRESHNESS[text.lower()]
+    for word in FRESHNESS_WORDS:
+        if text.lower() == word.lower():
+            return word
+    parts = text.split("..")
+    if text and 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
+        try:
+            days = [date.fromisoformat(p) for p in parts]
+        except ValueError:
+            days = []
+        if days and days[0] <= days[-1]:
+            return text
+    raise InvalidRequestError(
+        "Bocha filter 'freshness' must be one of "
+        + ", ".join(FRESHNESS_WORDS)
+        + f", YYYY-MM-DD or YYYY-MM-DD..YYYY-MM-DD (start <= end), not {value!r}"
+    )
+
+
+def _domains(name: str, value: object) -> list[str]:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidRequestError(f"Bocha filter {name!r} needs a domain, got {value!r}")
+    result: list[str] = []
+    for part in _SPLIT.split(value):
+        domain = part.strip().lower()
+        if domain.startswith(("http://", "https://")):
+            domain = domain.split("://", 1)[1]
+        domain = domain.rstrip("/")
+        if not domain:
+            continue
+        if not _DOMAIN.fullmatch(domain):
+            raise InvalidRequestError(
+                f"Bocha filter {name!r}: {part.strip()!r} is not a domain name"
+            )
+        if domain not in result:
+            result.append(domain)
+    if not result:
+        raise InvalidRequestError(f"Bocha filter {name!r} needs a domain, got {value!r}")
+    return result
+
+
+def _within(domain: str, parent: str) -> bool:
+    return domain == parent or domain.endswith("." + parent)
+
+
+def _intersect(first: list[str], second: list[str]) -> list[str]:
+    """Domains allowed by both lists (a subdomain of an allowed domain is allowed)."""
+    result: list[str] = []
+    for a in first:
+        for b in second:
+            narrower = a if _within(a, b) else b if _within(b, a) else None
+            if narrower is not None and narrower not in result:
+                result.append(narrower)
+    return result
+
+
+class BochaTextSearch(WebSearchConnector[BochaWebPage]):
+    """Search the web through Bocha Web Search.
+
+    Args:
+        api_key: The key (``sk-...``); defaults to the ``BOCHA_API_KEY`` variable.
+        base_url: Scheme and host of the API (``https://api.bochaai.com`` or
+            ``https://api.bocha.cn``); ``/v1/web-search`` is appended.
+        summary: Ask Bocha for a long summary of each page and use it as the result's
+            value (else the snippet is used).
+        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an ``httpx2`` one, e.g.
+            the client an OpenAI/Anthropic/MCP stack holds) to use; it is never closed
+            by this connector. The other kind is created when needed and owned. Its
+            ``follow_redirects`` is not used: redirects are followed by the connector, to
+            the same origin only (a redirect elsewhere is a ``ProviderError`` with
+            ``code="cross_origin_redirect"``: the key never leaves for another host).
+        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
+        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
+        max_retry_wait: Longest single wait between attempts, in seconds.
+        string_mapper: Turns a :class:`BochaWebPage` into the string :meth:`search` returns.
+        text_search_result_mapper: Turns a :class:`BochaWebPage` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
+            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
+            An injected client is always used as given for its kind.
+
+    Raises:
+        ConfigurationError: No key, or a bad base URL or setting.
+    """
+
+    provider_name: ClassVar[str] = "bocha"
+    open_world: ClassVar[bool] = True
+    env_var: ClassVar[str] = ENV_VAR
+    max_top: ClassVar[int] = 50
+    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        summary: bool = True,
+        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+        string_mapper: Callable[[BochaWebPage], str] | None = None,
+        text_search_result_mapper: Callable[[BochaWebPage], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
+    ) -> None:
+        owner = type(self).__name__
+        url = check_url(base_url, "base_url=", owner)
+        if not isinstance(summary, bool):
+            raise ConfigurationError(f"{owner}: summary= must be True or False")
+        super().__init__(
+            api_key=api_key,
+            read_error=read_bocha_error,
+            http_client=http_client,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_retry_wait=max_retry_wait,
+            string_mapper=string_mapper,
+            text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
+        )
+        self.base_url = str(url).rstrip("/")
+        self.summary = summary
+        self._url = str(url.copy_with(query=None)).rstrip("/") + "/v1/web-search"
+        self._headers = {"Authorization": f"Bearer {self._api_key}"}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r}, summary={self.summary!r})"
+
+    # -- filters and request (pure) ----------------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise for unsupported fields and bad values before any request."""
+        self._translate_filter(search_filter)
+
+    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
+        body: dict[str, str] = {}
+        if not search_filter:
+            return body
+        include: list[str] | None = None
+        exclude: list[str] = []
+        for clause in search_filter.clauses:
+            name = clause.field_name
+            if name not in SUPPORTED_FILTER_FIELDS or isinstance(clause, AnyTagEqualTo):
+                how = "with any_tag_equal_to " if isinstance(clause, AnyTagEqualTo) else ""
+                raise UnsupportedFilterError(
+                    f"BochaTextSearch cannot filter {how}on {name!r}; supported filter fields "
+                    "(equal_to): " + ", ".join(sorted(SUPPORTED_FILTER_FIELDS)),
+                    field_name=name,
+                    supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
+                )
+            if name == "freshness":
+                value = _freshness(clause.value)
+                if body.get("freshness", value) != value:
+                    raise InvalidRequestError(
+                        "Bocha filter 'freshness' is given twice with different values"
+                    )
+                body["freshness"] = value
+            elif name in ("exclude", "exclude_site"):
+                # AND of exclusions: exclude every listed domain.
+                exclude.extend(d for d in _domains(name, clause.value) if d not in exclude)
+            else:
+                domains = _domains(name, clause.value)
+                # AND of restrictions: only domains allowed by every clause remain.
+                include = domains if include is None else _intersect(include, domains)
+                if not include:
+                    raise InvalidRequestError(
+                        "Bocha filters 'site'/'include' have no domain in common; clauses are "
+                        "AND-ed, so no page could match"
+                    )
+        for key, domains in (("include", include or []), ("exclude", exclude)):
+            if len(domains) > MAX_DOMAINS:
+                raise InvalidRequestError(
+                    f"Bocha accepts at most {MAX_DOMAINS} domains in {key!r}, got {len(domains)}"
+                )
+            if domains:
+                body[key] = "|".join(domains)
+        return body
+
+    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
+        top, skip = options.top, options.skip
+        if skip % top:
+            raise InvalidRequestError(
+                f"Bocha pages by page number, so skip must be a multiple of top "
+                f"(got skip={skip}, top={top}); e.g. skip={skip - skip % top} or "
+                f"skip={skip - skip % top + top}"
+            )
+        body: dict[str, Any] = {"query": query, "count": top, "summary": self.summary}
+        if skip:
+            body["page"] = skip // top + 1
+        body.update(self._translate_filter(options.filter))
+        return HttpRequest("POST", self._url, (), body, self._headers)
+
+    def _parser(
+        self, options: SearchOptions
+    ) -> Callable[[HttpResponse], SearchResults[BochaWebPage]]:
+        include_total = options.include_total_count
+        top = options.top
+        provider = self.provider_name
+
+        def parse(response: HttpResponse) -> SearchResults[BochaWebPage]:
+            http_status = response.status_code
+            envelope = load_json_body(response, provider)
+            code = envelope.get("code")
+            status = _status_of(code)
+            if code is not None and status != 200:
+                # Bocha reports some failures inside an HTTP 200 body.
+                raise BodyStatusError(status or 500, _detail(status or 500, envelope))
+            data = object_field(envelope, "data", provider, http_status)
+            if data is None:
+                raise ResponseFormatError(
+                    f"{provider}: HTTP {http_status} but the body has no 'data'",
+                    provider=provider,
+                    status_code=http_status,
+                )
+            metadata: dict[str, Any] = {}
+            log_id = as_text(envelope.get("log_id"))
+            if log_id:
+                metadata["log_id"] = log_id
+            answer = object_field(data, "webPages", provider, http_status)
+            if answer is None:
+                return SearchResults([], 0 if include_total else None, metadata)
+            web_search_url = as_text(answer.get("webSearchUrl"))
+            if web_search_url:
+                metadata["web_search_url"] = web_search_url
+            if answer.get("someResultsRemoved") is True:
+                metadata["some_results_removed"] = True
+            pages, skipped = validate_items(
+                answer.get("value"), BochaWebPage, top=top, provider=provider, status=http_status
+            )
+            if skipped:
+                metadata["skipped"] = skipped
+            total = int_field(answer, "totalEstimatedMatches") if include_total else None
+            return SearchResults(pages, total, metadata)
+
+        return parse
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BochaWebPage]:
+        return await self._send(self._build_request(query, options), self._parser(options))
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[BochaWebPage]:
+        return self._send_sync(self._build_request(query, options), self._parser(options))
+
+    def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:
+        value = (item.summary or item.snippet) if self.summary else (item.snippet or item.summary)
+        return trusted_text_search_result(item.name, value, item.url)
+
+    # -- provider-specific names ---------------------------------------------------------
+
+    async def get_web_pages(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[BochaWebPage]:
+        """Search and return Bocha's web pages (same as :meth:`get_search_results`).
+
+        Raises:
+            InvalidRequestError: Empty query, invalid options, or ``skip`` not a multiple
+                of ``top`` (before any request).
+            UnsupportedFilterError: The filter names a field Bocha cannot honour.
+            ProviderError: Bocha answered with an error (see ``textsearch.errors``).
+            SearchTransportError: Bocha could not be reached.
+        """
+        return await self.get_search_results(query, options, **kwargs)
+
+    def get_web_pages_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[BochaWebPage]:
+        """Blocking twin of :meth:`get_web_pages`; raises the same errors."""
+        return self.get_search_results_sync(query, options, **kwargs)

@@ -1,0 +1,387 @@
+"""``TavilyTextSearch``: Tavily Search, ``POST {base_url}/search``.
+
+The key goes in ``Authorization: Bearer tvly-...`` (never in the JSON body). Tavily has no
+paging: ``skip`` is served by asking for ``top + skip`` results (at most 20) and slicing.
+Tavily's plan and pay-as-you-go limits are HTTP 432 and 433, raised as
+:class:`~textsearch.errors.QuotaExceededError` and never retried; 429 is a rate limit,
+retried with ``Retry-After``.
+
+Filters: ``site``/``exclude_site`` (``include_domains``/``exclude_domains``), ``freshness``
+(``time_range`` or ``start_date``/``end_date``) and ``country`` (sent as the English country
+name Tavily expects; ``topic="general"`` only). Tavily has no language or safe-search
+parameter, so ``language`` and ``safe_search`` are an
+:class:`~textsearch.errors.UnsupportedFilterError` before any request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Final
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from textsearch._http import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_RETRY_WAIT,
+    ErrorDetail,
+    HttpRequest,
+    HttpResponse,
+    VerifyTypes,
+)
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch.connectors.web._base import (
+    WebSearchConnector,
+    as_text,
+    check_url,
+    clean_text,
+    load_json_object,
+    validate_body,
+    validate_items,
+)
+from textsearch.connectors.web._portable import (
+    COUNTRY,
+    EXCLUDE_SITE,
+    FRESHNESS,
+    SITE,
+    split_filter,
+)
+from textsearch.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ProviderError,
+    QuotaExceededError,
+    ResponseFormatError,
+    UnsupportedFilterError,
+)
+
+__all__ = ["TavilyResult", "TavilyTextSearch"]
+
+DEFAULT_BASE_URL: Final = "https://api.tavily.com"
+ENV_VAR: Final = "TAVILY_API_KEY"
+SUPPORTED_FILTER_FIELDS: Final = frozenset({SITE, EXCLUDE_SITE, FRESHNESS, COUNTRY})
+MAX_RESULTS: Final = 20
+SEARCH_DEPTHS: Final = ("basic", "advanced", "fast", "ultra-fast")
+TOPICS: Final = ("general", "news", "finance")
+#: Tavily takes ``country`` as a lower-case English name; ISO 3166-1 alpha-2 -> that name.
+COUNTRY_NAMES: Final = {
+    "AE": "united arab emirates", "AF": "afghanistan", "AL": "albania", "AM": "armenia",
+    "AO": "angola", "AR": "argentina", "AT": "austria", "AU": "australia",
+    "AZ": "azerbaijan", "BA": "bosnia and herzegovina", "BD": "bangladesh", "BE": "belgium",
+    "BG": "bulgaria", "BH": "bahrain", "BO": "bolivia", "BR": "brazil", "BY": "belarus",
+    "CA": "canada", "CH": "switzerland", "CL": "chile", "CM": "cameroon", "CN": "china",
+    "CO": "colombia", "CR": "costa rica", "CU": "cuba", "CY": "cyprus",
+    "CZ": "czech republic", "DE": "germany", "DK": "denmark", "DO": "dominican republic",
+    "DZ": "algeria", "EC": "ecuador", "EE": "estonia", "EG": "egypt", "ES": "spain",
+    "ET": "ethiopia", "FI": "finland", "FR": "france", "GB": "united kingdom",
+    "GE": "georgia", "GH": "ghana", "GR": "greece", "GT": "guatemala", "HN": "honduras",
+    "HR": "croatia", "HU": "hungary", "ID": "indonesia", "IE": "ireland", "IL": "israel",
+    "IN": "india", "IQ": "iraq", "IR": "iran", "IS": "iceland", "IT": "italy",
+    "JM": "jamaica", "JO": "jordan", "JP": "japan", "KE": "kenya", "KG": "kyrgyzstan",
+    "KH": "cambodia", "KR": "south korea", "KW": "kuwait", "KZ": "kazakhstan",
+    "LB": "lebanon", "LK": "sri lanka", "LT": "lithuania", "LU": "luxembourg",
+    "LV": "latvia", "LY": "libya", "MA": "morocco", "MD": "moldova", "ME": "montenegro",
+    "MK": "north macedonia", "MM": "myanmar", "MN": "mongolia", "MT": "malta",
+    "MX": "mexico", "MY": "malaysia", "MZ": "mozambique", "NG": "nigeria",
+    "NI": "nicaragua", "NL": "netherlands", "NO": "norway", "NP": "nepal",
+    "NZ": "new zealand", "OM": "oman", "PA": "panama", "PE": "peru", "PH": "philippines",
+    "PK": "pakistan", "PL": "poland", "PT": "portugal", "PY": "paraguay", "QA": "qatar",
+    "RO": "romania", "RS": "serbia", "RU": "russia", "RW": "rwanda", "SA": "saudi arabia",
+    "SE": "sweden", "SG": "singapore", "SI": "slovenia", "SK": "slovakia", "SN": "senegal",
+    "SV": "el salvador", "SY": "syria", "TH": "thailand", "TN": "tunisia", "TR": "turkey",
+    "TW": "taiwan", "TZ": "tanzania", "UA": "ukraine", "UG": "uganda",
+    "US": "united states", "UY": "uruguay", "UZ": "uzbekistan", "VE": "venezuela",
+    "VN": "vietnam", "YE": "yemen", "ZA": "south africa", "ZM": "zambia", "ZW": "zimbabwe",
+}  # fmt: skip
+
+
+class _Snake(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
+
+
+class TavilyResult(_Snake):
+    """One result of Tavily Search (``results[]``)."""
+
+    title: str | None = None
+    """Title of the page."""
+    url: str | None = None
+    """URL of the page."""
+    content: str | None = None
+    """The passage of the page that answers the query best."""
+    score: float | None = None
+    """Tavily's relevance score (0-1)."""
+    raw_content: str | None = None
+    """The whole page as text, when ``include_raw_content`` was asked."""
+    favicon: str | None = None
+    """URL of the site's icon, when ``include_favicon`` was asked."""
+    published_date: str | None = None
+    """Publication date as Tavily writes it (``news`` topic)."""
+
+    @field_validator("title", "content", mode="before")
+    @classmethod
+    def _clean(cls, value: Any) -> Any:
+        return clean_text(value, unescape=True) if isinstance(value, str) else value
+
+    @field_validator("published_date", mode="before")
+    @classmethod
+    def _date_text(cls, value: Any) -> Any:
+        return value if isinstance(value, str) and value.strip() else None
+
+
+class _SearchResponse(_Snake):
+    query: str | None = None
+    answer: str | None = None
+    # Each result is validated on its own (validate_items): one odd result is skipped and
+    # counted, it does not fail the page.
+    results: list[Any] = Field(default_factory=list)
+    response_time: float | str | None = None
+    request_id: str | None = None
+
+    @field_validator("results", mode="before")
+    @classmethod
+    def _drop_nulls(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        # Anything but a list is left to the type check (a ResponseFormatError); iterating
+        # it here could raise a TypeError, which pydantic would let escape as it is.
+        return [v for v in value if v is not None] if isinstance(value, list) else value
+
+
+def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
+    """Read ``{"detail": {"error": "..."}}`` (or a plain ``detail`` string)."""
+    body = load_json_object(response.content) or {}
+    detail = body.get("detail")
+    if isinstance(detail, dict):
+        message = as_text(detail.get("error")) or as_text(detail.get("message"))
+    else:
+        message = as_text(detail) or as_text(body.get("error"))
+    error_class: type[ProviderError] | None = None
+    hints: tuple[str, ...] = ()
+    if status == 432:
+        error_class = QuotaExceededError
+        hints = ("the plan's monthly credit limit is reached; upgrade the plan or wait",)
+    elif status == 433:
+        error_class = QuotaExceededError
+        hints = ("the pay-as-you-go spending limit is reached; raise it in the Tavily dashboard",)
+    elif status == 401:
+        hints = (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)
+    elif status == 429:
+        hints = ("too many requests for this key; slow down",)
+    request_id = as_text(body.get("request_id"))
+    if request_id:
+        hints = (*hints, f"request_id: {request_id}")
+    return ErrorDetail(message=message, error_class=error_class, hints=hints)
+
+
+class TavilyTextSearch(WebSearchConnector[TavilyResult]):
+    """Search the web through Tavily Search.
+
+    Args:
+        api_key: The key (``tvly-...``); defaults to the ``TAVILY_API_KEY`` variable.
+        base_url: Scheme and host of the API; ``/search`` is appended.
+        search_depth: ``basic`` (1 credit), ``advanced`` (2 credits), ``fast`` or
+            ``ultra-fast``.
+        topic: ``general``, ``news`` or ``finance``.
+        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
+            by this connector. The other kind is created when needed and owned.
+        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
+        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
+        max_retry_wait: Longest single wait between attempts, in seconds.
+        string_mapper: Turns a :class:`TavilyResult` into the string :meth:`search` returns.
+        text_search_result_mapper: Turns a :class:`TavilyResult` into a ``TextSearchResult``.
+        deadline: Total seconds per search, every attempt, wait and redirect included
+            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
+        verify: TLS verification for the clients this connector creates: ``True``
+            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
+            ``False`` (warns). No need to inject a client for a private CA.
+        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
+            for long-running processes, several times less CPU per search; needs
+            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
+            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
+            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
+            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
+            An injected client is always used as given for its kind.
+
+    Raises:
+        ConfigurationError: No key, or a bad base URL or setting.
+    """
+
+    provider_name: ClassVar[str] = "tavily"
+    open_world: ClassVar[bool] = True
+    env_var: ClassVar[str] = ENV_VAR
+    max_top: ClassVar[int] = MAX_RESULTS
+    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        search_depth: str = "basic",
+        topic: str = "general",
+        http_client: httpx.AsyncClient | httpx.Client | None = None,
+        timeout: float | httpx.Timeout | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
+        string_mapper: Callable[[TavilyResult], str] | None = None,
+        text_search_result_mapper: Callable[[TavilyResult], TextSearchResult] | None = None,
+        deadline: float = DEFAULT_DEADLINE,
+        verify: VerifyTypes = True,
+        transport: str = "auto",
+    ) -> None:
+        owner = type(self).__name__
+        url = check_url(base_url, "base_url=", owner)
+        if search_depth not in SEARCH_DEPTHS:
+            raise ConfigurationError(
+                f"{owner}: search_depth= must be one of {', '.join(SEARCH_DEPTHS)}, "
+                f"not {search_depth!r}"
+            )
+        if topic not in TOPICS:
+            raise ConfigurationError(
+                f"{owner}: topic= must be one of {', '.join(TOPICS)}, not {topic!r}"
+            )
+        super().__init__(
+            api_key=api_key,
+            read_error=read_tavily_error,
+            http_client=http_client,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_retry_wait=max_retry_wait,
+            string_mapper=string_mapper,
+            text_search_result_mapper=text_search_result_mapper,
+            deadline=deadline,
+            verify=verify,
+            transport=transport,
+        )
+        self.base_url = str(url).rstrip("/")
+        self.search_depth = search_depth
+        self.topic = topic
+        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
+        self._headers = {"Authorization": f"Bearer {self._api_key}"}
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(base_url={self.base_url!r}, "
+            f"search_depth={self.search_depth!r}, topic={self.topic!r})"
+        )
+
+    # -- filters and request (pure) ----------------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise for unsupported fields and bad values before any request."""
+        self._translate_filter(search_filter)
+
+    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
+        owner = type(self).__name__
+        portable, _ = split_filter(search_filter, owner, SUPPORTED_FILTER_FIELDS)
+        body: dict[str, Any] = {}
+        if portable.site:
+            body["include_domains"] = list(portable.site)
+        if portable.exclude_site:
+            body["exclude_domains"] = list(portable.exclude_site)
+        fresh = portable.freshness
+        if fresh is not None:
+            if fresh.word is not None:
+                body["time_range"] = fresh.word
+            else:
+                start, end = fresh.dates()
+                body["start_date"], body["end_date"] = start.isoformat(), end.isoformat()
+        if portable.country:
+            if self.topic != "general":
+                raise UnsupportedFilterError(
+                    f"{owner}: Tavily honours 'country' only with topic='general' "
+                    f"(this connector uses topic={self.topic!r})",
+                    field_name=COUNTRY,
+                    supported_fields=sorted(SUPPORTED_FILTER_FIELDS - {COUNTRY}),
+                )
+            name = COUNTRY_NAMES.get(portable.country)
+            if name is None:
+                raise InvalidRequestError(
+                    f"{owner}: Tavily has no country name for {portable.country!r}; "
+                    "known codes: " + ", ".join(sorted(COUNTRY_NAMES))
+                )
+            body["country"] = name
+        return body
+
+    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
+        wanted = options.top + options.skip
+        if wanted > MAX_RESULTS:
+            raise InvalidRequestError(
+                f"Tavily has no paging: skip is served by asking for top + skip results, at "
+                f"most {MAX_RESULTS} (got top={options.top}, skip={options.skip})"
+            )
+        body: dict[str, Any] = {
+            "query": query,
+            "max_results": wanted,
+            "search_depth": self.search_depth,
+            "topic": self.topic,
+        }
+        body.update(self._translate_filter(options.filter))
+        return HttpRequest("POST", self._url, (), body, self._headers)
+
+    def _parser(
+        self, options: SearchOptions
+    ) -> Callable[[HttpResponse], SearchResults[TavilyResult]]:
+        top, skip = options.top, options.skip
+        provider = self.provider_name
+
+        def parse(response: HttpResponse) -> SearchResults[TavilyResult]:
+            # validate_body skips a leading BOM (which some gateways add).
+            body = validate_body(_SearchResponse, response, provider)
+            if "results" not in body.model_fields_set:
+                raise ResponseFormatError(
+                    f"{provider}: HTTP {response.status_code} but the body has no 'results'",
+                    provider=provider,
+                    status_code=response.status_code,
+                )
+            metadata: dict[str, Any] = {}
+            if body.request_id:
+                metadata["request_id"] = body.request_id
+            if body.answer:
+                metadata["answer"] = body.answer
+            if body.response_time is not None:
+                metadata["response_time"] = body.response_time
+            results, skipped = validate_items(
+                body.results, TavilyResult, top=skip + top, provider=provider,
+                status=response.status_code,
+            )  # fmt: skip
+            if skipped:
+                metadata["skipped"] = skipped
+            # Tavily gives no total; the window is sliced out of top + skip results.
+            return SearchResults(results[skip : skip + top], None, metadata)
+
+        return parse
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
+        return await self._send(self._build_request(query, options), self._parser(options))
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
+        return self._send_sync(self._build_request(query, options), self._parser(options))
+
+    def _to_text_search_result(self, item: TavilyResult) -> TextSearchResult:
+        return TextSearchResult(name=item.title, value=item.content, link=item.url)
+
+    # -- provider-specific names ---------------------------------------------------------
+
+    async def get_web_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TavilyResult]:
+        """Search and return Tavily's results (same as :meth:`get_search_results`).
+
+        Raises:
+            InvalidRequestError: Empty query, invalid options, or ``top + skip`` above 20
+                (before any request).
+            UnsupportedFilterError: The filter names a field Tavily cannot honour.
+            ProviderError: Tavily answered with an error (see ``textsearch.errors``).
+            SearchTransportError: Tavily could not be reached.
+        """
+        return await self.get_search_results(query, options, **kwargs)
+
+    def get_web_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TavilyResult]:
+        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
+        return self.get_search_results_sync(query, options, **kwargs)
