@@ -2,7 +2,8 @@
 
 Messages are built from the server's message and from the non-secret parts of the connection
 string (host, port, database, user); the password never reaches a message, a hint or a repr.
-Original exceptions are not chained (``from None``), so a traceback does not carry them either.
+Original exceptions are never chained: the SDK's error is raised outside the ``except`` block,
+so neither ``__cause__`` nor ``__context__`` reaches psycopg's error (which can show the DSN).
 """
 
 from __future__ import annotations
@@ -46,11 +47,13 @@ def parse_dsn(dsn: str) -> dict[str, str]:
     try:
         return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     except Exception:
-        # The parser's message quotes the DSN, which may hold a password: never repeat it.
-        raise ConfigurationError(
-            "the PostgreSQL DSN is not a valid connection string "
-            "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
-        ) from None
+        pass
+    # Raised outside the except block: the parser's error quotes the DSN, which may hold a
+    # password, and must not stay reachable as __context__ either.
+    raise ConfigurationError(
+        "the PostgreSQL DSN is not a valid connection string "
+        "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
+    )
 
 
 def describe(params: dict[str, str]) -> str:

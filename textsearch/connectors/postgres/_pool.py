@@ -83,10 +83,15 @@ class SyncPool:
                 s = self.settings
                 # A direct first connection reports a refused server or a wrong password at
                 # once and precisely, where the pool would only time out.
+                failure: TextSearchError | None = None
                 try:
                     psycopg.connect(s.dsn, **s.connection_kwargs()).close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    failure = s.error(exc)
+                if failure is not None:
+                    # Raised outside the except block: psycopg's error (whose connection
+                    # info shows the DSN) must not stay reachable as __context__.
+                    raise failure
                 pool = ConnectionPool(
                     s.dsn,
                     min_size=s.min_size,
@@ -106,6 +111,7 @@ class SyncPool:
         for attempt in (0, 1):
             pool = self._get()
             conn: Any = None
+            failure: TextSearchError | None = None
             try:
                 with pool.connection(timeout=s.pool_timeout) as conn:
                     return fn(conn)
@@ -118,7 +124,8 @@ class SyncPool:
                 error = self._diagnose(exc, pool)
                 if error is None and attempt == 0:
                     continue
-                raise (error or s.error(exc)) from None
+                failure = error or s.error(exc)
+            raise failure  # outside the except block: no __context__ to psycopg's error
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recheck(self, pool: Any) -> None:
@@ -177,11 +184,14 @@ class AsyncPool:
 
             s = self.settings
             if self._pool is None:
+                failure: TextSearchError | None = None
                 try:
                     conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
                     await conn.close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    failure = s.error(exc)
+                if failure is not None:
+                    raise failure  # outside the except block (see the blocking pool)
             if self._pool is None or self._loop is not loop:
                 # A pool belongs to one event loop; a new loop (another asyncio.run) gets its own.
                 self._pool = AsyncConnectionPool(
@@ -204,6 +214,7 @@ class AsyncPool:
         for attempt in (0, 1):
             pool = await self._get()
             conn: Any = None
+            failure: TextSearchError | None = None
             try:
                 async with pool.connection(timeout=s.pool_timeout) as conn:
                     return await fn(conn)
@@ -219,7 +230,8 @@ class AsyncPool:
                 error = await self._diagnose(exc, pool)
                 if error is None and attempt == 0:
                     continue
-                raise (error or s.error(exc)) from None
+                failure = error or s.error(exc)
+            raise failure  # outside the except block: no __context__ to psycopg's error
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
