@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ _SKIP_DIRS = frozenset(
     }
 )
 _MAX_FILE_BYTES = 20 * 1024 * 1024
+log = logging.getLogger("textsearch.local")
 
 
 @dataclass
@@ -61,11 +63,27 @@ class IndexReport:
 
 
 def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
+    """The files to index under ``root``: folders are not followed through links (no loops),
+    and a linked file is read only if it resolves inside ``root`` (a link in a shared folder
+    must not pull ``~/.ssh/id_rsa.md`` into an index, and then into a model's context)."""
+    inside = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
         for name in filenames:
             if not name.startswith(".") and name.lower().endswith(wanted):
-                yield Path(dirpath) / name
+                path = Path(dirpath) / name
+                if path.is_symlink() and not _within(path, inside):
+                    log.warning("not indexing %s: it links to a file outside %s", path, root)
+                    continue
+                yield path
+
+
+def _within(path: Path, root: Path) -> bool:
+    try:
+        path.resolve(strict=True).relative_to(root)
+    except (OSError, RuntimeError, ValueError):  # dangling, a loop, or outside
+        return False
+    return True
 
 
 def read_file(
