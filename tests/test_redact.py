@@ -133,3 +133,55 @@ def test_scrub_exception_keeps_the_type_and_drops_the_key() -> None:
 
     picky = scrub_exception(Picky(401, f"key {key} refused"))
     assert type(picky) is Exception and "Picky" in str(picky) and key not in str(picky)
+
+
+def test_a_key_of_exactly_the_minimum_length_is_registered() -> None:
+    key = secrets.token_hex(MIN_SECRET_LENGTH)[:MIN_SECRET_LENGTH]
+    assert register_secret(key) == key
+    assert scrub(f"[{key}]") == f"[{MASK}]"
+
+
+def test_longest_first_even_when_the_longer_key_sorts_before_the_shorter() -> None:
+    short = "zz-" + secrets.token_hex(8)
+    long = "00-prefix-" + short  # sorts before the short key, and contains it
+    register_secret(short)
+    register_secret(long)
+    assert scrub(f"key={long}") == f"key={MASK}"
+
+
+def test_the_filter_is_installed_by_the_first_registration() -> None:
+    for name in _redact._LOGGERS:
+        logging.getLogger(name).removeFilter(_redact._FILTER)
+    _redact._installed = False
+    register_secret(_key("install"))
+    assert all(_redact._FILTER in logging.getLogger(n).filters for n in _redact._LOGGERS)
+    assert _redact._installed is True
+
+
+def test_records_are_always_emitted_even_broken_ones() -> None:
+    register_secret(_key())
+    broken = logging.LogRecord("textsearch", logging.INFO, __file__, 1, "%d items", ("x",), None)
+    assert SecretFilter().filter(broken) is True
+    saved = _redact._secrets
+    _redact._secrets = ()
+    try:
+        plain = logging.LogRecord("textsearch", logging.INFO, __file__, 1, "m", (), None)
+        assert SecretFilter().filter(plain) is True
+    finally:
+        _redact._secrets = saved
+
+
+def test_scrub_exception_checks_the_repr_too() -> None:
+    key = register_secret(_key("repr"))
+
+    class Quiet(Exception):
+        """Its str shows only the message; its args (and so its repr) carry more."""
+
+        def __init__(self, message: str) -> None:
+            super().__init__(message, key)
+
+        def __str__(self) -> str:
+            return str(self.args[0])
+
+    copy = scrub_exception(Quiet("refused"))
+    assert key not in repr(copy) and key not in str(copy) and "refused" in str(copy)

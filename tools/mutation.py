@@ -1,0 +1,160 @@
+"""Mutation testing of the modules whose tests pin promises (issue #24), with mutmut.
+
+    python tools/mutation.py                       # every target, in a scratch copy
+    python tools/mutation.py --only _redact        # one target
+    python tools/mutation.py --keep /tmp/mut       # keep the copy (mutmut show NAME there)
+
+For each target module it copies the project to a scratch folder, runs ``mutmut run`` with
+the tests that cover the module, and prints killed / survived per module. Survivors whose
+change is only a string literal (a message, a log text, a name in a tuple of names) and the
+mutants listed in ``EQUIVALENT`` below (a change no behaviour can tell apart) are set aside,
+as the issue's target says; the score is killed / (all - set aside). Not run in CI: it takes
+minutes per module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: module -> the tests that cover it
+TARGETS: dict[str, list[str]] = {
+    "textsearch/_http/_redact.py": ["tests/test_redact.py", "tests/test_http.py"],
+    "textsearch/compose/_cache.py": [
+        "tests/test_compose_cache.py",
+        "tests/test_compose_hardening.py",
+    ],
+    "textsearch/connectors/web/_portable.py": [
+        "tests/connectors/test_portable.py",
+        "tests/plugins/test_web_filter_parameters.py",
+    ],
+    "textsearch/connectors/local/_query.py": [
+        "tests/connectors/test_local_query.py",
+        "tests/connectors/test_local.py",
+        "tests/connectors/test_local_engines.py",
+        "tests/connectors/test_local_bool_filters.py",
+    ],
+    "textsearch/plugins/_parameters.py": [
+        "tests/plugins/test_parameters.py",
+        "tests/plugins/test_function.py",
+        "tests/plugins/test_web_filter_parameters.py",
+    ],
+}
+
+#: mutants no test can tell from the original, with why (module-qualified mutmut names)
+EQUIVALENT: dict[str, str] = {
+    "textsearch._http._redact.x_scrub_exception__mutmut_7": (
+        "copy = None in the fallback: the next check replaces it with the same Exception"
+    ),
+    "textsearch._http._redact.x_scrub_exception__mutmut_8": (
+        "the fallback's text: replaced by the same Exception right after"
+    ),
+    "textsearch._http._redact.x_scrub_exception__mutmut_9": (
+        "type(None) in the fallback's text: replaced by the same Exception right after"
+    ),
+    "textsearch._http._redact.x_register_secret__mutmut_17": (
+        "_installed = None: falsy, so the filter is added again, and addFilter ignores a "
+        "filter already there"
+    ),
+}
+
+_STRING_ONLY = re.compile(r"""^[-+]\s""")
+
+
+@dataclass
+class Score:
+    module: str
+    total: int
+    killed: int
+    survived: list[str]
+    set_aside: list[str]
+
+    @property
+    def percent(self) -> float:
+        counted = self.total - len(self.set_aside)
+        return 100.0 * self.killed / counted if counted else 100.0
+
+
+def _only_strings_changed(diff: str) -> bool:
+    removed = [line[1:].strip() for line in diff.splitlines() if line.startswith("- ")]
+    added = [line[1:].strip() for line in diff.splitlines() if line.startswith("+ ")]
+    if len(removed) != 1 or len(added) != 1:
+        return False
+    strip = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
+    return strip.sub('""', removed[0]) == strip.sub('""', added[0])
+
+
+def run_one(module: str, tests: list[str], workdir: Path, python: str) -> Score:
+    config = (
+        "\n[tool.mutmut]\n"
+        f'source_paths = ["{module}"]\n'
+        f"pytest_add_cli_args_test_selection = {[t for t in tests if (workdir / t).exists()]!r}\n"
+        'also_copy = ["textsearch", "tests", "benchmarks"]\n'
+    ).replace("'", '"')
+    pyproject = workdir / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8").split("\n[tool.mutmut]\n")[0]
+    pyproject.write_text(text + config, encoding="utf-8")
+    shutil.rmtree(workdir / "mutants", ignore_errors=True)
+    subprocess.run(
+        [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    listing = subprocess.run(
+        [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
+        capture_output=True, text=True, check=False,
+    ).stdout
+    names = re.findall(r"^\s*(\S+): (\w+)", listing, re.M)
+    survived = [name for name, status in names if status in ("survived", "no tests")]
+    killed = sum(1 for _, status in names if status == "killed")
+    set_aside = []
+    for name in survived:
+        shown = subprocess.run(
+            [python, "-m", "mutmut", "show", name], cwd=workdir,
+            capture_output=True, text=True, check=False,
+        ).stdout
+        if name in EQUIVALENT or _only_strings_changed(shown):
+            set_aside.append(name)
+    return Score(module, len(names), killed, [s for s in survived if s not in set_aside], set_aside)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="run the targets whose path contains this text")
+    parser.add_argument("--keep", type=Path, help="scratch folder to use and keep")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="textsearch-mutation-"))
+    if not (work / "pyproject.toml").exists():
+        shutil.copytree(
+            ROOT, work, dirs_exist_ok=True,
+            ignore=shutil.ignore_patterns(".git", ".venv", "mutants", "__pycache__", "site"),
+        )
+    scores = [
+        run_one(module, tests, work, sys.executable)
+        for module, tests in TARGETS.items()
+        if not args.only or args.only in module
+    ]
+    print("| module | mutants | killed | set aside | survived | score |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for s in scores:
+        print(
+            f"| `{s.module}` | {s.total} | {s.killed} | {len(s.set_aside)} | "
+            f"{len(s.survived)} | {s.percent:.0f} % |"
+        )
+    for s in scores:
+        for name in s.survived:
+            print("survived:", name)
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(s.percent >= 90 for s in scores) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
