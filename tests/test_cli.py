@@ -141,7 +141,7 @@ def test_python_dash_m_works(notes: Path) -> None:
 def test_progress_bar_on_a_terminal() -> None:
     from io import StringIO
 
-    from textsearch.cli import _Progress
+    from textsearch.cli._common import Progress as _Progress
 
     class Tty(StringIO):
         def isatty(self) -> bool:

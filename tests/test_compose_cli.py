@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from textsearch import ConfigurationError, RateLimitError, cli
+from textsearch.cli._providers import search_filter
 from textsearch.compose import CachedTextSearch, FallbackTextSearch, FusedTextSearch
 from textsearch.testing import StaticTextSearch
 
@@ -140,11 +141,11 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], messa
 
 
 def test_filter_options_need_every_provider_to_support_them() -> None:
-    flt = cli._search_filter(
+    flt = search_filter(
         _args("search", "q", "--provider", "bing,bocha", "--freshness", "2024-01-01")
     )
     assert flt is not None and flt.field_names == ("freshness",)
     with pytest.raises(cli.UsageError, match="--freshness is not supported"):
-        cli._search_filter(_args("search", "q", "--provider", "bing,local", "--freshness", "Day"))
+        search_filter(_args("search", "q", "--provider", "bing,local", "--freshness", "Day"))
     with pytest.raises(cli.UsageError, match="--market is not supported"):
-        cli._search_filter(_args("search", "q", "--provider", "bing,bocha", "--market", "en-US"))
+        search_filter(_args("search", "q", "--provider", "bing,bocha", "--market", "en-US"))
