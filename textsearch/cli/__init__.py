@@ -31,8 +31,7 @@ from textsearch.cli._common import (
 )
 from textsearch.cli._main import main
 from textsearch.cli._providers import (
-    FILTER_OPTIONS,
-    PROVIDERS,
+    ARGUMENT_BUILDERS,
     ProviderBuilder,
     add_provider_arguments,
     build_provider,
@@ -41,11 +40,10 @@ from textsearch.cli._providers import (
 from textsearch.cli.parser import build_parser
 
 __all__ = [
+    "ARGUMENT_BUILDERS",
     "EXIT_FAILURE",
     "EXIT_OK",
     "EXIT_USAGE",
-    "FILTER_OPTIONS",
-    "PROVIDERS",
     "ProviderBuilder",
     "UsageError",
     "add_provider_arguments",

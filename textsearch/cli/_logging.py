@@ -6,15 +6,13 @@ import os
 import sys
 from collections.abc import Callable
 
-#: Variables that may hold a key; with --verbose their values are masked in every record.
-KEY_VARIABLES = (
-    "BING_SEARCH_API_KEY",
-    "BOCHA_API_KEY",
-    "AZURE_SEARCH_API_KEY",
-    "BRAVE_SEARCH_API_KEY",
-    "TAVILY_API_KEY",
-    "EXA_API_KEY",
-)
+
+def key_variables() -> tuple[str, ...]:
+    """Variables that may hold a key (from the registry); with --verbose their values are
+    masked in every record."""
+    from textsearch.registry import providers
+
+    return tuple(dict.fromkeys(v for spec in providers() for v in spec.secret_variables))
 
 
 def setup_logging(verbose: bool) -> Callable[[], None]:
@@ -32,7 +30,7 @@ def setup_logging(verbose: bool) -> Callable[[], None]:
     if verbose:
         from textsearch._http._redact import SecretFilter, register_secret
 
-        for variable in KEY_VARIABLES:
+        for variable in key_variables():
             register_secret(os.environ.get(variable, "").strip() or None)
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +12,7 @@ from textsearch._types import TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.cli._common import UsageError, close, default_index_file
 from textsearch.errors import ConfigurationError
+from textsearch.registry import find_provider, get_provider, providers
 
 ProviderBuilder = Callable[[argparse.Namespace], TextSearch]
 
@@ -54,121 +54,34 @@ def local_from_args(args: argparse.Namespace, *, index: bool = True) -> TextSear
     return search
 
 
-def _azure_from_args(args: argparse.Namespace) -> TextSearch:
-    # Settings come from the environment only; name every missing variable in one line.
-    names = ("AZURE_SEARCH_ENDPOINT", "AZURE_SEARCH_INDEX", "AZURE_SEARCH_API_KEY")
-    missing = [name for name in names if not os.environ.get(name)]
-    if missing:
-        raise ConfigurationError(
-            "--provider azure needs the environment variables "
-            + ", ".join(names)
-            + "; missing: "
-            + ", ".join(missing)
-        )
-    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch
-
-    return AzureAISearchTextSearch()
-
-
-def _env_key(variable: str, provider: str) -> str:
-    key = os.environ.get(variable, "").strip()
-    if not key:
-        raise ConfigurationError(
-            f"--provider {provider} needs an API key: set the {variable} environment variable"
-        )
-    return key
-
-
-def _bing_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.web.bing import DEFAULT_ENDPOINT, BingTextSearch
-
-    return BingTextSearch(
-        _env_key("BING_SEARCH_API_KEY", "bing"),
-        # The public v7 API is retired; a compatible gateway can be set from the environment.
-        endpoint=os.environ.get("BING_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
-        auth_header=os.environ.get("BING_SEARCH_AUTH_HEADER") or "Ocp-Apim-Subscription-Key",
-    )
-
-
-def _bocha_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.web.bocha import DEFAULT_BASE_URL, BochaTextSearch
-
-    return BochaTextSearch(
-        _env_key("BOCHA_API_KEY", "bocha"),
-        base_url=os.environ.get("BOCHA_BASE_URL") or DEFAULT_BASE_URL,
-    )
-
-
-def _brave_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.web.brave import DEFAULT_ENDPOINT, BraveTextSearch
-
-    return BraveTextSearch(
-        _env_key("BRAVE_SEARCH_API_KEY", "brave"),
-        endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
-    )
-
-
-def _tavily_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.web.tavily import DEFAULT_BASE_URL, TavilyTextSearch
-
-    return TavilyTextSearch(
-        _env_key("TAVILY_API_KEY", "tavily"),
-        base_url=os.environ.get("TAVILY_BASE_URL") or DEFAULT_BASE_URL,
-    )
-
-
-def _exa_from_args(args: argparse.Namespace) -> TextSearch:
-    from textsearch.connectors.web.exa import DEFAULT_BASE_URL, ExaTextSearch
-
-    return ExaTextSearch(
-        _env_key("EXA_API_KEY", "exa"),
-        base_url=os.environ.get("EXA_BASE_URL") or DEFAULT_BASE_URL,
-    )
-
-
-def _searxng_from_args(args: argparse.Namespace) -> TextSearch:
-    url = os.environ.get("SEARXNG_URL", "").strip()
-    if not url:
-        raise ConfigurationError(
-            "--provider searxng needs the URL of a SearXNG instance: set the SEARXNG_URL "
-            "environment variable"
-        )
-    from textsearch.connectors.web.searxng import SearxngTextSearch
-
-    return SearxngTextSearch(url)
-
-
 def postgres_from_args(args: argparse.Namespace) -> Any:
-    # The DSN comes from TEXTSEARCH_POSTGRES_DSN (or libpq's PG* variables), never a flag:
-    # a password on the command line would show in the process list and shell history.
-    try:
-        from textsearch.connectors.postgres import PostgresTextSearch
-    except ImportError as exc:
-        raise ConfigurationError(str(exc)) from None
-    table = os.environ.get("TEXTSEARCH_POSTGRES_TABLE") or "textsearch_documents"
-    return PostgresTextSearch(table=table)
+    """The PostgreSQL provider, from the environment only (``textsearch index``)."""
+    return get_provider("postgres").create()
 
 
-#: provider name -> builder from parsed arguments (settings come from flags or the environment)
-PROVIDERS: dict[str, ProviderBuilder] = {
-    "local": local_from_args,
-    "azure": _azure_from_args,
-    "bing": _bing_from_args,
-    "bocha": _bocha_from_args,
-    "brave": _brave_from_args,
-    "tavily": _tavily_from_args,
-    "exa": _exa_from_args,
-    "searxng": _searxng_from_args,
-    "postgres": postgres_from_args,
-}
+#: Providers that also take command-line flags (``--path``, ``--db``); every other one is
+#: built from the environment by its registry entry (:mod:`textsearch.registry`).
+ARGUMENT_BUILDERS: dict[str, ProviderBuilder] = {"local": local_from_args}
 
-#: search option -> {provider: filter field it maps to}; other providers reject the option
-FILTER_OPTIONS: dict[str, dict[str, str]] = {
-    "freshness": {
-        name: "freshness" for name in ("bing", "bocha", "brave", "tavily", "exa", "searxng")
-    },
-    "market": {"bing": "mkt"},
-}
+
+def _build(name: str, args: argparse.Namespace) -> TextSearch:
+    builder = ARGUMENT_BUILDERS.get(name)
+    if builder is not None:
+        return builder(args)
+    search: TextSearch = get_provider(name).create()
+    return search
+
+
+def filter_options() -> dict[str, dict[str, str]]:
+    """Search option → {provider: the filter field it maps to}, from the registry.
+
+    Other providers reject the option.
+    """
+    table: dict[str, dict[str, str]] = {}
+    for spec in providers():
+        for option, field_name in spec.cli_options.items():
+            table.setdefault(option, {})[spec.name] = field_name
+    return table
 
 
 def provider_names(value: str) -> list[str]:
@@ -179,10 +92,11 @@ def provider_names(value: str) -> list[str]:
     """
     names = [name.strip() for name in str(value).split(",")]
     for name in names:
-        if name not in PROVIDERS:
+        if name not in ARGUMENT_BUILDERS and find_provider(name) is None:
+            known = ", ".join(spec.name for spec in providers())
             raise UsageError(
                 f"argument --provider: invalid choice: {name!r} "
-                f"(choose from {', '.join(PROVIDERS)}, or several separated by commas)"
+                f"(choose from {known}, or several separated by commas)"
             )
     if len(set(names)) != len(names):
         raise UsageError(f"argument --provider: a provider is named twice in {value!r}")
@@ -217,7 +131,7 @@ def build_provider(args: argparse.Namespace) -> TextSearch:
     searches: list[TextSearch] = []
     try:
         for name in names:
-            searches.append(PROVIDERS[name](args))
+            searches.append(_build(name, args))
     except BaseException:
         for built in searches:
             close(built)
@@ -247,7 +161,7 @@ def search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
         result.equal_to("site", args.site)
     provider = getattr(args, "provider", "local")
     names = provider_names(provider)
-    for option, fields in FILTER_OPTIONS.items():
+    for option, fields in filter_options().items():
         value = getattr(args, option, None)
         if value is None:
             continue
@@ -273,7 +187,9 @@ def add_provider_arguments(parser: argparse.ArgumentParser, *, cache: bool = Fal
         default="local",
         type=_provider_list,
         metavar="NAME[,NAME...]",
-        help="backend to use: " + ", ".join(sorted(PROVIDERS)) + " (default: local, the "
+        help="backend to use: "
+        + ", ".join(sorted(s.name for s in providers()))
+        + " (default: local, the "
         "embedded index; no key, no network); several separated by commas fall back in "
         "that order when one is rate limited, out of quota or unavailable",
     )
