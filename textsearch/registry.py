@@ -28,8 +28,7 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -62,7 +61,6 @@ PORTABLE_FILTER_FIELDS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
 class ProviderSpec:
     """How to build one provider, and what the tools around it need to know about it.
 
@@ -88,17 +86,39 @@ class ProviderSpec:
         ConfigurationError: A malformed name or connector reference.
     """
 
+    # A plain class, not a dataclass: ``import textsearch`` reads this module, and the
+    # dataclasses module costs more to import than everything else it needs.
+    __slots__ = (
+        "cli_options",
+        "connector",
+        "description",
+        "extra",
+        "from_env",
+        "name",
+        "native_model",
+        "secret_variables",
+    )
+
     name: str
     connector: str | type[Any]
-    native_model: str | None = None
-    from_env: Callable[[], Any] | None = None
-    extra: str | None = None
-    cli_options: Mapping[str, str] = field(default_factory=dict)
-    secret_variables: tuple[str, ...] = ()
-    description: str = ""
+    native_model: str | None
+    from_env: Callable[[], Any] | None
+    extra: str | None
+    cli_options: Mapping[str, str]
+    secret_variables: tuple[str, ...]
+    description: str
 
-    def __post_init__(self) -> None:
-        name = self.name
+    def __init__(
+        self,
+        name: str,
+        connector: str | type[Any],
+        native_model: str | None = None,
+        from_env: Callable[[], Any] | None = None,
+        extra: str | None = None,
+        cli_options: Mapping[str, str] | None = None,
+        secret_variables: Sequence[str] = (),
+        description: str = "",
+    ) -> None:
         if (
             not isinstance(name, str)
             or not name
@@ -110,23 +130,58 @@ class ProviderSpec:
                 f"provider name {name!r} must be lower-case letters, digits, '-' or '_', "
                 "starting with a letter"
             )
-        for label, reference in (
-            ("connector", self.connector),
-            ("native_model", self.native_model),
-        ):
+        for label, reference in (("connector", connector), ("native_model", native_model)):
             if isinstance(reference, str) and (
                 reference.count(":") != 1 or not all(reference.split(":"))
             ):
                 raise ConfigurationError(
                     f"provider {name!r}: {label} must be 'module:Name', got {reference!r}"
                 )
-        if not isinstance(self.connector, (str, type)):
+        if not isinstance(connector, (str, type)):
             raise ConfigurationError(
                 f"provider {name!r}: connector must be a class or 'module:Class'"
             )
-        # Frozen values: a spec can be shared and compared safely.
-        object.__setattr__(self, "cli_options", MappingProxyType(dict(self.cli_options)))
-        object.__setattr__(self, "secret_variables", tuple(self.secret_variables))
+        if from_env is not None and not callable(from_env):
+            raise ConfigurationError(f"provider {name!r}: from_env must be callable")
+        values = {
+            "name": name,
+            "connector": connector,
+            "native_model": native_model,
+            "from_env": from_env,
+            "extra": extra,
+            # Frozen values: a spec can be shared and compared safely.
+            "cli_options": MappingProxyType(dict(cli_options or {})),
+            "secret_variables": tuple(secret_variables),
+            "description": description,
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"ProviderSpec is frozen: cannot set {key!r}")
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.name,
+            self.connector,
+            self.native_model,
+            self.from_env,
+            self.extra,
+            tuple(sorted(self.cli_options.items())),
+            self.secret_variables,
+            self.description,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProviderSpec):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"ProviderSpec(name={self.name!r}, connector={self.connector!r})"
 
     # -- names, for the lazy exports ----------------------------------------------------
 
