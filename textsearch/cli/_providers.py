@@ -18,6 +18,12 @@ ProviderBuilder = Callable[[argparse.Namespace], TextSearch]
 
 
 def local_from_args(args: argparse.Namespace, *, index: bool = True) -> TextSearch:
+    """The local index of ``--path DIR`` (indexed first unless ``index`` is false) or ``--db``.
+
+    Raises:
+        ConfigurationError: No such folder or index file, or the user's own index file
+            cannot be opened.
+    """
     from textsearch.connectors.local import LocalTextSearch
 
     db = getattr(args, "db", None)
