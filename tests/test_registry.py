@@ -90,7 +90,7 @@ def test_a_missing_module_names_the_extra() -> None:
         spec.create()
     message = str(caught.value)
     assert "'ghost'" in message and 'pip install "textsearch-sdk[ghost]"' in message
-    assert caught.value.__cause__ is None
+    assert caught.value.__cause__ is None and caught.value.__context__ is None
 
 
 @pytest.mark.parametrize(

@@ -218,10 +218,13 @@ class ProviderSpec:
         """
         if not isinstance(self.connector, str):
             return self.connector
+        missing = None
         try:
             module = importlib.import_module(self.module)
         except ImportError as exc:
-            raise self._missing(exc) from None
+            missing = self._missing(exc)
+        if missing is not None:
+            raise missing  # outside the except block: no chained ImportError
         value = getattr(module, self.class_name, None)
         if not isinstance(value, type):
             raise ConfigurationError(
@@ -249,6 +252,7 @@ class ProviderSpec:
             ConfigurationError: A setting is missing (the message names the variable), or
                 an optional dependency is not installed (it names the extra).
         """
+        missing = None
         try:
             if self.from_env is not None:
                 return self.from_env()
@@ -256,7 +260,8 @@ class ProviderSpec:
             factory = getattr(cls, "from_env", None)
             return factory() if callable(factory) else cls()
         except ImportError as exc:
-            raise self._missing(exc) from None
+            missing = self._missing(exc)
+        raise missing  # outside the except block: no chained ImportError
 
     def _missing(self, exc: ImportError) -> ConfigurationError:
         hint = (
