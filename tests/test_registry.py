@@ -267,3 +267,18 @@ def test_an_installed_plugin_from_the_command(plugin_site: Path, tmp_path: Path)
         [*command, "--provider", "nope"], env=env, capture_output=True, text=True, timeout=120
     )
     assert unknown.returncode == 2 and "invalid choice: 'nope'" in unknown.stderr
+
+
+@pytest.mark.parametrize("module", [textsearch, textsearch.connectors], ids=lambda m: m.__name__)
+def test_type_checkers_see_every_registry_export(module: object) -> None:
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    typed: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.module:
+                    typed.update({alias.name: statement.module for alias in statement.names})
+    assert {name: typed.get(name) for name in lazy_exports()} == lazy_exports()
