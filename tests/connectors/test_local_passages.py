@@ -356,7 +356,7 @@ def test_cli_json_and_piped_text_carry_no_markup(notes: Path, tmp_path: Path) ->
 def test_cli_highlights_with_ansi_on_a_terminal_only(notes: Path) -> None:
     from io import StringIO
 
-    from textsearch.cli import _terminal_highlight
+    from textsearch.cli.search import terminal_highlight as _terminal_highlight
 
     class Terminal(StringIO):
         def isatty(self) -> bool:

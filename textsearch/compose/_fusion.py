@@ -9,7 +9,7 @@ from collections.abc import Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from operator import itemgetter
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -84,23 +84,40 @@ class FusedResult(BaseModel):
         except PydanticSerializationError:
             return str(value)
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def name(self) -> str | None:
-        """The title."""
-        return self.text_search_result.name
+    if TYPE_CHECKING:
+        # What type checkers see: mypy does not follow a decorator over a property, and
+        # pydantic reads only the branch below, where the computed fields are made.
+        @property
+        def name(self) -> str | None:
+            """The title."""
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def value(self) -> str | None:
-        """The text."""
-        return self.text_search_result.value
+        @property
+        def value(self) -> str | None:
+            """The text."""
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def link(self) -> str | None:
-        """The link."""
-        return self.text_search_result.link
+        @property
+        def link(self) -> str | None:
+            """The link."""
+
+    else:
+
+        @computed_field
+        @property
+        def name(self) -> str | None:
+            """The title."""
+            return self.text_search_result.name
+
+        @computed_field
+        @property
+        def value(self) -> str | None:
+            """The text."""
+            return self.text_search_result.value
+
+        @computed_field
+        @property
+        def link(self) -> str | None:
+            """The link."""
+            return self.text_search_result.link
 
 
 # Memoised: fusion sees the same links again and again (an agent's searches overlap). A plain

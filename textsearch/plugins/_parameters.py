@@ -235,7 +235,7 @@ def web_filter_parameters(
     Raises:
         ConfigurationError: ``fields`` names something that is not a portable field.
     """
-    from textsearch.connectors.web._portable import PORTABLE_FIELDS
+    from textsearch.registry import PORTABLE_FILTER_FIELDS as PORTABLE_FIELDS
 
     if fields is not None:
         if isinstance(fields, str) or not isinstance(fields, Sequence):
