@@ -202,6 +202,7 @@ class OnnxEmbedder:
             model_path.parent.name if model_path.name == "model.onnx" else model_path.stem
         )
         self.path: Path = model_path
+        self._tokenizer_path = tokenizer_path
         self.batch_size: int = batch_size
         self.max_length: int = max_length
         self.normalize: bool = bool(normalize)
