@@ -243,6 +243,7 @@ def test_base_url_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         {"dimensions": True},
         {"batch_size": 0},
         {"batch_size": 5000},
+        {"max_concurrency": 0},
         {"encoding_format": "binary"},
         {"base_url": "ftp://example.com"},
         {"base_url": "https://user:pw@example.com/v1"},
@@ -460,3 +461,41 @@ def test_key_never_reaches_logs_or_errors(caplog: pytest.LogCaptureFixture) -> N
     assert KEY not in caplog.text
     assert KEY not in str(info.value) and KEY not in repr(embedder)
     assert "OPENAI_API_KEY" in " ".join(info.value.hints)
+
+
+@respx.mock
+def test_concurrent_batches_keep_order_and_stop_at_the_first_failure() -> None:
+    in_flight = 0
+    peak = 0
+    sent: list[list[str]] = []
+
+    async def reply(request: httpx.Request) -> httpx.Response:
+        nonlocal in_flight, peak
+        sent.append(json.loads(request.content)["input"])
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        batch = json.loads(request.content)["input"]
+        if batch == ["boom"]:
+            return httpx.Response(
+                400, json=openai_error("bad input", "invalid_request_error", None)
+            )
+        offset = int(batch[0].split()[1])
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector(offset + i)}
+            for i in range(len(batch))
+        ]
+        return httpx.Response(200, json={"object": "list", "data": data})
+
+    route = respx.post(URL).mock(side_effect=reply)
+    texts = [f"text {i}" for i in range(10)]
+    embedder = make(batch_size=2, max_concurrency=3)
+    assert run(embedder, "async", "embed_documents", texts) == [vector(i) for i in range(10)]
+    assert route.call_count == 5 and peak == 3
+
+    sent.clear()
+    with pytest.raises(BadRequestError, match="bad input"):
+        run(make(batch_size=1, max_concurrency=2), "async", "embed_documents", ["boom", *texts])
+    assert sent[:2] == [["boom"], ["text 0"]]
+    assert len(sent) <= 3, sent  # the batches after the failure were not sent

@@ -24,6 +24,7 @@ Wire facts this module relies on:
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import ipaddress
@@ -211,6 +212,9 @@ class OpenAIEmbedder:
             and otherwise learnt from the first answer.
         batch_size: Texts per request (1-2048); longer lists are sent in several requests
             and the vectors come back in input order.
+        max_concurrency: Requests in flight at once on the async path when a list needs
+            several (default 1: one after the other, gentle on rate limits). The blocking
+            path always sends one at a time.
         encoding_format: ``"float"`` (JSON numbers, what every compatible server speaks) or
             ``"base64"`` (float32 bytes, a third of the size; OpenAI and vLLM).
         auth_header: The header that carries the key: ``"Authorization"`` (``Bearer`` is
@@ -243,6 +247,7 @@ class OpenAIEmbedder:
         base_url: str | None = None,
         dimensions: int | None = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        max_concurrency: int = 1,
         encoding_format: Literal["float", "base64"] = "float",
         auth_header: str = "Authorization",
         query_prefix: str = "",
@@ -276,6 +281,15 @@ class OpenAIEmbedder:
                 f"{owner}: batch_size= must be a whole number from 1 to {MAX_BATCH_SIZE}, "
                 f"got {batch_size!r}"
             )
+        if (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or not 1 <= max_concurrency <= 64
+        ):
+            raise ConfigurationError(
+                f"{owner}: max_concurrency= must be a whole number from 1 to 64, "
+                f"got {max_concurrency!r}"
+            )
         if encoding_format not in ("float", "base64"):
             raise ConfigurationError(
                 f"{owner}: encoding_format= must be 'float' or 'base64', got {encoding_format!r}"
@@ -294,6 +308,7 @@ class OpenAIEmbedder:
         self._requested_dimensions = dimensions
         self._dimensions = dimensions or KNOWN_DIMENSIONS.get(self._model)
         self.batch_size = batch_size
+        self.max_concurrency = max_concurrency
         self.encoding_format = encoding_format
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
@@ -387,10 +402,35 @@ class OpenAIEmbedder:
             SearchTransportError: The endpoint could not be reached.
             SearchTimeoutError: No answer within the deadline.
         """
-        out: list[list[float]] = []
-        for batch in self._batches(texts, self.document_prefix):
-            out.extend(await self._engine.send(self._request(batch), self._parser(len(batch))))
-        return out
+        batches = self._batches(texts, self.document_prefix)
+        if self.max_concurrency == 1 or len(batches) == 1:
+            out: list[list[float]] = []
+            for batch in batches:
+                out.extend(await self._engine.send(self._request(batch), self._parser(len(batch))))
+            return out
+        gate = asyncio.Semaphore(self.max_concurrency)
+        failed = asyncio.Event()
+
+        async def one(batch: list[str]) -> list[list[float]]:
+            async with gate:
+                if failed.is_set():
+                    return []  # never used: the first failure is what the caller gets
+                try:
+                    return await self._engine.send(self._request(batch), self._parser(len(batch)))
+                except BaseException:
+                    failed.set()
+                    raise
+
+        tasks = [asyncio.ensure_future(one(batch)) for batch in batches]
+        try:
+            results = await asyncio.gather(*tasks)
+        except BaseException:
+            # The first failure is the answer: the batches still waiting are not sent.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        return [vector for result in results for vector in result]
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
         """Blocking twin of :meth:`embed_documents`; raises the same errors."""
