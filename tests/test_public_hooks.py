@@ -315,3 +315,18 @@ def test_grounding_reads_a_third_partys_stored_document() -> None:
     assert "The whole retry guide." in grounded.prompt
     assert "a passage" not in grounded.prompt
     assert library.reads == [("d1", None)]
+
+
+def test_a_static_check_request_is_called_too() -> None:
+    seen: list[str] = []
+
+    class Static(ThirdParty):
+        @staticmethod
+        def check_request(query: str, options: SearchOptions) -> None:
+            seen.append(query)
+            raise InvalidRequestError("refused by a static check")
+
+    refusing = Static(U1, name="static")
+    with pytest.raises(InvalidRequestError, match="static check"):
+        FusedTextSearch([refusing, ThirdParty(U2, name="other")]).search_sync("q")
+    assert seen == ["q"] and refusing.requests == []

@@ -326,7 +326,10 @@ class BaseTextSearch(ABC, Generic[NativeT]):
                 connector is broken.
             UnsupportedFilterError: The filter names a field this connector cannot honour.
         """
-        if _keeps_base_prepare(type(self)) and options.top <= self.max_top:
+        plain = _BASE_PREPARE.get(type(self))
+        if plain is None:
+            plain = _keeps_base_prepare(type(self))
+        if plain and options.top <= self.max_top:
             # The wrapper resolved the query and options by the same rules (resolve_options);
             # what is left of _prepare is the connector's own filter check.
             self._check_filter(options.filter)

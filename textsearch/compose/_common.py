@@ -13,14 +13,14 @@ import inspect
 import logging
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from types import TracebackType
+from collections.abc import Callable, Sequence
+from types import FunctionType, TracebackType
 from typing import Any, ClassVar, Literal, cast
 
 from typing_extensions import Self
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.base import RequestChecker, ResultMapper, TextSearch, resolve_options
+from textsearch.base import ResultMapper, TextSearch, resolve_options
 from textsearch.errors import ConfigurationError
 
 logger = logging.getLogger("textsearch.compose")
@@ -144,22 +144,35 @@ def precheck(search: object, query: str, options: SearchOptions) -> None:
     every :class:`~textsearch.BaseTextSearch` connector and every wrapper) checks its own
     rules, ``top`` and the filter; a search without it is checked when it is called.
     """
-    if _checks(search):
-        cast(RequestChecker, search).check_request(query, options)
+    check = _checker(search)
+    if check is not None:
+        check(search, query, options)
 
 
 _WRAPPER, _MAPPER, _PROTOCOL = 0, 1, 2
 # isinstance against an ABC or a runtime-checkable Protocol is slow; a type's answer never changes.
 _MODES: dict[type, int] = {}
-_CHECKS: dict[type, bool] = {}
+# Per type: its check_request, unbound (found once; called on every request).
+_CHECKERS: dict[type, Callable[[Any, str, SearchOptions], None] | None] = {}
 
 
-def _checks(search: object) -> bool:
+def _checker(search: object) -> Callable[[Any, str, SearchOptions], None] | None:
     kind = type(search)
-    found = _CHECKS.get(kind)
-    if found is None:
-        found = _CHECKS[kind] = callable(getattr(kind, "check_request", None))
-    return found
+    try:
+        return _CHECKERS[kind]
+    except KeyError:
+        found = inspect.getattr_static(kind, "check_request", None)
+        check: Callable[[Any, str, SearchOptions], None] | None = None
+        if isinstance(found, FunctionType):
+            check = found  # a plain method: called unbound, without making a bound method
+        elif found is not None:
+            check = _check_bound  # a static or class method, or another descriptor
+        _CHECKERS[kind] = check
+        return check
+
+
+def _check_bound(search: Any, query: str, options: SearchOptions) -> None:
+    search.check_request(query, options)
 
 
 def _mode(search: object) -> int:
