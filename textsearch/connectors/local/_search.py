@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
@@ -149,6 +150,30 @@ def _stored_document(**fields: Any) -> LocalDocument:
     setattr_(document, "__pydantic_extra__", None)
     setattr_(document, "__pydantic_private__", None)
     return document
+
+
+def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Validated vectors of ``texts``, from a blocking call.
+
+    Called on a thread that runs an event loop (``add_documents`` from async code), the
+    embedder runs on a worker thread: an async-only embedder cannot run its blocking twin
+    inside a running loop.
+    """
+    from textsearch.embeddings import embed_documents_sync
+
+    if "asyncio" in sys.modules:  # no loop can be running if asyncio was never imported
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as pool:
+                return pool.submit(embed_documents_sync, embedder, texts).result()
+    return embed_documents_sync(embedder, texts)
 
 
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
@@ -375,7 +400,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         ``add_documents``). Raises what the embedder raises; nothing is written here.
         """
         from textsearch.connectors.local import _vectors
-        from textsearch.embeddings import embed_documents_sync
 
         embedder = self.embedder
         if embedder is None:
@@ -403,7 +427,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         missing = [key for key in wanted if key not in found]
         for begin in range(0, len(missing), _EMBED_BATCH):
             keys = missing[begin : begin + _EMBED_BATCH]
-            vectors = embed_documents_sync(embedder, [wanted[k] for k in keys])
+            vectors = _embed_blocking(embedder, [wanted[k] for k in keys])
             for key, vector in zip(keys, vectors, strict=True):
                 found[key] = _vectors.encode(vector)
         return found
@@ -433,7 +457,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
         from textsearch.connectors.local import _vectors
-        from textsearch.embeddings import embed_documents_sync
 
         embedder = self.embedder
         if embedder is None:
@@ -456,7 +479,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 return done
             after = rows[-1][0]
             contents = [_vectors.embedding_input(t, s, x) for _, t, s, x in rows]
-            vectors = embed_documents_sync(embedder, contents)
+            vectors = _embed_blocking(embedder, contents)
 
             def write(
                 rows: list[Any] = rows,
