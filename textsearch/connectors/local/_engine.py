@@ -194,7 +194,7 @@ class EngineMixin:
             self._tantivy().reload(generation)
 
     def _rank_tantivy(
-        self, words: list[str], options: SearchOptions, depth: int
+        self, words: list[str], options: SearchOptions, depth: int, count: bool
     ) -> tuple[list[tuple[int, float]], int | None]:
         """The best ``depth`` passages from the top, and the number of matching results
         (sections, or documents with ``one_per_document``) when the options ask for it."""
@@ -205,10 +205,10 @@ class EngineMixin:
             self._follow_other_writers()
             query = ranker.query(words, self.match, options.filter)
             if query is None:
-                return [], 0 if options.include_total_count else None
+                return [], 0 if count else None
             hits, _ = ranker.search(query, depth, 0, False)
             total: int | None = None
-            if options.include_total_count:
+            if count:
                 matches = ranker.search(query, 1, 0, True)[1] or 0
                 every, _ = ranker.search(query, max(matches, 1), 0, False)
                 total = int(

@@ -972,8 +972,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if not keyword and vector is None:
             with self._lock, documented_errors(self.path):
                 self._validate_filter(options.filter)
-            total = 0 if options.include_total_count else None
-            return SearchResults([], total, {"match": "none", "engine": self.engine})
+            none = 0 if options.include_total_count else None
+            return SearchResults([], none, {"match": "none", "engine": self.engine})
         info: dict[str, Any] = {"match": self.match, "engine": self.engine}
         if self.mode != "keyword":
             info["mode"] = self.mode
@@ -983,11 +983,17 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         # Passages of one section are merged into one result: rank a few more than asked,
         # and more again while the merged list is short of the page.
         depth = 2 * wanted + 8
+        memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
+        total: int | None = None
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
             while True:
-                ranked, exhausted, total = self._ranked(plan, keyword, vector, options, depth, info)
+                ranked, exhausted, counted = self._ranked(
+                    plan, keyword, vector, options, depth, info, memo
+                )
+                if counted is not None:
+                    total = counted
                 groups = collapse(self._db, ranked, self.one_per_document, self.value_chars)
                 if len(groups) >= wanted or exhausted:
                     break
@@ -1037,20 +1043,25 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         options: SearchOptions,
         depth: int,
         info: dict[str, Any],
+        memo: dict[str, Any],
     ) -> tuple[list[tuple[int, float]], bool, int | None]:
         """The best ``depth`` passages of this mode, whether there are no more, the total."""
         from textsearch.connectors.local._hybrid import fuse
 
-        count = options.include_total_count
+        # Counted once per query, not again each time the depth grows.
+        count = options.include_total_count and "counted" not in memo
+        memo["counted"] = True
         arm_depth = max(depth, HYBRID_DEPTH) if keyword and vector is not None else depth
         words: list[tuple[int, float]] = []
         total: int | None = None
         if keyword:
-            words, total = self._keyword_arm(plan, options, arm_depth, info)
+            words, total = self._keyword_arm(plan, options, arm_depth, info, count)
             if vector is None:
                 return words, len(words) < arm_depth, total
         assert vector is not None
-        meaning, cosine_of, admitted, meaning_total = self._semantic_arm(vector, options, arm_depth)
+        meaning, cosine_of, admitted, meaning_total = self._semantic_arm(
+            vector, options, arm_depth, memo, count
+        )
         if count:
             total = max(total or 0, meaning_total or 0)
         if not keyword:
@@ -1060,10 +1071,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         return fused, exhausted, total
 
     def _keyword_arm(
-        self, plan: Any, options: SearchOptions, depth: int, info: dict[str, Any]
+        self, plan: Any, options: SearchOptions, depth: int, info: dict[str, Any], count: bool
     ) -> tuple[list[tuple[int, float]], int | None]:
         if self._ranker is not None:
-            return self._rank_tantivy(plan.words, options, depth)
+            return self._rank_tantivy(plan.words, options, depth, count)
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
             # Planned for the page asked for (merging sections rarely shortens it).
@@ -1071,15 +1082,16 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if left_out:
                 info["left_out"] = left_out
         ranked = self._fts.rank(match, options, depth)
-        total = (
-            self._fts.count(match, options, self.one_per_document)
-            if options.include_total_count
-            else None
-        )
+        total = self._fts.count(match, options, self.one_per_document) if count else None
         return ranked, total
 
     def _semantic_arm(
-        self, vector: list[float], options: SearchOptions, depth: int
+        self,
+        vector: list[float],
+        options: SearchOptions,
+        depth: int,
+        memo: dict[str, Any],
+        count: bool,
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int, int | None]:
         from textsearch.connectors.local._hybrid import group_count_sql
         from textsearch.connectors.local._vectors import VectorIndex
@@ -1090,7 +1102,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         index.follow(self._db)
         allowed = None
         where, params = filter_sql(options.filter)
-        if where:
+        if where and "scores" not in memo and "pairs" not in memo:
             allowed = [
                 r[0]
                 for r in self._db.execute(
@@ -1106,9 +1118,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 self.embedder.model,
                 len(vector),
             )
-        ranked, cosine_of, admitted = index.search(vector, depth, allowed)
+        ranked, cosine_of, admitted = index.search(vector, depth, allowed, memo)
         total: int | None = None
-        if options.include_total_count:
+        if count:
             source = (
                 "SELECT v.rowid FROM passage_vectors AS v JOIN passages AS q ON q.rowid = v.rowid "
                 f"JOIN documents AS d ON d.rowid = q.doc WHERE 1{where}"

@@ -174,12 +174,18 @@ class VectorIndex:
         return [x / norm for x in query]
 
     def search(
-        self, query: Sequence[float], k: int, allowed_docs: Iterable[int] | None
+        self,
+        query: Sequence[float],
+        k: int,
+        allowed_docs: Iterable[int] | None,
+        memo: dict[str, Any] | None = None,
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int]:
         """The ``k`` nearest passages as ``(rowid, cosine)``, best first.
 
         Also returns the cosine of any admitted passage by rowid (``None``: no vector, or
         not admitted), for fusing with the keyword arm, and how many passages are admitted.
+        ``memo`` (one per query) keeps the scores, so that asking again for a larger ``k``
+        (a page short after merging sections) costs a partial sort, not another product.
         """
         count = len(self._rowids)
         if not count or k <= 0:
@@ -189,17 +195,21 @@ class VectorIndex:
                 f"the query vector has {len(query)} dimensions and the index's vectors "
                 f"{self.dimensions}"
             )
-        unit = self._unit(query)
         np = self._np
         if np is not None:
-            scores = self._matrix @ np.asarray(unit, dtype=np.float32)
-            if allowed_docs is not None:
-                allowed = np.fromiter(allowed_docs, dtype=np.int64)
-                keep = np.isin(self._docs, allowed)
-                scores = np.where(keep, scores, -np.inf)
-                admitted = int(keep.sum())
+            if memo is not None and "scores" in memo:
+                scores, admitted = memo["scores"], memo["admitted"]
             else:
-                admitted = count
+                scores = self._matrix @ np.asarray(self._unit(query), dtype=np.float32)
+                if allowed_docs is not None:
+                    allowed = np.fromiter(allowed_docs, dtype=np.int64)
+                    keep = np.isin(self._docs, allowed)
+                    scores = np.where(keep, scores, -np.inf)
+                    admitted = int(keep.sum())
+                else:
+                    admitted = count
+                if memo is not None:
+                    memo["scores"], memo["admitted"] = scores, admitted
             k = min(k, admitted)
             if k <= 0:
                 return [], _none, 0
@@ -221,7 +231,20 @@ class VectorIndex:
                 return None if value == -math.inf else value
 
             return ranked, score_of, admitted
-        all_scores = self._scores_py(unit)
+        if memo is not None and "pairs" in memo:
+            pairs = memo["pairs"]
+        else:
+            pairs = self._pairs_py(query, allowed_docs)
+            if memo is not None:
+                memo["pairs"] = pairs
+        best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
+        lookup = dict(pairs)
+        return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)
+
+    def _pairs_py(
+        self, query: Sequence[float], allowed_docs: Iterable[int] | None
+    ) -> list[tuple[int, float]]:
+        all_scores = self._scores_py(self._unit(query))
         docs = self._docs
         rowids = self._rowids
         if allowed_docs is not None:
@@ -229,9 +252,7 @@ class VectorIndex:
             pairs = [(rowids[i], s) for i, s in enumerate(all_scores) if docs[i] in wanted]
         else:
             pairs = list(zip(rowids, all_scores, strict=True))
-        best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
-        lookup = dict(pairs)
-        return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)
+        return pairs
 
     def row_of(self, rowid: int) -> int | None:
         if self._row_of is None:
