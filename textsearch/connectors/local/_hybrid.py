@@ -7,11 +7,9 @@ only on the passages ranked before them, and pages cut from it are disjoint.
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["Group", "collapse", "fuse", "group_count_sql"]
 
@@ -40,35 +38,28 @@ def _section_key(rowid: int, anchor: str | None) -> object:
 
 
 def collapse(
-    db: sqlite3.Connection,
+    rows: Mapping[int, Sequence[Any]],
     ranked: list[tuple[int, float]],
     by_document: bool,
     text_budget: int,
 ) -> list[Group]:
     """Group ranked passages into results: one per section, or one per document.
 
-    A result's members are the ranked passages of its best passage's section, best first,
-    as long as their text fits ``text_budget`` characters (the best one always does);
-    the others are merged away all the same, so the section never comes back on a later page.
+    ``rows`` holds each ranked passage's stored row (rowid, document rowid, ..., anchor at
+    5, text at 7); a passage missing from it (deleted by another writer since it was ranked)
+    is skipped. A result's members are the ranked passages of its best passage's section,
+    best first, as long as their text fits ``text_budget`` characters (the best one always
+    does); the others are merged away all the same, so the section never comes back on a
+    later page.
     """
-    if not ranked:
-        return []
-    info = {
-        rowid: (doc, anchor, length)
-        for rowid, doc, anchor, length in db.execute(
-            "SELECT rowid, doc, anchor, length(text) FROM passages "
-            "WHERE rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps([r for r, _ in ranked]),),
-        )
-    }
     groups: dict[object, Group] = {}
     used: dict[object, int] = {}
     out: list[Group] = []
     for rowid, score in ranked:
-        found = info.get(rowid)
-        if found is None:  # deleted by another writer since it was ranked
+        row = rows.get(rowid)
+        if row is None:
             continue
-        doc, anchor, length = found
+        doc, anchor, length = row[1], row[5], len(row[7])
         section = _section_key(rowid, anchor)
         key: object = doc if by_document else (doc, section)
         group = groups.get(key)

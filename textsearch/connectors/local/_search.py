@@ -985,6 +985,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         depth = 2 * wanted + 8
         memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
         total: int | None = None
+        rows: dict[int, Any] = {}  # the ranked passages read so far, by rowid
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
@@ -994,32 +995,19 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
                 if counted is not None:
                     total = counted
-                groups = collapse(self._db, ranked, self.one_per_document, self.value_chars)
+                self._fetch_rows(rows, ranked)
+                groups = collapse(rows, ranked, self.one_per_document, self.value_chars)
                 if len(groups) >= wanted or exhausted:
                     break
                 depth *= 4
             page = groups[options.skip : wanted]
-            members = [rowid for group in page for rowid in group.members]
-            rows: dict[int, Any] = {}
-            if members:
-                rows = {
-                    r[0]: r
-                    for r in self._db.execute(
-                        "SELECT p.rowid, d.id, d.title, p.section, p.anchor, p.line, p.text, "
-                        "d.link, d.metadata FROM passages AS p JOIN documents AS d "
-                        "ON d.rowid = p.doc WHERE p.rowid IN (SELECT value FROM json_each(?))",
-                        (json.dumps(members),),
-                    )
-                }
         pattern = hit_pattern(plan.words)
         docs = []
         build = _stored_document
         for group in page:
-            parts = [rows[r] for r in sorted(group.members) if r in rows]
-            if not parts:  # written by another process's tantivy commit, not yet its SQLite
-                continue
-            _, doc_id, title, section, anchor, line, _, link, metadata = parts[0]
-            text = parts[0][6] if len(parts) == 1 else "\n\n".join(p[6] for p in parts)
+            parts = [rows[r] for r in sorted(group.members)]
+            _, _, doc_id, title, section, anchor, line, _, link, metadata = parts[0]
+            text = parts[0][7] if len(parts) == 1 else "\n\n".join(p[7] for p in parts)
             docs.append(
                 build(
                     id=doc_id,
@@ -1034,6 +1022,27 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
             )
         return SearchResults(docs, total, info)
+
+    def _fetch_rows(self, rows: dict[int, Any], ranked: list[tuple[int, float]]) -> None:
+        """Read the ranked passages not read yet (a passage ranked by tantivy but not yet in
+        SQLite, committed by another process in between, is simply not found)."""
+        wanted = [rowid for rowid, _ in ranked if rowid not in rows]
+        if not wanted:
+            return
+        select = (
+            "SELECT p.rowid, p.doc, d.id, d.title, p.section, p.anchor, p.line, p.text, "
+            "d.link, d.metadata FROM passages AS p JOIN documents AS d ON d.rowid = p.doc "
+        )
+        if len(wanted) <= 500:
+            found = self._db.execute(
+                select + f"WHERE p.rowid IN ({','.join('?' * len(wanted))})", wanted
+            )
+        else:
+            found = self._db.execute(
+                select + "WHERE p.rowid IN (SELECT value FROM json_each(?))", (json.dumps(wanted),)
+            )
+        for row in found:
+            rows[row[0]] = row
 
     def _ranked(
         self,
