@@ -981,8 +981,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 info["fusion"] = self._fusion
         wanted = options.skip + options.top
         # Passages of one section are merged into one result: rank a few more than asked,
-        # and more again while the merged list is short of the page.
-        depth = 2 * wanted + 8
+        # and more again while the merged list is short of the page (rare: only sections
+        # split into passages that both rank merge).
+        depth = wanted + 2 + wanted // 4
         memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
         total: int | None = None
         rows: dict[int, Any] = {}  # the ranked passages read so far, by rowid
