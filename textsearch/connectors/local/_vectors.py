@@ -126,33 +126,41 @@ class VectorIndex:
         if not has_vector_table(db):
             self._rowids, self._docs, self._matrix = array("q"), array("q"), array("f")
             return
-        rows = db.execute(
+        # Streamed into one flat array: memory stays near one copy of the matrix.
+        rowids, docs, flat = array("q"), array("q"), array("f")
+        size = None
+        for rowid, doc, blob in db.execute(
             "SELECT v.rowid, p.doc, v.vector FROM passage_vectors AS v "
             "JOIN passages AS p ON p.rowid = v.rowid ORDER BY v.rowid"
-        ).fetchall()
-        blob = b"".join(r[2] for r in rows)
-        count = len(rows)
-        dims = len(blob) // 4 // count if count else 0
-        if count and dims * 4 * count != len(blob):
-            raise ConfigurationError(
-                "the index holds vectors of different lengths; call drop_vectors() and "
-                "embed_missing_sync() to embed it again"
-            )
+        ):
+            if size is None:
+                size = len(blob)
+            if len(blob) != size or size % 4:
+                raise ConfigurationError(
+                    "the index holds vectors of different lengths; call drop_vectors() and "
+                    "embed_missing_sync() to embed it again"
+                )
+            rowids.append(rowid)
+            docs.append(doc)
+            flat.frombytes(blob)
+        count = len(rowids)
+        dims = (size or 0) // 4
         self.dimensions = dims
         np = self._np
         if np is not None:
-            self._rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=count)
-            self._docs = np.fromiter((r[1] for r in rows), dtype=np.int64, count=count)
-            matrix = np.frombuffer(blob, dtype=np.float32).reshape(count, dims).copy()
+            self._rowids = np.frombuffer(rowids, dtype=np.int64) if count else np.zeros(0, np.int64)
+            self._docs = np.frombuffer(docs, dtype=np.int64) if count else np.zeros(0, np.int64)
+            matrix = (
+                np.frombuffer(flat, dtype=np.float32).reshape(count, dims)
+                if count
+                else np.zeros((0, 0), np.float32)
+            )
             norms = np.linalg.norm(matrix, axis=1)
             norms[norms == 0] = 1.0
             matrix /= norms[:, None]
             self._matrix = matrix
             return
-        self._rowids = array("q", (r[0] for r in rows))
-        self._docs = array("q", (r[1] for r in rows))
-        flat = array("f")
-        flat.frombytes(blob)
+        self._rowids, self._docs = rowids, docs
         for i in range(count):
             part = flat[i * dims : (i + 1) * dims]
             norm = math.sqrt(sum(x * x for x in part)) or 1.0
