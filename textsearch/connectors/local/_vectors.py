@@ -222,7 +222,8 @@ class VectorIndex:
             if k <= 0:
                 return [], _none, 0
             if k < count:
-                top = np.argpartition(-scores, k - 1)[:k]
+                # The k largest, without a negated copy of every score.
+                top = np.argpartition(scores, count - k)[count - k :]
             else:
                 top = np.arange(count)
             order = top[np.lexsort((self._rowids[top], -scores[top]))]
