@@ -43,6 +43,9 @@ ROW_COLUMNS = (
     "sha256",
 )
 _STAGE = "textsearch_passage_stage"
+_OLD_TERMS = "textsearch_terms_stage"
+#: second key of the advisory lock every writer of one table holds until it commits
+WRITE_LOCK_KEY = 0x7453
 #: bytes above which a row's values are compressed or moved out of line (two rows per 8 kB page)
 TOAST_TUPLE_TARGET = 4080
 
@@ -63,6 +66,89 @@ class SchemaBuilder:
     def regclass_name(self) -> str:
         """The table's name as ``to_regclass`` reads it (parts validated, then quoted)."""
         return ".".join(f'"{part}"' for part in self.spec.table)
+
+    def stats_regclass_name(self) -> str:
+        """The term-statistics table's name as ``to_regclass`` reads it."""
+        return ".".join(f'"{part}"' for part in self.spec.stats_table)
+
+    # -- term statistics (BM25) ------------------------------------------------------------
+    #
+    # ``<table>_terms`` holds, for every lexeme of the stored vectors, the number of passages
+    # holding it; the row whose term is '' holds the number of passages and the sum of their
+    # lengths (distinct lexemes per passage). Every write through this connector updates it in
+    # the transaction that changes the passages, under a lock that one writer of the table
+    # holds at a time, so readers always see statistics matching the rows they see.
+
+    def write_lock(self) -> pgsql.Composable:
+        """Serialize the writers of this table (readers never wait for it)."""
+        return sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}), {})").format(
+            sql.Literal(self.spec.table_name), sql.Literal(WRITE_LOCK_KEY)
+        )
+
+    def has_stats(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+        """One row: whether the statistics table exists (tables of older versions lack it)."""
+        return sql.SQL("SELECT to_regclass(%s) IS NOT NULL"), (self.stats_regclass_name(),)
+
+    def create_stats(self) -> list[pgsql.Composable]:
+        """Create the statistics table and fill it from the rows already there."""
+        stats = sql.Identifier(*self.spec.stats_table)
+        return [
+            sql.SQL(
+                "CREATE TABLE {} (term text PRIMARY KEY, passages bigint NOT NULL, "
+                "length bigint NOT NULL DEFAULT 0)"
+            ).format(stats),
+            sql.SQL("INSERT INTO {} (term, passages, length) {}").format(
+                stats, self._counts(sql.SQL(""))
+            ),
+        ]
+
+    def _counts(self, where: pgsql.Composable) -> pgsql.Composable:
+        """Per lexeme, passages holding it; for '', passages and their summed length."""
+        return sql.SQL(
+            "SELECT l, count(*), 0 FROM {table} AS d, "
+            "unnest(tsvector_to_array(d.search_vector)) AS l {where} GROUP BY l "
+            "UNION ALL SELECT '', count(*), coalesce(sum(length(d.search_vector)), 0) "
+            "FROM {table} AS d {where}"
+        ).format(table=self.table, where=where)
+
+    def _ids_where(self, ids: pgsql.Composable) -> pgsql.Composable:
+        return sql.SQL("WHERE d.id IN ({})").format(ids)
+
+    def stats_before(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+        """Keep the counts of the passages about to be replaced or deleted."""
+        stage = sql.Identifier(_OLD_TERMS)
+        return [
+            sql.SQL(
+                "CREATE TEMP TABLE IF NOT EXISTS {} (term text, passages bigint, length bigint) "
+                "ON COMMIT DELETE ROWS"
+            ).format(stage),
+            sql.SQL("INSERT INTO {} {}").format(stage, self._counts(self._ids_where(ids))),
+        ]
+
+    def stats_after(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+        """Apply the change: counts of the passages now stored minus those kept before.
+
+        Terms are updated in sorted order; terms no passage holds any more are removed.
+        """
+        stats = sql.Identifier(*self.spec.stats_table)
+        stage = sql.Identifier(_OLD_TERMS)
+        return [
+            sql.SQL(
+                "INSERT INTO {stats} AS s (term, passages, length) "
+                "SELECT term, sum(n), sum(len) FROM ("
+                "{counts} UNION ALL SELECT term, -passages, -length FROM {stage}"
+                ") AS c (term, n, len) GROUP BY term HAVING sum(n) <> 0 OR sum(len) <> 0 "
+                "ORDER BY term ON CONFLICT (term) DO UPDATE SET "
+                "passages = s.passages + EXCLUDED.passages, length = s.length + EXCLUDED.length"
+            ).format(stats=stats, counts=self._counts(self._ids_where(ids)), stage=stage),
+            sql.SQL(
+                "DELETE FROM {} WHERE term <> '' AND passages <= 0 "
+                "AND term IN (SELECT term FROM {})"
+            ).format(stats, stage),
+        ]
+
+    def staged_ids(self) -> pgsql.Composable:
+        return sql.SQL("SELECT DISTINCT id FROM {}").format(sql.Identifier(_STAGE))
 
     def _vector(self) -> pgsql.Composable:
         # Title and section heading weigh A, the passage's text B: a heading names what its
@@ -226,9 +312,13 @@ class SchemaBuilder:
     def delete(self) -> pgsql.Composable:
         """Delete whole documents; the one column counted is how many documents existed."""
         return sql.SQL(
-            "WITH gone AS (DELETE FROM {} WHERE id = ANY(%s) RETURNING id) "
+            "WITH gone AS (DELETE FROM {} WHERE id = ANY(%(ids)s) RETURNING id) "
             "SELECT count(DISTINCT id) FROM gone"
         ).format(self.table)
+
+    @staticmethod
+    def deleted_ids() -> pgsql.Composable:
+        return sql.SQL("SELECT unnest(%(ids)s::text[])")
 
     def touch(self) -> pgsql.Composable:
         return sql.SQL("UPDATE {} SET mtime_ns = %s, size = %s WHERE id = %s").format(self.table)

@@ -29,6 +29,7 @@ client (the window with the most query words), not by ``ts_headline``.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -78,6 +79,11 @@ COMMON_WORDS_TTL = 60.0
 NO_STATISTICS_TTL = 5.0
 
 
+def _params_of(statement: Any, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The parameters of a statement that has placeholders (DDL takes none)."""
+    return params if "%(" in statement.as_string(None) else None
+
+
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
     kind = int if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kind) or value < minimum:
@@ -106,9 +112,11 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: Seconds to wait for a new connection (libpq rounds up, minimum 2).
         max_candidates: For very common words, how many matching passages are ranked.
         one_per_document: Collapse results to the best passage of each document.
-        rank_function: ``"ts_rank"`` (default: word frequency, title words weighted above
-            body words) or ``"ts_rank_cd"`` (cover density: also rewards the query's words
-            found close together). ``ts_rank`` ranked better on SciFact and Cranfield
+        rank_function: ``"bm25"`` (the managed table's default: BM25 over term statistics
+            the table keeps, title and heading words counted four times, as
+            ``LocalTextSearch`` ranks), ``"ts_rank"`` (word frequency without inverse document
+            frequency; the default of :meth:`from_table`) or ``"ts_rank_cd"`` (cover density).
+            On SciFact BM25 scored nDCG@10 0.69 against 0.60 for ``ts_rank``
             (``docs/performance.md``).
         highlight: Markers put around matched words in snippets; ``None`` (default) for plain
             text, which is what a model should read.
@@ -147,7 +155,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
         one_per_document: bool = False,
-        rank_function: Literal["ts_rank", "ts_rank_cd"] = "ts_rank",
+        rank_function: Literal["bm25", "ts_rank", "ts_rank_cd"] = "bm25",
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
@@ -250,7 +258,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         connect_timeout: float = 5.0,
         max_candidates: int = 1000,
         one_per_document: bool = False,
-        rank_function: str = "ts_rank",
+        rank_function: str | None = None,
         highlight: tuple[str, str] | None = None,
         snippet_words: int = 30,
         batch_size: int = 500,
@@ -277,6 +285,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             raise ConfigurationError("highlight must be None or a (start, end) pair of strings")
         if not isinstance(one_per_document, bool):
             raise ConfigurationError("one_per_document must be True or False")
+        if rank_function is None:
+            rank_function = "bm25" if spec.managed else "ts_rank"
         self._spec = spec
         self._builder = Builder(
             spec, rank_function=rank_function, one_per_document=one_per_document
@@ -289,6 +299,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         self.highlight = highlight
         self._snippet_chars = snippet_words * 14  # two fragments of ~7-character words
         self._common: tuple[float, tuple[str, ...]] | None = None
+        self._statistics: tuple[float, bool] | None = None
         self.batch_size = batch_size
         secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
         settings = PoolSettings(
@@ -319,7 +330,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         self._builder.check_filter(search_filter)
 
     def _statements(
-        self, query: str, options: SearchOptions, common: tuple[str, ...]
+        self, query: str, options: SearchOptions, common: tuple[str, ...], statistics: bool
     ) -> tuple[Any, Any]:
         search = self._builder.search(
             query,
@@ -328,13 +339,30 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             skip=options.skip,
             max_candidates=self.max_candidates,
             common_words=common,
+            statistics=statistics,
         )
         count = (
-            self._builder.count(query, options.filter, common)
+            self._builder.count(query, options.filter, common, statistics)
             if options.include_total_count
             else None
         )
         return search, count
+
+    def _cached_statistics(self) -> bool | None:
+        """Whether BM25's statistics exist (``None``: ask the server)."""
+        if not self._builder.bm25:
+            return False
+        cached = self._statistics
+        if cached is None or cached[0] < time.monotonic():
+            return None
+        return cached[1]
+
+    def _keep_statistics(self, row: tuple[Any, ...] | None) -> bool:
+        # Once built, the statistics stay; a table of an older version is asked again soon
+        # (create_schema() may be upgrading it from another process).
+        found = bool(row and row[0])
+        self._statistics = (math.inf if found else time.monotonic() + NO_STATISTICS_TTL, found)
+        return found
 
     def _cached_common(self) -> tuple[str, ...] | None:
         """The very common words, while fresh; ``None`` when they must be read again."""
@@ -381,13 +409,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         stats = self._builder.common_words()
 
         async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            common = self._cached_common()
+            statistics = self._cached_statistics()
+            if statistics is None:
+                cursor = await conn.execute(*self._schema.has_stats())
+                statistics = self._keep_statistics(await cursor.fetchone())
+            common = () if statistics else self._cached_common()
             if common is None:
                 common = ()
                 if stats is not None:
                     cursor = await conn.execute(*stats)
                     common = self._keep_common(await cursor.fetchone())
-            search, count = self._statements(query, options, common)
+            search, count = self._statements(query, options, common, statistics)
             cursor = await conn.execute(*search)
             rows = await cursor.fetchall()
             total = None
@@ -404,10 +436,15 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         stats = self._builder.common_words()
 
         def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            common = self._cached_common()
+            statistics = self._cached_statistics()
+            if statistics is None:
+                statistics = self._keep_statistics(
+                    conn.execute(*self._schema.has_stats()).fetchone()
+                )
+            common = () if statistics else self._cached_common()
             if common is None:
                 common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
-            search, count = self._statements(query, options, common)
+            search, count = self._statements(query, options, common, statistics)
             rows = conn.execute(*search).fetchall()
             total = None
             if count is not None:
@@ -471,8 +508,14 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                         await conn.execute(statement)
                 for statement in schema.create():
                     await conn.execute(statement)
+                cursor = await conn.execute(*schema.has_stats())
+                if not (await cursor.fetchone())[0]:
+                    await conn.execute(schema.write_lock())
+                    for statement in schema.create_stats():
+                        await conn.execute(statement)
 
         await self._async.run(work)
+        self._statistics = None
 
     def create_schema_sync(self) -> None:
         """Blocking twin of :meth:`create_schema`; raises the same errors."""
@@ -489,8 +532,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                         conn.execute(statement)
                 for statement in schema.create():
                     conn.execute(statement)
+                if not conn.execute(*schema.has_stats()).fetchone()[0]:
+                    conn.execute(schema.write_lock())
+                    for statement in schema.create_stats():
+                        conn.execute(statement)
 
         self._sync.run(work)
+        self._statistics = None
 
     @staticmethod
     def _documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
@@ -535,7 +583,9 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         """
         self._require_managed("add_documents")
         prepared = self._documents(docs)
-        create, copy, insert, trim = self._schema.upsert()
+        schema = self._schema
+        create, copy, insert, trim = schema.upsert()
+        ids = schema.staged_ids()
         for rows in self._row_batches(prepared, chunk):
 
             async def work(conn: Any, rows: Sequence[Any] = rows) -> None:
@@ -545,8 +595,15 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                         async with cursor.copy(copy) as loader:
                             for row in rows:
                                 await loader.write_row(row)
+                        await cursor.execute(schema.write_lock())
+                        await cursor.execute(*schema.has_stats())
+                        statistics = bool((await cursor.fetchone())[0])
+                        for statement in schema.stats_before(ids) if statistics else ():
+                            await cursor.execute(statement)
                         await cursor.execute(insert)
                         await cursor.execute(trim)
+                        for statement in schema.stats_after(ids) if statistics else ():
+                            await cursor.execute(statement)
 
             await self._async.run(work)
         return len(prepared)
@@ -565,7 +622,9 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         """One transaction: the rows of whole documents (every passage of each)."""
         if not rows:
             return
-        create, copy, insert, trim = self._schema.upsert()
+        schema = self._schema
+        create, copy, insert, trim = schema.upsert()
+        ids = schema.staged_ids()
 
         def work(conn: Any) -> None:
             with conn.transaction(), conn.cursor() as cursor:
@@ -573,8 +632,16 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                 with cursor.copy(copy) as loader:
                     for row in rows:
                         loader.write_row(row)
+                # Rows are staged before the lock: writers wait for each other only while
+                # the statistics and the rows change.
+                cursor.execute(schema.write_lock())
+                statistics = bool(cursor.execute(*schema.has_stats()).fetchone()[0])
+                for statement in schema.stats_before(ids) if statistics else ():
+                    cursor.execute(statement)
                 cursor.execute(insert)
                 cursor.execute(trim)
+                for statement in schema.stats_after(ids) if statistics else ():
+                    cursor.execute(statement)
 
         self._sync.run(work)
 
@@ -596,21 +663,54 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("delete_documents")
-        wanted = self._ids(ids)
-        statement = self._schema.delete()
+        params = {"ids": self._ids(ids)}
+        schema = self._schema
+        gone = schema.deleted_ids()
 
         async def work(conn: Any) -> int:
-            cursor = await conn.execute(statement, (wanted,))
-            return int((await cursor.fetchone())[0])
+            async with conn.transaction():
+                await conn.execute(schema.write_lock())
+                cursor = await conn.execute(*schema.has_stats())
+                statistics = bool((await cursor.fetchone())[0])
+                before, after = (
+                    (schema.stats_before(gone), schema.stats_after(gone))
+                    if statistics
+                    else ([], [])
+                )
+                for statement in before:
+                    await conn.execute(statement, _params_of(statement, params))
+                cursor = await conn.execute(schema.delete(), params)
+                count = int((await cursor.fetchone())[0])
+                for statement in after:
+                    await conn.execute(statement, _params_of(statement, params))
+                return count
 
         return await self._async.run(work)
 
     def delete_documents_sync(self, ids: Iterable[str]) -> int:
         """Blocking twin of :meth:`delete_documents`; raises the same errors."""
         self._require_managed("delete_documents_sync")
-        wanted = self._ids(ids)
-        statement = self._schema.delete()
-        return self._sync.run(lambda conn: int(conn.execute(statement, (wanted,)).fetchone()[0]))
+        params = {"ids": self._ids(ids)}
+        schema = self._schema
+        gone = schema.deleted_ids()
+
+        def work(conn: Any) -> int:
+            with conn.transaction():
+                conn.execute(schema.write_lock())
+                statistics = bool(conn.execute(*schema.has_stats()).fetchone()[0])
+                before, after = (
+                    (schema.stats_before(gone), schema.stats_after(gone))
+                    if statistics
+                    else ([], [])
+                )
+                for statement in before:
+                    conn.execute(statement, _params_of(statement, params))
+                count = int(conn.execute(schema.delete(), params).fetchone()[0])
+                for statement in after:
+                    conn.execute(statement, _params_of(statement, params))
+                return count
+
+        return self._sync.run(work)
 
     async def count_documents(self) -> int:
         """Number of documents in the table (not passages).
