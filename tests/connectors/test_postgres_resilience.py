@@ -75,7 +75,7 @@ def test_wrong_password_is_an_authentication_error_and_never_shows_the_password(
     assert error.provider == "postgres" and error.hints
     shown = " ".join([str(error), repr(error), repr(search), caplog.text, str(error.__cause__)])
     assert wrong not in shown and PASSWORD not in shown
-    assert error.__cause__ is None and error.__suppress_context__
+    assert error.__cause__ is None and error.__context__ is None
 
 
 def test_right_password_works_and_repr_hides_it(

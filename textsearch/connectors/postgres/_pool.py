@@ -83,10 +83,13 @@ class SyncPool:
                 s = self.settings
                 # A direct first connection reports a refused server or a wrong password at
                 # once and precisely, where the pool would only time out.
+                error: TextSearchError | None = None
                 try:
                     psycopg.connect(s.dsn, **s.connection_kwargs()).close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    error = s.error(exc)
+                if error is not None:
+                    raise error  # outside the except block: psycopg's error is not chained
                 pool = ConnectionPool(
                     s.dsn,
                     min_size=s.min_size,
@@ -106,19 +109,25 @@ class SyncPool:
         for attempt in (0, 1):
             pool = self._get()
             conn: Any = None
+            failure: BaseException | None = None
             try:
                 with pool.connection(timeout=s.pool_timeout) as conn:
                     return fn(conn)
             except TextSearchError:
                 raise
             except Exception as exc:
-                if attempt == 0 and _broken(conn):
-                    self._recheck(pool)
-                    continue
-                error = self._diagnose(exc, pool)
-                if error is None and attempt == 0:
-                    continue
-                raise (error or s.error(exc)) from None
+                failure = exc
+            # Decided and raised outside the except block: the documented error never keeps
+            # psycopg's (which holds the connection, password included) as its __context__.
+            if attempt == 0 and _broken(conn):
+                self._recheck(pool)
+                continue
+            error = self._diagnose(failure, pool)
+            if error is None and attempt == 0:
+                continue
+            error = error or s.error(failure)
+            del failure
+            raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recheck(self, pool: Any) -> None:
@@ -177,11 +186,14 @@ class AsyncPool:
 
             s = self.settings
             if self._pool is None:
+                error: TextSearchError | None = None
                 try:
                     conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
                     await conn.close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    error = s.error(exc)
+                if error is not None:
+                    raise error  # outside the except block: psycopg's error is not chained
             if self._pool is None or self._loop is not loop:
                 # A pool belongs to one event loop; a new loop (another asyncio.run) gets its own.
                 self._pool = AsyncConnectionPool(
@@ -204,22 +216,27 @@ class AsyncPool:
         for attempt in (0, 1):
             pool = await self._get()
             conn: Any = None
+            failure: BaseException | None = None
             try:
                 async with pool.connection(timeout=s.pool_timeout) as conn:
                     return await fn(conn)
             except TextSearchError:
                 raise
             except Exception as exc:
-                if attempt == 0 and _broken(conn):
-                    try:
-                        await pool.check()
-                    except Exception:
-                        pass
-                    continue
-                error = await self._diagnose(exc, pool)
-                if error is None and attempt == 0:
-                    continue
-                raise (error or s.error(exc)) from None
+                failure = exc
+            # Outside the except block, as in SyncPool.run: nothing of psycopg's is chained.
+            if attempt == 0 and _broken(conn):
+                try:
+                    await pool.check()
+                except Exception:
+                    pass
+                continue
+            error = await self._diagnose(failure, pool)
+            if error is None and attempt == 0:
+                continue
+            error = error or s.error(failure)
+            del failure
+            raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
