@@ -21,6 +21,15 @@ from textsearch.errors import TextSearchError
 
 T = TypeVar("T")
 
+# Every pooled connection: the statement timeout, and pgvector's iterative index scans (0.8+),
+# which keep an HNSW scan going until enough rows pass a search's filters, in exact distance
+# order. Setting a pgvector parameter before the extension is loaded is allowed (PostgreSQL
+# keeps it as a placeholder), so tables without vectors are not affected.
+_CONFIGURE = (
+    "SELECT set_config('statement_timeout', %s, false), "
+    "set_config('hnsw.iterative_scan', 'strict_order', false)"
+)
+
 
 @dataclass(frozen=True)
 class PoolSettings:
@@ -67,10 +76,7 @@ class SyncPool:
         self._lock = threading.Lock()
 
     def _configure(self, conn: Any) -> None:
-        conn.execute(
-            "SELECT set_config('statement_timeout', %s, false)",
-            (self.settings.statement_timeout_ms,),
-        )
+        conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
 
     def _get(self) -> Any:
         if self._pool is not None:
@@ -173,10 +179,7 @@ class AsyncPool:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def _configure(self, conn: Any) -> None:
-        await conn.execute(
-            "SELECT set_config('statement_timeout', %s, false)",
-            (self.settings.statement_timeout_ms,),
-        )
+        await conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
 
     async def _get(self) -> Any:
         loop = asyncio.get_running_loop()

@@ -12,6 +12,7 @@ with a hint to call ``create_schema()``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, TableSpec
@@ -148,7 +149,8 @@ class SchemaBuilder:
         ]
 
     def staged_ids(self) -> pgsql.Composable:
-        return sql.SQL("SELECT DISTINCT id FROM {}").format(sql.Identifier(_STAGE))
+        stage = _STAGE + ("_embedded" if self.spec.embedding_column else "")
+        return sql.SQL("SELECT DISTINCT id FROM {}").format(sql.Identifier(stage))
 
     def _vector(self) -> pgsql.Composable:
         # Title and section heading weigh A, the passage's text B: a heading names what its
@@ -275,6 +277,50 @@ class SchemaBuilder:
             ).format(self._index_name("_root_idx"), self.table),
         ]
 
+    # -- embeddings (pgvector) ---------------------------------------------------------------
+
+    def embedding_probe(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+        """The embedding column's dimensions and comment (no row: no such column)."""
+        column = self.spec.embedding_column or ""
+        return (
+            sql.SQL(
+                "SELECT a.atttypmod, col_description(a.attrelid, a.attnum), "
+                "format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a "
+                "WHERE a.attrelid = to_regclass(%s) AND a.attname = %s AND NOT a.attisdropped"
+            ),
+            (self.regclass_name(), column),
+        )
+
+    def add_embedding(self, dimensions: int, model: str) -> list[pgsql.Composable]:
+        """The vector column, its HNSW (cosine) index, and the model recorded on the column."""
+        column = sql.Identifier(self.spec.embedding_column or "")
+        record = json.dumps({"textsearch_embedder": model, "dimensions": dimensions})
+        return [
+            sql.SQL("CREATE EXTENSION IF NOT EXISTS vector"),
+            sql.SQL("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {} vector({})").format(
+                self.table, column, sql.Literal(dimensions)
+            ),
+            sql.SQL("COMMENT ON COLUMN {}.{} IS {}").format(
+                self.table, column, sql.Literal(record)
+            ),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw ({} vector_cosine_ops)").format(
+                self._index_name("_embedding_idx"), self.table, column
+            ),
+        ]
+
+    def missing_embeddings(self) -> pgsql.Composable:
+        return sql.SQL(
+            "SELECT id, passage, title, section, text FROM {} WHERE {} IS NULL "
+            "ORDER BY id, passage LIMIT %s"
+        ).format(self.table, sql.Identifier(self.spec.embedding_column or ""))
+
+    def set_embeddings(self) -> pgsql.Composable:
+        return sql.SQL(
+            "UPDATE {table} AS t SET {col} = v.e::vector FROM "
+            "(SELECT unnest(%s::text[]) AS id, unnest(%s::int[]) AS passage, "
+            "unnest(%s::text[]) AS e) AS v WHERE t.id = v.id AND t.passage = v.passage"
+        ).format(table=self.table, col=sql.Identifier(self.spec.embedding_column or ""))
+
     def upsert(self) -> list[pgsql.Composable]:
         """Statements of one batch: a session temp table, COPY into it, insert, trim.
 
@@ -285,28 +331,39 @@ class SchemaBuilder:
         snapshot) then sees and trims them, so the last writer's document is whole. Rows go in
         by ``(id, passage)`` order so concurrent batches lock rows in the same order.
         """
-        columns = sql.SQL(", ").join(sql.Identifier(c) for c in ROW_COLUMNS)
+        names = ROW_COLUMNS + ((self.spec.embedding_column,) if self.spec.embedding_column else ())
+        columns = sql.SQL(", ").join(sql.Identifier(c) for c in names)
         updates = sql.SQL(", ").join(
-            sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in ROW_COLUMNS[2:]
+            sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in names[2:]
         )
+        # A table with embeddings stages its vectors too (as text: pgvector's input reads it).
+        stage = _STAGE + ("_embedded" if self.spec.embedding_column else "")
+        extra = ", embedding text" if self.spec.embedding_column else ""
+        embedded = {"embedding": sql.SQL("embedding::vector")}
+        selected = sql.SQL(", ").join(embedded.get(c, sql.Identifier(c)) for c in names)
         return [
             sql.SQL(
                 "CREATE TEMP TABLE IF NOT EXISTS {} (id text, passage int, title text, "
                 "section text, anchor text, line int, text text, link text, site text, "
-                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text) "
-                "ON COMMIT DELETE ROWS"
-            ).format(sql.Identifier(_STAGE)),
-            sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(_STAGE), columns),
+                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text"
+                + extra
+                + ") ON COMMIT DELETE ROWS"
+            ).format(sql.Identifier(stage)),
+            sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(stage), columns),
             sql.SQL(
-                "INSERT INTO {table} ({columns}) SELECT {columns} FROM {stage} "
+                "INSERT INTO {table} ({columns}) SELECT {selected} FROM {stage} "
                 "ORDER BY id, passage ON CONFLICT (id, passage) DO UPDATE SET {updates}"
             ).format(
-                table=self.table, columns=columns, stage=sql.Identifier(_STAGE), updates=updates
+                table=self.table,
+                columns=columns,
+                selected=selected,
+                stage=sql.Identifier(stage),
+                updates=updates,
             ),
             sql.SQL(
                 "DELETE FROM {table} AS t USING (SELECT id, count(*) AS n FROM {stage} "
                 "GROUP BY id) AS s WHERE t.id = s.id AND t.passage >= s.n"
-            ).format(table=self.table, stage=sql.Identifier(_STAGE)),
+            ).format(table=self.table, stage=sql.Identifier(stage)),
         ]
 
     def delete(self) -> pgsql.Composable:

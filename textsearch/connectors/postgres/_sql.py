@@ -35,6 +35,9 @@ MAX_QUERY_TERMS = 32
 MAX_INDEXED_CHARS = 500_000
 #: share of rows above which a word is "very common" (left out of the any-word query)
 COMMON_SHARE = 0.05
+#: with BM25's statistics, a word is very common only in more than this many passages too (a
+#: small table is cheap to rank whole), and only words found somewhere make another one common
+COMMON_FLOOR = 1000
 #: ranking functions: BM25 (managed tables: the default), word frequency or cover density
 RANK_FUNCTIONS = ("bm25", "ts_rank", "ts_rank_cd")
 #: BM25's term-frequency saturation and length normalization (as SQLite FTS5's bm25())
@@ -90,6 +93,8 @@ class TableSpec:
     managed: bool
     #: managed tables hold one row per passage: its number, section heading, anchor and line
     passage_columns: bool = False
+    #: a pgvector ``vector`` column of passage embeddings (semantic and hybrid search)
+    embedding_column: str | None = None
 
     @property
     def table_name(self) -> str:
@@ -102,7 +107,15 @@ class TableSpec:
         return (*self.table[:-1], f"{base[:57]}_terms")
 
 
-def managed_spec(table: str, config: str) -> TableSpec:
+#: the managed table's embedding column (added by create_schema() when an embedder is set)
+EMBEDDING_COLUMN = "embedding"
+#: reciprocal rank fusion's constant: a result's share is 1 / (RRF_K + its rank in an arm)
+RRF_K = 60
+#: hybrid search fuses at least this many of each arm's best results
+HYBRID_CANDIDATES = 60
+
+
+def managed_spec(table: str, config: str, embedding: bool = False) -> TableSpec:
     return TableSpec(
         table=split_qualified(table, "table"),
         config=split_qualified(config, "text_search_config"),
@@ -116,6 +129,7 @@ def managed_spec(table: str, config: str) -> TableSpec:
         site_column="site",
         managed=True,
         passage_columns=True,
+        embedding_column=EMBEDDING_COLUMN if embedding else None,
     )
 
 
@@ -351,15 +365,7 @@ class Builder:
         ]
         return sql.SQL("({} * ({}))").format(sql.Literal(BM25_K1 + 1), sql.SQL(" + ").join(terms))
 
-    def _search_statement(
-        self, where: pgsql.Composable, negative: bool, slots: int = 0
-    ) -> pgsql.Composable:
-        exclude = self._exclusion(negative)
-        passage_columns = sql.SQL(
-            "d.passage, d.section, d.anchor, d.line"
-            if self.spec.passage_columns
-            else "0, NULL::text, NULL::text, NULL::int"
-        )
+    def _tiers(self, template: str) -> str:
         top = _TOP_BEST if self.one_per_document else _TOP_ALL
         tiers = {
             "{top_whole}": top.replace("{score}", "1 + rank / (1 + rank)").replace(
@@ -370,9 +376,41 @@ class Builder:
             ),
             "{ranked}": _RANKED_BEST if self.one_per_document else _RANKED_ALL,
         }
-        template = _SEARCH_TEMPLATE
         for name, text in tiers.items():
             template = template.replace(name, text)
+        return template
+
+    def _keyword_ctes(self, where: pgsql.Composable, negative: bool, slots: int) -> str:
+        """The keyword search's CTEs (ending in ``ranked``) as SQL text, for hybrid search."""
+        rank = (
+            self._bm25(slots)
+            if slots
+            else sql.SQL("{}({}, q.q_any)").format(self.rank, self.vector())
+        )
+        text = self._tiers(_KEYWORD_CTES).replace("{where}", "{where}{exclude}")
+        statement = sql.SQL(text).format(
+            query_cte=self._query_cte(bool(slots)),
+            table=self.table,
+            vec=self.vector(),
+            rank=rank,
+            where=where,
+            exclude=self._exclusion(negative),
+            doc=self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
+        )
+        # Braces in the rendered text would be read as placeholders by the next format().
+        return statement.as_string(None).replace("{", "{{").replace("}", "}}")
+
+    def _search_statement(
+        self, where: pgsql.Composable, negative: bool, slots: int = 0
+    ) -> pgsql.Composable:
+        exclude = self._exclusion(negative)
+        passage_columns = sql.SQL(
+            "d.passage, d.section, d.anchor, d.line"
+            if self.spec.passage_columns
+            else "0, NULL::text, NULL::text, NULL::int"
+        )
+        template = self._tiers(_SEARCH_TEMPLATE)
         rank = (
             self._bm25(slots)
             if slots
@@ -397,6 +435,178 @@ class Builder:
             key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
         )
         return statement
+
+    # -- meaning: the vector arm -----------------------------------------------------------
+
+    def _near(self) -> pgsql.Composable:
+        """The passages nearest the query's vector (cosine distance), after the filters.
+
+        ``ORDER BY column <=> vector LIMIT k`` is what pgvector's HNSW index answers; with
+        filters, ``hnsw.iterative_scan`` (set on every pooled connection) keeps the index
+        scanning until ``k`` rows pass them, so a filter never leaves a page short.
+        """
+        return sql.SQL(
+            "SELECT {key} AS row_id, {doc} AS doc, {emb} <=> %(vec)s::vector AS dist "
+            "FROM {table} AS d WHERE {emb} IS NOT NULL{where}{exclude} "
+            "ORDER BY {emb} <=> %(vec)s::vector LIMIT %(k)s"
+        )
+
+    def _vector_parts(
+        self, query: str, search_filter: TextSearchFilter | None, vector: Sequence[float]
+    ) -> tuple[dict[str, Any], pgsql.Composable, bool]:
+        positive, negative = split_exclusions(query)
+        params: dict[str, Any] = {"vec": vector_text(vector)}
+        where = self.filters(search_filter, params)
+        if negative:
+            params["neg"] = negative
+        return params, where, bool(negative)
+
+    def _common_format(self, where: pgsql.Composable, negative: bool) -> dict[str, Any]:
+        if not self.spec.embedding_column:  # pragma: no cover - checked by the caller
+            raise ConfigurationError("this table has no embedding column")
+        return {
+            "table": self.table,
+            "emb": self.col(self.spec.embedding_column),
+            "key": sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
+            "doc": self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            "where": where,
+            "exclude": self._exclusion(negative),
+            "id": self.col(self.spec.id_column),
+            "name": self.col(self.spec.name_column),
+            "value": self.col(self.spec.value_column),
+            "link": self.col(self.spec.link_column),
+            "meta": self.col(self.spec.metadata_column),
+            "passage_columns": sql.SQL(
+                "d.passage, d.section, d.anchor, d.line"
+                if self.spec.passage_columns
+                else "0, NULL::text, NULL::text, NULL::int"
+            ),
+        }
+
+    def semantic(
+        self,
+        query: str,
+        search_filter: TextSearchFilter | None,
+        vector: Sequence[float],
+        *,
+        top: int,
+        skip: int,
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Passages by cosine similarity to the query's vector (score ``1 - distance``).
+
+        With ``one_per_document``, the best passage of each document among the nearest
+        ``4 x (top + skip)`` passages (at least 40).
+        """
+        params, where, negative = self._vector_parts(query, search_filter, vector)
+        need = top + skip
+        params.update(top=top, skip=skip, k=max(4 * need, 40) if self.one_per_document else need)
+        key = ("semantic", negative, _shape(search_filter))
+        rendered = self._rendered.get(key)
+        if rendered is None:
+            best = (
+                "SELECT DISTINCT ON (doc) row_id, dist FROM near ORDER BY doc, dist, row_id"
+                if self.one_per_document
+                else "SELECT row_id, dist FROM near"
+            )
+            template = (
+                "WITH near AS (" + self._near().as_string(None) + "), "
+                f"best AS ({best}), "
+                "page AS (SELECT row_id, 1 - dist AS score FROM best ORDER BY dist, row_id "
+                "LIMIT %(top)s OFFSET %(skip)s) "
+                "SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns} "
+                "FROM page AS r JOIN {table} AS d ON {key} = r.row_id "
+                "ORDER BY r.score DESC, r.row_id"
+            )
+            statement = sql.SQL(template).format(**self._common_format(where, negative))
+            rendered = statement.as_bytes(None)
+            self._remember(key, rendered)
+        return rendered, params
+
+    def hybrid(
+        self,
+        query: str,
+        search_filter: TextSearchFilter | None,
+        vector: Sequence[float],
+        *,
+        top: int,
+        skip: int,
+        max_candidates: int,
+        statistics: bool,
+    ) -> tuple[bytes, dict[str, Any]]:
+        """Keyword and vector arms fused by reciprocal rank, in one statement.
+
+        Each arm ranks its best ``max(top + skip, HYBRID_CANDIDATES)`` (after the filters
+        and exclusions, which both arms apply before ranking); a result's score is the sum of
+        ``1 / (RRF_K + rank)`` over the arms that found it. With ``one_per_document`` the
+        arms are fused by document, represented by the passage its better arm ranked higher.
+        """
+        k = max(top + skip, HYBRID_CANDIDATES)
+        keyword, params = self.search(
+            query,
+            search_filter,
+            top=k,
+            skip=0,
+            max_candidates=max_candidates,
+            statistics=statistics,
+        )
+        vec_params, where, negative = self._vector_parts(query, search_filter, vector)
+        params.update(vec_params, k=k, page_top=top, page_skip=skip)
+        slots = term_slots(split_exclusions(query)[0]) if statistics else 0
+        key = ("hybrid", negative, _shape(search_filter), slots)
+        rendered = self._rendered.get(key)
+        if rendered is None:
+            keyword_cte = self._keyword_ctes(where, negative, slots)
+            group = "doc" if self.one_per_document else "row_id"
+            template = (
+                keyword_cte + ", near AS (" + self._near().as_string(None) + "), arms AS ("
+                f"SELECT row_id, doc, 1.0 / ({RRF_K} + row_number() OVER "
+                "(ORDER BY score DESC, row_id)) AS s FROM ranked "
+                f"UNION ALL SELECT row_id, doc, 1.0 / ({RRF_K} + row_number() OVER "
+                "(ORDER BY dist, row_id)) FROM near), "
+                f"fused AS (SELECT (array_agg(row_id ORDER BY s DESC))[1] AS row_id, "
+                f"sum(s) AS score FROM arms GROUP BY {group} "
+                "ORDER BY score DESC, row_id LIMIT %(page_top)s OFFSET %(page_skip)s) "
+                "SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns} "
+                "FROM fused AS r JOIN {table} AS d ON {key} = r.row_id "
+                "ORDER BY r.score DESC, r.row_id"
+            )
+            fmt = self._common_format(where, negative)
+            statement = sql.SQL(template).format(**fmt)
+            rendered = statement.as_bytes(None)
+            self._remember(key, rendered)
+        del keyword
+        return rendered, params
+
+    def vector_count(
+        self, query: str, search_filter: TextSearchFilter | None, *, keyword: bool
+    ) -> tuple[pgsql.Composable, dict[str, Any]]:
+        """Rows (documents) that meaning can reach: embedded, or (hybrid) matching a word."""
+        positive, negative = split_exclusions(query)
+        params: dict[str, Any] = {"query": query, "words": positive, "common_words": ""}
+        where = self.filters(search_filter, params)
+        if negative:
+            params["neg"] = negative
+        emb = self.col(self.spec.embedding_column)
+        reach = (
+            sql.SQL("({} IS NOT NULL OR {vec} @@ q.q_all OR {vec} @@ q.q_any)").format(
+                emb, vec=self.vector()
+            )
+            if keyword
+            else sql.SQL("{} IS NOT NULL").format(emb)
+        )
+        statement = sql.SQL(
+            "WITH {query_cte} SELECT {counted} FROM {table} AS d, q WHERE {reach}{where}{exclude}"
+        ).format(
+            counted=sql.SQL("count(DISTINCT {})").format(self.col(self.spec.id_column))
+            if self.one_per_document
+            else sql.SQL("count(*)"),
+            query_cte=self._query_cte(False),
+            table=self.table,
+            reach=reach,
+            where=where,
+            exclude=self._exclusion(bool(negative)),
+        )
+        return statement, params
 
     def count(
         self,
@@ -450,6 +660,7 @@ class Builder:
                 max_terms=sql.Literal(MAX_QUERY_TERMS),
                 stats=sql.Identifier(*self.spec.stats_table),
                 share=sql.Literal(COMMON_SHARE),
+                floor=sql.Literal(COMMON_FLOOR),
             )
         return sql.SQL(_QUERY_CTE).format(cfg=self.config, max_terms=sql.Literal(MAX_QUERY_TERMS))
 
@@ -553,13 +764,14 @@ totals AS (
 terms AS (
   SELECT x.l,
          '''' || replace(replace(x.l, '\', '\\'), '''', '''''') || '''' AS term,
-         coalesce(s.passages, 0) > {share} * t.n AS common,
+         coalesce(s.passages, 0) > greatest({share} * t.n, {floor}) AS common,
+         coalesce(s.passages, 0) > 0 AS found,
          ln(1 + (t.n - coalesce(s.passages, 0) + 0.5) / (coalesce(s.passages, 0) + 0.5)) AS idf
   FROM lexemes AS x CROSS JOIN totals AS t LEFT JOIN {stats} AS s ON s.term = x.l
 ),
 kept AS (
   SELECT term FROM terms
-  WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT common)
+  WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE found AND NOT common)
 ),
 q0 AS (
   SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
@@ -580,15 +792,19 @@ q AS (SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms, tqs, idfs, av
 # (top + skip; with one_per_document, the best passage of its best `need` documents): only
 # those are stored and merged, not every ranked candidate. Only the page's rows are read in
 # full.
-_SEARCH_TEMPLATE = """
+_KEYWORD_CTES = """
 WITH {query_cte},
 whole AS ({top_whole}),
 partial AS ({top_partial}),
-ranked AS ({ranked})
+ranked AS ({ranked})"""
+_SEARCH_TEMPLATE = (
+    _KEYWORD_CTES
+    + """
 SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns}
 FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id
 ORDER BY r.score DESC, r.row_id
 """
+)
 # The capped candidates of one tier, ranked: rank is computed once per row in the inner
 # query (its LIMIT keeps it from being merged into the outer one).
 _WHOLE = """
@@ -617,15 +833,15 @@ _TOP_BEST = """
   ) AS b ORDER BY score DESC, row_id LIMIT %(need)s
 """
 _RANKED_ALL = """
-  SELECT row_id, score FROM whole UNION ALL SELECT row_id, score FROM partial
+  SELECT row_id, doc, score FROM whole UNION ALL SELECT row_id, doc, score FROM partial
   ORDER BY score DESC, row_id
   LIMIT %(top)s OFFSET %(skip)s
 """
 # A document can have a whole-query passage and a partial one: its best counts. Each tier's
 # best `need` documents are enough: the documents of the page are among them.
 _RANKED_BEST = """
-  SELECT row_id, score FROM (
-    SELECT DISTINCT ON (doc) row_id, score FROM (
+  SELECT row_id, doc, score FROM (
+    SELECT DISTINCT ON (doc) row_id, doc, score FROM (
       SELECT row_id, doc, score FROM whole UNION ALL SELECT row_id, doc, score FROM partial
     ) AS c ORDER BY doc, score DESC, row_id
   ) AS best
@@ -646,6 +862,15 @@ def _shape(search_filter: TextSearchFilter | None) -> tuple[Any, ...]:
         )
         for clause in search_filter.clauses
     )
+
+
+def vector_text(vector: Sequence[float]) -> str:
+    """pgvector's text form of a vector, sent as a bound parameter and cast with ``::vector``.
+
+    ``repr`` of a float is the shortest text that reads back as the same double, so nothing is
+    lost on the way (pgvector stores float4).
+    """
+    return "[" + ",".join(repr(float(x)) for x in vector) + "]"
 
 
 def term_slots(words: str) -> int:
@@ -688,6 +913,7 @@ def existing_spec(
     metadata_column: str | None,
     tsvector_column: str | None,
     text_columns: Sequence[str] | None,
+    embedding_column: str | None = None,
 ) -> TableSpec:
     def opt(value: str | None, what: str) -> str | None:
         return None if value is None else check_identifier(value, what)
@@ -709,4 +935,5 @@ def existing_spec(
         text_columns=columns,
         site_column=None,
         managed=False,
+        embedding_column=opt(embedding_column, "vector_column"),
     )
