@@ -346,3 +346,16 @@ def test_from_table_searches_an_existing_vector_column(
             embedder=recorder.embedder(),
             mode="semantic",
         )
+
+
+def test_pooled_connections_scan_hnsw_iteratively_only_with_an_embedder(
+    pg_dsn: str, pg_table: str, recorder: Recorder
+) -> None:
+    # pgvector stops an HNSW scan after ef_search rows unless told to go on: a filter would
+    # then leave pages short. Every pooled connection of an instance with an embedder says so.
+    show = "SELECT current_setting('hnsw.iterative_scan', true)"
+    with PostgresTextSearch(pg_dsn, table=pg_table, embedder=recorder.embedder()) as search:
+        search.create_schema_sync()
+        assert search._sync.run(lambda conn: conn.execute(show).fetchone()[0]) == "strict_order"
+    with PostgresTextSearch(pg_dsn, table=pg_table) as plain:
+        assert plain._sync.run(lambda conn: conn.execute(show).fetchone()[0]) in (None, "off")

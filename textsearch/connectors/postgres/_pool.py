@@ -21,13 +21,13 @@ from textsearch.errors import TextSearchError
 
 T = TypeVar("T")
 
-# Every pooled connection: the statement timeout, and pgvector's iterative index scans (0.8+),
-# which keep an HNSW scan going until enough rows pass a search's filters, in exact distance
-# order. Setting a pgvector parameter before the extension is loaded is allowed (PostgreSQL
-# keeps it as a placeholder), so tables without vectors are not affected.
-_CONFIGURE = (
-    "SELECT set_config('statement_timeout', %s, false), "
-    "set_config('hnsw.iterative_scan', 'strict_order', false)"
+_CONFIGURE = "SELECT set_config('statement_timeout', %s, false)"
+# With vectors: pgvector's iterative index scans (0.8+), which keep an HNSW scan going until
+# enough rows pass a search's filters, in exact distance order. An older pgvector that is
+# already loaded refuses the unknown parameter: then searches run without it.
+_CONFIGURE_VECTORS = (
+    "DO $$BEGIN PERFORM set_config('hnsw.iterative_scan', 'strict_order', false); "
+    "EXCEPTION WHEN OTHERS THEN NULL; END$$"
 )
 
 
@@ -42,6 +42,7 @@ class PoolSettings:
     statement_timeout: float
     pool_timeout: float
     connect_timeout: float
+    vectors: bool = False
 
     def connection_kwargs(self) -> dict[str, Any]:
         # libpq counts connect_timeout in whole seconds (and treats 1 as 2).
@@ -77,6 +78,8 @@ class SyncPool:
 
     def _configure(self, conn: Any) -> None:
         conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
+        if self.settings.vectors:
+            conn.execute(_CONFIGURE_VECTORS)
 
     def _get(self) -> Any:
         if self._pool is not None:
@@ -180,6 +183,8 @@ class AsyncPool:
 
     async def _configure(self, conn: Any) -> None:
         await conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
+        if self.settings.vectors:
+            await conn.execute(_CONFIGURE_VECTORS)
 
     async def _get(self) -> Any:
         loop = asyncio.get_running_loop()

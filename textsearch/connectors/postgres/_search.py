@@ -380,6 +380,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             statement_timeout=float(timeout),
             pool_timeout=float(pool_timeout if pool_timeout is not None else timeout),
             connect_timeout=float(connect_timeout),
+            vectors=embedder is not None,
         )
         self._sync = SyncPool(settings)
         self._async = AsyncPool(settings)
