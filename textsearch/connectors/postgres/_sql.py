@@ -354,10 +354,10 @@ class Builder:
         )
         terms = [
             sql.SQL(
-                "coalesce(q.idfs[{i}] * (1 - {k} / ({scale} * ts_rank_cd({w}::float4[], {vec}, "
-                "q.tqs[{i}]) + {k})), 0)"
+                "coalesce(q.idf{i} * (1 - {k} / ({scale} * ts_rank_cd({w}::float4[], {vec}, "
+                "q.tq{i}) + {k})), 0)"
             ).format(
-                i=sql.Literal(i),
+                i=sql.SQL(str(i)),
                 k=norm,
                 scale=sql.Literal(TITLE_WEIGHT + 1),
                 w=weights,
@@ -391,7 +391,7 @@ class Builder:
         )
         text = self._tiers(_KEYWORD_CTES).replace("{where}", "{where}{exclude}")
         statement = sql.SQL(text).format(
-            query_cte=self._query_cte(bool(slots)),
+            query_cte=self._query_cte(bool(slots), slots),
             table=self.table,
             vec=self.vector(),
             rank=rank,
@@ -419,7 +419,7 @@ class Builder:
             else sql.SQL("{}({}, q.q_any)").format(self.rank, self.vector())
         )
         statement = sql.SQL(template.replace("{where}", "{where}{exclude}")).format(
-            query_cte=self._query_cte(bool(slots)),
+            query_cte=self._query_cte(bool(slots), slots),
             table=self.table,
             vec=self.vector(),
             rank=rank,
@@ -640,7 +640,7 @@ class Builder:
         )
         return statement, params
 
-    def _query_cte(self, statistics: bool = False) -> pgsql.Composable:
+    def _query_cte(self, statistics: bool = False, slots: int = 0) -> pgsql.Composable:
         """The CTEs ending in ``q`` (``q_all``, ``q_any``, ``n_terms``) of a search or count.
 
         The query's lexemes come from the same parser and dictionaries as the index; each is
@@ -657,7 +657,12 @@ class Builder:
             # BM25: the very common words come from the term statistics (exact, current)
             # rather than ANALYZE's sample; q also carries each lexeme's one-word tsquery and
             # inverse document frequency, and the average length.
-            return sql.SQL(_BM25_QUERY_CTE).format(
+            # Each scored lexeme's tsquery and idf as a column of its own: a candidate row reads
+            # q.tq1 rather than subscripting an array of tsqueries for every term.
+            columns = "".join(
+                f", tqs[{i}] AS tq{i}, idfs[{i}] AS idf{i}" for i in range(1, slots + 1)
+            )
+            return sql.SQL(_BM25_QUERY_CTE.replace("{slot_columns}", columns)).format(
                 cfg=self.config,
                 max_terms=sql.Literal(MAX_QUERY_TERMS),
                 stats=sql.Identifier(*self.spec.stats_table),
@@ -782,7 +787,10 @@ q0 AS (
          (SELECT array_agg(idf ORDER BY l) FROM terms) AS idfs,
          (SELECT avgdl FROM totals) AS avgdl
 ),
-q AS (SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms, tqs, idfs, avgdl FROM q0)"""
+q AS (
+  SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms, tqs, idfs, avgdl{slot_columns}
+  FROM q0
+)"""
 
 
 # Candidates: documents matching the whole websearch query (up to the cap), then documents with
