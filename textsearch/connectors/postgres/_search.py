@@ -160,6 +160,12 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         snippet_words: Half the length of a snippet, in words (a snippet is one window of
             about twice this many words: it used to be two fragments of this length).
         batch_size: Documents per transaction when writing.
+        embedder: An :class:`~textsearch.embeddings.Embedder`: :meth:`create_schema` adds a
+            pgvector column (HNSW, cosine) and records the model; passages are embedded when
+            written (in every mode), queries in ``"semantic"`` and ``"hybrid"`` modes.
+        mode: ``"keyword"``, ``"semantic"`` (by meaning only) or ``"hybrid"`` (both, fused by
+            reciprocal rank in one statement); default ``"hybrid"`` with an embedder, else
+            ``"keyword"``.
         string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
             :meth:`search` returns.
         text_search_result_mapper: Custom mapping of a :class:`PostgresDocument` to a
@@ -167,7 +173,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
 
     Raises:
         ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
-        ConfigurationError: An invalid DSN, identifier or number.
+        ConfigurationError: An invalid DSN, identifier or number; a ``mode`` that needs an
+            embedder without one; ``embedder`` not an ``Embedder``.
 
     The total time of one call is bounded by ``pool_timeout + timeout`` (plus
     ``connect_timeout`` for a connection opened on the way); a call retried once after a
@@ -685,11 +692,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         A table made by the first version of this connector (one row per document) is
         upgraded in place to one row per passage: its rows stay searchable as they are, and
         the next :meth:`index_path` re-reads the files it indexed so they are split into
-        passages. The upgrade rewrites the table once (its vector column is rebuilt).
+        passages. The upgrade rewrites the table once (its vector column is rebuilt). The
+        term statistics BM25 ranks with are built from the rows there (one scan) when they
+        are missing. With an embedder: the pgvector extension, a ``vector(N)`` column with an
+        HNSW (cosine) index, and the model recorded on the column (the embedder is called
+        once to learn ``N`` if it does not declare it).
 
         Raises:
-            ConfigurationError: An existing-table instance, or an unknown text-search config.
-            ProviderError: The server refused (for example no CREATE right).
+            ConfigurationError: An existing-table instance, an unknown text-search config, or
+                a table holding another embedding model's (or dimension count's) vectors.
+            ProviderError: The server refused (for example no CREATE right, or pgvector is
+                not installed), or the embedder failed.
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("create_schema")
@@ -823,10 +836,16 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         Returns:
             How many documents were written.
 
+        With an embedder, every passage is embedded (title, section heading and text)
+        before anything is written: if embedding fails, nothing is.
+
         Raises:
             InvalidRequestError: A document or a metadata key is invalid.
-            ConfigurationError: An existing-table instance (read-only).
+            ConfigurationError: An existing-table instance (read-only), or a table without
+                the embedder's vector column or with another model's.
             NotFoundError: The table does not exist (call :meth:`create_schema`).
+            ProviderError: The embedder failed or returned malformed vectors
+                (``ResponseFormatError``).
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("add_documents")
