@@ -113,8 +113,9 @@ class TableSpec:
 EMBEDDING_COLUMN = "embedding"
 #: reciprocal rank fusion's constant: a result's share is 1 / (RRF_K + its rank in an arm)
 RRF_K = 60
-#: hybrid search fuses at least this many of each arm's best results
-HYBRID_CANDIDATES = 60
+#: hybrid search fuses at least this many of each arm's best results (60: 8.1 ms of server CPU per
+#: typical query at 20k passages, 20: 6.6 ms; the fused top 10 rarely reaches past rank 20)
+HYBRID_CANDIDATES = 20
 
 
 def managed_spec(table: str, config: str, embedding: bool = False) -> TableSpec:
