@@ -118,7 +118,7 @@ def _execute(statement: Any, params: Any, conn: Any) -> None:
 
 def _params_of(statement: Any, params: dict[str, Any]) -> dict[str, Any] | None:
     """The parameters of a statement that has placeholders (DDL takes none)."""
-    return params if "%(" in statement.as_string(None) else None
+    return params if b"%(" in statement.as_bytes(None) else None
 
 
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:

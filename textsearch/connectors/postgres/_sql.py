@@ -544,7 +544,8 @@ class Builder:
         arms are fused by document, represented by the passage its better arm ranked higher.
         """
         k = max(top + skip, HYBRID_CANDIDATES)
-        keyword, params = self.search(
+        # The keyword search's parameters (its statement text is rebuilt below as CTEs).
+        _, params = self.search(
             query,
             search_filter,
             top=k,
@@ -581,7 +582,6 @@ class Builder:
             statement = sql.SQL(template).format(**fmt)
             rendered = statement.as_bytes(None)
             self._remember(key, rendered)
-        del keyword
         return rendered, params
 
     def vector_count(
