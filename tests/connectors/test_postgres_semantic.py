@@ -359,3 +359,25 @@ def test_pooled_connections_scan_hnsw_iteratively_only_with_an_embedder(
         assert search._sync.run(lambda conn: conn.execute(show).fetchone()[0]) == "relaxed_order"
     with PostgresTextSearch(pg_dsn, table=pg_table) as plain:
         assert plain._sync.run(lambda conn: conn.execute(show).fetchone()[0]) in (None, "off")
+
+
+def test_hybrid_by_document_counts_a_document_once_per_arm(
+    pg_dsn: str, pg_table: str, recorder: Recorder
+) -> None:
+    # "guide" has three passages near "halt" by meaning, none with the word; "worker" has
+    # the word and is a little further by meaning. Counted once per arm, worker (both arms)
+    # beats guide (one arm); summing guide's three passages would put it first.
+    guide = "# Guide\n\nIntro.\n\n## A\n\nAbort it.\n\n## B\n\nCancel it.\n\n## C\n\nKill it.\n"
+    docs = [
+        {"id": "guide", "title": "Guide", "text": guide},
+        {"id": "worker", "title": "Worker", "text": "halt the job now"},
+    ]
+    with PostgresTextSearch(
+        pg_dsn, table=pg_table, embedder=recorder.embedder(), one_per_document=True
+    ) as search:
+        search.create_schema_sync()
+        search.add_documents_sync(docs, chunk=True)
+        found = search.get_search_results_sync("halt", top=2)
+        assert ids(found) == ["worker", "guide"]
+        assert found[0].score is not None and found[1].score is not None
+        assert found[1].score == pytest.approx(1 / 61)
