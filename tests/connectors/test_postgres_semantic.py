@@ -381,3 +381,36 @@ def test_hybrid_by_document_counts_a_document_once_per_arm(
         assert ids(found) == ["worker", "guide"]
         assert found[0].score is not None and found[1].score is not None
         assert found[1].score == pytest.approx(1 / 61)
+
+
+def test_index_path_embeds_what_it_indexes_and_only_what_changed(
+    pg_dsn: str, pg_table: str, recorder: Recorder, tmp_path: Any
+) -> None:
+    (tmp_path / "cancel.md").write_text("# Cancelling tasks\n\nPress cancel to abort.\n")
+    (tmp_path / "food.md").write_text("# Cooking\n\nBoil pasta.\n")
+    with PostgresTextSearch(
+        pg_dsn, table=pg_table, embedder=recorder.embedder(), mode="semantic"
+    ) as search:
+        search.create_schema_sync()
+        search.index_path(tmp_path)
+        assert all(has for _, has in rows(pg_dsn, pg_table))
+        first = len(recorder.documents)
+        found = search.get_search_results_sync("halt a runaway job")
+        assert found[0].title == "Cancelling tasks"
+        (tmp_path / "food.md").write_text("# Cooking\n\nBoil pasta with basil.\n")
+        search.index_path(tmp_path)
+        # Only the changed file was embedded again.
+        assert all("Cancelling" not in text for text in recorder.documents[first:])
+        assert any("basil" in text for text in recorder.documents[first:])
+
+
+def test_embed_missing_refuses_an_existing_table(pg_dsn: str, recorder: Recorder) -> None:
+    search = PostgresTextSearch.from_table(
+        pg_dsn,
+        table="anything",
+        value_column="body",
+        vector_column="emb",
+        embedder=recorder.embedder(),
+    )
+    with pytest.raises(ConfigurationError, match="read-only"):
+        search.embed_missing_sync()
