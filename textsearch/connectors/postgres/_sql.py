@@ -159,9 +159,25 @@ class Builder:
         # older version, before create_schema() ran again): word frequency.
         self.rank = sql.SQL("ts_rank" if self.bm25 else rank_function)  # a known name
         self.one_per_document = one_per_document
+        # Results are collapsed by document (one_per_document) or, in the managed table, by
+        # section: passages of one section share its link, and one result stands for them.
+        self.collapse = one_per_document or spec.passage_columns
         self._rendered: dict[tuple[Any, ...], bytes] = {}
 
     # -- pieces --------------------------------------------------------------------------
+
+    def group(self) -> pgsql.Composable:
+        """What one result stands for: a document, a section (its link), or a row.
+
+        A managed passage with a section anchor links to ``file#anchor``, shared by every
+        passage of that section (a long section is split into several); one without links to
+        itself (``#L<line>``, or the document for its first passage).
+        """
+        if self.one_per_document:
+            return self.col(self.spec.id_column)
+        if self.spec.passage_columns:
+            return sql.SQL("(d.id || coalesce('#' || d.anchor, '@' || d.passage::text))")
+        return sql.SQL("NULL")
 
     def col(self, name: str | None) -> pgsql.Composable:
         if name is None:
@@ -369,7 +385,7 @@ class Builder:
         return sql.SQL("({} * ({}))").format(sql.Literal(BM25_K1 + 1), sql.SQL(" + ").join(terms))
 
     def _tiers(self, template: str) -> str:
-        top = _TOP_BEST if self.one_per_document else _TOP_ALL
+        top = _TOP_BEST if self.collapse else _TOP_ALL
         tiers = {
             "{top_whole}": top.replace("{score}", "1 + rank / (1 + rank)").replace(
                 "{candidates}", _WHOLE
@@ -377,7 +393,7 @@ class Builder:
             "{top_partial}": top.replace("{score}", "rank / (1 + rank)").replace(
                 "{candidates}", _PARTIAL
             ),
-            "{ranked}": _RANKED_BEST if self.one_per_document else _RANKED_ALL,
+            "{ranked}": _RANKED_BEST if self.collapse else _RANKED_ALL,
         }
         for name, text in tiers.items():
             template = template.replace(name, text)
@@ -398,7 +414,7 @@ class Builder:
             rank=rank,
             where=where,
             exclude=self._exclusion(negative),
-            doc=self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            doc=self.group(),
             key=sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
         )
         # Braces in the rendered text would be read as placeholders by the next format().
@@ -427,7 +443,7 @@ class Builder:
             where=where,
             exclude=exclude,
             id=self.col(self.spec.id_column),
-            doc=self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            doc=self.group(),
             name=self.col(self.spec.name_column),
             value=self.col(self.spec.value_column),
             link=self.col(self.spec.link_column),
@@ -471,7 +487,7 @@ class Builder:
             "table": self.table,
             "emb": self.col(self.spec.embedding_column),
             "key": sql.SQL("d.ctid") if self.spec.managed else self.col(self.spec.id_column),
-            "doc": self.col(self.spec.id_column) if self.one_per_document else sql.SQL("NULL"),
+            "doc": self.group(),
             "where": where,
             "exclude": self._exclusion(negative),
             "id": self.col(self.spec.id_column),
@@ -497,18 +513,19 @@ class Builder:
     ) -> tuple[bytes, dict[str, Any]]:
         """Passages by cosine similarity to the query's vector (score ``1 - distance``).
 
-        With ``one_per_document``, the best passage of each document among the nearest
+        One result per section of the managed table (per document with
+        ``one_per_document``): the best passage of each among the nearest
         ``4 x (top + skip)`` passages (at least 40).
         """
         params, where, negative = self._vector_parts(query, search_filter, vector)
         need = top + skip
-        params.update(top=top, skip=skip, k=max(4 * need, 40) if self.one_per_document else need)
+        params.update(top=top, skip=skip, k=max(4 * need, 40) if self.collapse else need)
         key = ("semantic", negative, _shape(search_filter))
         rendered = self._rendered.get(key)
         if rendered is None:
             best = (
                 "SELECT DISTINCT ON (doc) row_id, dist FROM near ORDER BY doc, dist, row_id"
-                if self.one_per_document
+                if self.collapse
                 else "SELECT row_id, dist FROM near"
             )
             template = (
@@ -540,8 +557,9 @@ class Builder:
 
         Each arm ranks its best ``max(top + skip, HYBRID_CANDIDATES)`` (after the filters
         and exclusions, which both arms apply before ranking); a result's score is the sum of
-        ``1 / (RRF_K + rank)`` over the arms that found it. With ``one_per_document`` the
-        arms are fused by document, represented by the passage its better arm ranked higher.
+        ``1 / (RRF_K + rank)`` over the arms that found it. The arms are fused by section of
+        the managed table (by document with ``one_per_document``), each counted once per arm
+        and represented by the passage its better arm ranked higher.
         """
         k = max(top + skip, HYBRID_CANDIDATES)
         # The keyword search's parameters (its statement text is rebuilt below as CTEs).
@@ -560,7 +578,7 @@ class Builder:
         rendered = self._rendered.get(key)
         if rendered is None:
             keyword_cte = self._keyword_ctes(where, negative, slots)
-            group = "doc" if self.one_per_document else "row_id"
+            group = "doc" if self.collapse else "row_id"
             template = (
                 keyword_cte + ", near AS (" + self._near().as_string(None) + "), arms AS ("
                 f"SELECT row_id, doc, 1 AS arm, 1.0 / ({RRF_K} + row_number() OVER "
@@ -604,8 +622,8 @@ class Builder:
         statement = sql.SQL(
             "WITH {query_cte} SELECT {counted} FROM {table} AS d, q WHERE {reach}{where}{exclude}"
         ).format(
-            counted=sql.SQL("count(DISTINCT {})").format(self.col(self.spec.id_column))
-            if self.one_per_document
+            counted=sql.SQL("count(DISTINCT {})").format(self.group())
+            if self.collapse
             else sql.SQL("count(*)"),
             query_cte=self._query_cte(False),
             table=self.table,
@@ -634,8 +652,8 @@ class Builder:
             "WITH {query_cte} SELECT {counted} FROM {table} AS d, q "
             "WHERE ({vec} @@ q.q_all OR {vec} @@ q.q_any){where}{exclude}"
         ).format(
-            counted=sql.SQL("count(DISTINCT {})").format(self.col(self.spec.id_column))
-            if self.one_per_document
+            counted=sql.SQL("count(DISTINCT {})").format(self.group())
+            if self.collapse
             else sql.SQL("count(*)"),
             query_cte=self._query_cte(statistics),
             table=self.table,
