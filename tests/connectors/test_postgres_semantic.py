@@ -404,6 +404,13 @@ def test_index_path_embeds_what_it_indexes_and_only_what_changed(
         assert any("basil" in text for text in recorder.documents[first:])
 
 
+def test_from_table_embedder_needs_vector_column(pg_dsn: str, recorder: Recorder) -> None:
+    with pytest.raises(ConfigurationError, match="vector_column"):
+        PostgresTextSearch.from_table(
+            pg_dsn, table="anything", value_column="body", embedder=recorder.embedder()
+        )
+
+
 def test_embed_missing_refuses_an_existing_table(pg_dsn: str, recorder: Recorder) -> None:
     search = PostgresTextSearch.from_table(
         pg_dsn,

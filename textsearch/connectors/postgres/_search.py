@@ -326,8 +326,12 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                 "embedder must be an Embedder (see textsearch.embeddings), "
                 f"not {type(embedder).__name__}"
             )
+        if embedder is not None and not spec.embedding_column:
+            raise ConfigurationError(
+                "from_table: embedder= needs vector_column=, the table's pgvector column"
+            )
         if mode is None:
-            mode = "hybrid" if embedder is not None and spec.embedding_column else "keyword"
+            mode = "hybrid" if embedder is not None else "keyword"
         if mode not in MODES:
             raise ConfigurationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         if mode != "keyword" and (embedder is None or not spec.embedding_column):
