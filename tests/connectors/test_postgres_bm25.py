@@ -198,3 +198,15 @@ def test_from_table_refuses_bm25(pg_dsn: str, pg_table: str) -> None:
         PostgresTextSearch.from_table(
             pg_dsn, table=pg_table, value_column="body", rank_function="bm25"
         )
+
+
+def test_statistics_of_a_dropped_table_are_not_reused(
+    search: PostgresTextSearch, pg_dsn: str, pg_table: str
+) -> None:
+    search.add_documents_sync(DOCS)
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP TABLE "{pg_table}"')  # the statistics table stays behind
+    search.create_schema_sync()
+    search.add_documents_sync(DOCS[:2])
+    assert stored_stats(pg_dsn, pg_table) == recounted_stats(pg_dsn, pg_table)
+    assert stored_stats(pg_dsn, pg_table)[""][0] == 2

@@ -90,6 +90,9 @@ class SchemaBuilder:
         """One row: whether the statistics table exists (tables of older versions lack it)."""
         return sql.SQL("SELECT to_regclass(%s) IS NOT NULL"), (self.stats_regclass_name(),)
 
+    def drop_stats(self) -> pgsql.Composable:
+        return sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(*self.spec.stats_table))
+
     def create_stats(self) -> list[pgsql.Composable]:
         """Create the statistics table and fill it from the rows already there."""
         stats = sql.Identifier(*self.spec.stats_table)

@@ -718,6 +718,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                 await conn.execute(schema.lock())
                 cursor = await conn.execute(*schema.probe())
                 columns = {row[0] for row in await cursor.fetchall()}
+                if not columns:  # a new table: statistics left by a dropped one are stale
+                    await conn.execute(schema.drop_stats())
                 if schema.needs_upgrade(columns):
                     cursor = await conn.execute(*schema.primary_key())
                     key = await cursor.fetchone()
@@ -758,6 +760,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             with conn.transaction():
                 conn.execute(schema.lock())
                 columns = {row[0] for row in conn.execute(*schema.probe()).fetchall()}
+                if not columns:  # a new table: statistics left by a dropped one are stale
+                    conn.execute(schema.drop_stats())
                 if schema.needs_upgrade(columns):
                     key = conn.execute(*schema.primary_key()).fetchone()
                     for statement in schema.upgrade(key[0] if key else None):
