@@ -349,15 +349,15 @@ async def test_async_create_schema_upgrades_too(pg_dsn: str, pg_table: str) -> N
         assert [d.id for d in found] == ["x"]
 
 
-def test_rank_function_is_one_of_two_and_both_rank(pg_dsn: str, pg_table: str) -> None:
+def test_rank_function_is_one_of_three_and_each_ranks(pg_dsn: str, pg_table: str) -> None:
     with pytest.raises(ConfigurationError):
-        PostgresTextSearch(pg_dsn, table=pg_table, rank_function="bm25")  # type: ignore[arg-type]
+        PostgresTextSearch(pg_dsn, table=pg_table, rank_function="bm42")  # type: ignore[arg-type]
     docs = [
         {"id": "title", "title": "Walrus", "text": "Notes on tusks."},
         {"id": "body", "title": "Notes", "text": "A walrus was seen. Tusks too."},
         {"id": "none", "title": "Other", "text": "Penguins."},
     ]
-    for rank in ("ts_rank", "ts_rank_cd"):
+    for rank in ("bm25", "ts_rank", "ts_rank_cd"):
         with PostgresTextSearch(pg_dsn, table=pg_table, rank_function=rank) as search:
             search.create_schema_sync()
             search.add_documents_sync(docs)

@@ -2,8 +2,9 @@
 
 Messages are built from the server's message and from the non-secret parts of the connection
 string (host, port, database, user); the password never reaches a message, a hint or a repr.
-Original exceptions are never chained: the SDK's error is raised outside the ``except`` block,
-so neither ``__cause__`` nor ``__context__`` reaches psycopg's error (which can show the DSN).
+Original exceptions are never chained: the documented error is raised outside the ``except``
+block that caught psycopg's, so neither ``__cause__`` nor ``__context__`` reaches an exception
+that may hold the connection string (psycopg's errors keep the failed connection).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def parse_dsn(dsn: str) -> dict[str, str]:
         return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     except Exception:
         pass
-    # Raised outside the except block: the parser's error quotes the DSN, which may hold a
-    # password, and must not stay reachable as __context__ either.
+    # The parser's message quotes the DSN, which may hold a password: never repeat it, and
+    # raise outside the except block so the parser's error is not even the __context__.
     raise ConfigurationError(
         "the PostgreSQL DSN is not a valid connection string "
         "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
