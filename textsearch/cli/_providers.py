@@ -6,12 +6,15 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textsearch._types import TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.cli._common import UsageError, close, default_index_file
 from textsearch.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local import LocalTextSearch
 from textsearch.registry import find_provider, get_provider, providers
 
 ProviderBuilder = Callable[[argparse.Namespace], TextSearch]
@@ -33,17 +36,18 @@ def local_from_args(args: argparse.Namespace, *, index: bool = True) -> TextSear
             raise ConfigurationError(
                 f"--db {db!r}: no such index file (build one with: textsearch index DIR --db FILE)"
             )
-        return LocalTextSearch(db)
+        return open_local(Path(db), getattr(args, "embedder", None))
     folder = Path(getattr(args, "path", None) or ".")
     if not folder.exists():
         raise ConfigurationError(f"--path {str(folder)!r}: no such file or folder")
     db_path = Path(db) if db else default_index_file(folder)
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    spec = getattr(args, "embedder", None)
     try:
-        search = LocalTextSearch(db_path)
+        search = open_local(db_path, spec)
     except ConfigurationError:
-        if db:
-            raise  # the user's own file: never delete it
+        if db or spec:
+            raise  # the user's own file, or their embedder's error: never delete the file
         # Our cache file is disposable: built by another version, or damaged. Rebuild it.
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db_path}{suffix}").unlink(missing_ok=True)
@@ -222,3 +226,36 @@ def add_provider_arguments(parser: argparse.ArgumentParser, *, cache: bool = Fal
         metavar="FILE",
         help="index file for --provider local (default: a cache file per folder)",
     )
+    add_embedder_argument(parser)
+
+
+def add_embedder_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--embedder SPEC`` (local index: semantic and hybrid search)."""
+    parser.add_argument(
+        "--embedder",
+        metavar="SPEC",
+        help="embed passages for semantic and hybrid search of the local index: minilm (the "
+        "offline model, extra [onnx]), openai:MODEL, ollama:MODEL, onnx:PATH, "
+        "model2vec:PATH_OR_NAME...; remembered in the index, so later searches of it use "
+        "the same embedder",
+    )
+
+
+def open_local(path: Path, spec: str | None) -> LocalTextSearch:
+    """``LocalTextSearch(path)`` with the embedder ``spec`` names, else the one the index
+    remembers (``embedding_spec``), else none.
+
+    Raises:
+        ConfigurationError: A bad spec, a missing extra, or an index made with another model.
+    """
+    from textsearch.connectors.local import LocalTextSearch
+    from textsearch.embeddings import from_spec
+
+    if spec:
+        return LocalTextSearch(path, embedder=from_spec(spec))
+    search = LocalTextSearch(path)
+    remembered = search.embedding_spec
+    if not remembered:
+        return search
+    search.close()
+    return LocalTextSearch(path, embedder=from_spec(remembered))

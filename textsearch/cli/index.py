@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from textsearch.cli._common import EXIT_OK, Progress, UsageError, default_index_file
-from textsearch.cli._providers import postgres_from_args
+from textsearch.cli._providers import add_embedder_argument, open_local, postgres_from_args
 from textsearch.errors import ConfigurationError
 
 
@@ -25,14 +25,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         choices=("local", "postgres"),
         help="local (an index file, default) or postgres (TEXTSEARCH_POSTGRES_DSN)",
     )
+    add_embedder_argument(index)
     index.set_defaults(handler=run)
     return index
 
 
 def run(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``textsearch index``; returns the exit code."""
-    from textsearch.connectors.local import LocalTextSearch
-
     folder = Path(args.dir)
     if not folder.exists():
         raise ConfigurationError(f"{args.dir!r}: no such file or folder")
@@ -41,7 +40,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     db_path = Path(args.db) if args.db else default_index_file(folder)
     db_path.parent.mkdir(parents=True, exist_ok=True)
     progress = Progress(sys.stderr)
-    with LocalTextSearch(db_path) as search:
+    with open_local(db_path, args.embedder) as search:
         report = search.index_path(folder, progress=progress)
         progress.finish()
         total = search.document_count
@@ -58,6 +57,8 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
 def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
     if args.db:
         raise UsageError("--db applies to --provider local only")
+    if args.embedder:
+        raise UsageError("--embedder applies to --provider local only")
     progress = Progress(sys.stderr)
     with postgres_from_args(args) as search:
         search.create_schema_sync()

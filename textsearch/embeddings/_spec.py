@@ -29,6 +29,25 @@ def _bad(spec: object, why: str) -> ConfigurationError:
 
 
 def from_spec(spec: str) -> Embedder:
+    """Build the embedder a spec names, marked with that spec (``embedder.spec``).
+
+    The mark lets an index record how to rebuild its embedder: ``textsearch index DIR
+    --embedder minilm`` once, and later searches of that index use the same embedder.
+    See :func:`_build` for the forms.
+
+    Raises:
+        ConfigurationError: An unknown or incomplete spec, a missing extra, a missing key
+            or model (the message says which).
+    """
+    embedder = _build(spec)
+    try:
+        embedder.spec = spec.strip()  # type: ignore[attr-defined]
+    except AttributeError:  # a class with __slots__: it simply goes unrecorded
+        pass
+    return embedder
+
+
+def _build(spec: str) -> Embedder:
     """Build the embedder a spec names.
 
     Forms: ``minilm`` (the offline default: all-MiniLM-L6-v2, int8 ONNX, from installed

@@ -82,6 +82,8 @@ __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "
 MARKDOWN_TEXT_VERSION = "2"
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _BATCH_FILES = 100
+#: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
+_SPEC_KEY = "embedding_spec"
 _MODES = ("keyword", "semantic", "hybrid")
 # Passages taken from the top of each arm in hybrid mode: a page is cut from the fusion of
 # at least this many (more when the page reaches deeper).
@@ -345,13 +347,31 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 self._set_vector_meta(_vectors.MODEL_KEY, embedder.model)
                 if dims is not None:
                     self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
-                return
-            if model != embedder.model or (
+            elif model != embedder.model or (
                 dims is not None and stored is not None and int(stored) != dims
             ):
                 raise self._mismatch(model, stored, embedder.model, dims)
-            if stored is None and dims is not None:
+            elif stored is None and dims is not None:
                 self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
+            spec = getattr(embedder, "spec", None)
+            if isinstance(spec, str) and spec:
+                self._set_vector_meta(_SPEC_KEY, spec)
+
+    @property
+    def embedding_spec(self) -> str | None:
+        """How the embedder of this index's vectors was named when it was built
+        (``"minilm"``, ``"openai:text-embedding-3-small"``...), if it came from
+        :func:`textsearch.embeddings.from_spec`; readable without an embedder, so the
+        command line reopens an index with the embedder it was made with.
+
+        Raises:
+            ConfigurationError: The index was closed.
+        """
+        with self._lock, documented_errors(self.path):
+            row = self._db.execute(
+                "SELECT value FROM textsearch_meta WHERE key = ?", (_SPEC_KEY,)
+            ).fetchone()
+        return str(row[0]) if row else None
 
     def _mismatch(
         self, model: str, stored: str | None, wanted: str, dims: int | None
@@ -530,11 +550,14 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     return 0
                 count = self._db.execute("DELETE FROM passage_vectors").rowcount
                 self._db.execute(
-                    "DELETE FROM textsearch_meta WHERE key IN (?, ?)",
-                    (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY),
+                    "DELETE FROM textsearch_meta WHERE key IN (?, ?, ?)",
+                    (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY, _SPEC_KEY),
                 )
                 if self.embedder is not None:
                     self._set_vector_meta(_vectors.MODEL_KEY, self.embedder.model)
+                    spec = getattr(self.embedder, "spec", None)
+                    if isinstance(spec, str) and spec:
+                        self._set_vector_meta(_SPEC_KEY, spec)
                 _vectors.bump_generation(self._db)
                 return int(count)
 
