@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
+    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
@@ -40,6 +41,9 @@ __all__ = [
     "SearxngResult",
     "PostgresDocument",
     "PostgresTextSearch",
+    # vector databases (DESIGN 11.3)
+    "ChromaDocument",
+    "ChromaTextSearch",
 ]
 
 #: public name -> module that defines it
@@ -62,6 +66,8 @@ LAZY_EXPORTS: dict[str, str] = {
     "SearxngResult": "textsearch.connectors.web.searxng",
     "PostgresTextSearch": "textsearch.connectors.postgres",
     "PostgresDocument": "textsearch.connectors.postgres",
+    "ChromaTextSearch": "textsearch.connectors.vectors.chroma",
+    "ChromaDocument": "textsearch.connectors.vectors.chroma",
 }
 
 

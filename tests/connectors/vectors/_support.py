@@ -74,9 +74,9 @@ StoreFactory = Callable[..., Any]
 
 
 def chroma_factory(tmp_path: Path) -> StoreFactory:
-    from textsearch.connectors.vectors import ChromaTextSearch
-
     import chromadb
+
+    from textsearch.connectors.vectors import ChromaTextSearch
 
     client = chromadb.EphemeralClient()
 

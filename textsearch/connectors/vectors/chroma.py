@@ -9,6 +9,7 @@ ranking): search is dense, by the embedder's vector of the query.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import os
 import re
@@ -54,6 +55,8 @@ PROVIDER = "chroma"
 #: metadata key holding ``#anchor`` / ``#L12`` of a passage within its document's link
 FRAGMENT_KEY = "link_fragment"
 _DIMENSION = re.compile(r"dimension of (\d+), got (\d+)")
+#: Chroma's rule for collection names, checked at construction instead of at the first call
+_COLLECTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{1,510})[A-Za-z0-9]")
 _BLOCKING_POOL: concurrent.futures.ThreadPoolExecutor | None = None
 
 
@@ -105,8 +108,9 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     Raises:
         ImportError: chromadb is not installed (``pip install "textsearch-sdk[chroma]"``).
-        ConfigurationError: An invalid argument (a URL with a path or credentials, a field
-            name that is not an identifier, a non-positive timeout).
+        ConfigurationError: An invalid argument (a URL with a path or credentials, a
+            collection name Chroma does not allow, a field name that is not an identifier, a
+            non-positive timeout).
 
     Filters: ``equal_to`` on ``id``, ``link``, ``site`` (subdomains match too) and metadata
     keys, ``any_tag_equal_to`` on metadata keys holding lists; translated to a Chroma
@@ -145,6 +149,11 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             text_search_result_mapper=text_search_result_mapper,
         )
         self._chromadb = require("chromadb", "chroma", self.connector)
+        if not _COLLECTION.fullmatch(self.collection):
+            raise ConfigurationError(
+                f"{self.collection!r} is not a Chroma collection name: 3-512 characters from "
+                "letters, digits, '.', '_' and '-', starting and ending with a letter or digit"
+            )
         self.text_field = check_field_name(text_field, "text_field")
         self.title_field = check_field_name(title_field, "title_field")
         self.link_field = check_field_name(link_field, "link_field")
@@ -168,6 +177,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         self._collections: dict[bool, Any] = {}
         self._dimensions: int | None = None
         self._remote = False
+        self._owns_async = False
         api = self._chromadb.api
         if isinstance(client_or_location, (str, os.PathLike)):
             location = os.fspath(client_or_location)
@@ -242,6 +252,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
                     client = chromadb.EphemeralClient(settings=self._settings())
                 else:
                     client = chromadb.PersistentClient(path=self._path, settings=self._settings())
+                    self._created.append(client)  # releases the folder's SQLite file
                 self._sync_client = client
         return self._sync_client
 
@@ -252,6 +263,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             return None  # in-process: the blocking client, in a worker thread
         client = await self._chromadb.AsyncHttpClient(**self._client_kwargs())
         self._async_client = client
+        self._owns_async = True
         return client
 
     # -- calls ---------------------------------------------------------------------------
@@ -621,17 +633,54 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     # -- resources -----------------------------------------------------------------------
 
+    async def aclose(self) -> None:
+        """Release the clients this connector created (never an injected client)."""
+        if self._owns_async and self._async_client is not None:
+            # Chroma's async client keeps one httpx client per event loop, in a dict shared by
+            # every async client of the process; the one of this loop is closed and removed
+            # (the next call of any client on this loop opens a new one).
+            server = getattr(self._async_client, "_server", None)
+            shared = getattr(type(server), "_clients", None)
+            if isinstance(shared, dict):
+                http = shared.pop(hash(asyncio.get_running_loop()), None)
+                if http is not None:
+                    try:
+                        await http.aclose()
+                    except Exception:  # closing is best effort
+                        pass
+            self._async_client = None
+            self._owns_async = False
+        self.close()
+
     def close(self) -> None:
         """Release the HTTP client this connector created (never an injected client)."""
         self._collections.clear()
         for client in self._created:
-            close = getattr(client, "close", None)
-            if callable(close):
-                try:
-                    close()
-                except Exception:  # closing is best effort; nothing to report to a caller
-                    pass
+            try:
+                _close_client(client)
+            except Exception:  # closing is best effort; nothing to report to a caller
+                pass
         self._created.clear()
+        self._sync_client = None if self._url or self._path else self._sync_client
+
+
+def _close_client(client: Any) -> None:
+    """Close a client this connector made; its HTTP session too once Chroma let it go.
+
+    Chroma shares one "system" between the clients of a process that point at the same
+    place, counting references; ``close()`` stops it with the last one, but its HTTP
+    client keeps its session (and sockets) open. When ours was the last reference, the
+    session is closed too; while another client still uses the system, it is left alone.
+    """
+    client.close()
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    for each in (client, getattr(client, "_admin_client", None)):
+        if getattr(each, "_identifier", None) in SharedSystemClient._identifier_to_system:
+            continue  # another client still uses this system
+        session = getattr(getattr(each, "_server", None), "_session", None)
+        if session is not None:
+            session.close()
 
 
 def _is_http_client(client: Any) -> bool:
