@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
@@ -44,6 +45,8 @@ __all__ = [
     # vector databases (DESIGN 11.3)
     "ChromaDocument",
     "ChromaTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
 ]
 
 #: public name -> module that defines it
@@ -68,6 +71,8 @@ LAZY_EXPORTS: dict[str, str] = {
     "PostgresDocument": "textsearch.connectors.postgres",
     "ChromaTextSearch": "textsearch.connectors.vectors.chroma",
     "ChromaDocument": "textsearch.connectors.vectors.chroma",
+    "QdrantTextSearch": "textsearch.connectors.vectors.qdrant",
+    "QdrantDocument": "textsearch.connectors.vectors.qdrant",
 }
 
 

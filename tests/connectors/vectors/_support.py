@@ -46,8 +46,13 @@ DOCS: list[dict[str, Any]] = [
         "text": "# Retry policy\n\nRetry failed calls.\n\n## Backoff\n\n"
         "Exponential backoff with jitter between attempts.",
         "link": "https://docs.example.com/retry",
-        "metadata": {"tags": ["http", "python"], "lang": "en", "stars": 5, "score": 0.5,
-                     "draft": False},
+        "metadata": {
+            "tags": ["http", "python"],
+            "lang": "en",
+            "stars": 5,
+            "score": 0.5,
+            "draft": False,
+        },
     },
     {
         "id": "cache",
@@ -88,6 +93,28 @@ def chroma_factory(tmp_path: Path) -> StoreFactory:
 
     def count(name: str) -> int:
         return int(client.get_collection(name).count())
+
+    make.client = client  # type: ignore[attr-defined]
+    make.exists = exists  # type: ignore[attr-defined]
+    make.count = count  # type: ignore[attr-defined]
+    return make
+
+
+def qdrant_factory(tmp_path: Path) -> StoreFactory:
+    from qdrant_client import QdrantClient
+
+    from textsearch.connectors.vectors import QdrantTextSearch
+
+    client = QdrantClient(":memory:")
+
+    def make(collection: str, **kwargs: Any) -> Any:
+        return QdrantTextSearch(client, collection, **kwargs)
+
+    def exists(name: str) -> bool:
+        return bool(client.collection_exists(name))
+
+    def count(name: str) -> int:
+        return int(client.count(name, exact=True).count)
 
     make.client = client  # type: ignore[attr-defined]
     make.exists = exists  # type: ignore[attr-defined]

@@ -20,6 +20,7 @@ import pytest
 from tests.connectors.vectors._support import DOCS, CountingEmbedder, bag_of_words, unique_name
 from textsearch import (
     ConfigurationError,
+    InvalidRequestError,
     NotFoundError,
     SearchTransportError,
     TextSearchFilter,
@@ -81,7 +82,9 @@ def test_a_server_by_url_blocking_and_async(chroma_server: str) -> None:
         search.search_sync("retry")
     assert search.add_documents_sync(DOCS) == 3
     found = search.get_search_results_sync(
-        "backoff jitter", top=2, filter=TextSearchFilter().equal_to("site", "example.com"),
+        "backoff jitter",
+        top=2,
+        filter=TextSearchFilter().equal_to("site", "example.com"),
         include_total_count=True,
     )
     assert found.results[0].link == "https://docs.example.com/retry#backoff"
@@ -104,7 +107,10 @@ def test_a_server_by_url_blocking_and_async(chroma_server: str) -> None:
 def test_an_unreachable_server_is_a_transport_error_within_the_deadline() -> None:
     port = _free_port()  # nothing listens there once the socket is closed
     search = ChromaTextSearch(
-        f"http://127.0.0.1:{port}", "docs", embedder=CountingEmbedder(), timeout=3,
+        f"http://127.0.0.1:{port}",
+        "docs",
+        embedder=CountingEmbedder(),
+        timeout=3,
         headers={"Authorization": f"Bearer {SECRET}"},
     )
     for call in (
@@ -163,7 +169,11 @@ def test_an_existing_collection_with_its_own_field_names() -> None:
     results = search.get_search_results_sync("python event loop", top=2)
     first = results.results[0]
     assert isinstance(first, ChromaDocument)
-    assert (first.id, first.title, first.link) == ("p1", "Asyncio", "https://docs.python.org/asyncio")
+    assert (first.id, first.title, first.link) == (
+        "p1",
+        "Asyncio",
+        "https://docs.python.org/asyncio",
+    )
     assert first.metadata == {"lang": "python"}
     assert first.score is not None and first.score < results.results[1].score  # a distance
     only = search.get_search_results_sync(
@@ -193,6 +203,13 @@ def test_in_process_calls_run_in_a_worker_thread() -> None:
 
     loop_thread = asyncio.run(run())
     assert seen and seen[0] != loop_thread
+
+
+def test_metadata_keys_the_connector_writes_are_refused() -> None:
+    search = ChromaTextSearch(":memory:", unique_name(), embedder=CountingEmbedder())
+    for key in ("document_id", "title", "link_fragment", "text"):
+        with pytest.raises(InvalidRequestError, match="writes itself"):
+            search.add_documents_sync([{"id": "a", "text": "x", "metadata": {key: "b"}}])
 
 
 def test_without_chromadb_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:

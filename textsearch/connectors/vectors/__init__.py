@@ -11,12 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
 
-__all__ = ["ChromaDocument", "ChromaTextSearch"]
+__all__ = ["ChromaDocument", "ChromaTextSearch", "QdrantDocument", "QdrantTextSearch"]
 
 _MODULES = {
     "ChromaDocument": "textsearch.connectors.vectors.chroma",
     "ChromaTextSearch": "textsearch.connectors.vectors.chroma",
+    "QdrantDocument": "textsearch.connectors.vectors.qdrant",
+    "QdrantTextSearch": "textsearch.connectors.vectors.qdrant",
 }
 
 

@@ -163,8 +163,14 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             raise ConfigurationError(f"distance must be 'cosine', 'l2' or 'ip', got {distance!r}")
         self.distance = distance
         self._own_keys = frozenset(
-            (self.text_field, self.title_field, self.link_field, self.id_field, self.site_field,
-             FRAGMENT_KEY)
+            (
+                self.text_field,
+                self.title_field,
+                self.link_field,
+                self.id_field,
+                self.site_field,
+                FRAGMENT_KEY,
+            )
         )
         self._headers = dict(headers or {})
         self._tenant = tenant
@@ -695,9 +701,7 @@ def _parse_url(url: str) -> tuple[str, int, bool]:
     except ValueError:
         raise ConfigurationError("the Chroma URL is not a valid http(s) URL") from None
     if parts.username or parts.password:
-        raise ConfigurationError(
-            "put credentials for a Chroma server in headers=, not in the URL"
-        )
+        raise ConfigurationError("put credentials for a Chroma server in headers=, not in the URL")
     if parts.path not in ("", "/") or parts.query or parts.fragment or not parts.hostname:
         raise ConfigurationError(
             "a Chroma URL is http(s)://host[:port] (no path, query or fragment)"
