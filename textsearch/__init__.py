@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
     from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
@@ -132,6 +133,8 @@ __all__ = [
     "ChromaTextSearch",
     "QdrantDocument",
     "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
     from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
@@ -47,6 +48,8 @@ __all__ = [
     "ChromaTextSearch",
     "QdrantDocument",
     "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
 
 #: public name -> module that defines it
@@ -73,6 +76,8 @@ LAZY_EXPORTS: dict[str, str] = {
     "ChromaDocument": "textsearch.connectors.vectors.chroma",
     "QdrantTextSearch": "textsearch.connectors.vectors.qdrant",
     "QdrantDocument": "textsearch.connectors.vectors.qdrant",
+    "MilvusTextSearch": "textsearch.connectors.vectors.milvus",
+    "MilvusDocument": "textsearch.connectors.vectors.milvus",
 }
 
 

@@ -120,3 +120,38 @@ def qdrant_factory(tmp_path: Path) -> StoreFactory:
     make.exists = exists  # type: ignore[attr-defined]
     make.count = count  # type: ignore[attr-defined]
     return make
+
+
+_MILVUS: dict[str, Any] = {}
+
+
+def milvus_client() -> Any:
+    """One Milvus Lite file for the whole test session (each one is an engine process)."""
+    if "client" not in _MILVUS:
+        import tempfile
+
+        from pymilvus import MilvusClient
+
+        folder = tempfile.mkdtemp(prefix="textsearch-milvus-")
+        _MILVUS["client"] = MilvusClient(str(Path(folder) / "tests.db"))
+    return _MILVUS["client"]
+
+
+def milvus_factory(tmp_path: Path) -> StoreFactory:
+    from textsearch.connectors.vectors import MilvusTextSearch
+
+    client = milvus_client()
+
+    def make(collection: str, **kwargs: Any) -> Any:
+        return MilvusTextSearch(client, collection, **kwargs)
+
+    def exists(name: str) -> bool:
+        return bool(client.has_collection(name))
+
+    def count(name: str) -> int:
+        return int(client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
+
+    make.client = client  # type: ignore[attr-defined]
+    make.exists = exists  # type: ignore[attr-defined]
+    make.count = count  # type: ignore[attr-defined]
+    return make

@@ -19,6 +19,7 @@ from tests.connectors.vectors._support import (
     CountingEmbedder,
     bag_of_words,
     chroma_factory,
+    milvus_factory,
     qdrant_factory,
     unique_name,
 )
@@ -36,6 +37,7 @@ from textsearch.embeddings import FunctionEmbedder
 FACTORIES: dict[str, Callable[[Path], Any]] = {
     "chroma": chroma_factory,
     "qdrant": qdrant_factory,
+    "milvus": milvus_factory,
 }
 
 

@@ -11,13 +11,23 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
     from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
 
-__all__ = ["ChromaDocument", "ChromaTextSearch", "QdrantDocument", "QdrantTextSearch"]
+__all__ = [
+    "ChromaDocument",
+    "ChromaTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
+]
 
 _MODULES = {
     "ChromaDocument": "textsearch.connectors.vectors.chroma",
     "ChromaTextSearch": "textsearch.connectors.vectors.chroma",
+    "MilvusDocument": "textsearch.connectors.vectors.milvus",
+    "MilvusTextSearch": "textsearch.connectors.vectors.milvus",
     "QdrantDocument": "textsearch.connectors.vectors.qdrant",
     "QdrantTextSearch": "textsearch.connectors.vectors.qdrant",
 }

@@ -293,6 +293,11 @@ def check_filter(search_filter: TextSearchFilter | None, *, connector: str) -> l
                 f"{connector}: a filter on {kind} takes a string, got {type(value).__name__}",
                 field_name=name,
             )
+        if target != "metadata" and not str(value).strip():
+            # no document has an empty id, link or host (a store may keep "" for "none")
+            raise UnsupportedFilterError(
+                f"{connector}: a filter on {name!r} needs a non-empty value", field_name=name
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidRequestError(f"filter value for {name!r} must be finite, got {value}")
         if isinstance(value, int) and not isinstance(value, bool):
