@@ -15,9 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
-from textsearch._http._redact import scrub
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.connectors.local import LocalDocument
 from textsearch.connectors.vectors._base import (
@@ -33,19 +31,16 @@ from textsearch.connectors.vectors._base import (
     passage_records,
     require,
 )
+from textsearch.connectors.vectors._errors import (
+    _close_client,
+    _is_http_client,
+    _parse_url,
+    chroma_error,
+)
 from textsearch.embeddings import Embedder
 from textsearch.errors import (
-    AuthenticationError,
-    BadRequestError,
     ConfigurationError,
-    InvalidRequestError,
-    NotFoundError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitError,
     ResponseFormatError,
-    SearchTimeoutError,
-    SearchTransportError,
     TextSearchError,
 )
 
@@ -54,7 +49,6 @@ __all__ = ["ChromaDocument", "ChromaTextSearch"]
 PROVIDER = "chroma"
 #: metadata key holding ``#anchor`` / ``#L12`` of a passage within its document's link
 FRAGMENT_KEY = "link_fragment"
-_DIMENSION = re.compile(r"dimension of (\d+), got (\d+)")
 #: Chroma's rule for collection names, checked at construction instead of at the first call
 _COLLECTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{1,510})[A-Za-z0-9]")
 _BLOCKING_POOL: concurrent.futures.ThreadPoolExecutor | None = None
@@ -531,10 +525,11 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         self._check_dimensions(self._learn_dimensions(collection), len(vectors[0]))
         self._collections[False] = collection
         size = max(1, min(5000, client.get_max_batch_size()))
-        for start in range(0, len(doc_ids), size):
+        # an empty collection has no old passages to replace (deleting by filter scans)
+        for start in range(0, len(doc_ids) if collection.count() else 0, size):
             collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
         for batch in self._write_batches(records, vectors, size):
-            collection.upsert(**batch)
+            collection.add(**batch)  # old passages were deleted above
 
     async def add_documents(
         self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = True
@@ -569,12 +564,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             self._check_dimensions(await self._alearn_dimensions(collection), len(vectors[0]))
             self._collections[True] = collection
             size = max(1, min(5000, await client.get_max_batch_size()))
-            for start in range(0, len(doc_ids), size):
+            for start in range(0, len(doc_ids) if await collection.count() else 0, size):
                 await collection.delete(
                     where={self.id_field: {"$in": doc_ids[start : start + size]}}
                 )
             for batch in self._write_batches(records, vectors, size):
-                await collection.upsert(**batch)
+                await collection.add(**batch)
 
         await self._acall(lambda c: self._write_sync(c, doc_ids, records, vectors), run_async)
         return len(doc_ids)
@@ -668,93 +663,3 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
                 pass
         self._created.clear()
         self._sync_client = None if self._url or self._path else self._sync_client
-
-
-def _close_client(client: Any) -> None:
-    """Close a client this connector made; its HTTP session too once Chroma let it go.
-
-    Chroma shares one "system" between the clients of a process that point at the same
-    place, counting references; ``close()`` stops it with the last one, but its HTTP
-    client keeps its session (and sockets) open. When ours was the last reference, the
-    session is closed too; while another client still uses the system, it is left alone.
-    """
-    client.close()
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    for each in (client, getattr(client, "_admin_client", None)):
-        if getattr(each, "_identifier", None) in SharedSystemClient._identifier_to_system:
-            continue  # another client still uses this system
-        session = getattr(getattr(each, "_server", None), "_session", None)
-        if session is not None:
-            session.close()
-
-
-def _is_http_client(client: Any) -> bool:
-    server = getattr(client, "_server", None)
-    return type(server).__name__ == "FastAPI"
-
-
-def _parse_url(url: str) -> tuple[str, int, bool]:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise ConfigurationError("the Chroma URL is not a valid http(s) URL") from None
-    if parts.username or parts.password:
-        raise ConfigurationError("put credentials for a Chroma server in headers=, not in the URL")
-    if parts.path not in ("", "/") or parts.query or parts.fragment or not parts.hostname:
-        raise ConfigurationError(
-            "a Chroma URL is http(s)://host[:port] (no path, query or fragment)"
-        )
-    ssl = parts.scheme == "https"
-    return parts.hostname, port or (443 if ssl else 8000), ssl
-
-
-def chroma_error(exc: BaseException, collection: str, where: str) -> TextSearchError:
-    """A chromadb (or httpx) exception as an error of the documented tree.
-
-    The message is the exception's own text, scrubbed of registered secrets and cut; the
-    original is not chained (it may hold the request and its headers).
-    """
-    import httpx
-
-    if isinstance(exc, TextSearchError):
-        return exc
-    from chromadb import errors as chroma_errors
-
-    text = scrub(str(exc))[:300]
-    if isinstance(exc, chroma_errors.NotFoundError) or (
-        "does not exist" in text and "ollection" in text
-    ):
-        return NotFoundError(
-            f"Chroma collection {collection!r} does not exist at {where}",
-            provider=PROVIDER,
-            hints=(
-                "check the collection name (client.list_collections())",
-                "add_documents() creates it; a search never does",
-            ),
-        )
-    match = _DIMENSION.search(text)
-    if match:
-        return dimension_mismatch(collection, int(match.group(1)), int(match.group(2)))
-    if isinstance(exc, (chroma_errors.AuthorizationError, chroma_errors.ChromaAuthError)):
-        return AuthenticationError(f"Chroma refused the credentials: {text}", provider=PROVIDER)
-    if isinstance(exc, chroma_errors.RateLimitError):
-        return RateLimitError(f"Chroma: {text}", provider=PROVIDER)
-    if isinstance(exc, chroma_errors.QuotaError):
-        return QuotaExceededError(f"Chroma: {text}", provider=PROVIDER)
-    if isinstance(exc, chroma_errors.InvalidArgumentError):
-        return BadRequestError(f"Chroma refused the request: {text}", provider=PROVIDER)
-    if isinstance(exc, httpx.TimeoutException):
-        return SearchTimeoutError(f"Chroma at {where} did not answer in time", provider=PROVIDER)
-    if isinstance(exc, (httpx.TransportError, ConnectionError)) or (
-        isinstance(exc, ValueError) and "Could not connect" in text
-    ):
-        return SearchTransportError(
-            f"could not reach the Chroma server at {where}",
-            provider=PROVIDER,
-            hints=("is the server running (chroma run)?",),
-        )
-    if isinstance(exc, ValueError):
-        return InvalidRequestError(f"Chroma refused the request: {text}")
-    return ProviderError(f"Chroma failed: {type(exc).__name__}: {text}", provider=PROVIDER)

@@ -22,9 +22,8 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
-from textsearch._http._redact import register_secret, scrub
+from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.connectors.local import LocalDocument
 from textsearch.connectors.vectors._base import (
@@ -41,16 +40,11 @@ from textsearch.connectors.vectors._base import (
     passage_records,
     require,
 )
+from textsearch.connectors.vectors._errors import _check_uri, milvus_error
 from textsearch.embeddings import Embedder
 from textsearch.errors import (
-    AuthenticationError,
-    BadRequestError,
     ConfigurationError,
     InvalidRequestError,
-    NotFoundError,
-    ProviderError,
-    SearchTimeoutError,
-    SearchTransportError,
     TextSearchError,
 )
 
@@ -568,11 +562,13 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _write_sync(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
     ) -> None:
-        if not client.has_collection(self.collection):
+        fresh = not client.has_collection(self.collection)
+        if fresh:
             schema, index = self._schema(client, len(vectors[0]))
             client.create_collection(self.collection, schema=schema, index_params=index)
         self._check(self._layout_of(client.describe_collection(self.collection)), len(vectors[0]))
-        for start in range(0, len(doc_ids), _BATCH):
+        # a collection made just now has no old passages to replace
+        for start in range(0, 0 if fresh else len(doc_ids), _BATCH):
             part = doc_ids[start : start + _BATCH]
             client.delete(self.collection, filter=self._delete_filter(part))
         rows = self._rows(records, vectors)
@@ -602,12 +598,13 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         vectors = await self._document_vectors(records)
 
         async def run_async(client: Any) -> None:
-            if not await client.has_collection(self.collection):
+            fresh = not await client.has_collection(self.collection)
+            if fresh:
                 schema, index = self._schema(client, len(vectors[0]))
                 await client.create_collection(self.collection, schema=schema, index_params=index)
             description = await client.describe_collection(self.collection)
             self._check(self._layout_of(description), len(vectors[0]))
-            for start in range(0, len(doc_ids), _BATCH):
+            for start in range(0, 0 if fresh else len(doc_ids), _BATCH):
                 part = doc_ids[start : start + _BATCH]
                 await client.delete(self.collection, filter=self._delete_filter(part))
             rows = self._rows(records, vectors)
@@ -690,53 +687,3 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             self._sync_client = None
             self._owns_sync = False
         self._layout = None
-
-
-def _check_uri(uri: str) -> str:
-    try:
-        parts = urlsplit(uri)
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise ConfigurationError("the Milvus URI is not a valid URI") from None
-    if parts.username or parts.password:
-        raise ConfigurationError("pass Milvus credentials with token=, not in the URI")
-    if not parts.hostname or parts.query or parts.fragment:
-        raise ConfigurationError("a Milvus URI is http(s)://host[:port]")
-    return uri
-
-
-def milvus_error(exc: BaseException, collection: str, where: str) -> TextSearchError:
-    """A pymilvus exception as an error of the documented tree (not chained)."""
-    if isinstance(exc, TextSearchError):
-        return exc
-    text = scrub(str(exc))[:300]
-    code = getattr(exc, "code", None)
-    lowered = text.lower()
-    missing = "not exist" in lowered or "not found" in lowered
-    if code == 100 or ("collection" in lowered and missing):
-        return NotFoundError(
-            f"Milvus collection {collection!r} does not exist at {where}",
-            provider=PROVIDER,
-            code=str(code) if code is not None else None,
-            hints=(
-                "check the collection name (client.list_collections())",
-                "add_documents() creates it; a search never does",
-            ),
-        )
-    if isinstance(exc, TimeoutError) or "deadline" in lowered or "timeout" in lowered:
-        return SearchTimeoutError(f"Milvus at {where} did not answer in time", provider=PROVIDER)
-    if code == 2 or "fail connecting" in lowered or "unavailable" in lowered:
-        return SearchTransportError(
-            f"could not reach Milvus at {where}",
-            provider=PROVIDER,
-            hints=("is the server running, and the URI right?",),
-        )
-    if code in (1800, 2200) or ("auth" in lowered and "fail" in lowered):
-        return AuthenticationError("Milvus refused the token", provider=PROVIDER)
-    if code in (1100, 6) or "expression" in lowered:
-        return BadRequestError(f"Milvus refused the request: {text}", provider=PROVIDER)
-    return ProviderError(
-        f"Milvus failed: {type(exc).__name__}: {text}",
-        provider=PROVIDER,
-        code=str(code) if code is not None else None,
-    )

@@ -21,9 +21,8 @@ import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
-from textsearch._http._redact import register_secret, scrub
+from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.connectors.local import LocalDocument
 from textsearch.connectors.vectors._base import (
@@ -39,18 +38,10 @@ from textsearch.connectors.vectors._base import (
     passage_records,
     require,
 )
+from textsearch.connectors.vectors._errors import _check_url, qdrant_error
 from textsearch.embeddings import Embedder
 from textsearch.errors import (
-    AuthenticationError,
-    BadRequestError,
     ConfigurationError,
-    NotFoundError,
-    PermissionDeniedError,
-    ProviderError,
-    RateLimitError,
-    SearchTimeoutError,
-    SearchTransportError,
-    ServiceUnavailableError,
     TextSearchError,
 )
 
@@ -62,7 +53,6 @@ FRAGMENT_KEY = "link_fragment"
 #: point ids are UUIDs derived from ``<document id>#<n>`` (Qdrant takes integers or UUIDs)
 _POINT_NAMESPACE = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
 _WORD = re.compile(r"\w+")
-_DIMENSION = re.compile(r"expected dim: (\d+), got (\d+)")
 # BM25's document side: term frequency saturated by k1, normalised by length with b against
 # a fixed average length (the collection's true average is not known to a writer).
 _K1, _B, _AVERAGE_LENGTH = 1.2, 0.75, 256.0
@@ -565,7 +555,10 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         self._check(self._layout_of(client.get_collection(self.collection)), len(vectors[0]))
         assert self._layout is not None
         _, using, has_sparse = self._layout
-        client.delete(self.collection, points_selector=self._delete_selector(doc_ids), wait=True)
+        if client.count(self.collection, exact=False).count:  # nothing to replace when empty
+            client.delete(
+                self.collection, points_selector=self._delete_selector(doc_ids), wait=True
+            )
         points = self._points(records, vectors, has_sparse, using)
         for start in range(0, len(points), _BATCH):
             client.upsert(self.collection, points=points[start : start + _BATCH], wait=True)
@@ -600,9 +593,10 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             self._check(self._layout_of(info), len(vectors[0]))
             assert self._layout is not None
             _, using, has_sparse = self._layout
-            await client.delete(
-                self.collection, points_selector=self._delete_selector(doc_ids), wait=True
-            )
+            if (await client.count(self.collection, exact=False)).count:
+                await client.delete(
+                    self.collection, points_selector=self._delete_selector(doc_ids), wait=True
+                )
             points = self._points(records, vectors, has_sparse, using)
             for start in range(0, len(points), _BATCH):
                 await client.upsert(
@@ -682,72 +676,3 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             self._sync_client = None
         self._created.clear()
         self._layout = None
-
-
-def _check_url(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise ConfigurationError("the Qdrant URL is not a valid http(s) URL") from None
-    if parts.username or parts.password:
-        raise ConfigurationError("pass a Qdrant key with api_key=, not in the URL")
-    if not parts.hostname or parts.query or parts.fragment:
-        raise ConfigurationError("a Qdrant URL is http(s)://host[:port][/prefix]")
-    return url
-
-
-def qdrant_error(exc: BaseException, collection: str, where: str) -> TextSearchError:
-    """A qdrant-client exception as an error of the documented tree (not chained)."""
-    if isinstance(exc, TextSearchError):
-        return exc
-    import httpx
-    from qdrant_client.http import exceptions as qe
-
-    text = scrub(str(exc))[:300]
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, qe.ResponseHandlingException):
-        source = getattr(exc, "source", None)
-        if isinstance(source, httpx.TimeoutException):
-            return SearchTimeoutError(
-                f"Qdrant at {where} did not answer in time", provider=PROVIDER
-            )
-        return SearchTransportError(
-            f"could not reach Qdrant at {where}",
-            provider=PROVIDER,
-            hints=("is the server running, and the URL right?",),
-        )
-    if isinstance(exc, (httpx.TimeoutException, TimeoutError)):
-        return SearchTimeoutError(f"Qdrant at {where} did not answer in time", provider=PROVIDER)
-    if isinstance(exc, (httpx.TransportError, ConnectionError)):
-        return SearchTransportError(f"could not reach Qdrant at {where}", provider=PROVIDER)
-    if status == 404 or (isinstance(exc, ValueError) and "not found" in text.lower()):
-        return NotFoundError(
-            f"Qdrant collection {collection!r} does not exist at {where}",
-            provider=PROVIDER,
-            status_code=status,
-            hints=(
-                "check the collection name (client.get_collections())",
-                "add_documents() creates it; a search never does",
-            ),
-        )
-    match = _DIMENSION.search(text)
-    if match:
-        return dimension_mismatch(collection, int(match.group(1)), int(match.group(2)))
-    if status == 401:
-        return AuthenticationError("Qdrant refused the API key", provider=PROVIDER, status_code=401)
-    if status == 403:
-        return PermissionDeniedError(f"Qdrant: {text}", provider=PROVIDER, status_code=403)
-    if status == 429:
-        return RateLimitError(f"Qdrant: {text}", provider=PROVIDER, status_code=429)
-    if isinstance(status, int) and status >= 500:
-        return ServiceUnavailableError(
-            f"Qdrant failed: {text}", provider=PROVIDER, status_code=status
-        )
-    if status == 400 or isinstance(exc, ValueError):
-        return BadRequestError(
-            f"Qdrant refused the request: {text}", provider=PROVIDER, status_code=status
-        )
-    return ProviderError(
-        f"Qdrant failed: {type(exc).__name__}: {text}", provider=PROVIDER, status_code=status
-    )
