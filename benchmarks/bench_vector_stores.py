@@ -114,7 +114,12 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
                     embeddings=vectors[s : s + size],
                     documents=texts[s : s + size],
                     metadatas=[
-                        {"document_id": f"d{i}", "title": f"Title {i}"}
+                        {
+                            "document_id": f"d{i}",
+                            "title": f"Title {i}",
+                            "link": f"https://ex.com/{i}",
+                            "site": ["ex.com", "com"],
+                        }
                         for i in range(s, min(n, s + size))
                     ],
                 )
@@ -130,7 +135,7 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
 
         from textsearch import QdrantTextSearch
 
-        client = QdrantClient(path=str(folder / "qdrant"))
+        client = QdrantClient(":memory:")  # local mode on disk pickles every point: slower for both
         search = QdrantTextSearch(
             client, "bench", embedder=table.embedder(), mode="semantic", sparse_vector_name=None
         )
@@ -149,7 +154,14 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
                         models.PointStruct(
                             id=i,
                             vector={"dense": vectors[i]},
-                            payload={"text": texts[i], "document_id": f"d{i}"},
+                            payload={
+                                "text": texts[i],
+                                "document_id": f"d{i}",
+                                "title": f"Title {i}",
+                                "link": f"https://ex.com/{i}",
+                                "site": ["ex.com", "com"],
+                                "metadata": {},
+                            },
                         )
                         for i in range(s, min(n, s + 256))
                     ],
@@ -161,18 +173,37 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
                 "bare", query=query_vector, using="dense", limit=10, with_payload=True
             )
     else:
-        from pymilvus import DataType, MilvusClient
+        from pymilvus import DataType, Function, FunctionType, MilvusClient
 
         from textsearch import MilvusTextSearch
 
         client = MilvusClient(str(folder / "milvus.db"))
         search = MilvusTextSearch(client, "bench", embedder=table.embedder(), mode="semantic")
+        # the same schema as the connector's (BM25 function included), built here by hand
         schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("pk", DataType.VARCHAR, is_primary=True, max_length=64)
-        schema.add_field("text", DataType.VARCHAR, max_length=1000)
+        schema.add_field("pk", DataType.VARCHAR, is_primary=True, max_length=1024)
+        schema.add_field("document_id", DataType.VARCHAR, max_length=1024)
+        schema.add_field("text", DataType.VARCHAR, max_length=65535, enable_analyzer=True)
+        schema.add_field("title", DataType.VARCHAR, max_length=65535)
+        schema.add_field("link", DataType.VARCHAR, max_length=8192)
+        schema.add_field("link_fragment", DataType.VARCHAR, max_length=8192)
+        schema.add_field(
+            "site", DataType.ARRAY, element_type=DataType.VARCHAR, max_capacity=128, max_length=256
+        )
+        schema.add_field("metadata", DataType.JSON)
         schema.add_field("vector", DataType.FLOAT_VECTOR, dim=DIM)
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_function(
+            Function(
+                name="sparse_bm25",
+                function_type=FunctionType.BM25,
+                input_field_names=["text"],
+                output_field_names=["sparse"],
+            )
+        )
         index = client.prepare_index_params()
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
+        index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
         client.create_collection("bare", schema=schema, index_params=index)
 
         def bare_insert() -> None:
@@ -180,7 +211,17 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
                 client.insert(
                     "bare",
                     [
-                        {"pk": f"d{i}#0", "text": texts[i], "vector": vectors[i]}
+                        {
+                            "pk": f"d{i}#0",
+                            "document_id": f"d{i}",
+                            "text": texts[i],
+                            "title": f"Title {i}",
+                            "link": f"https://ex.com/{i}",
+                            "link_fragment": "",
+                            "site": ["ex.com", "com"],
+                            "metadata": {},
+                            "vector": vectors[i],
+                        }
                         for i in range(s, min(n, s + 256))
                     ],
                 )

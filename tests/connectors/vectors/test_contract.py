@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -302,3 +303,24 @@ def test_close_never_closes_an_injected_client(filled: Any) -> None:
     # the connector is still usable after close(): the injected client was left open
     assert _ids(search.get_search_results_sync("boil pasta", top=1)) == ["pasta"]
     assert bag_of_words(["x"])  # the helper is deterministic and importable
+
+
+def test_async_methods_use_the_in_process_client_off_the_event_loop(filled: Any) -> None:
+    search, _, _ = filled
+    real_client = search._client
+    seen: list[int] = []
+
+    def spy() -> Any:
+        seen.append(threading.get_ident())
+        return real_client()
+
+    search._client = spy
+
+    async def run() -> int:
+        await search.search("retry", top=2)
+        await search.add_documents([{"id": "extra", "text": "one more"}])
+        await search.delete_documents(["extra"])
+        return threading.get_ident()
+
+    loop_thread = asyncio.run(run())
+    assert len(seen) == 3 and loop_thread not in seen
