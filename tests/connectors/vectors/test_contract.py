@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.connectors.vectors._support import (
     DOCS,
@@ -33,6 +35,7 @@ from textsearch import (
     TextSearchFilter,
     UnsupportedFilterError,
 )
+from textsearch.connectors.vectors._base import host_suffixes
 from textsearch.embeddings import FunctionEmbedder
 
 FACTORIES: dict[str, Callable[[Path], Any]] = {
@@ -324,3 +327,41 @@ def test_async_methods_use_the_in_process_client_off_the_event_loop(filled: Any)
 
     loop_thread = asyncio.run(run())
     assert len(seen) == 3 and loop_thread not in seen
+
+
+_PIECES = list("\"'\\\n\r\t{}[]()$#%&|=!<>,.;:` ") + [
+    "or", "and", "$and", "$or", "$ne", "||", "1==1", "en", "http", "\x00", "é", "😀", "*",
+]
+_VALUES = st.lists(st.sampled_from(_PIECES), max_size=10).map("".join) | st.text(max_size=10)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(value=_VALUES | st.integers() | st.floats(allow_nan=False, allow_infinity=False))
+def test_hostile_values_select_only_documents_holding_them(filled: Any, value: Any) -> None:
+    search, _, _ = filled
+    cases = [
+        ("lang", TextSearchFilter().equal_to("lang", value)),
+        ("tags", TextSearchFilter().any_tag_equal_to("tags", value)),
+        ("id", TextSearchFilter().equal_to("id", value)),
+        ("site", TextSearchFilter().equal_to("site", value)),
+    ]
+    for field, flt in cases:
+        try:
+            found = search.get_search_results_sync("retry cache pasta", top=10, filter=flt)
+        except InvalidRequestError:
+            continue  # refused before the search (a documented error), never a store's own
+        ids = {r.id for r in found}
+        if field == "lang":
+            expected = {d["id"] for d in DOCS if d["metadata"]["lang"] == value}
+        elif field == "tags":
+            expected = {d["id"] for d in DOCS if value in d["metadata"]["tags"]}
+        elif field == "id":
+            expected = {d["id"] for d in DOCS if d["id"] == value}
+        else:
+            wanted = value.strip().lower().rstrip(".")
+            expected = {d["id"] for d in DOCS if wanted in host_suffixes(d["link"])}
+        assert ids == expected, (field, value, ids)
