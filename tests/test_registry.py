@@ -31,7 +31,20 @@ from textsearch.registry import (
 )
 from textsearch.testing import StaticTextSearch
 
-BUILTIN_NAMES = ["local", "azure", "bing", "bocha", "brave", "tavily", "exa", "searxng", "postgres"]
+BUILTIN_NAMES = [
+    "local",
+    "azure",
+    "bing",
+    "bocha",
+    "brave",
+    "tavily",
+    "exa",
+    "searxng",
+    "postgres",
+    "chroma",
+    "qdrant",
+    "milvus",
+]
 
 
 def test_the_builtin_providers() -> None:

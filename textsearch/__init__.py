@@ -59,6 +59,9 @@ if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
+    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
@@ -125,6 +128,13 @@ __all__ = [
     "SearxngTextSearch",
     "SearxngResult",
     "canonical_link",
+    # vector databases (DESIGN 11.3)
+    "ChromaDocument",
+    "ChromaTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
 
 

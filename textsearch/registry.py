@@ -340,6 +340,34 @@ def _postgres() -> Any:
     return PostgresTextSearch(table=table)
 
 
+def _embedder_from_env() -> Any:
+    spec = os.environ.get("TEXTSEARCH_EMBEDDER", "").strip()
+    if not spec:
+        return None
+    from textsearch.embeddings import from_spec
+
+    return from_spec(spec)
+
+
+def _vector_store(class_path: str, location_variable: str, what: str) -> Callable[[], Any]:
+    """A vector store from the environment: where it is, the collection, the embedder."""
+
+    def build() -> Any:
+        location = os.environ.get(location_variable, "").strip()
+        if not location:
+            raise ConfigurationError(
+                f"set {location_variable} to {what}, TEXTSEARCH_COLLECTION to the collection "
+                "(default: textsearch) and TEXTSEARCH_EMBEDDER to the embedder (e.g. minilm)"
+            )
+        module, _, name = class_path.partition(":")
+        connector = getattr(importlib.import_module(module), name)
+        collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
+        return connector(location, collection, embedder=_embedder_from_env())
+
+    return build
+
+
+_VECTORS = "textsearch.connectors.vectors"
 _WEB = "textsearch.connectors.web"
 _FRESHNESS = {"freshness": "freshness"}
 
@@ -420,6 +448,44 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
         from_env=_postgres,
         extra="postgres",
         description="PostgreSQL full-text search (TEXTSEARCH_POSTGRES_DSN)",
+    ),
+    ProviderSpec(
+        "chroma",
+        f"{_VECTORS}.chroma:ChromaTextSearch",
+        native_model=f"{_VECTORS}.chroma:ChromaDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.chroma:ChromaTextSearch",
+            "TEXTSEARCH_CHROMA",
+            "a folder, ':memory:' or the server's http(s):// URL",
+        ),
+        extra="chroma",
+        description="a Chroma collection (TEXTSEARCH_CHROMA, TEXTSEARCH_COLLECTION)",
+    ),
+    ProviderSpec(
+        "qdrant",
+        f"{_VECTORS}.qdrant:QdrantTextSearch",
+        native_model=f"{_VECTORS}.qdrant:QdrantDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.qdrant:QdrantTextSearch",
+            "TEXTSEARCH_QDRANT",
+            "a folder, ':memory:' or the server's URL",
+        ),
+        extra="qdrant",
+        secret_variables=("QDRANT_API_KEY",),
+        description="a Qdrant collection (TEXTSEARCH_QDRANT, TEXTSEARCH_COLLECTION)",
+    ),
+    ProviderSpec(
+        "milvus",
+        f"{_VECTORS}.milvus:MilvusTextSearch",
+        native_model=f"{_VECTORS}.milvus:MilvusDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.milvus:MilvusTextSearch",
+            "TEXTSEARCH_MILVUS",
+            "a Milvus Lite file (*.db) or the server's URI",
+        ),
+        extra="milvus",
+        secret_variables=("MILVUS_TOKEN",),
+        description="a Milvus collection (TEXTSEARCH_MILVUS, TEXTSEARCH_COLLECTION)",
     ),
 )
 

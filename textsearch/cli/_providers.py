@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -78,6 +79,11 @@ def _build(name: str, args: argparse.Namespace) -> TextSearch:
     builder = ARGUMENT_BUILDERS.get(name)
     if builder is not None:
         return builder(args)
+    spec = getattr(args, "embedder", None)
+    if spec:
+        # Providers built from the environment (the vector stores) read their embedder from
+        # TEXTSEARCH_EMBEDDER; the flag sets it for this process.
+        os.environ["TEXTSEARCH_EMBEDDER"] = spec
     search: TextSearch = get_provider(name).create()
     return search
 
@@ -234,10 +240,10 @@ def add_embedder_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--embedder",
         metavar="SPEC",
-        help="embed passages for semantic and hybrid search of the local index: minilm (the "
-        "offline model, extra [onnx]), openai:MODEL, ollama:MODEL, onnx:PATH, "
-        "model2vec:PATH_OR_NAME...; remembered in the index, so later searches of it use "
-        "the same embedder",
+        help="the embedder for semantic and hybrid search: minilm (the offline model, extra "
+        "[onnx]), openai:MODEL, ollama:MODEL, onnx:PATH, model2vec:PATH_OR_NAME...; the local "
+        "index remembers it, so later searches of it use the same one; the vector stores "
+        "(chroma, qdrant, milvus) need one to search by text (or TEXTSEARCH_EMBEDDER)",
     )
 
 
