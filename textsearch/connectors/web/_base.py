@@ -1,36 +1,32 @@
-"""Shared plumbing of the web-search connectors (Bing, Bocha): keys, URLs, parsing, cleanup.
+"""The one web connector class, and what its providers share: keys, URLs, parsing, cleanup.
 
-Everything here is I/O-free; the sending lives in :mod:`textsearch._http._engine`.
+A web provider is a small spec over :class:`WebSearchConnector` (see there). Everything here
+but the connector's send is I/O-free; the sending lives in :mod:`textsearch._http._engine`.
 """
 
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import os
 import re
-from collections.abc import Callable
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Final, TypeVar
+from typing import Annotated, Any, ClassVar, Final, NamedTuple, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpEngine,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
+from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse
+from textsearch._http._settings import http_parameters, http_settings
+from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
-from textsearch.errors import ConfigurationError, ResponseFormatError
+from textsearch.errors import ConfigurationError, InvalidRequestError, ResponseFormatError
 
 NativeT = TypeVar("NativeT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -97,6 +93,38 @@ def check_header_name(value: object, owner: str) -> str:
     if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
         raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
     return value
+
+
+def check_choice(value: object, choices: tuple[str, ...], argument: str, owner: str) -> None:
+    """``value`` is one of ``choices``, or a :class:`ConfigurationError` naming them."""
+    if value not in choices:
+        raise ConfigurationError(
+            f"{owner}: {argument} must be one of {', '.join(choices)}, not {value!r}"
+        )
+
+
+def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
+    """How many results to ask a provider without paging for: ``top + skip``, sliced after.
+
+    Raises:
+        InvalidRequestError: ``top + skip`` is above the provider's maximum.
+    """
+    wanted = options.top + options.skip
+    if wanted > most:
+        raise InvalidRequestError(
+            f"{provider} has no paging: skip is served by asking for top + skip results, at "
+            f"most {most} (got top={options.top}, skip={options.skip})"
+        )
+    return wanted
+
+
+def no_results(response: HttpResponse, provider: str) -> ResponseFormatError:
+    """The error for a 2xx body without its ``results``."""
+    return ResponseFormatError(
+        f"{provider}: HTTP {response.status_code} but the body has no 'results'",
+        provider=provider,
+        status_code=response.status_code,
+    )
 
 
 def clean_text(value: str | None, *, unescape: bool = False) -> str | None:
@@ -253,8 +281,7 @@ def validate_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
-            "not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
             provider=provider,
             status_code=status,
         )
@@ -281,8 +308,7 @@ def validate_items(
     if skipped and not results:
         # Not one result has the documented shape: that is a different format, not noise.
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
-            "shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
             provider=provider,
             status_code=status,
         )
@@ -322,8 +348,7 @@ def text_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
-            "not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
             provider=provider,
             status_code=status,
         )
@@ -364,8 +389,7 @@ def text_items(
         append(result)
     if skipped and not results:
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
-            "shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
             provider=provider,
             status_code=status,
         )
@@ -453,46 +477,113 @@ def _strings(results: SearchResults[TextSearchResult]) -> SearchResults[str]:
     )
 
 
+class Page(NamedTuple):
+    """What a provider reads around the results of one answer (see ``_read_page``)."""
+
+    items: object
+    """The results as sent (a list, or ``None``); the shared code validates them."""
+    metadata: dict[str, Any]
+    """What the answer says besides its results (ids, altered query, ...)."""
+    total: int | None = None
+    """The estimated number of matches, when asked for and known."""
+    skip: int = 0
+    """Results to drop from the front: a provider without paging serves ``skip`` so."""
+
+
+def web_pages(answer: dict[str, Any] | None, metadata: dict[str, Any], include_total: bool) -> Page:
+    """A Bing v7 ``webPages`` answer (Bing's and Bocha's) as a page: results, link, total."""
+    if answer is None:
+        return Page(None, metadata, 0 if include_total else None)
+    web_search_url = as_text(answer.get("webSearchUrl"))
+    if web_search_url:
+        metadata["web_search_url"] = web_search_url
+    if answer.get("someResultsRemoved") is True:
+        metadata["some_results_removed"] = True
+    total = int_field(answer, "totalEstimatedMatches") if include_total else None
+    return Page(answer.get("value"), metadata, total)
+
+
+@dataclass(frozen=True)
+class WebSpec:
+    """The declarative part of a web provider: what its answers and results look like."""
+
+    read_error: Callable[[int, HttpResponse], ErrorDetail]
+    """Reads an error answer (status and body) into an :class:`ErrorDetail`."""
+    model: type[BaseModel]
+    """The native model each result is validated as."""
+    text_fields: tuple[str, str, str] | None = None
+    """Keys of a result's title, text and link, read straight into ``TextSearchResult``s
+    (``None``: the text shapes are mapped from the native model)."""
+
+
+#: One request and its parser; or a paging plan (several requests, see :class:`PagedPlan`).
+Step = tuple[HttpRequest, Callable[[HttpResponse], SearchResults[Any]]]
+
+
+class PagedPlan(Protocol):
+    """A search served by several requests (a provider with a fixed page size)."""
+
+    def step(self) -> Step | None:
+        """The next request, or ``None`` when the search has what it needs."""
+
+    def take(self, page: SearchResults[Any]) -> None:
+        """Take in one page's results."""
+
+    def result(self) -> SearchResults[Any]:
+        """The search's results, from the pages taken."""
+
+
+_UNSET: Final = object()
+
+
 class WebSearchConnector(BaseTextSearch[NativeT]):
-    """Base of the HTTP connectors: owns the :class:`HttpEngine` and the client lifecycle."""
+    """The one connector class behind every web provider; a provider is a small spec.
+
+    A provider class sets :attr:`provider_name`, :attr:`env_var`, :attr:`max_top`,
+    :attr:`supported_filter_fields` and :attr:`spec` (error reader, native model, text
+    fields), and writes three pure hooks: :meth:`_translate` (its filter in its own wire
+    form, or an error before any request), :meth:`_request` (the :class:`HttpRequest`) and
+    :meth:`_read_page` (the answer's envelope: errors inside a 2xx body, metadata, the list
+    of results). Everything else is here, once: the key, the HTTP settings
+    (:class:`~textsearch._http.HttpSettings`), validating the results for every shape,
+    the async and blocking paths, the client lifecycle. The filter is translated once per
+    search: :meth:`_check_filter` keeps its translation for the fetch that follows.
+    """
 
     env_var: ClassVar[str] = ""
+    spec: ClassVar[WebSpec]
 
     def __init__(
         self,
-        *,
         api_key: str | None,
-        read_error: Callable[[int, HttpResponse], ErrorDetail],
-        http_client: httpx.AsyncClient | httpx.Client | Any | None,
-        timeout: float | httpx.Timeout | None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[NativeT], str] | None = None,
-        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        *,
+        string_mapper: Callable[[NativeT], str] | None,
+        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None,
+        http: Mapping[str, Any],
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
         )
         owner = type(self).__name__
+        settings = http_settings(http, owner)
         self._api_key = self._resolve_key(api_key, owner)
+        self._last: tuple[object, Any] = (_UNSET, None)
         try:
             self._engine = HttpEngine(
                 provider=self.provider_name,
-                read_error=read_error,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=max_retries,
-                max_retry_wait=max_retry_wait,
+                read_error=self.spec.read_error,
                 secret=self._api_key,
-                deadline=deadline,
-                verify=verify,
-                transport=transport,
+                **settings,
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            # ``**http: Unpack[HttpSettings]`` shows as its keywords, with their defaults.
+            init.__signature__ = _with_http_keywords(inspect.signature(init))
 
     def _resolve_key(self, api_key: str | None, owner: str) -> str:
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
@@ -518,26 +609,118 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         """Longest single wait between attempts, in seconds."""
         return self._engine.max_retry_wait
 
-    # -- the text path: validate only what is used ---------------------------------------
+    @property
+    def max_response_bytes(self) -> int:
+        """Largest body read, after decompression."""
+        return self._engine.max_response_bytes
 
-    def _text_request(
-        self, query: str, options: SearchOptions
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
-        """A request whose parser maps straight to ``TextSearchResult``s, or ``None``.
+    # -- the provider's hooks (pure) -----------------------------------------------------
 
-        A connector that offers one spares ``get_text_search_results`` and ``search`` the
-        validation of every field of its native model (dates, deep links...) that these
-        never use: the page costs a fraction of the CPU. Not used when a custom mapper is set.
+    @abstractmethod
+    def _translate(self, search_filter: TextSearchFilter | None) -> Any:
+        """The filter in the provider's wire form; raises for what it cannot honour."""
+
+    @abstractmethod
+    def _request(self, query: str, options: SearchOptions, translated: Any) -> HttpRequest:
+        """The request of one search (raises for options the provider cannot serve)."""
+
+    @abstractmethod
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        """Read a 2xx answer's envelope: raise for an error in it, return its results."""
+
+    def _clean(self, translated: Any) -> Callable[[str], str] | None:
+        """Cleans a title or text read straight from an answer (``spec.text_fields``)."""
+        return unescaped_text
+
+    def _finish(self, results: list[Any], translated: Any) -> list[Any]:
+        """Last touch to a page of validated native results."""
+        return results
+
+    # -- one search: translate once, plan, send ------------------------------------------
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise for unsupported fields and bad values before any request."""
+        self._last = (search_filter, self._translate(search_filter))
+
+    def _translated(self, search_filter: TextSearchFilter | None) -> Any:
+        # What _check_filter made of this very filter (a search calls it just before),
+        # else a fresh translation (a concurrent search may have taken the slot).
+        last = self._last
+        if last[0] is search_filter:
+            return last[1]
+        translated = self._translate(search_filter)
+        self._last = (search_filter, translated)
+        return translated
+
+    def _plan(self, query: str, options: SearchOptions, text: bool) -> Step | PagedPlan:
+        """The request and its parser (``text``: straight to ``TextSearchResult``s)."""
+        translated = self._translated(options.filter)
+        request = self._request(query, options, translated)
+        read_page, top = self._read_page, options.top
+
+        def parse(response: HttpResponse) -> SearchResults[Any]:
+            page = read_page(response, options, translated)
+            return self._map_page(page, top, translated, text, response.status_code)
+
+        return request, parse
+
+    def _map_page(
+        self, page: Page, top: int, translated: Any, text: bool, status: int
+    ) -> SearchResults[Any]:
+        """One page's results in the shape asked for: each validated once, at most ``top``.
+
+        A malformed result is skipped and counted (``metadata["skipped"]``), see
+        :func:`validate_items`.
         """
-        return None
+        spec, provider, skip = self.spec, self.provider_name, page.skip
+        results: list[Any]
+        if text:
+            fields = spec.text_fields
+            assert fields is not None
+            results, skipped = text_items(
+                page.items, fields, self._clean(translated), top=skip + top, provider=provider,
+                status=status,
+            )  # fmt: skip
+        else:
+            results, skipped = validate_items(
+                page.items, spec.model, top=skip + top, provider=provider, status=status
+            )
+            results = self._finish(results, translated)
+        metadata = page.metadata
+        if skipped:
+            metadata["skipped"] = skipped
+        return SearchResults(results[skip:] if skip else results, page.total, metadata)
 
     def _text_plan(
         self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
-        if self.text_search_result_mapper is not None:
+    ) -> Step | PagedPlan | None:
+        if self.spec.text_fields is None or self.text_search_result_mapper is not None:
             return None
         query, effective = self._prepare(query, options, kwargs)
-        return self._text_request(query, effective)
+        return self._plan(query, effective, True)
+
+    async def _run(self, plan: Step | PagedPlan) -> SearchResults[Any]:
+        if isinstance(plan, tuple):
+            return await self._engine.send(*plan)
+        while (step := plan.step()) is not None:
+            plan.take(await self._engine.send(*step))
+        return plan.result()
+
+    def _run_sync(self, plan: Step | PagedPlan) -> SearchResults[Any]:
+        send = self._engine.send_sync
+        if isinstance(plan, tuple):
+            return send(*plan)
+        while (step := plan.step()) is not None:
+            plan.take(send(*step))
+        return plan.result()
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        return await self._run(self._plan(query, options, False))
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        return self._run_sync(self._plan(query, options, False))
+
+    # -- the text shapes: validate only what is used -------------------------------------
 
     async def get_text_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
@@ -553,7 +736,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
             return await super().get_text_search_results(query, options, **kwargs)
-        return await self._engine.send(*plan)
+        return await self._run(plan)
 
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
@@ -562,7 +745,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
             return super().get_text_search_results_sync(query, options, **kwargs)
-        return self._engine.send_sync(*plan)
+        return self._run_sync(plan)
 
     async def search(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
@@ -578,7 +761,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
             return await super().search(query, options, **kwargs)
-        return _strings(await self._engine.send(*plan))
+        return _strings(await self._run(plan))
 
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
@@ -587,17 +770,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
             return super().search_sync(query, options, **kwargs)
-        return _strings(self._engine.send_sync(*plan))
-
-    async def _send(
-        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
-    ) -> SearchResults[NativeT]:
-        return await self._engine.send(request, parse)
-
-    def _send_sync(
-        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
-    ) -> SearchResults[NativeT]:
-        return self._engine.send_sync(request, parse)
+        return _strings(self._run_sync(plan))
 
     def close(self) -> None:
         """Close the blocking HTTP client this connector created (never an injected one).
@@ -609,3 +782,13 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     async def aclose(self) -> None:
         """Close every HTTP client this connector created (never an injected one)."""
         await self._engine.aclose()
+
+
+def _with_http_keywords(signature: inspect.Signature) -> inspect.Signature:
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "http":
+            parameters.extend(http_parameters())
+        else:
+            parameters.append(parameter)
+    return signature.replace(parameters=parameters)

@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Final, Literal
+from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
 from textsearch._types import AnyTagEqualTo, FilterClause, TextSearchFilter
@@ -132,9 +132,7 @@ def _plain_letters(domain: str) -> bool:
     would otherwise pass as part of one "domain" and reach a search engine that may read
     them as an OR, widening a preset ``site``.
     """
-    return all(
-        ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain
-    )
+    return all(ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain)
 
 
 def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str, ...]:
@@ -380,3 +378,13 @@ def _ascii_host(name: str) -> str:
         return name.encode("idna").decode("ascii")
     except UnicodeError:
         return name
+
+
+def domain_lists(portable: PortableFilter, include: str, exclude: str) -> dict[str, Any]:
+    """``site`` and ``exclude_site`` as two lists of domains under the provider's names."""
+    body: dict[str, Any] = {}
+    if portable.site:
+        body[include] = list(portable.site)
+    if portable.exclude_site:
+        body[exclude] = list(portable.exclude_site)
+    return body

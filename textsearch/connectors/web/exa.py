@@ -19,28 +19,25 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
-import httpx
 from pydantic import Field, field_validator
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._settings import HttpSettings
+from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
+    Page,
     WebSearchConnector,
+    WebSpec,
     WireModel,
     as_text,
+    check_choice,
     check_url,
     clean_text,
     load_json_object,
+    no_results,
+    unpaged_count,
     validate_body,
-    validate_items,
 )
 from textsearch.connectors.web._portable import (
     COUNTRY,
@@ -49,17 +46,15 @@ from textsearch.connectors.web._portable import (
     FRESHNESS_DAYS,
     SAFE_SEARCH,
     SITE,
+    domain_lists,
     split_filter,
 )
 from textsearch.errors import (
     AuthenticationError,
-    ConfigurationError,
-    InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
     QuotaExceededError,
     RateLimitError,
-    ResponseFormatError,
 )
 
 __all__ = ["ExaResult", "ExaTextSearch"]
@@ -72,6 +67,13 @@ SEARCH_TYPES: Final = ("auto", "neural", "keyword", "fast", "deep")
 CONTENTS: Final = ("highlights", "summary", "text", "none")
 #: Characters of page text asked for with ``contents="text"``: a passage, not a whole page.
 TEXT_CHARACTERS: Final = 2000
+#: The ``contents`` object of the request for each ``contents=`` choice.
+_CONTENTS: Final[dict[str, dict[str, Any] | None]] = {
+    "highlights": {"highlights": True},
+    "summary": {"summary": True},
+    "text": {"text": {"maxCharacters": TEXT_CHARACTERS}},
+    "none": None,
+}
 
 
 class ExaResult(WireModel):
@@ -193,25 +195,11 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         contents: What Exa returns as each result's text: ``highlights`` (the passages
             that match best), ``summary``, ``text`` (the start of the page, 2,000
             characters) or ``none``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns an :class:`ExaResult` into the string :meth:`search` returns.
         text_search_result_mapper: Turns an :class:`ExaResult` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
+            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
+            ``max_response_bytes``, ``verify``, ``transport``.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -222,6 +210,7 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
     env_var: ClassVar[str] = ENV_VAR
     max_top: ClassVar[int] = MAX_RESULTS
     supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(read_exa_error, ExaResult)
 
     def __init__(
         self,
@@ -230,39 +219,19 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         base_url: str = DEFAULT_BASE_URL,
         search_type: str = "auto",
         contents: str = "highlights",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[ExaResult], str] | None = None,
         text_search_result_mapper: Callable[[ExaResult], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **http: Unpack[HttpSettings],
     ) -> None:
         owner = type(self).__name__
         url = check_url(base_url, "base_url=", owner)
-        if search_type not in SEARCH_TYPES:
-            raise ConfigurationError(
-                f"{owner}: search_type= must be one of {', '.join(SEARCH_TYPES)}, "
-                f"not {search_type!r}"
-            )
-        if contents not in CONTENTS:
-            raise ConfigurationError(
-                f"{owner}: contents= must be one of {', '.join(CONTENTS)}, not {contents!r}"
-            )
+        check_choice(search_type, SEARCH_TYPES, "search_type=", owner)
+        check_choice(contents, CONTENTS, "contents=", owner)
         super().__init__(
-            api_key=api_key,
-            read_error=read_exa_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
+            api_key,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
+            http=http,
         )
         self.base_url = str(url).rstrip("/")
         self.search_type = search_type
@@ -276,19 +245,9 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             f"search_type={self.search_type!r}, contents={self.contents!r})"
         )
 
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)
-        body: dict[str, Any] = {}
-        if portable.site:
-            body["includeDomains"] = list(portable.site)
-        if portable.exclude_site:
-            body["excludeDomains"] = list(portable.exclude_site)
+        body = domain_lists(portable, "includeDomains", "excludeDomains")
         fresh = portable.freshness
         if fresh is not None and fresh.word is not None:
             # Exa takes instants: counting whole calendar days back would let "day" reach up
@@ -307,67 +266,30 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             body["moderation"] = portable.safe_search != "off"
         return body
 
-    def _contents(self) -> dict[str, Any] | None:
-        if self.contents == "highlights":
-            return {"highlights": True}
-        if self.contents == "summary":
-            return {"summary": True}
-        if self.contents == "text":
-            return {"text": {"maxCharacters": TEXT_CHARACTERS}}
-        return None
-
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
-        wanted = options.top + options.skip
-        if wanted > MAX_RESULTS:
-            raise InvalidRequestError(
-                f"Exa has no paging: skip is served by asking for top + skip results, at "
-                f"most {MAX_RESULTS} (got top={options.top}, skip={options.skip})"
-            )
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, Any]
+    ) -> HttpRequest:
+        wanted = unpaged_count(options, MAX_RESULTS, "Exa")
         body: dict[str, Any] = {"query": query, "type": self.search_type, "numResults": wanted}
-        contents = self._contents()
+        contents = _CONTENTS[self.contents]
         if contents is not None:
             body["contents"] = contents
-        body.update(self._translate_filter(options.filter))
+        body.update(translated)
         return HttpRequest("POST", self._url, (), body, self._headers)
 
-    def _parser(self, options: SearchOptions) -> Callable[[HttpResponse], SearchResults[ExaResult]]:
-        top, skip = options.top, options.skip
-        provider = self.provider_name
-
-        def parse(response: HttpResponse) -> SearchResults[ExaResult]:
-            # validate_body skips a leading BOM (which some gateways add).
-            body = validate_body(_SearchResponse, response, provider)
-            if body.results is None:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'results'",
-                    provider=provider,
-                    status_code=response.status_code,
-                )
-            metadata: dict[str, Any] = {}
-            if body.request_id:
-                metadata["request_id"] = body.request_id
-            resolved = body.resolved_search_type or body.search_type
-            if resolved:
-                metadata["resolved_search_type"] = resolved
-            if body.cost_dollars and isinstance(body.cost_dollars.get("total"), (int, float)):
-                metadata["cost_dollars"] = body.cost_dollars["total"]
-            results, skipped = validate_items(
-                body.results, ExaResult, top=skip + top, provider=provider,
-                status=response.status_code,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
-            return SearchResults(results[skip : skip + top], None, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[ExaResult]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[ExaResult]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        body = validate_body(_SearchResponse, response, self.provider_name)
+        if body.results is None:
+            raise no_results(response, self.provider_name)
+        metadata: dict[str, Any] = {}
+        if body.request_id:
+            metadata["request_id"] = body.request_id
+        resolved = body.resolved_search_type or body.search_type
+        if resolved:
+            metadata["resolved_search_type"] = resolved
+        if body.cost_dollars and isinstance(body.cost_dollars.get("total"), (int, float)):
+            metadata["cost_dollars"] = body.cost_dollars["total"]
+        return Page(body.results, metadata, None, options.skip)
 
     def _to_text_search_result(self, item: ExaResult) -> TextSearchResult:
         if item.highlights:
@@ -376,24 +298,5 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             value = item.summary or item.text
         return TextSearchResult(name=item.title, value=value or None, link=item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[ExaResult]:
-        """Search and return Exa's results (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``top + skip`` above 100
-                (before any request).
-            UnsupportedFilterError: The filter names a field Exa cannot honour.
-            ProviderError: Exa answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Exa could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[ExaResult]:
-        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_results = WebSearchConnector.get_search_results
+    get_web_results_sync = WebSearchConnector.get_search_results_sync

@@ -18,41 +18,37 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._settings import HttpSettings
+from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
+    Page,
     WebSearchConnector,
+    WebSpec,
     as_text,
+    check_choice,
     check_url,
     clean_text,
     load_json_object,
+    no_results,
+    unpaged_count,
     validate_body,
-    validate_items,
 )
 from textsearch.connectors.web._portable import (
     COUNTRY,
     EXCLUDE_SITE,
     FRESHNESS,
     SITE,
+    domain_lists,
     split_filter,
 )
 from textsearch.errors import (
-    ConfigurationError,
     InvalidRequestError,
     ProviderError,
     QuotaExceededError,
-    ResponseFormatError,
     UnsupportedFilterError,
 )
 
@@ -183,25 +179,11 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         search_depth: ``basic`` (1 credit), ``advanced`` (2 credits), ``fast`` or
             ``ultra-fast``.
         topic: ``general``, ``news`` or ``finance``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
         string_mapper: Turns a :class:`TavilyResult` into the string :meth:`search` returns.
         text_search_result_mapper: Turns a :class:`TavilyResult` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
+            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
+            ``max_response_bytes``, ``verify``, ``transport``.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -212,6 +194,7 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
     env_var: ClassVar[str] = ENV_VAR
     max_top: ClassVar[int] = MAX_RESULTS
     supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(read_tavily_error, TavilyResult)
 
     def __init__(
         self,
@@ -220,39 +203,19 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         base_url: str = DEFAULT_BASE_URL,
         search_depth: str = "basic",
         topic: str = "general",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
         string_mapper: Callable[[TavilyResult], str] | None = None,
         text_search_result_mapper: Callable[[TavilyResult], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **http: Unpack[HttpSettings],
     ) -> None:
         owner = type(self).__name__
         url = check_url(base_url, "base_url=", owner)
-        if search_depth not in SEARCH_DEPTHS:
-            raise ConfigurationError(
-                f"{owner}: search_depth= must be one of {', '.join(SEARCH_DEPTHS)}, "
-                f"not {search_depth!r}"
-            )
-        if topic not in TOPICS:
-            raise ConfigurationError(
-                f"{owner}: topic= must be one of {', '.join(TOPICS)}, not {topic!r}"
-            )
+        check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", owner)
+        check_choice(topic, TOPICS, "topic=", owner)
         super().__init__(
-            api_key=api_key,
-            read_error=read_tavily_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
+            api_key,
             string_mapper=string_mapper,
             text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
+            http=http,
         )
         self.base_url = str(url).rstrip("/")
         self.search_depth = search_depth
@@ -266,20 +229,10 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             f"search_depth={self.search_depth!r}, topic={self.topic!r})"
         )
 
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         owner = type(self).__name__
         portable, _ = split_filter(search_filter, owner, SUPPORTED_FILTER_FIELDS)
-        body: dict[str, Any] = {}
-        if portable.site:
-            body["include_domains"] = list(portable.site)
-        if portable.exclude_site:
-            body["exclude_domains"] = list(portable.exclude_site)
+        body = domain_lists(portable, "include_domains", "exclude_domains")
         fresh = portable.freshness
         if fresh is not None:
             if fresh.word is not None:
@@ -304,84 +257,34 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             body["country"] = name
         return body
 
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
-        wanted = options.top + options.skip
-        if wanted > MAX_RESULTS:
-            raise InvalidRequestError(
-                f"Tavily has no paging: skip is served by asking for top + skip results, at "
-                f"most {MAX_RESULTS} (got top={options.top}, skip={options.skip})"
-            )
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, Any]
+    ) -> HttpRequest:
         body: dict[str, Any] = {
             "query": query,
-            "max_results": wanted,
+            "max_results": unpaged_count(options, MAX_RESULTS, "Tavily"),
             "search_depth": self.search_depth,
             "topic": self.topic,
         }
-        body.update(self._translate_filter(options.filter))
+        body.update(translated)
         return HttpRequest("POST", self._url, (), body, self._headers)
 
-    def _parser(
-        self, options: SearchOptions
-    ) -> Callable[[HttpResponse], SearchResults[TavilyResult]]:
-        top, skip = options.top, options.skip
-        provider = self.provider_name
-
-        def parse(response: HttpResponse) -> SearchResults[TavilyResult]:
-            # validate_body skips a leading BOM (which some gateways add).
-            body = validate_body(_SearchResponse, response, provider)
-            if "results" not in body.model_fields_set:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'results'",
-                    provider=provider,
-                    status_code=response.status_code,
-                )
-            metadata: dict[str, Any] = {}
-            if body.request_id:
-                metadata["request_id"] = body.request_id
-            if body.answer:
-                metadata["answer"] = body.answer
-            if body.response_time is not None:
-                metadata["response_time"] = body.response_time
-            results, skipped = validate_items(
-                body.results, TavilyResult, top=skip + top, provider=provider,
-                status=response.status_code,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
-            # Tavily gives no total; the window is sliced out of top + skip results.
-            return SearchResults(results[skip : skip + top], None, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        body = validate_body(_SearchResponse, response, self.provider_name)
+        if "results" not in body.model_fields_set:
+            raise no_results(response, self.provider_name)
+        metadata: dict[str, Any] = {}
+        if body.request_id:
+            metadata["request_id"] = body.request_id
+        if body.answer:
+            metadata["answer"] = body.answer
+        if body.response_time is not None:
+            metadata["response_time"] = body.response_time
+        # Tavily gives no total; the window is sliced out of top + skip results.
+        return Page(body.results, metadata, None, options.skip)
 
     def _to_text_search_result(self, item: TavilyResult) -> TextSearchResult:
         return TextSearchResult(name=item.title, value=item.content, link=item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TavilyResult]:
-        """Search and return Tavily's results (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``top + skip`` above 20
-                (before any request).
-            UnsupportedFilterError: The filter names a field Tavily cannot honour.
-            ProviderError: Tavily answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Tavily could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TavilyResult]:
-        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_results = WebSearchConnector.get_search_results
+    get_web_results_sync = WebSearchConnector.get_search_results_sync
