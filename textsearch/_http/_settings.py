@@ -9,7 +9,9 @@ them). :func:`http_settings` checks the names and fills in the defaults.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final, TypedDict
+from typing import TYPE_CHECKING, Any, Final
+
+from typing_extensions import TypedDict
 
 from textsearch._http._base import (
     DEFAULT_DEADLINE,
@@ -82,26 +84,30 @@ HTTP_DEFAULTS: Final[Mapping[str, Any]] = {
 }
 
 
-def http_settings(given: Mapping[str, Any], owner: str) -> dict[str, Any]:
-    """Every setting, ``given`` over the defaults.
+def http_settings(
+    given: Mapping[str, Any], owner: str, defaults: Mapping[str, Any] = HTTP_DEFAULTS
+) -> dict[str, Any]:
+    """Every setting, ``given`` over the ``defaults``.
 
     Raises:
         TypeError: A name that is not a setting (as Python does for an unknown keyword).
     """
     for name in given:
-        if name not in HTTP_DEFAULTS:
+        if name not in defaults:
             raise TypeError(f"{owner}() got an unexpected keyword argument {name!r}")
-    return {**HTTP_DEFAULTS, **given}
+    return {**defaults, **given}
 
 
-def http_parameters() -> list[inspect.Parameter]:
+def http_parameters(
+    settings: type[Any] = HttpSettings, defaults: Mapping[str, Any] = HTTP_DEFAULTS
+) -> list[inspect.Parameter]:
     """The settings as keyword-only parameters with their defaults, for a signature."""
     import inspect  # only when a signature is asked for
 
-    annotations = HttpSettings.__annotations__
+    annotations = settings.__annotations__  # a TypedDict's own and inherited keys
     return [
         inspect.Parameter(
             name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[name]
         )
-        for name, default in HTTP_DEFAULTS.items()
+        for name, default in defaults.items()
     ]

@@ -15,15 +15,20 @@ from abc import abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Final, NamedTuple, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
-from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse
-from textsearch._http._settings import http_parameters, http_settings
+from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
+from textsearch._http._settings import (
+    HTTP_DEFAULTS,
+    HttpSettings,
+    http_parameters,
+    http_settings,
+)
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError, ResponseFormatError
@@ -95,12 +100,21 @@ def check_header_name(value: object, owner: str) -> str:
     return value
 
 
-def check_choice(value: object, choices: tuple[str, ...], argument: str, owner: str) -> None:
-    """``value`` is one of ``choices``, or a :class:`ConfigurationError` naming them."""
+def check_choice(value: str, choices: tuple[str, ...], argument: str, connector: object) -> str:
+    """``value``, one of ``choices``; else a :class:`ConfigurationError` naming them."""
     if value not in choices:
         raise ConfigurationError(
-            f"{owner}: {argument} must be one of {', '.join(choices)}, not {value!r}"
+            f"{type(connector).__name__}: {argument} must be one of {', '.join(choices)}, "
+            f"not {value!r}"
         )
+    return value
+
+
+def check_flag(value: bool, argument: str, connector: object) -> bool:
+    """``value``, ``True`` or ``False``; else a :class:`ConfigurationError`."""
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{type(connector).__name__}: {argument} must be True or False")
+    return value
 
 
 def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
@@ -505,15 +519,46 @@ def web_pages(answer: dict[str, Any] | None, metadata: dict[str, Any], include_t
 
 @dataclass(frozen=True)
 class WebSpec:
-    """The declarative part of a web provider: what its answers and results look like."""
+    """The declarative part of a web provider: who it is, where it is, what it answers."""
 
+    provider: str
+    """Short name, in errors and logs (``provider_name``)."""
+    env_var: str
+    """The environment variable of its key (``""``: none)."""
+    filter_fields: frozenset[str]
+    """The filter fields it accepts (``supported_filter_fields``)."""
     read_error: Callable[[int, HttpResponse], ErrorDetail]
     """Reads an error answer (status and body) into an :class:`ErrorDetail`."""
     model: type[BaseModel]
     """The native model each result is validated as."""
+    max_top: int = 50
+    """Largest ``top``."""
     text_fields: tuple[str, str, str] | None = None
     """Keys of a result's title, text and link, read straight into ``TextSearchResult``s
     (``None``: the text shapes are mapped from the native model)."""
+    path: str | None = None
+    """Appended to ``base_url=``; ``None``: the ``endpoint=`` URL is the whole address (its
+    query parameters are sent with every request)."""
+    auth: str = "Authorization"
+    """The header that carries the key (``Authorization`` sends ``Bearer <key>``)."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers sent with every request, besides the key."""
+    shown: tuple[str, ...] = ("base_url",)
+    """The attributes the ``repr`` shows (never the key)."""
+
+
+class WebSettings(HttpSettings, Generic[NativeT], total=False):
+    """The keywords every web connector takes: the HTTP settings and two mappers."""
+
+    string_mapper: Callable[[NativeT], str] | None
+    """Turns one native result into the string ``search`` returns (default: its text, else
+    its title or link)."""
+    text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None
+    """Turns one native result into a ``TextSearchResult`` (default: the connector's own
+    mapping)."""
+
+
+_WEB_DEFAULTS: Final = {**HTTP_DEFAULTS, "string_mapper": None, "text_search_result_mapper": None}
 
 
 #: One request and its parser; or a paging plan (several requests, see :class:`PagedPlan`).
@@ -539,51 +584,76 @@ _UNSET: Final = object()
 class WebSearchConnector(BaseTextSearch[NativeT]):
     """The one connector class behind every web provider; a provider is a small spec.
 
-    A provider class sets :attr:`provider_name`, :attr:`env_var`, :attr:`max_top`,
-    :attr:`supported_filter_fields` and :attr:`spec` (error reader, native model, text
-    fields), and writes three pure hooks: :meth:`_translate` (its filter in its own wire
-    form, or an error before any request), :meth:`_request` (the :class:`HttpRequest`) and
-    :meth:`_read_page` (the answer's envelope: errors inside a 2xx body, metadata, the list
-    of results). Everything else is here, once: the key, the HTTP settings
-    (:class:`~textsearch._http.HttpSettings`), validating the results for every shape,
-    the async and blocking paths, the client lifecycle. The filter is translated once per
-    search: :meth:`_check_filter` keeps its translation for the fetch that follows.
+    A provider class sets :attr:`spec` (a :class:`WebSpec`: name, key variable, filter
+    fields, error reader, native model, address, key header; ``provider_name``,
+    ``env_var``, ``max_top`` and ``supported_filter_fields`` follow from it), takes its own
+    keywords and ``**settings: Unpack[WebSettings[Native]]`` and passes them on with
+    ``super().__init__(api_key, url, settings)``, and writes three pure hooks:
+    :meth:`_translate` (its filter in its own wire form, or an error before any request),
+    :meth:`_request` (the :class:`HttpRequest`) and :meth:`_read_page` (the answer's
+    envelope: errors inside a 2xx body, metadata, the list of results). Everything else is
+    here, once: the key, the address, the HTTP settings, validating the results for every
+    shape, the async and blocking paths, the client lifecycle, the ``repr``. The filter is
+    translated once per search: :meth:`_check_filter` keeps its translation for the fetch
+    that follows.
     """
 
     env_var: ClassVar[str] = ""
+    open_world: ClassVar[bool] = True
     spec: ClassVar[WebSpec]
 
     def __init__(
         self,
         api_key: str | None,
+        url: object,
+        settings: Mapping[str, Any],
         *,
-        string_mapper: Callable[[NativeT], str] | None,
-        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None,
-        http: Mapping[str, Any],
+        auth: str | None = None,
     ) -> None:
+        spec, owner = self.spec, type(self).__name__
+        where = check_url(url, "endpoint=" if spec.path is None else "base_url=", owner)
+        given = http_settings(settings, owner, _WEB_DEFAULTS)
         super().__init__(
-            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+            string_mapper=given.pop("string_mapper"),
+            text_search_result_mapper=given.pop("text_search_result_mapper"),
         )
-        owner = type(self).__name__
-        settings = http_settings(http, owner)
         self._api_key = self._resolve_key(api_key, owner)
         self._last: tuple[object, Any] = (_UNSET, None)
         try:
             self._engine = HttpEngine(
-                provider=self.provider_name,
-                read_error=self.spec.read_error,
-                secret=self._api_key,
-                **settings,
+                provider=spec.provider, read_error=spec.read_error, secret=self._api_key, **given
             )
         except ConfigurationError as exc:
             raise ConfigurationError(f"{owner}: {exc}") from None
+        address = where.copy_with(query=None)
+        if spec.path is None:
+            self.endpoint = str(where)
+            self._url = str(address)
+            # Parameters already in the endpoint are kept (httpx would replace them).
+            self._fixed_params: tuple[tuple[str, str], ...] = tuple(where.params.multi_items())
+        else:
+            self.base_url = str(where).rstrip("/")
+            self._url = str(address).rstrip("/") + spec.path
+            self._fixed_params = ()
+        header = auth or spec.auth
+        self._headers = dict(spec.headers)
+        if self._api_key:
+            self._headers[header] = bearer_or_plain(header, self._api_key)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            cls.provider_name, cls.env_var, cls.max_top = spec.provider, spec.env_var, spec.max_top
+            cls.supported_filter_fields = spec.filter_fields
         init = cls.__dict__.get("__init__")
         if init is not None:
-            # ``**http: Unpack[HttpSettings]`` shows as its keywords, with their defaults.
-            init.__signature__ = _with_http_keywords(inspect.signature(init))
+            # ``**settings: Unpack[WebSettings]`` shows as its keywords, with their defaults.
+            init.__signature__ = _with_settings(inspect.signature(init))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.spec.shown)
+        return f"{type(self).__name__}({shown})"
 
     def _resolve_key(self, api_key: str | None, owner: str) -> str:
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
@@ -784,11 +854,11 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         await self._engine.aclose()
 
 
-def _with_http_keywords(signature: inspect.Signature) -> inspect.Signature:
+def _with_settings(signature: inspect.Signature) -> inspect.Signature:
     parameters: list[inspect.Parameter] = []
     for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "http":
-            parameters.extend(http_parameters())
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "settings":
+            parameters.extend(http_parameters(WebSettings, _WEB_DEFAULTS))
         else:
             parameters.append(parameter)
     return signature.replace(parameters=parameters)

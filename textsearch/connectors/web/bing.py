@@ -28,6 +28,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Annotated, Any, ClassVar, Final, NamedTuple
 
+import httpx
 from pydantic import AfterValidator, Field
 from typing_extensions import Unpack
 
@@ -36,9 +37,7 @@ from textsearch._http import (
     ErrorDetail,
     HttpRequest,
     HttpResponse,
-    bearer_or_plain,
 )
-from textsearch._http._settings import HttpSettings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -51,11 +50,11 @@ from textsearch.connectors.web._base import (
     NullableList,
     Page,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     WireModel,
     as_text,
     check_header_name,
-    check_url,
     clean_text,
     load_json_body,
     load_json_object,
@@ -482,14 +481,10 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         ConfigurationError: No key, or a bad endpoint, header name or setting.
     """
 
-    provider_name: ClassVar[str] = "bing"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 50
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
     spec: ClassVar[WebSpec] = WebSpec(
-        read_bing_error, BingWebPage, text_fields=("name", "snippet", "url")
-    )
+        "bing", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bing_error, BingWebPage,
+        text_fields=("name", "snippet", "url"), shown=("endpoint", "custom_config", "auth_header"),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -498,12 +493,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         endpoint: str = DEFAULT_ENDPOINT,
         custom_config: str | None = None,
         auth_header: str = "Ocp-Apim-Subscription-Key",
-        string_mapper: Callable[[BingWebPage], str] | None = None,
-        text_search_result_mapper: Callable[[BingWebPage], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[BingWebPage]],
     ) -> None:
         owner = type(self).__name__
-        url = check_url(endpoint, "endpoint=", owner)
         self.auth_header = check_header_name(auth_header, owner)
         if custom_config is not None:
             if isinstance(custom_config, bool) or not isinstance(custom_config, (str, int)):
@@ -511,31 +503,16 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             custom_config = str(custom_config).strip()
             if not custom_config:
                 raise ConfigurationError(f"{owner}: custom_config= must not be empty")
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.endpoint = str(url)
         self.custom_config = custom_config
-        # Parameters already in the endpoint are kept (httpx would replace them).
-        fixed = list(url.params.multi_items())
-        path = url.path
+        super().__init__(api_key, endpoint, settings, auth=auth_header)
         if custom_config is not None:
-            if path.rstrip("/").endswith("/v7.0/search"):
-                path = path.rstrip("/")[: -len("search")] + "custom/search"
-            fixed = [(k, v) for k, v in fixed if k != "customConfig"]
-            fixed.append(("customConfig", custom_config))
-        self._url = str(url.copy_with(path=path, query=None))
-        self._fixed_params = tuple(fixed)
-        self._headers = {auth_header: bearer_or_plain(auth_header, self._api_key)}
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(endpoint={self.endpoint!r}, "
-            f"custom_config={self.custom_config!r}, auth_header={self.auth_header!r})"
-        )
+            # The Custom Search endpoint beside the one given, and its configuration id.
+            url = httpx.URL(self._url)
+            if url.path.rstrip("/").endswith("/v7.0/search"):
+                path = url.path.rstrip("/")[: -len("search")] + "custom/search"
+                self._url = str(url.copy_with(path=path))
+            fixed = [(k, v) for k, v in self._fixed_params if k != "customConfig"]
+            self._fixed_params = (*fixed, ("customConfig", custom_config))
 
     # -- filters and request (pure) ----------------------------------------------------
 

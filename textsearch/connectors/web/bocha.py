@@ -18,7 +18,6 @@ string ``code``) are read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
@@ -26,7 +25,6 @@ from pydantic import field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
-from textsearch._http._settings import HttpSettings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -37,10 +35,11 @@ from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     Page,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     WireModel,
     as_text,
-    check_url,
+    check_flag,
     clean_text,
     load_json_body,
     load_json_object,
@@ -49,7 +48,6 @@ from textsearch.connectors.web._base import (
 )
 from textsearch.errors import (
     AuthenticationError,
-    ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
@@ -264,12 +262,10 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         ConfigurationError: No key, or a bad base URL or setting.
     """
 
-    provider_name: ClassVar[str] = "bocha"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 50
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
-    spec: ClassVar[WebSpec] = WebSpec(read_bocha_error, BochaWebPage)
+    spec: ClassVar[WebSpec] = WebSpec(
+        "bocha", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bocha_error, BochaWebPage,
+        path="/v1/web-search", shown=("base_url", "summary"),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -277,27 +273,10 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         *,
         base_url: str = DEFAULT_BASE_URL,
         summary: bool = True,
-        string_mapper: Callable[[BochaWebPage], str] | None = None,
-        text_search_result_mapper: Callable[[BochaWebPage], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[BochaWebPage]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        if not isinstance(summary, bool):
-            raise ConfigurationError(f"{owner}: summary= must be True or False")
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.summary = summary
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/v1/web-search"
-        self._headers = {"Authorization": f"Bearer {self._api_key}"}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, summary={self.summary!r})"
+        self.summary = check_flag(summary, "summary=", self)
+        super().__init__(api_key, base_url, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
         body: dict[str, str] = {}

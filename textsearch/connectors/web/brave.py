@@ -14,7 +14,6 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final, NamedTuple
 
@@ -22,15 +21,15 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from typing_extensions import Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
-from textsearch._http._settings import HttpSettings
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     Page,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     as_text,
-    check_url,
+    check_flag,
     clean_text,
     load_json_body,
     load_json_object,
@@ -45,7 +44,6 @@ from textsearch.connectors.web._portable import (
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
-    ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
@@ -288,14 +286,11 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         ConfigurationError: No key, or a bad endpoint or setting.
     """
 
-    provider_name: ClassVar[str] = "brave"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 20
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
     spec: ClassVar[WebSpec] = WebSpec(
-        read_brave_error, BraveWebResult, text_fields=("title", "description", "url")
-    )
+        "brave", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_brave_error, BraveWebResult, max_top=20,
+        text_fields=("title", "description", "url"), auth="X-Subscription-Token",
+        headers=(("Accept", "application/json"),), shown=("endpoint",),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -303,28 +298,10 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         *,
         endpoint: str = DEFAULT_ENDPOINT,
         extra_snippets: bool = False,
-        string_mapper: Callable[[BraveWebResult], str] | None = None,
-        text_search_result_mapper: Callable[[BraveWebResult], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[BraveWebResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(endpoint, "endpoint=", owner)
-        if not isinstance(extra_snippets, bool):
-            raise ConfigurationError(f"{owner}: extra_snippets= must be True or False")
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.endpoint = str(url)
-        self.extra_snippets = extra_snippets
-        self._fixed_params = tuple(url.params.multi_items())
-        self._url = str(url.copy_with(query=None))
-        self._headers = {"X-Subscription-Token": self._api_key, "Accept": "application/json"}
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(endpoint={self.endpoint!r})"
+        self.extra_snippets = check_flag(extra_snippets, "extra_snippets=", self)
+        super().__init__(api_key, endpoint, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
         portable = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]

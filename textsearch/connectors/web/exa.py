@@ -15,7 +15,6 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
@@ -23,16 +22,15 @@ from pydantic import Field, field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
-from textsearch._http._settings import HttpSettings
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     Page,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     WireModel,
     as_text,
     check_choice,
-    check_url,
     clean_text,
     load_json_object,
     no_results,
@@ -205,12 +203,10 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         ConfigurationError: No key, or a bad base URL or setting.
     """
 
-    provider_name: ClassVar[str] = "exa"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = MAX_RESULTS
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
-    spec: ClassVar[WebSpec] = WebSpec(read_exa_error, ExaResult)
+    spec: ClassVar[WebSpec] = WebSpec(
+        "exa", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_exa_error, ExaResult, max_top=MAX_RESULTS,
+        path="/search", auth="x-api-key", shown=("base_url", "search_type", "contents"),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -219,31 +215,11 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         base_url: str = DEFAULT_BASE_URL,
         search_type: str = "auto",
         contents: str = "highlights",
-        string_mapper: Callable[[ExaResult], str] | None = None,
-        text_search_result_mapper: Callable[[ExaResult], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[ExaResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        check_choice(search_type, SEARCH_TYPES, "search_type=", owner)
-        check_choice(contents, CONTENTS, "contents=", owner)
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.search_type = search_type
-        self.contents = contents
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
-        self._headers = {"x-api-key": self._api_key}
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(base_url={self.base_url!r}, "
-            f"search_type={self.search_type!r}, contents={self.contents!r})"
-        )
+        self.search_type = check_choice(search_type, SEARCH_TYPES, "search_type=", self)
+        self.contents = check_choice(contents, CONTENTS, "contents=", self)
+        super().__init__(api_key, base_url, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)

@@ -23,24 +23,22 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any, ClassVar, Final, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import Unpack
 
-from textsearch._http import ErrorDetail, HttpRequest, HttpResponse, bearer_or_plain
-from textsearch._http._settings import HttpSettings
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     Page,
     Step,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     as_text,
     check_header_name,
-    check_url,
     clean_text,
     load_json_object,
     no_results,
@@ -219,12 +217,11 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
         ConfigurationError: No base URL, or a bad URL, header name or setting.
     """
 
-    provider_name: ClassVar[str] = "searxng"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ""
-    max_top: ClassVar[int] = 50
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
-    spec: ClassVar[WebSpec] = WebSpec(read_searxng_error, SearxngResult)
+    spec: ClassVar[WebSpec] = WebSpec(
+        "searxng", "", SUPPORTED_FILTER_FIELDS, read_searxng_error, SearxngResult,
+        path="/search", headers=(("Accept", "application/json"),),
+        shown=("base_url", "auth_header"),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -233,9 +230,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
         api_key: str | None = None,
         auth_header: str | None = None,
         max_pages: int = DEFAULT_MAX_PAGES,
-        string_mapper: Callable[[SearxngResult], str] | None = None,
-        text_search_result_mapper: Callable[[SearxngResult], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[SearxngResult]],
     ) -> None:
         owner = type(self).__name__
         if base_url is None:
@@ -245,36 +240,20 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
                 f"{owner} needs the URL of a SearXNG instance: pass base_url=... or set the "
                 f"{ENV_VAR} environment variable"
             )
-        url = check_url(base_url, "base_url=", owner)
         header = check_header_name(auth_header, owner) if auth_header is not None else None
         if header is not None and api_key is None:
             raise ConfigurationError(f"{owner}: auth_header= is set but api_key= is not")
         if isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1:
             raise ConfigurationError(f"{owner}: max_pages= must be a whole number of at least 1")
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.auth_header = header or ("Authorization" if self._api_key else None)
         self.max_pages = max_pages
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
-        self._headers = {"Accept": "application/json"}
-        if self._api_key and self.auth_header:
-            self._headers[self.auth_header] = bearer_or_plain(self.auth_header, self._api_key)
+        super().__init__(api_key, base_url, settings, auth=header)
+        self.auth_header = header or ("Authorization" if self._api_key else None)
 
     def _resolve_key(self, api_key: str | None, owner: str) -> str:
         # No key by default: only a proxy in front of the instance may want one.
         if api_key is None or (isinstance(api_key, str) and not api_key.strip()):
             return ""
         return resolve_api_key(api_key, "SEARXNG_API_KEY", owner)
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(base_url={self.base_url!r}, auth_header={self.auth_header!r})"
-        )
 
     def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
         owner = type(self).__name__

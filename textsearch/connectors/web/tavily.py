@@ -15,22 +15,20 @@ parameter, so ``language`` and ``safe_search`` are an
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
-from textsearch._http._settings import HttpSettings
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     Page,
     WebSearchConnector,
+    WebSettings,
     WebSpec,
     as_text,
     check_choice,
-    check_url,
     clean_text,
     load_json_object,
     no_results,
@@ -189,12 +187,10 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         ConfigurationError: No key, or a bad base URL or setting.
     """
 
-    provider_name: ClassVar[str] = "tavily"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = MAX_RESULTS
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
-    spec: ClassVar[WebSpec] = WebSpec(read_tavily_error, TavilyResult)
+    spec: ClassVar[WebSpec] = WebSpec(
+        "tavily", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_tavily_error, TavilyResult,
+        max_top=MAX_RESULTS, path="/search", shown=("base_url", "search_depth", "topic"),
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -203,31 +199,11 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         base_url: str = DEFAULT_BASE_URL,
         search_depth: str = "basic",
         topic: str = "general",
-        string_mapper: Callable[[TavilyResult], str] | None = None,
-        text_search_result_mapper: Callable[[TavilyResult], TextSearchResult] | None = None,
-        **http: Unpack[HttpSettings],
+        **settings: Unpack[WebSettings[TavilyResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", owner)
-        check_choice(topic, TOPICS, "topic=", owner)
-        super().__init__(
-            api_key,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            http=http,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.search_depth = search_depth
-        self.topic = topic
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
-        self._headers = {"Authorization": f"Bearer {self._api_key}"}
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(base_url={self.base_url!r}, "
-            f"search_depth={self.search_depth!r}, topic={self.topic!r})"
-        )
+        self.search_depth = check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", self)
+        self.topic = check_choice(topic, TOPICS, "topic=", self)
+        super().__init__(api_key, base_url, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         owner = type(self).__name__
