@@ -207,6 +207,18 @@ def parse_freshness(value: object, owner: str = "filter") -> Freshness:
     )
 
 
+def is_date_range(text: str) -> bool:
+    """Whether ``text`` is ``YYYY-MM-DD`` or ``YYYY-MM-DD..YYYY-MM-DD`` with start <= end."""
+    parts = text.split("..")
+    if not 1 <= len(parts) <= 2 or not all(_DATE.fullmatch(p) for p in parts):
+        return False
+    try:
+        days = [date.fromisoformat(p) for p in parts]
+    except ValueError:
+        return False
+    return days[0] <= days[-1]
+
+
 def language_code(value: object, owner: str) -> str:
     text = value.strip().lower() if isinstance(value, str) else ""
     if not _LANGUAGE.match(text):

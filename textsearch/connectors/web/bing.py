@@ -48,10 +48,6 @@ from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     LenientDatetime,
     NullableList,
-    Page,
-    WebSearchConnector,
-    WebSettings,
-    WebSpec,
     WireModel,
     as_text,
     check_header_name,
@@ -60,11 +56,18 @@ from textsearch.connectors.web._base import (
     load_json_object,
     object_field,
     unescaped_text,
+)
+from textsearch.connectors.web._connector import (
+    Page,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
     web_pages,
 )
 from textsearch.connectors.web._portable import (
     country_code,
     intersect_domains,
+    is_date_range,
     parse_domains,
     site_operators,
 )
@@ -426,14 +429,8 @@ def _freshness(text: str) -> str:
         # Portable "year": Bing has no such word, but takes a date range.
         today = date.today()
         return f"{(today - timedelta(days=365)).isoformat()}..{today.isoformat()}"
-    parts = text.split("..")
-    if 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
-        try:
-            days = [date.fromisoformat(p) for p in parts]
-        except ValueError:
-            days = []
-        if days and days[0] <= days[-1]:
-            return text
+    if is_date_range(text):
+        return text
     raise InvalidRequestError(
         "Bing filter 'freshness' must be Day, Week, Month, Year, YYYY-MM-DD or "
         f"YYYY-MM-DD..YYYY-MM-DD (start <= end), not {text!r}"
@@ -471,11 +468,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         custom_config: A Bing Custom Search configuration id; the ``/v7.0/custom/search``
             endpoint is then used (derived from ``endpoint`` when it ends in ``/v7.0/search``).
         auth_header: Header that carries the key. ``Authorization`` sends ``Bearer <key>``.
-        string_mapper: Turns a :class:`BingWebPage` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BingWebPage` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: The mappers (of :class:`BingWebPage`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint, header name or setting.
@@ -594,11 +588,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                 f"the Bing query is {len(q)} characters long (with filter operators); "
                 f"keep it under {_MAX_QUERY_CHARS}"
             )
-        params = [*self._fixed_params, ("q", q), ("count", str(options.top))]
-        if options.skip:
-            params.append(("offset", str(options.skip)))
-        params.extend(translated.params)
-        return HttpRequest("GET", self._url, tuple(params), None, self._headers)
+        offset = (("offset", str(options.skip)),) if options.skip else ()
+        return self._get((("q", q), ("count", str(options.top)), *offset, *translated.params))
 
     def _read_page(
         self, response: HttpResponse, options: SearchOptions, translated: _Filter

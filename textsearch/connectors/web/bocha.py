@@ -18,7 +18,7 @@ string ``code``) are read.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
 from pydantic import field_validator
@@ -33,19 +33,22 @@ from textsearch._types import (
 )
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
+    CleanText,
+    WireModel,
+    as_text,
+    check_flag,
+    load_json_body,
+    load_json_object,
+    object_field,
+)
+from textsearch.connectors.web._connector import (
     Page,
     WebSearchConnector,
     WebSettings,
     WebSpec,
-    WireModel,
-    as_text,
-    check_flag,
-    clean_text,
-    load_json_body,
-    load_json_object,
-    object_field,
     web_pages,
 )
+from textsearch.connectors.web._portable import is_date_range
 from textsearch.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -86,15 +89,15 @@ class BochaWebPage(WireModel):
 
     id: str | None = None
     """Bocha's id of the result, when it sends one."""
-    name: str | None = None
+    name: CleanText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    display_url: str | None = None
+    display_url: CleanText = None
     """The URL as displayed, without decoration tags."""
-    snippet: str | None = None
+    snippet: CleanText = None
     """A short passage of the page."""
-    summary: str | None = None
+    summary: CleanText = None
     """A longer summary of the page (sent when ``summary=True``)."""
     site_name: str | None = None
     """Name of the site."""
@@ -113,11 +116,6 @@ class BochaWebPage(WireModel):
     """Whether the page is family friendly, when known."""
     is_navigational: bool | None = None
     """Whether the page is a navigational result, when known."""
-
-    @field_validator("name", "snippet", "summary", "display_url")
-    @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return clean_text(value)
 
     @field_validator("date_published", "date_last_crawled", mode="before")
     @classmethod
@@ -191,14 +189,8 @@ def _freshness(value: object) -> str:
     for word in FRESHNESS_WORDS:
         if text.lower() == word.lower():
             return word
-    parts = text.split("..")
-    if text and 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
-        try:
-            days = [date.fromisoformat(p) for p in parts]
-        except ValueError:
-            days = []
-        if days and days[0] <= days[-1]:
-            return text
+    if is_date_range(text):
+        return text
     raise InvalidRequestError(
         "Bocha filter 'freshness' must be one of "
         + ", ".join(FRESHNESS_WORDS)
@@ -252,11 +244,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             ``https://api.bocha.cn``); ``/v1/web-search`` is appended.
         summary: Ask Bocha for a long summary of each page and use it as the result's
             value (else the snippet is used).
-        string_mapper: Turns a :class:`BochaWebPage` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BochaWebPage` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: The mappers (of :class:`BochaWebPage`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -336,7 +325,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         if skip:
             body["page"] = skip // top + 1
         body.update(translated)
-        return HttpRequest("POST", self._url, (), body, self._headers)
+        return self._post(body)
 
     def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
         provider, http_status = self.provider_name, response.status_code

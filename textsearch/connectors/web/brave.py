@@ -14,26 +14,30 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated, Any, ClassVar, Final, NamedTuple
+from typing import Annotated, Any, ClassVar, Final
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from typing_extensions import Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
-    Page,
-    WebSearchConnector,
-    WebSettings,
-    WebSpec,
+    AnyDate,
+    PlainText,
     as_text,
     check_flag,
     clean_text,
     load_json_body,
     load_json_object,
     object_field,
+)
+from textsearch.connectors.web._connector import (
+    Page,
+    SiteFilter,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
 )
 from textsearch.connectors.web._portable import (
     PORTABLE_FIELDS,
@@ -71,32 +75,12 @@ class _Snake(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
-def _text(value: str | None) -> str | None:
-    # A plain after-validator: cheaper per field than a field_validator (see bing.py).
-    return clean_text(value, unescape=True) if value is not None else None
-
-
-def _lenient_date(value: Any) -> Any:
-    # A date Brave writes in a shape we do not know is an unknown date, not a bad answer.
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return value if isinstance(value, datetime) else None
-
-
 def _snippets(value: Any) -> Any:
     if value is None:
         return []
     if isinstance(value, list):
         return [clean_text(v, unescape=True) for v in value if isinstance(v, str)]
     return value
-
-
-#: Text without markup: Brave's <strong> highlights and HTML entities removed.
-_Text = Annotated[str | None, AfterValidator(_text)]
-_Date = Annotated[datetime | None, BeforeValidator(_lenient_date)]
 
 
 class BraveMetaUrl(_Snake):
@@ -134,17 +118,17 @@ class BraveWebResult(_Snake):
     removed (the connector also asks for ``text_decorations=false``).
     """
 
-    title: _Text = None
+    title: PlainText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    description: _Text = None
+    description: PlainText = None
     """A passage of the page."""
     age: str | None = None
     """How old the page is, as Brave words it (``2 days ago``, ``March 3, 2025``)."""
-    page_age: _Date = None
+    page_age: AnyDate = None
     """When the page was published or last changed, when Brave knows it."""
-    page_fetched: _Date = None
+    page_fetched: AnyDate = None
     """When Brave last fetched the page."""
     language: str | None = None
     """Main language of the page."""
@@ -165,19 +149,6 @@ class BraveWebResult(_Snake):
     """A thumbnail, when there is one."""
     extra_snippets: Annotated[list[str], BeforeValidator(_snippets)] = Field(default_factory=list)
     """Up to five more passages of the page (``extra_snippets=True``)."""
-
-
-class _Filter(NamedTuple):
-    """A Brave filter in wire form.
-
-    ``site:`` operators for ``q``, query parameters, and the domains every result's host is
-    checked against.
-    """
-
-    operators: str
-    params: tuple[tuple[str, str], ...]
-    site: tuple[str, ...] | None
-    exclude: tuple[str, ...]
 
 
 def _error_object(body: dict[str, Any]) -> dict[str, Any]:
@@ -276,11 +247,8 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         api_key: The subscription token; defaults to the ``BRAVE_SEARCH_API_KEY`` variable.
         endpoint: Full URL of the web search endpoint.
         extra_snippets: Ask for up to five extra passages per result (some plans only).
-        string_mapper: Turns a :class:`BraveWebResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BraveWebResult` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``. A spent quota is never retried.
+        **settings: The mappers (of :class:`BraveWebResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint or setting.
@@ -303,7 +271,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         self.extra_snippets = check_flag(extra_snippets, "extra_snippets=", self)
         super().__init__(api_key, endpoint, settings)
 
-    def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
+    def _translate(self, search_filter: TextSearchFilter | None) -> SiteFilter:
         portable = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]
         params: list[tuple[str, str]] = []
         if portable.country:
@@ -320,9 +288,9 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                 start, end = fresh.dates()
                 params.append(("freshness", f"{start.isoformat()}to{end.isoformat()}"))
         site, exclude = portable.site, portable.exclude_site
-        return _Filter(site_operators(site, exclude), tuple(params), site, exclude)
+        return SiteFilter(site_operators(site, exclude), tuple(params), site, exclude)
 
-    def _request(self, query: str, options: SearchOptions, translated: _Filter) -> HttpRequest:
+    def _request(self, query: str, options: SearchOptions, translated: SiteFilter) -> HttpRequest:
         top, skip = options.top, options.skip
         if skip % top:
             raise InvalidRequestError(
@@ -344,7 +312,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                 f"{MAX_QUERY_WORDS} words (site filters included); this one has {len(q)} "
                 f"characters and {len(q.split())} words"
             )
-        params = [*self._fixed_params, ("q", q), ("count", str(top))]
+        params = [("q", q), ("count", str(top))]
         if page:
             params.append(("offset", str(page)))
         # Without this Brave wraps matches in <strong>: markup a model should never see.
@@ -352,10 +320,10 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         if self.extra_snippets:
             params.append(("extra_snippets", "true"))
         params.extend(translated.params)
-        return HttpRequest("GET", self._url, tuple(params), None, self._headers)
+        return self._get(params)
 
     def _read_page(
-        self, response: HttpResponse, options: SearchOptions, translated: _Filter
+        self, response: HttpResponse, options: SearchOptions, translated: SiteFilter
     ) -> Page:
         provider, status = self.provider_name, response.status_code
         body = load_json_body(response, provider)

@@ -24,10 +24,8 @@ from typing_extensions import Unpack
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
-    Page,
-    WebSearchConnector,
-    WebSettings,
-    WebSpec,
+    AnyDate,
+    PlainText,
     WireModel,
     as_text,
     check_choice,
@@ -37,6 +35,7 @@ from textsearch.connectors.web._base import (
     unpaged_count,
     validate_body,
 )
+from textsearch.connectors.web._connector import Page, WebSearchConnector, WebSettings, WebSpec
 from textsearch.connectors.web._portable import (
     COUNTRY,
     EXCLUDE_SITE,
@@ -63,6 +62,7 @@ SUPPORTED_FILTER_FIELDS: Final = frozenset({SITE, EXCLUDE_SITE, FRESHNESS, COUNT
 MAX_RESULTS: Final = 100
 SEARCH_TYPES: Final = ("auto", "neural", "keyword", "fast", "deep")
 CONTENTS: Final = ("highlights", "summary", "text", "none")
+DEFAULT_CONTENTS: Final = "highlights"
 #: Characters of page text asked for with ``contents="text"``: a passage, not a whole page.
 TEXT_CHARACTERS: Final = 2000
 #: The ``contents`` object of the request for each ``contents=`` choice.
@@ -81,31 +81,26 @@ class ExaResult(WireModel):
     """Exa's id of the document (usually its URL)."""
     url: str | None = None
     """URL of the page."""
-    title: str | None = None
+    title: PlainText = None
     """Title of the page; Exa sends ``null`` when it has none."""
-    published_date: datetime | None = None
+    published_date: AnyDate = None
     """When the page was published, when Exa knows it."""
     author: str | None = None
     """Author of the page, when known."""
     score: float | None = None
     """Exa's relevance score (some search types send none)."""
-    text: str | None = None
+    text: PlainText = None
     """Page text (``contents="text"``)."""
     highlights: list[str] = Field(default_factory=list)
     """The passages that match the query best (``contents="highlights"``)."""
     highlight_scores: list[float] = Field(default_factory=list)
     """A score for each highlight."""
-    summary: str | None = None
+    summary: PlainText = None
     """A summary of the page (``contents="summary"``)."""
     image: str | None = None
     """URL of the page's main image."""
     favicon: str | None = None
     """URL of the site's icon."""
-
-    @field_validator("title", "text", "summary", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return clean_text(value, unescape=True) if isinstance(value, str) else value
 
     @field_validator("highlights", "highlight_scores", mode="before")
     @classmethod
@@ -119,16 +114,6 @@ class ExaResult(WireModel):
                 if v is not None
             ]
         return value
-
-    @field_validator("published_date", mode="before")
-    @classmethod
-    def _lenient_date(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            except ValueError:
-                return None  # an unknown date, not a malformed answer
-        return value if isinstance(value, datetime) else None
 
 
 class _SearchResponse(WireModel):
@@ -193,11 +178,8 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         contents: What Exa returns as each result's text: ``highlights`` (the passages
             that match best), ``summary``, ``text`` (the start of the page, 2,000
             characters) or ``none``.
-        string_mapper: Turns an :class:`ExaResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns an :class:`ExaResult` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: The mappers (of :class:`ExaResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -214,12 +196,23 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         *,
         base_url: str = DEFAULT_BASE_URL,
         search_type: str = "auto",
-        contents: str = "highlights",
+        contents: str = DEFAULT_CONTENTS,
         **settings: Unpack[WebSettings[ExaResult]],
     ) -> None:
         self.search_type = check_choice(search_type, SEARCH_TYPES, "search_type=", self)
         self.contents = check_choice(contents, CONTENTS, "contents=", self)
         super().__init__(api_key, base_url, settings)
+
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, Any]
+    ) -> HttpRequest:
+        wanted = unpaged_count(options, MAX_RESULTS, "Exa")
+        body: dict[str, Any] = {"query": query, "type": self.search_type, "numResults": wanted}
+        contents = _CONTENTS[self.contents]
+        if contents is not None:
+            body["contents"] = contents
+        body.update(translated)
+        return self._post(body)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)
@@ -241,17 +234,6 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         if portable.safe_search:
             body["moderation"] = portable.safe_search != "off"
         return body
-
-    def _request(
-        self, query: str, options: SearchOptions, translated: dict[str, Any]
-    ) -> HttpRequest:
-        wanted = unpaged_count(options, MAX_RESULTS, "Exa")
-        body: dict[str, Any] = {"query": query, "type": self.search_type, "numResults": wanted}
-        contents = _CONTENTS[self.contents]
-        if contents is not None:
-            body["contents"] = contents
-        body.update(translated)
-        return HttpRequest("POST", self._url, (), body, self._headers)
 
     def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
         body = validate_body(_SearchResponse, response, self.provider_name)

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import Unpack
@@ -32,18 +31,22 @@ from typing_extensions import Unpack
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
-    Page,
-    Step,
-    WebSearchConnector,
-    WebSettings,
-    WebSpec,
+    AnyDate,
+    PlainText,
     as_text,
     check_header_name,
-    clean_text,
     load_json_object,
     no_results,
     resolve_api_key,
     validate_body,
+)
+from textsearch.connectors.web._connector import (
+    Page,
+    SiteFilter,
+    Step,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
 )
 from textsearch.connectors.web._portable import (
     EXCLUDE_SITE,
@@ -75,19 +78,6 @@ _SAFESEARCH: Final = {"off": "0", "moderate": "1", "strict": "2"}
 _NAMES: Final = re.compile(r"^[a-z0-9 _.\-]+(,[a-z0-9 _.\-]+)*$", re.I)
 
 
-class _Filter(NamedTuple):
-    """A SearXNG filter in wire form.
-
-    ``site:`` operators for ``q``, query parameters, and the domains every result's host is
-    checked against.
-    """
-
-    operators: str
-    params: tuple[tuple[str, str], ...]
-    site: tuple[str, ...] | None
-    exclude: tuple[str, ...]
-
-
 _JSON_OFF_HINT: Final = (
     "SearXNG answers 403 when its JSON format is off: add json to search.formats in the "
     "instance's settings.yml (formats: [html, json]) and restart it"
@@ -105,9 +95,9 @@ class SearxngResult(_Snake):
 
     url: str | None = None
     """URL of the page."""
-    title: str | None = None
+    title: PlainText = None
     """Title of the page."""
-    content: str | None = None
+    content: PlainText = None
     """A passage of the page, as the engines gave it."""
     engine: str | None = None
     """The engine that ranked it best."""
@@ -119,7 +109,7 @@ class SearxngResult(_Snake):
     """SearXNG's merged score."""
     category: str | None = None
     """The category it was found in (``general``, ``news``, ...)."""
-    published_date: datetime | None = Field(default=None, alias="publishedDate")
+    published_date: AnyDate = Field(default=None, alias="publishedDate")
     """When it was published, when an engine says so."""
     thumbnail: str | None = None
     """URL of a thumbnail, when there is one."""
@@ -130,27 +120,12 @@ class SearxngResult(_Snake):
     template: str | None = None
     """The HTML template the instance would render it with."""
 
-    @field_validator("title", "content", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return clean_text(value, unescape=True) if isinstance(value, str) else value
-
     @field_validator("engines", "parsed_url", "positions", mode="before")
     @classmethod
     def _list(cls, value: Any) -> Any:
         if value is None:
             return []
         return [v for v in value if v is not None] if isinstance(value, list) else value
-
-    @field_validator("published_date", mode="before")
-    @classmethod
-    def _lenient_date(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            except ValueError:
-                return None  # engines write dates in many shapes: unknown, not malformed
-        return value if isinstance(value, datetime) else None
 
     @field_validator("score", mode="before")
     @classmethod
@@ -207,11 +182,8 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
             ``Bearer <key>``).
         max_pages: Most pages read for one search (SearXNG's page size is fixed by the
             instance, so ``skip + top`` results may take several pages).
-        string_mapper: Turns a :class:`SearxngResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`SearxngResult` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: The mappers (of :class:`SearxngResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No base URL, or a bad URL, header name or setting.
@@ -255,7 +227,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
             return ""
         return resolve_api_key(api_key, "SEARXNG_API_KEY", owner)
 
-    def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
+    def _translate(self, search_filter: TextSearchFilter | None) -> SiteFilter:
         owner = type(self).__name__
         portable, native = split_filter(
             search_filter, owner, PORTABLE_FILTER_FIELDS, NATIVE_FILTER_FIELDS
@@ -290,19 +262,19 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
                 )
             params[clause.field_name] = text
         site, exclude = portable.site, portable.exclude_site
-        return _Filter(site_operators(site, exclude), tuple(params.items()), site, exclude)
+        return SiteFilter(site_operators(site, exclude), tuple(params.items()), site, exclude)
 
-    def _request(self, query: str, options: SearchOptions, translated: _Filter) -> HttpRequest:
+    def _request(self, query: str, options: SearchOptions, translated: SiteFilter) -> HttpRequest:
         return self._page_request(query, 1, translated)
 
-    def _page_request(self, query: str, page: int, translated: _Filter) -> HttpRequest:
+    def _page_request(self, query: str, page: int, translated: SiteFilter) -> HttpRequest:
         operators = translated.operators
         q = f"{query} {operators}" if operators else query
         params = [("q", q), ("format", "json")]
         if page > 1:
             params.append(("pageno", str(page)))
         params.extend(translated.params)
-        return HttpRequest("GET", self._url, tuple(params), None, self._headers)
+        return self._get(params)
 
     def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
         provider = self.provider_name
@@ -347,7 +319,7 @@ class _Paging:
     """
 
     def __init__(
-        self, owner: SearxngTextSearch, query: str, options: SearchOptions, translated: _Filter
+        self, owner: SearxngTextSearch, query: str, options: SearchOptions, translated: SiteFilter
     ) -> None:
         self.owner, self.query, self.options, self.translated = owner, query, options, translated
         self.collected: list[SearxngResult] = []

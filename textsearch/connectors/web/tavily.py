@@ -22,19 +22,8 @@ from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
-from textsearch.connectors.web._base import (
-    Page,
-    WebSearchConnector,
-    WebSettings,
-    WebSpec,
-    as_text,
-    check_choice,
-    clean_text,
-    load_json_object,
-    no_results,
-    unpaged_count,
-    validate_body,
-)
+from textsearch.connectors.web import _base as web
+from textsearch.connectors.web._connector import Page, WebSearchConnector, WebSettings, WebSpec
 from textsearch.connectors.web._portable import (
     COUNTRY,
     EXCLUDE_SITE,
@@ -97,11 +86,11 @@ class _Snake(BaseModel):
 class TavilyResult(_Snake):
     """One result of Tavily Search (``results[]``)."""
 
-    title: str | None = None
+    title: web.PlainText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    content: str | None = None
+    content: web.PlainText = None
     """The passage of the page that answers the query best."""
     score: float | None = None
     """Tavily's relevance score (0-1)."""
@@ -111,11 +100,6 @@ class TavilyResult(_Snake):
     """URL of the site's icon, when ``include_favicon`` was asked."""
     published_date: str | None = None
     """Publication date as Tavily writes it (``news`` topic)."""
-
-    @field_validator("title", "content", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return clean_text(value, unescape=True) if isinstance(value, str) else value
 
     @field_validator("published_date", mode="before")
     @classmethod
@@ -144,12 +128,12 @@ class _SearchResponse(_Snake):
 
 def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"detail": {"error": "..."}}`` (or a plain ``detail`` string)."""
-    body = load_json_object(response.content) or {}
+    body = web.load_json_object(response.content) or {}
     detail = body.get("detail")
     if isinstance(detail, dict):
-        message = as_text(detail.get("error")) or as_text(detail.get("message"))
+        message = web.as_text(detail.get("error")) or web.as_text(detail.get("message"))
     else:
-        message = as_text(detail) or as_text(body.get("error"))
+        message = web.as_text(detail) or web.as_text(body.get("error"))
     error_class: type[ProviderError] | None = None
     hints: tuple[str, ...] = ()
     if status == 432:
@@ -162,7 +146,7 @@ def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
         hints = (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)
     elif status == 429:
         hints = ("too many requests for this key; slow down",)
-    request_id = as_text(body.get("request_id"))
+    request_id = web.as_text(body.get("request_id"))
     if request_id:
         hints = (*hints, f"request_id: {request_id}")
     return ErrorDetail(message=message, error_class=error_class, hints=hints)
@@ -177,11 +161,8 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         search_depth: ``basic`` (1 credit), ``advanced`` (2 credits), ``fast`` or
             ``ultra-fast``.
         topic: ``general``, ``news`` or ``finance``.
-        string_mapper: Turns a :class:`TavilyResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`TavilyResult` into a ``TextSearchResult``.
-        **http: The HTTP settings (:class:`~textsearch._http.HttpSettings`): ``http_client``,
-            ``timeout``, ``max_retries``, ``max_retry_wait``, ``deadline``,
-            ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: The mappers (of :class:`TavilyResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad base URL or setting.
@@ -201,8 +182,8 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         topic: str = "general",
         **settings: Unpack[WebSettings[TavilyResult]],
     ) -> None:
-        self.search_depth = check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", self)
-        self.topic = check_choice(topic, TOPICS, "topic=", self)
+        self.search_depth = web.check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", self)
+        self.topic = web.check_choice(topic, TOPICS, "topic=", self)
         super().__init__(api_key, base_url, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
@@ -238,17 +219,17 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
     ) -> HttpRequest:
         body: dict[str, Any] = {
             "query": query,
-            "max_results": unpaged_count(options, MAX_RESULTS, "Tavily"),
+            "max_results": web.unpaged_count(options, MAX_RESULTS, "Tavily"),
             "search_depth": self.search_depth,
             "topic": self.topic,
         }
         body.update(translated)
-        return HttpRequest("POST", self._url, (), body, self._headers)
+        return self._post(body)
 
     def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
-        body = validate_body(_SearchResponse, response, self.provider_name)
+        body = web.validate_body(_SearchResponse, response, self.provider_name)
         if "results" not in body.model_fields_set:
-            raise no_results(response, self.provider_name)
+            raise web.no_results(response, self.provider_name)
         metadata: dict[str, Any] = {}
         if body.request_id:
             metadata["request_id"] = body.request_id
