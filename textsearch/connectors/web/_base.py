@@ -28,7 +28,12 @@ from pydantic_core import from_json
 
 from textsearch._http import HttpResponse
 from textsearch._types import SearchOptions, TextSearchResult
-from textsearch.errors import ConfigurationError, InvalidRequestError, ResponseFormatError
+from textsearch.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ProviderError,
+    ResponseFormatError,
+)
 
 NativeT = TypeVar("NativeT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -178,6 +183,19 @@ def load_json_object(content: bytes) -> dict[str, Any] | None:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+#: How a provider's error statuses read: status -> (error class or None, hints).
+StatusTable = dict[int, tuple["type[ProviderError] | None", tuple[str, ...]]]
+
+
+def by_status(
+    status: int, table: StatusTable, extra: str | None = None
+) -> tuple[type[ProviderError] | None, tuple[str, ...]]:
+    """The error class and hints ``table`` gives ``status`` (``None`` and none if absent),
+    with ``extra`` (e.g. a request id) as a last hint."""
+    error_class, hints = table.get(status, (None, ()))
+    return error_class, (*hints, extra) if extra else hints
 
 
 def as_text(value: object) -> str | None:

@@ -472,13 +472,14 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad endpoint, header name or setting.
+        ConfigurationError: No key, or a bad endpoint, header name, ``custom_config`` or
+            setting.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
         "bing", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bing_error, BingWebPage,
-        text_fields=("name", "snippet", "url"), shown=("endpoint", "custom_config", "auth_header"),
-    )  # fmt: skip
+        text_fields=("name", "snippet", "url"),
+        shown=("endpoint", "custom_config", "auth_header"))  # fmt: skip
 
     def __init__(
         self,

@@ -248,20 +248,19 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, a bad base URL or setting, or ``summary`` not a bool.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
         "bocha", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bocha_error, BochaWebPage,
-        path="/v1/web-search", shown=("base_url", "summary"),
-    )  # fmt: skip
+        path="/v1/web-search", shown=("base_url", "summary"))  # fmt: skip
 
     def __init__(
         self,
         api_key: str | None = None,
         *,
-        base_url: str = DEFAULT_BASE_URL,
         summary: bool = True,
+        base_url: str = DEFAULT_BASE_URL,
         **settings: Unpack[WebSettings[BochaWebPage]],
     ) -> None:
         self.summary = check_flag(summary, "summary=", self)

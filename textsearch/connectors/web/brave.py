@@ -251,14 +251,14 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad endpoint or setting.
+        ConfigurationError: No key, a bad endpoint or setting, or ``extra_snippets`` not a
+            bool.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
         "brave", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_brave_error, BraveWebResult, max_top=20,
         text_fields=("title", "description", "url"), auth="X-Subscription-Token",
-        headers=(("Accept", "application/json"),), shown=("endpoint",),
-    )  # fmt: skip
+        headers=(("Accept", "application/json"),), shown=("endpoint",))  # fmt: skip
 
     def __init__(
         self,

@@ -26,8 +26,10 @@ from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     AnyDate,
     PlainText,
+    StatusTable,
     WireModel,
     as_text,
+    by_status,
     check_choice,
     clean_text,
     load_json_object,
@@ -49,7 +51,6 @@ from textsearch.connectors.web._portable import (
 from textsearch.errors import (
     AuthenticationError,
     PermissionDeniedError,
-    ProviderError,
     QuotaExceededError,
     RateLimitError,
 )
@@ -131,6 +132,21 @@ class _SearchResponse(WireModel):
         return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
+_BY_STATUS: Final[StatusTable] = {
+    402: (
+        QuotaExceededError,
+        ("the Exa account has no credits left or this key's budget is spent",),
+    ),
+    401: (AuthenticationError, (f"check api_key= / {ENV_VAR}",)),
+    403: (PermissionDeniedError, ()),
+    429: (RateLimitError, ("too many requests per second for this key; slow down",)),
+}
+_FEATURE_OFF: Final[StatusTable] = {
+    **_BY_STATUS,
+    403: (PermissionDeniedError, ("this feature is not enabled for the Exa account",)),
+}
+
+
 def read_exa_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"requestId", "error", "tag"}`` (the 429 body has only ``error``).
 
@@ -139,24 +155,9 @@ def read_exa_error(status: int, response: HttpResponse) -> ErrorDetail:
     body = load_json_object(response.content) or {}
     message = as_text(body.get("error")) or as_text(body.get("message"))
     tag = as_text(body.get("tag"))
-    error_class: type[ProviderError] | None = None
-    hints: tuple[str, ...] = ()
-    if status == 402:
-        error_class = QuotaExceededError
-        hints = ("the Exa account has no credits left or this key's budget is spent",)
-    elif status == 401:
-        error_class = AuthenticationError
-        hints = (f"check api_key= / {ENV_VAR}",)
-    elif status == 403:
-        error_class = PermissionDeniedError
-        if tag == "FEATURE_DISABLED":
-            hints = ("this feature is not enabled for the Exa account",)
-    elif status == 429:
-        error_class = RateLimitError
-        hints = ("too many requests per second for this key; slow down",)
     request_id = as_text(body.get("requestId"))
-    if request_id:
-        hints = (*hints, f"requestId: {request_id}")
+    table = _FEATURE_OFF if tag == "FEATURE_DISABLED" else _BY_STATUS
+    error_class, hints = by_status(status, table, request_id and f"requestId: {request_id}")
     return ErrorDetail(code=tag, message=message, error_class=error_class, hints=hints)
 
 
@@ -182,13 +183,13 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, or a bad base URL, search type, contents or setting.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
         "exa", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_exa_error, ExaResult, max_top=MAX_RESULTS,
-        path="/search", auth="x-api-key", shown=("base_url", "search_type", "contents"),
-    )  # fmt: skip
+        shown=("base_url", "search_type", "contents"),
+        path="/search", auth="x-api-key")  # fmt: skip
 
     def __init__(
         self,

@@ -33,7 +33,9 @@ from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, Te
 from textsearch.connectors.web._base import (
     AnyDate,
     PlainText,
+    StatusTable,
     as_text,
+    by_status,
     check_header_name,
     load_json_object,
     no_results,
@@ -62,7 +64,6 @@ from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
-    ProviderError,
     ResponseFormatError,
     UnsupportedFilterError,
 )
@@ -154,20 +155,23 @@ class _SearchResponse(_Snake):
         return value if isinstance(value, list) else []
 
 
+_BY_STATUS: Final[StatusTable] = {
+    403: (
+        PermissionDeniedError,
+        (_JSON_OFF_HINT, "a proxy in front of the instance may also refuse the request"),
+    ),
+    429: (None, ("the instance's limiter refused the request; a self-hosted instance avoids it",)),
+    401: (None, ("the proxy in front of the instance wants credentials: set api_key=",)),
+}
+
+
 def read_searxng_error(status: int, response: HttpResponse) -> ErrorDetail:
     """SearXNG answers errors as HTML or plain text; only the status and a hint are kept."""
     body = load_json_object(response.content) or {}
     message = as_text(body.get("error")) or as_text(body.get("message"))
-    error_class: type[ProviderError] | None = None
-    hints: tuple[str, ...] = ()
     if status == 403:
-        error_class = PermissionDeniedError
-        hints = (_JSON_OFF_HINT, "a proxy in front of the instance may also refuse the request")
         message = message or "forbidden (is the JSON format enabled on this instance?)"
-    elif status == 429:
-        hints = ("the instance's limiter refused the request; a self-hosted instance avoids it",)
-    elif status == 401:
-        hints = ("the proxy in front of the instance wants credentials: set api_key=",)
+    error_class, hints = by_status(status, _BY_STATUS)
     return ErrorDetail(message=message, error_class=error_class, hints=hints)
 
 
@@ -192,8 +196,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
     spec: ClassVar[WebSpec] = WebSpec(
         "searxng", "", SUPPORTED_FILTER_FIELDS, read_searxng_error, SearxngResult,
         path="/search", headers=(("Accept", "application/json"),),
-        shown=("base_url", "auth_header"),
-    )  # fmt: skip
+        shown=("base_url", "auth_header"))  # fmt: skip
 
     def __init__(
         self,

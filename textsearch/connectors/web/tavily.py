@@ -34,7 +34,6 @@ from textsearch.connectors.web._portable import (
 )
 from textsearch.errors import (
     InvalidRequestError,
-    ProviderError,
     QuotaExceededError,
     UnsupportedFilterError,
 )
@@ -126,6 +125,20 @@ class _SearchResponse(_Snake):
         return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
+_BY_STATUS: Final[web.StatusTable] = {
+    432: (
+        QuotaExceededError,
+        ("the plan's monthly credit limit is reached; upgrade the plan or wait",),
+    ),
+    433: (
+        QuotaExceededError,
+        ("the pay-as-you-go spending limit is reached; raise it in the Tavily dashboard",),
+    ),
+    401: (None, (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)),
+    429: (None, ("too many requests for this key; slow down",)),
+}
+
+
 def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"detail": {"error": "..."}}`` (or a plain ``detail`` string)."""
     body = web.load_json_object(response.content) or {}
@@ -134,21 +147,10 @@ def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
         message = web.as_text(detail.get("error")) or web.as_text(detail.get("message"))
     else:
         message = web.as_text(detail) or web.as_text(body.get("error"))
-    error_class: type[ProviderError] | None = None
-    hints: tuple[str, ...] = ()
-    if status == 432:
-        error_class = QuotaExceededError
-        hints = ("the plan's monthly credit limit is reached; upgrade the plan or wait",)
-    elif status == 433:
-        error_class = QuotaExceededError
-        hints = ("the pay-as-you-go spending limit is reached; raise it in the Tavily dashboard",)
-    elif status == 401:
-        hints = (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)
-    elif status == 429:
-        hints = ("too many requests for this key; slow down",)
     request_id = web.as_text(body.get("request_id"))
-    if request_id:
-        hints = (*hints, f"request_id: {request_id}")
+    error_class, hints = web.by_status(
+        status, _BY_STATUS, request_id and f"request_id: {request_id}"
+    )
     return ErrorDetail(message=message, error_class=error_class, hints=hints)
 
 
@@ -165,13 +167,13 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, or a bad base URL, search depth, topic or setting.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
         "tavily", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_tavily_error, TavilyResult,
-        max_top=MAX_RESULTS, path="/search", shown=("base_url", "search_depth", "topic"),
-    )  # fmt: skip
+        max_top=MAX_RESULTS, path="/search",
+        shown=("base_url", "search_depth", "topic"))  # fmt: skip
 
     def __init__(
         self,
