@@ -107,7 +107,11 @@ def http_parameters(
     annotations = settings.__annotations__  # a TypedDict's own and inherited keys
     return [
         inspect.Parameter(
-            name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotations[name]
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=default,
+            # shown as written (a TypedDict may keep it as a ForwardRef)
+            annotation=getattr(annotations[name], "__forward_arg__", annotations[name]),
         )
         for name, default in defaults.items()
     ]

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel
+from typing_extensions import override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
 from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_parameters, http_settings
@@ -377,51 +378,39 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     # -- the text shapes: validate only what is used -------------------------------------
 
+    # The public methods keep the base class's docstrings (inspect.getdoc finds them).
+
+    @override
     async def get_text_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[TextSearchResult]:
-        """Search and return normalized name/value/link results.
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
             return await super().get_text_search_results(query, options, **kwargs)
         return await self._run(plan)
 
+    @override
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
             return super().get_text_search_results_sync(query, options, **kwargs)
         return self._run_sync(plan)
 
+    @override
     async def search(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[str]:
-        """Search and return each result as a string (by default the result's text).
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
             return await super().search(query, options, **kwargs)
         return _strings(await self._run(plan))
 
+    @override
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`; raises the same errors."""
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
             return super().search_sync(query, options, **kwargs)
