@@ -310,7 +310,9 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     def _plan(self, query: str, options: SearchOptions, text: bool) -> Step | PagedPlan:
         """The request and its parser (``text``: straight to ``TextSearchResult``s)."""
-        translated = self._translated(options.filter)
+        last, search_filter = self._last, options.filter
+        # The usual case inline (a search's _check_filter has just translated this filter).
+        translated = last[1] if last[0] is search_filter else self._translated(search_filter)
         request = self._request(query, options, translated)
         read_page, top = self._read_page, options.top
 
