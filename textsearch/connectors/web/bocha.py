@@ -34,6 +34,7 @@ from textsearch._types import (
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
+    LenientDatetime,
     WireModel,
     as_text,
     check_flag,
@@ -103,9 +104,10 @@ class BochaWebPage(WireModel):
     """Name of the site."""
     site_icon: str | None = None
     """URL of the site's icon."""
-    date_published: datetime | None = None
+    # Bocha writes unknown strings as "": an unknown date, not a malformed response.
+    date_published: LenientDatetime = None
     """When the page was published, with the offset Bocha sends (usually +08:00)."""
-    date_last_crawled: datetime | None = None
+    date_last_crawled: LenientDatetime = None
     """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
     although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
     language: str | None = None
@@ -116,12 +118,6 @@ class BochaWebPage(WireModel):
     """Whether the page is family friendly, when known."""
     is_navigational: bool | None = None
     """Whether the page is a navigational result, when known."""
-
-    @field_validator("date_published", "date_last_crawled", mode="before")
-    @classmethod
-    def _blank_date(cls, value: Any) -> Any:
-        # Bocha writes unknown strings as "": an unknown date, not a malformed response.
-        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("date_last_crawled")
     @classmethod
