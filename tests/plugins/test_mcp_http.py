@@ -136,6 +136,20 @@ def test_token_origin_and_size_are_checked(server: tuple[str, Path]) -> None:
         timeout=10,
     )
     assert local.status_code == 200
+    # DNS rebinding: a page of evil.example resolved to 127.0.0.1 is same-origin for the
+    # browser, but the Host is not loopback
+    rebound = httpx.post(
+        url,
+        content=LIST_TOOLS,
+        headers={
+            **HEADERS,
+            **auth,
+            "host": f"evil.example:{url.split(':')[2].split('/')[0]}",
+            "origin": f"http://evil.example:{url.split(':')[2].split('/')[0]}",
+        },
+        timeout=10,
+    )
+    assert rebound.status_code in (403, 421)
     big = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"' + b"a" * 2_000_000
     too_big = httpx.post(url, content=big + b'"}}', headers={**HEADERS, **auth}, timeout=10)
     assert too_big.status_code == 413

@@ -9,10 +9,13 @@ What a client gets:
 * ``tools/call``: the results as text (for every client) and as ``structuredContent``
   matching the ``outputSchema``; any failure, including unknown or invalid arguments, is
   an ``isError`` result whose text says what to do, never a protocol error.
-* Resources, when a connector keeps documents (``LocalTextSearch``): each document can be
-  read whole, or a passage of it, as ``textsearch://documents/{id}`` (the id or the link,
-  percent-encoded), and results carry ``resource_link`` blocks pointing there. A
-  document's link itself (a path, a ``file://`` URI) is accepted too.
+* Resources, when a connector keeps documents (``LocalTextSearch``, ``PostgresTextSearch``):
+  the ``resources`` capability; ``resources/list`` lists each document as
+  ``textsearch://documents/{id}`` in keyed pages (``nextCursor``); reading a document's own
+  URI (its id or link, percent-encoded, or the link itself: a path, a ``file://`` URI) gives
+  the whole document, reading a passage link (``file#anchor``, ``file#L12``) that passage's
+  section. Results carry ``resource_link`` blocks pointing at their section or document.
+  Every path goes through :class:`_GuardedStore`: a preset filter bounds listing and reads.
 """
 
 from __future__ import annotations
@@ -147,11 +150,13 @@ class _GuardedStore:
     def read(self, key: str) -> _Document | None:
         """A document by its own id or link: whole; by a passage link: that section."""
         document = self.document(key)
-        if document is None or "#" not in key or key in (document.id, document.link):
+        if "#" not in key:
             return document
-        # ``get_document`` found the document a passage link belongs to: read the section
-        # instead, and nothing for a link whose section is gone.
-        return self.section(key) if self.sections else document
+        if document is not None and (key in (document.id, document.link) or not self.sections):
+            return document
+        # A passage link (``get_document`` may have found the document it belongs to): the
+        # section, and nothing for a link whose section is gone.
+        return self.section(key)
 
     def page(self, after: str | None, limit: int) -> list[_Document]:
         """Up to ``limit`` readable documents with ids after ``after``, in id order."""
