@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -184,3 +185,40 @@ def test_a_non_loopback_bind_without_a_token_refuses_to_start(
 def test_loopback_detection() -> None:
     assert all(map(is_loopback, ["127.0.0.1", "::1", "[::1]", "localhost", "127.8.0.1"]))
     assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.com", ""]))
+
+
+@pytest.mark.anyio
+async def test_requests_beyond_the_concurrency_bound_get_503() -> None:
+    import anyio
+
+    from textsearch.plugins._mcp_http import _Guard
+
+    release = anyio.Event()
+    entered = anyio.Event()
+
+    async def slow(scope: Any, receive: Any, send: Any) -> None:
+        entered.set()
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    guard = _Guard(slow, token="x", loopback=True, max_concurrency=1)
+    transport = httpx.ASGITransport(app=guard)
+    headers = {"authorization": "Bearer x"}
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        statuses: list[int] = []
+
+        async def first() -> None:
+            statuses.append((await http.post("/mcp", headers=headers)).status_code)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(first)
+            await entered.wait()
+            busy = await http.post("/mcp", headers=headers)
+            assert busy.status_code == 503 and busy.headers["retry-after"] == "1"
+            release.set()
+        assert statuses == [200]
+        # the slot is free again
+        release = anyio.Event()
+        release.set()
+        assert (await http.post("/mcp", headers=headers)).status_code == 200

@@ -147,3 +147,16 @@ def test_list_documents_pages_by_id_and_filters(tmp_path: Path) -> None:
         local.list_documents(limit=0)
     with pytest.raises(UnsupportedFilterError):
         local.list_documents(filter=TextSearchFilter().equal_to("bad key!", 1))
+
+
+def test_a_line_link_reads_its_passage(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text(NOTES, encoding="utf-8")
+    local = LocalTextSearch()
+    local.index_path(tmp_path)
+    hits = local.get_search_results_sync("filler", top=50).results
+    lines = sorted({d.link for d in hits if d.link and "#L" in d.link})
+    assert lines, "a long file without headings has line links"
+    passage = local.get_section(lines[-1])
+    assert passage is not None and passage.link == lines[-1]
+    assert passage.text in (local.get_document(str(tmp_path / "notes.txt")) or passage).text
+    assert "A file without headings." not in passage.text  # not the whole file
