@@ -7,11 +7,13 @@ Everything else (option merging and validation, empty-query rejection, the three
 shapes, the blocking twins, per-instance mappers, context management) comes from here.
 
 Wrappers (fusion, fallback, caching, grounding, the MCP server) use only public methods of
-what they wrap. Besides the :class:`TextSearch` protocol they look for three optional ones,
+what they wrap. Besides the :class:`TextSearch` protocol they look for optional ones,
 which :class:`BaseTextSearch` implements and a third-party connector may implement too:
 :class:`RequestChecker` (``check_request``: validate before sending), :class:`ResultMapper`
 (``to_text_search_result``/``to_string``: one native request gives all three shapes) and
-:class:`DocumentReader` (``get_document``: read a stored document).
+:class:`DocumentReader` (``get_document``: read a stored document), with
+:class:`DocumentLister` (``list_documents``) and :class:`SectionReader` (``get_section``)
+for the MCP server's resources.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
     "BaseTextSearch",
+    "DocumentLister",
     "DocumentReader",
     "RequestChecker",
     "ResultMapper",
+    "SectionReader",
     "TextSearch",
     "resolve_options",
     "trusted_text_search_result",
@@ -147,6 +151,45 @@ class DocumentReader(Protocol):
             key: The document's key (its ``id``).
             filter: Only a document this filter matches is returned (``None`` otherwise),
                 so that a preset filter also bounds what can be read.
+        """
+        ...
+
+
+@runtime_checkable
+class DocumentLister(Protocol):
+    """Optional: enumerate the stored documents (the local index, PostgreSQL).
+
+    The MCP server lists them as resources through it, a page at a time.
+    """
+
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> Any:
+        """Up to ``limit`` documents (text left empty) with ids after ``after``, in id order.
+
+        Args:
+            filter: Only documents this filter admits, so that a preset filter also bounds
+                what is listed.
+            after: The last id of the previous page (``None``: from the start).
+            limit: Most documents returned.
+        """
+        ...
+
+
+@runtime_checkable
+class SectionReader(Protocol):
+    """Optional: read the section a passage link (``file#anchor``, ``file#L12``) points at."""
+
+    def get_section(self, link: str, *, filter: TextSearchFilter | None = None) -> Any:
+        """The section of a stored document that ``link`` names, or ``None``.
+
+        Args:
+            link: A passage link as search results give it.
+            filter: Only a section of a document this filter admits is returned.
         """
         ...
 

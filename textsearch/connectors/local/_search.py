@@ -68,7 +68,7 @@ from textsearch.connectors.local._schema import (
     normalize_document,
     retry_busy,
 )
-from textsearch.errors import ConfigurationError, UnsupportedFilterError
+from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
 if TYPE_CHECKING:
     from textsearch.connectors.local._vectors import VectorIndex
@@ -1234,6 +1234,109 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             text="\n\n".join(parts),
             link=row[3],
             metadata=json.loads(row[4]),
+        )
+
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[LocalDocument]:
+        """The stored documents in order of id, a page at a time, without their text.
+
+        Pages are keyed, not counted: pass the last id of a page as ``after`` to get the
+        next one, so documents added or removed meanwhile never shift a page.
+
+        Args:
+            filter: Only documents this filter admits (the same clauses as a search's).
+            after: Only ids after this one (in code-point order).
+            limit: Most documents returned, 1 to 1,000.
+
+        Returns:
+            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty
+            (read a document with :meth:`get_document`).
+
+        Raises:
+            ConfigurationError: The index was closed.
+            InvalidRequestError: ``limit`` is out of range.
+            UnsupportedFilterError: The filter names a field the index cannot filter on.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(filter)
+            where, params = filter_sql(filter)
+            rows = self._db.execute(
+                "SELECT d.id, d.title, d.link, d.metadata FROM documents AS d "
+                f"WHERE d.id > ?{where} ORDER BY d.id LIMIT ?",
+                ("" if after is None else after, *params, limit),
+            ).fetchall()
+        return [
+            LocalDocument(id=r[0], title=r[1], link=r[2], metadata=json.loads(r[3])) for r in rows
+        ]
+
+    def get_section(
+        self, link: str, *, filter: TextSearchFilter | None = None
+    ) -> LocalDocument | None:
+        """The section a passage link (``file#anchor`` or ``file#L12``) points at.
+
+        A long section is stored as several passages with the same link; the text is all of
+        them, in order. Search results link their passages this way.
+
+        Args:
+            link: A passage link as search results give it.
+            filter: Only a section of a document this filter admits is returned.
+
+        Returns:
+            The document's ``id``, ``title`` and ``metadata`` with the section's ``text``,
+            ``section``, ``line`` and ``link``; ``None`` when ``link`` is not a passage link
+            of a stored document.
+
+        Raises:
+            ConfigurationError: The index was closed.
+            UnsupportedFilterError: The filter names a field the index cannot filter on.
+        """
+        base, hash_, fragment = link.partition("#")
+        if not hash_ or not base or not fragment:
+            return None
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(filter)
+            where, params = filter_sql(filter)
+            doc = self._db.execute(
+                "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
+                f"WHERE d.link = ?{where} ORDER BY d.rowid LIMIT 1",
+                (base, *params),
+            ).fetchone()
+            if doc is None:
+                return None
+            passages = self._db.execute(
+                "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
+                (doc[0],),
+            ).fetchall()
+        found = [
+            i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link
+        ]
+        if not found:
+            return None
+        # A section is the run of passages under one heading (a long one is split); a
+        # passage outside any section stands alone.
+        start = end = found[0]
+        section, anchor, line = passages[start][:3]
+        if section is not None:
+            while start > 0 and passages[start - 1][:2] == (section, anchor):
+                start -= 1
+            while end + 1 < len(passages) and passages[end + 1][:2] == (section, anchor):
+                end += 1
+            line = passages[start][2]
+        return LocalDocument(
+            id=doc[1],
+            title=doc[2],
+            text="\n\n".join(p[3] for p in passages[start : end + 1]),
+            link=_passage_link(base, anchor, line) or link,
+            metadata=json.loads(doc[4]),
+            section=section,
+            line=line,
         )
 
     def close(self) -> None:

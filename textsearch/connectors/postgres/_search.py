@@ -1134,6 +1134,123 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             metadata=metadata if isinstance(metadata, dict) else {},
         )
 
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[PostgresDocument]:
+        """The stored documents in order of id, a page at a time, without their text.
+
+        Blocking, like :meth:`get_document`. Pages are keyed, not counted: pass the last id
+        of a page as ``after`` to get the next one. Ids are compared byte by byte
+        (``COLLATE "C"``), the order Python gives them.
+
+        Args:
+            filter: Only documents this filter admits (the same clauses as a search's).
+            after: Only ids after this one.
+            limit: Most documents returned, 1 to 1,000.
+
+        Returns:
+            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty.
+
+        Raises:
+            InvalidRequestError: ``limit`` is out of range.
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+            UnsupportedFilterError: The filter names a field the table cannot filter on.
+        """
+        from psycopg import sql
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
+        self._builder.check_filter(filter)
+        builder, spec = self._builder, self._spec
+        params: dict[str, Any] = {"after": (after or "").replace("\x00", ""), "limit": limit}
+        key = sql.SQL('({}::text COLLATE "C")').format(builder.col(spec.id_column))
+        first = sql.SQL(" AND d.passage = 0") if spec.passage_columns else sql.SQL("")
+        statement = sql.SQL(
+            "SELECT {id}, {title}, {link}, {meta} FROM {table} AS d "
+            "WHERE {key} > %(after)s{first}{where} ORDER BY {key} LIMIT %(limit)s"
+        ).format(
+            id=builder.col(spec.id_column),
+            title=builder.col(spec.name_column),
+            link=builder.col(spec.link_column),
+            meta=builder.col(spec.metadata_column),
+            table=builder.table,
+            key=key,
+            first=first,
+            where=builder.filters(filter, params),
+        )
+        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
+        return [
+            PostgresDocument(
+                id=str(r[0]),
+                title=None if r[1] is None else str(r[1]),
+                link=None if r[2] is None else str(r[2]),
+                metadata=r[3] if isinstance(r[3], dict) else {},
+            )
+            for r in rows
+        ]
+
+    def get_section(
+        self, link: str, *, filter: TextSearchFilter | None = None
+    ) -> PostgresDocument | None:
+        """The section a passage link (``file#anchor`` or ``file#L12``) points at.
+
+        Blocking, like :meth:`get_document`; managed tables only (an existing table has no
+        passages: ``None``). A long section is stored as several passages with the same
+        link; the text is all of them, in order.
+
+        Args:
+            link: A passage link as search results give it.
+            filter: Only a section of a document this filter admits is returned.
+
+        Returns:
+            The document's fields with the section's ``text``, ``section``, ``line`` and
+            ``link``; ``None`` when ``link`` is not a passage link of a stored document.
+
+        Raises:
+            NotFoundError: The table does not exist.
+            SearchTransportError: The server could not be reached.
+            UnsupportedFilterError: The filter names a field the table cannot filter on.
+        """
+        from psycopg import sql
+
+        base, hash_, fragment = link.partition("#")
+        if not (hash_ and base and fragment) or "\x00" in link or not self._spec.passage_columns:
+            return None
+        self._builder.check_filter(filter)
+        params: dict[str, Any] = {"base": base}
+        statement = sql.SQL(
+            "SELECT id, title, link, metadata, passage, section, anchor, line, text FROM {table} "
+            "WHERE id = (SELECT d.id FROM {table} AS d WHERE d.link = %(base)s "
+            "AND d.passage = 0{where} ORDER BY d.id LIMIT 1) ORDER BY passage"
+        ).format(table=self._builder.table, where=self._builder.filters(filter, params))
+        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
+        found = [i for i, r in enumerate(rows) if passage_link(base, r[6], r[7]) == link]
+        if not found:
+            return None
+        start = end = found[0]
+        section, anchor, line = rows[start][5], rows[start][6], rows[start][7]
+        if section is not None:  # the run of passages under this heading
+            while start > 0 and (rows[start - 1][5], rows[start - 1][6]) == (section, anchor):
+                start -= 1
+            while end + 1 < len(rows) and (rows[end + 1][5], rows[end + 1][6]) == (section, anchor):
+                end += 1
+            line = rows[start][7]
+        doc_id, title, _, metadata = rows[start][:4]
+        return PostgresDocument(
+            id=str(doc_id),
+            title=title,
+            text="\n\n".join(r[8] for r in rows[start : end + 1] if r[8]),
+            link=passage_link(base, anchor, line) or link,
+            metadata=metadata if isinstance(metadata, dict) else {},
+            section=section,
+            line=line,
+        )
+
     def index_path(
         self,
         path: str | os.PathLike[str],
