@@ -8,6 +8,7 @@ link, its ``file://`` URI or a passage link.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 from typing import Any
 
 import pytest
@@ -152,3 +153,32 @@ def test_get_document_applies_the_filter(tmp_path: Path) -> None:
     assert local.get_document("closed") is not None
     site = TextSearchFilter().equal_to("site", "kb.example")
     assert local.get_document("closed", filter=site) is not None
+
+
+@pytest.mark.anyio
+async def test_a_preset_filter_holds_for_listings_and_section_reads(tmp_path: Path) -> None:
+    local = _index(tmp_path)
+    secret = tmp_path / "kb" / "secret.md"
+    (tmp_path / "kb" / "public.md").write_text("# Open\n\n## Hours\n\nNine to five.\n")
+    local.index_path(tmp_path / "kb")
+    function = create_search_function(local, filter=PUBLIC)
+    plugin = create_search_plugin(local, functions=[function])
+    async with Client(plugin.create_mcp_server(), cache=None) as client:
+        listed = await client.list_resources()
+        assert [r.uri for r in listed.resources] == ["textsearch://documents/open"]
+        for uri in (
+            f"{secret}#salaries",
+            secret.as_uri() + "#salaries",
+            "textsearch://documents/" + quote(f"{secret}#salaries", safe=""),
+            "https://kb.example/payroll#run",
+            f"{tmp_path / 'kb' / 'public.md'}#hours",  # no metadata: not public either
+        ):
+            with pytest.raises(MCPError, match="No document"):
+                await _read(client, uri)
+    unfiltered = create_search_plugin(local)
+    async with Client(unfiltered.create_mcp_server(), cache=None) as client:
+        assert len((await client.list_resources()).resources) == 5
+        assert await _read(client, f"{secret}#salaries") == "The salary table."
+    assert local.get_section(f"{secret}#salaries", filter=PUBLIC) is None
+    assert local.list_documents(filter=PUBLIC)[0][1].id == "open"
+    assert len(local.list_documents(filter=PUBLIC)) == 1

@@ -9,10 +9,14 @@ What a client gets:
 * ``tools/call``: the results as text (for every client) and as ``structuredContent``
   matching the ``outputSchema``; any failure, including unknown or invalid arguments, is
   an ``isError`` result whose text says what to do, never a protocol error.
-* Resources, when a connector keeps documents (``LocalTextSearch``): each document can be
-  read whole, or a passage of it, as ``textsearch://documents/{id}`` (the id or the link,
-  percent-encoded), and results carry ``resource_link`` blocks pointing there. A
-  document's link itself (a path, a ``file://`` URI) is accepted too.
+* Resources, when a connector keeps documents (``LocalTextSearch``): the ``resources``
+  capability; ``resources/list`` (paginated, 100 a page) lists the documents;
+  ``resources/templates/list`` gives ``textsearch://documents/{id}{?start,end}`` (the id or
+  the link, percent-encoded); ``resources/read`` of a document's URI reads it whole, of a
+  passage link (``...#section``, ``...#L12``) that section only. Results carry
+  ``resource_link`` blocks to their passages. A document's link itself (a path, a
+  ``file://`` URI) is accepted too. Every one of these paths keeps the functions' preset
+  filters: a document no function could return is never listed nor read.
 """
 
 from __future__ import annotations
@@ -65,9 +69,6 @@ class _Document(Protocol):
     link: str | None
 
 
-DocumentReader = Callable[[str], "_Document | None"]
-
-
 def require_mcp() -> None:
     """Check that a usable ``mcp`` package is installed.
 
@@ -107,21 +108,55 @@ class _GuardedReader:
     A document is readable only if at least one function over this search could return it:
     a function without a preset filter admits every document; otherwise the document must
     satisfy that function's preset filter. A reader that cannot apply a filter is never
-    consulted while one applies (closed, not open, when in doubt).
+    consulted while one applies (closed, not open, when in doubt). The same holds for
+    section reads (``get_section``) and listings (``list_documents``): a store without
+    them serves neither.
     """
 
-    def __init__(
-        self, read: Callable[..., Any], filters: list[TextSearchFilter | None]
-    ) -> None:
-        self._read = read
+    def __init__(self, search: Any, filters: list[TextSearchFilter | None]) -> None:
+        self._read = search.get_document
         self._filters = filters
+        self._section = self._optional(search, "get_section")
+        self._list = self._optional(search, "list_documents")
 
-    def __call__(self, key: str) -> _Document | None:
+    def _optional(self, search: Any, name: str) -> Callable[..., Any] | None:
+        method = getattr(search, name, None)
+        if not callable(method):
+            return None
+        if self._filters != [None] and not _accepts_filter(method):
+            return None  # it could not keep a preset filter: not served at all
+        return cast("Callable[..., Any]", method)
+
+    def _first(self, read: Callable[..., Any], key: str) -> _Document | None:
         for preset in self._filters:
-            document = self._read(key) if preset is None else self._read(key, filter=preset)
+            document = read(key) if preset is None else read(key, filter=preset)
             if document is not None:
                 return cast("_Document", document)
         return None
+
+    def __call__(self, key: str) -> _Document | None:
+        return self._first(self._read, key)
+
+    def section(self, link: str) -> _Document | None:
+        """The section a passage link names, or ``None``."""
+        if not callable(self._section) or "#" not in link:
+            return None
+        return self._first(self._section, link)
+
+    def page(self, after: int, limit: int) -> list[tuple[int, _Document]]:
+        """Up to ``limit`` documents after position ``after`` that some preset admits."""
+        if not callable(self._list):
+            return []
+        found: dict[int, _Document] = {}
+        for preset in self._filters:
+            rows = (
+                self._list(after=after, limit=limit)
+                if preset is None
+                else self._list(filter=preset, after=after, limit=limit)
+            )
+            for position, document in rows:
+                found.setdefault(position, document)
+        return sorted(found.items(), key=lambda item: item[0])[:limit]
 
 
 def _accepts_filter(read: Callable[..., Any]) -> bool:
@@ -136,24 +171,23 @@ def _accepts_filter(read: Callable[..., Any]) -> bool:
     )
 
 
-def _readers(plugin: SearchPlugin) -> list[DocumentReader]:
-    by_search: dict[int, tuple[Callable[..., Any], list[TextSearchFilter | None]]] = {}
+def _readers(plugin: SearchPlugin) -> list[_GuardedReader]:
+    by_search: dict[int, tuple[Any, list[TextSearchFilter | None]]] = {}
     for function in plugin.functions:
         search = function.text_search
-        read = getattr(search, "get_document", None)
-        if not callable(read):
+        if not callable(getattr(search, "get_document", None)):
             continue
-        _, filters = by_search.setdefault(id(search), (read, []))
+        _, filters = by_search.setdefault(id(search), (search, []))
         preset = function.filter
         if preset is None:
             filters[:] = [None]  # one unfiltered function: every document is reachable
         elif None not in filters and preset not in filters:
             filters.append(preset)
-    readers: list[DocumentReader] = []
-    for read, filters in by_search.values():
-        if filters != [None] and not _accepts_filter(read):
+    readers: list[_GuardedReader] = []
+    for search, filters in by_search.values():
+        if filters != [None] and not _accepts_filter(search.get_document):
             continue
-        readers.append(_GuardedReader(read, filters))
+        readers.append(_GuardedReader(search, filters))
     return readers
 
 
@@ -182,20 +216,59 @@ def _keys(uri: str) -> tuple[list[str], int, int | None]:
     if uri.startswith("file://"):
         from urllib.request import url2pathname
 
-        keys.append(url2pathname(urlsplit(uri).path))
+        parts = urlsplit(uri)
+        path = url2pathname(parts.path)
+        keys.append(path + "#" + parts.fragment if parts.fragment else path)
     return keys, start, end
 
 
 def _read_document(
-    readers: Sequence[DocumentReader], uri: str
+    readers: Sequence[_GuardedReader], uri: str
 ) -> tuple[_Document, int, int | None]:
+    """The document or section a URI names: a passage link (``...#anchor``) reads its
+    section; a document's id or link (or a passage link whose section is gone) the whole
+    document."""
     keys, start, end = _keys(uri)
     for reader in readers:
         for key in keys:
-            document = reader(key)
+            document = reader.section(key) if "#" in key else None
+            if document is None:
+                document = reader(key)
             if document is not None:
                 return document, start, end
     raise LookupError(uri)
+
+
+#: Documents per ``resources/list`` page.
+RESOURCE_PAGE_SIZE = 100
+
+
+def _list_page(
+    readers: Sequence[_GuardedReader], cursor: str | None
+) -> tuple[list[_Document], str | None]:
+    """One page of the documents every reader may show, and the cursor of the next.
+
+    Raises:
+        ValueError: A cursor this server did not give.
+    """
+    store, after = 0, 0
+    if cursor:
+        try:
+            first, _, second = cursor.partition(":")
+            store, after = int(first), int(second)
+        except ValueError:
+            raise ValueError("unknown cursor") from None
+        if not 0 <= store < len(readers) or after < 0:
+            raise ValueError("unknown cursor")
+    while store < len(readers):
+        rows = readers[store].page(after, RESOURCE_PAGE_SIZE)
+        if rows:
+            following = f"{store}:{rows[-1][0]}" if len(rows) == RESOURCE_PAGE_SIZE else (
+                f"{store + 1}:0" if store + 1 < len(readers) else None
+            )
+            return [document for _, document in rows], following
+        store, after = store + 1, 0
+    return [], None
 
 
 def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
@@ -213,11 +286,14 @@ def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
 
 
 def _links(results: Sequence[Any]) -> list[tuple[str, str]]:
-    """``(uri, name)`` of each result that names a document: by id, else by link."""
+    """``(uri, name)`` of each result that names a document: a passage by its link (read
+    as its section), else a document by id, else by link."""
     links: list[tuple[str, str]] = []
     seen: set[str] = set()
     for item in results:
-        key = getattr(item, "id", None) or getattr(item, "link", None)
+        link = getattr(item, "link", None)
+        passage = isinstance(link, str) and "#" in link
+        key = link if passage else (getattr(item, "id", None) or link)
         if not isinstance(key, str) or not key:
             continue
         uri = document_uri(key)
@@ -272,6 +348,28 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
             is_error=outcome.is_error,
         )
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        try:
+            documents, following = await asyncio.to_thread(_list_page, readers, cursor)
+        except ValueError:
+            raise MCPError(_INVALID_PARAMS, "Unknown cursor: list again from the start.") from None
+        except TextSearchError as exc:
+            raise MCPError(_INTERNAL_ERROR, error_message(exc)) from None
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=document_uri(document.id),
+                    name=document.title or document.id,
+                    mime_type="text/plain",
+                )
+                for document in documents
+            ],
+            next_cursor=following,
+        )
+
     async def list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
@@ -282,7 +380,8 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
                     name="document",
                     description=(
                         "A whole document of the index by its id or link (percent-encoded), "
-                        "or the passage from character start to end. Search results link here."
+                        "or the part from character start to end. A passage link "
+                        "(link#section) reads that section. Search results link here."
                     ),
                     mime_type="text/plain",
                 )
@@ -317,6 +416,7 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
     resource_handlers: dict[str, Any] = {}
     if readers:
         resource_handlers = {
+            "on_list_resources": list_resources,
             "on_list_resource_templates": list_templates,
             "on_read_resource": read_resource,
         }

@@ -41,6 +41,7 @@ from textsearch._types import (
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
+from textsearch.connectors.local._reading import ReadingMixin
 from textsearch.connectors.local._files import (
     DEFAULT_EXTENSIONS,
     Batch,
@@ -170,7 +171,7 @@ def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     return split_text(doc.text)
 
 
-class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
+class LocalTextSearch(EngineMixin, ReadingMixin, BaseTextSearch[LocalDocument]):
     """Embedded full-text search on SQLite FTS5: works with no key and no network.
 
     Args:
