@@ -8,8 +8,8 @@ link, its ``file://`` URI or a passage link.
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from mcp import Client

@@ -41,7 +41,6 @@ from textsearch._types import (
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
-from textsearch.connectors.local._reading import ReadingMixin
 from textsearch.connectors.local._files import (
     DEFAULT_EXTENSIONS,
     Batch,
@@ -59,6 +58,7 @@ from textsearch.connectors.local._passages import (
     hit_pattern,
 )
 from textsearch.connectors.local._query import filter_sql, plan_query
+from textsearch.connectors.local._reading import ReadingMixin
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
     LocalDocument,
