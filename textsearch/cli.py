@@ -6,7 +6,7 @@
         [--format numbered|citations|markdown|labelled|json]
     textsearch index DIR [--db FILE | --provider postgres]
     textsearch tools [--provider P] --format openai|anthropic|mcp [--strict]
-    textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
+    textsearch mcp [--provider P] [--path DIR] [--http HOST:PORT --token T]  (MCP server)
     textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
 
 ``--provider a,b`` falls back from ``a`` to ``b``; ``--fuse`` fuses them instead; ``--cache``
@@ -584,7 +584,13 @@ def _serve_mcp(args: argparse.Namespace) -> int:
         plugin = _plugin(search, name=args.name)
         if indexing is not None:
             indexing.start()
-        plugin.serve_mcp()
+        if args.http:
+            from textsearch.plugins._mcp_http import parse_address
+
+            host, port = parse_address(args.http)
+            plugin.serve_mcp_http(host, port, token=args.token, allowed_origins=args.allow_origin)
+        else:
+            plugin.serve_mcp()
     finally:
         _close(search)
     return EXIT_OK
@@ -751,7 +757,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tools.set_defaults(handler=_cmd_tools)
 
-    mcp = commands.add_parser("mcp", help="serve the search tools over MCP (stdio)")
+    mcp = commands.add_parser(
+        "mcp", help="serve the search tools over MCP (stdio, or Streamable HTTP with --http)"
+    )
     add_provider_arguments(mcp, cache=True)
     mcp.add_argument("--name", default="search", help="MCP server name (default: search)")
     mcp.add_argument(
@@ -761,6 +769,24 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="--provider local: how long a search waits for the background indexing before "
         "answering how far it got (default 20)",
+    )
+    mcp.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio",
+    )
+    mcp.add_argument(
+        "--token",
+        default=None,
+        help="--http: the bearer token clients must send (default: $TEXTSEARCH_MCP_TOKEN); "
+        "required unless HOST is loopback",
+    )
+    mcp.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="--http: a browser Origin allowed besides loopback ones (repeatable)",
     )
     mcp.set_defaults(handler=_cmd_mcp)
     _add_verbose(parser, commands)

@@ -208,6 +208,49 @@ class SearchPlugin:
 
         anyio.run(self.serve_mcp_async)
 
+    def serve_mcp_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        token: str | None = None,
+        allowed_origins: Sequence[str] = (),
+        max_body_bytes: int = 1024 * 1024,
+        max_concurrency: int = 32,
+    ) -> None:
+        """Serve the functions over MCP Streamable HTTP at ``http://HOST:PORT/mcp`` (blocking).
+
+        Stateless: each request is answered on its own, so servers scale behind a load
+        balancer. A bearer token (``token``, else ``TEXTSEARCH_MCP_TOKEN``) is required
+        unless ``host`` is loopback; clients send ``Authorization: Bearer <token>`` and get
+        401 without it. A browser's Origin must be loopback (loopback host) or in
+        ``allowed_origins`` (403). Bodies over ``max_body_bytes`` get 413; more than
+        ``max_concurrency`` requests at once get 503. SIGINT/SIGTERM stop it gracefully.
+
+        Raises:
+            ConfigurationError: ``host`` is not loopback and no token is set.
+            ImportError: The ``mcp`` package (2.x) is not installed.
+        """
+        from textsearch.plugins._mcp import require_mcp
+
+        require_mcp()
+        import anyio
+
+        from textsearch.plugins._mcp_http import serve_http
+
+        async def serve() -> None:
+            await serve_http(
+                self,
+                host,
+                port,
+                token=token,
+                allowed_origins=allowed_origins,
+                max_body_bytes=max_body_bytes,
+                max_concurrency=max_concurrency,
+            )
+
+        anyio.run(serve)
+
 
 def create_search_plugin(
     text_search: TextSearch,
