@@ -65,7 +65,7 @@ def test_preset_filter_survives_invalid_top(arguments: Any) -> None:
     options = ts.calls[0].options
     assert options.filter == _preset()
     assert 1 <= options.top <= 8  # clamped into the advertised bounds
-    assert "blog.example" not in text and "Guide des reprises" not in text
+    assert "blog.example" not in text and "Backoff on the blog" not in text
 
 
 @pytest.mark.parametrize(
@@ -235,13 +235,23 @@ def test_filter_parameter_default_is_applied_when_absent() -> None:
 # -- outputs ------------------------------------------------------------------------------
 
 
-def test_search_kind_gives_numbered_text() -> None:
+def test_search_kind_gives_numbered_text_with_titles_and_links() -> None:
     ts = StaticTextSearch(DOCS, match="any")
     fn = create_search_function(ts)
     text = fn.invoke_sync({"query": "backoff", "top": 2})
-    expected = format_results(ts.search_sync("backoff", top=2), query="backoff")
+    expected = format_results(ts.get_text_search_results_sync("backoff", top=2), query="backoff")
     assert text == expected
-    assert text.startswith('Found 2 results for "backoff":\n\n1. ')
+    # what a model needs to cite: the title and the link of every result
+    assert text.startswith('Found 2 results for "backoff":\n\n1. Retry guide\n')
+    assert "URL: https://kb.example/retry" in text and "URL: https://blog.example/backoff" in text
+
+
+def test_search_kind_with_a_string_mapper_maps_the_connectors_strings() -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts, string_mapper=str.upper)
+    text = fn.invoke_sync({"query": "backoff", "top": 1})
+    # the mapper gets the strings search() returns, as before
+    assert "1. USE EXPONENTIAL BACKOFF WHEN A CALL FAILS." in text and "URL:" not in text
 
 
 def test_text_search_results_kind_gives_compact_json_with_citations() -> None:

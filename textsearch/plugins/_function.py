@@ -60,7 +60,7 @@ _DEFAULT_NAMES: dict[str, str] = {
 _DEFAULT_DESCRIPTIONS: dict[str, str] = {
     "search": (
         "Search for information relevant to a query. Returns the most relevant passages "
-        "as numbered text."
+        "as numbered text, each with its title and link: cite results by their link."
     ),
     "text_search_results": (
         "Search for information relevant to a query. Returns JSON: for each result a "
@@ -288,16 +288,21 @@ class SearchFunction:
 
     async def _search(self, parsed: ParsedArguments) -> SearchResults[Any]:
         ts = self.text_search
-        if self.kind == "search":
+        if self.kind == "search" and self._string_mapper is not None:
             return await ts.search(parsed.query, parsed.options)
+        if self.kind == "search":
+            # The numbered text shows each result's title and link: a model can cite it.
+            return await ts.get_text_search_results(parsed.query, parsed.options)
         if self.kind == "text_search_results":
             return await ts.get_text_search_results(parsed.query, parsed.options)
         return await ts.get_search_results(parsed.query, parsed.options)
 
     def _search_sync(self, parsed: ParsedArguments) -> SearchResults[Any]:
         ts = self.text_search
-        if self.kind == "search":
+        if self.kind == "search" and self._string_mapper is not None:
             return ts.search_sync(parsed.query, parsed.options)
+        if self.kind == "search":
+            return ts.get_text_search_results_sync(parsed.query, parsed.options)
         if self.kind == "text_search_results":
             return ts.get_text_search_results_sync(parsed.query, parsed.options)
         return ts.get_search_results_sync(parsed.query, parsed.options)
@@ -434,8 +439,10 @@ def create_search_function(
 
     Args:
         text_search: The connector to search.
-        kind: What the model receives. ``"search"``: numbered text of the connector's
-            strings (:func:`textsearch.grounding.format_results`).
+        kind: What the model receives. ``"search"``: numbered text
+            (:func:`textsearch.grounding.format_results`) of the connector's text results,
+            each with its title, passage and link, so that the model can cite it (with a
+            ``string_mapper``: of the connector's strings, as ``search`` returns them).
             ``"text_search_results"``: compact JSON with ``citation``, ``name``, ``value``
             and ``link`` per result. ``"search_results"``: compact JSON of the connector's
             native results, each with ``citation`` and ``link`` (string fields longer than

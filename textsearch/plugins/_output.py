@@ -76,6 +76,8 @@ _ITEMS: dict[str, dict[str, Any]] = {
         "properties": {
             "citation": {"type": "integer", "minimum": 1},
             "text": {"type": "string"},
+            "name": _NULLABLE_STRING,
+            "link": _NULLABLE_STRING,
         },
         "required": ["citation", "text"],
     },
@@ -168,6 +170,22 @@ def render(
     if texts:
         from textsearch.grounding import format_results
 
+        if string_mapper is None and all(isinstance(i, TextSearchResult) for i in items):
+            # Title, passage and link of each result, numbered as Citations numbers them.
+            kept = _unique(items)
+            structured = {
+                **envelope,
+                "results": [
+                    {"citation": n, "text": item.value or "", "name": item.name, "link": item.link}
+                    for n, item in enumerate(kept, start=1)
+                ],
+            }
+            if results.total_count is not None:
+                structured["total_count"] = results.total_count
+            if notes:
+                structured["notes"] = list(notes)
+            text = format_results(kept, query=query)
+            return Rendered(_with_notes(text, notes), structured)
         strings = _unique(
             [str(string_mapper(i) if string_mapper is not None else i) for i in items]
         )
