@@ -10,6 +10,7 @@
 size of all-MiniLM-L6-v2's) through a ``FunctionEmbedder``, then times hybrid, semantic-only
 and keyword queries. Query vectors are made before timing: the latencies exclude the query's
 embedding, whose cost (the embedder's call and the validation of its output) is printed apart.
+    python benchmarks/bench_local.py --markup DIR    # only: index the Markdown/RST/.txt files there
 
 Documents are generated (~200 words each) from a Zipf-distributed vocabulary of
 30,000 made-up words, so some words are in almost every document and most are rare,
@@ -87,7 +88,7 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
     """
     from pathlib import Path
 
-    import textsearch.connectors.local as local
+    import textsearch.connectors.local._search as local  # where index_path finds read_file
     from textsearch import _html
 
     used = _html.use_parser(None if parser == "auto" else parser)
@@ -221,6 +222,50 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         f"p50 {statistics.median(embedding):.3f} ms"
     )
     print(f"peak memory (max RSS): {peak_mb:,.0f} MB")
+def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
+    """Index every Markdown, reStructuredText and ``.txt`` file under ``folder``, timed.
+
+    A real project's docs (``benchmarks/doc_sets.py`` downloads some) measure what the
+    Markdown and reStructuredText readers cost; the best of ``repeat`` runs is reported, as
+    the machine may be busy. Reading + parsing + splitting (``read_file``) is timed apart.
+    """
+    from pathlib import Path
+
+    import textsearch.connectors.local._search as local  # where index_path finds read_file
+
+    suffixes = (".md", ".markdown", ".rst", ".txt")
+    files = [p for p in Path(folder).rglob("*") if p.suffix.lower() in suffixes and p.is_file()]
+    megabytes = sum(p.stat().st_size for p in files) / 1e6
+    read_file = local.read_file
+    best: tuple[float, float, float] | None = None
+    for _ in range(repeat):
+        read_cpu = [0.0]
+
+        def timed_read_file(*args: Any, _cpu: list[float] = read_cpu) -> Any:
+            start = time.process_time()
+            try:
+                return read_file(*args)
+            finally:
+                _cpu[0] += time.process_time() - start
+
+        local.read_file = timed_read_file  # type: ignore[assignment]
+        with tempfile.TemporaryDirectory() as tmp:
+            search = LocalTextSearch(os.path.join(tmp, "m.sqlite3"), engine=engine_choice)  # type: ignore[arg-type]
+            start, cpu = time.perf_counter(), time.process_time()
+            report = search.index_path(folder, extensions=suffixes)
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+            search.close()
+        local.read_file = read_file
+        if best is None or cpu < best[1]:
+            best = (seconds, cpu, read_cpu[0])
+    assert best is not None
+    seconds, cpu, read = best
+    print(
+        f"indexed {report.indexed:,} Markdown/RST/.txt files ({megabytes:.1f} MB) into "
+        f"{passages:,} passages: best of {repeat} {seconds:.2f} s wall, {cpu:.2f} s CPU; "
+        f"read + parse + split {read:.2f} s CPU ({megabytes / max(read, 1e-9):.1f} MB/s)"
+    )
     return 0
 
 
@@ -242,6 +287,9 @@ def main() -> int:
     parser.add_argument("--batch", type=int, default=5_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--html", metavar="DIR", help="only time indexing the HTML files of DIR")
+    parser.add_argument(
+        "--markup", metavar="DIR", help="only time indexing the Markdown/RST/.txt files of DIR"
+    )
     parser.add_argument(
         "--html-parser",
         choices=("auto", "selectolax", "regex"),
@@ -267,6 +315,8 @@ def main() -> int:
         return bench_vectors(args, words, zipf_cum_weights(len(words)))
     if args.html:
         return bench_html(args.html, args.html_parser, args.engine)
+    if args.markup:
+        return bench_markup(args.markup, args.engine)
 
     rng = random.Random(args.seed)
     words = vocabulary(30_000, rng)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,6 +90,7 @@ def read_file(
     file: Path,
     previous: tuple[int | None, int | None, str | None] | None,
     report: IndexReport,
+    formats: Mapping[str, str] | None = None,
 ) -> FileWork | None:
     try:
         stat = file.stat()
@@ -109,7 +110,7 @@ def read_file(
         return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
     from textsearch.connectors.local._split import split_document  # index time only
 
-    title, passages = split_document(data, file.suffix)
+    title, passages = split_document(data, file.suffix, formats=formats)
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
 
 

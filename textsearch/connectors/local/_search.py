@@ -77,10 +77,11 @@ if TYPE_CHECKING:
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
 # index_path commits after this many files, so an interrupted run keeps what it did.
-#: The version of the plain text made of Markdown files (``_local_split._plain_markdown``):
-#: an index whose Markdown files were read by another version reads them again once.
-MARKDOWN_TEXT_VERSION = "2"
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+#: The version of the plain text made of Markdown, reStructuredText and .txt files (the
+#: readers in ``_split``): an index whose files were read by another version, or with other
+#: ``formats``, reads them again once. 3: read by markdown-it-py and docutils.
+MARKDOWN_TEXT_VERSION = "3"
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 _BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
 _SPEC_KEY = "embedding_spec"
@@ -176,6 +177,26 @@ def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
             with ThreadPoolExecutor(1) as pool:
                 return pool.submit(embed_documents_sync, embedder, texts).result()
     return embed_documents_sync(embedder, texts)
+
+
+def _checked_formats(formats: Mapping[str, str] | None) -> dict[str, str]:
+    from textsearch.connectors.local._split import FORMATS
+
+    checked: dict[str, str] = {}
+    for suffix, kind in (formats or {}).items():
+        if not isinstance(suffix, str) or not suffix.startswith(".") or kind not in FORMATS:
+            raise ConfigurationError(
+                f"formats: {suffix!r}: {kind!r} is not a suffix and a format "
+                f"(a suffix such as '.txt', a format among {', '.join(FORMATS)})"
+            )
+        checked[suffix.lower()] = kind
+    return checked
+
+
+def _text_version(formats: dict[str, str]) -> str:
+    if not formats:
+        return MARKDOWN_TEXT_VERSION
+    return MARKDOWN_TEXT_VERSION + ";" + ",".join(f"{k}={v}" for k, v in sorted(formats.items()))
 
 
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
@@ -781,6 +802,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         *,
         extensions: Sequence[str] = DEFAULT_EXTENSIONS,
         progress: Callable[[int, int, str], None] | None = None,
+        formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
         """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
 
@@ -801,9 +823,14 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             progress: Called as ``progress(done, total, file_path)`` after each file; an
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
+            formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                By default a suffix decides, and a ``.txt`` file whose content is
+                reStructuredText (title adornments, directives) is read as such.
 
         Raises:
-            ConfigurationError: The path does not exist.
+            ConfigurationError: The path does not exist, or ``formats`` names an unknown
+                format.
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
         if "\x00" in os.fspath(path):
@@ -812,6 +839,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
+        forced = _checked_formats(formats)
         files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
@@ -830,9 +858,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             row = self._db.execute(
                 "SELECT value FROM textsearch_meta WHERE key = ?", (mark,)
             ).fetchone()
-            reread = row is None or row[0] != MARKDOWN_TEXT_VERSION
+            version = _text_version(forced)
+            reread = row is None or row[0] != version
             if reread and not known:  # nothing indexed from here yet: nothing old to re-read
-                self._mark(mark)
+                self._mark(mark, version)
                 reread = False
             seen: set[str] = set()
             for begin in range(0, len(files), _BATCH_FILES):
@@ -846,10 +875,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         doc_id = str(file)
                         seen.add(doc_id)
                         previous = known.get(doc_id)
-                        if reread and file.suffix.lower() in MARKDOWN_SUFFIXES:
-                            item = read_file(file, None, report)  # compared with nothing
+                        suffix = file.suffix.lower()
+                        if reread and (suffix in MARKDOWN_SUFFIXES or suffix in forced):
+                            item = read_file(file, None, report, forced)  # compared with nothing
                         else:
-                            item = read_file(file, previous, report)
+                            item = read_file(file, previous, report, forced)
                         if item is not None:
                             self._write_one(item, doc_id, root_key, known.get(doc_id), report)
                         done += 1
@@ -861,14 +891,13 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     for doc_id in gone:
                         report.removed += self._delete(doc_id)
             if reread:
-                self._mark(mark)
+                self._mark(mark, version)
         return report
 
-    def _mark(self, mark: str) -> None:
+    def _mark(self, mark: str, version: str) -> None:
         with self._interruptible_batch():
             self._db.execute(
-                "INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)",
-                (mark, MARKDOWN_TEXT_VERSION),
+                "INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)", (mark, version)
             )
 
     def _interruptible_batch(self) -> Write:
