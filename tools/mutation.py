@@ -113,7 +113,13 @@ def run_one(module: str, tests: list[str], workdir: Path, python: str) -> Score:
     ).stdout
     names = re.findall(r"^\s*(\S+): (\w+)", listing, re.M)
     survived = [name for name, status in names if status in ("survived", "no tests")]
-    killed = sum(1 for _, status in names if status == "killed")
+    # A mutant that makes the tests hang past mutmut's deadline is caught, like a failure.
+    killed = sum(1 for _, status in names if status in ("killed", "timeout"))
+    unchecked = [name for name, status in names if status == "not checked"]
+    if unchecked:
+        # mutmut stops before the mutants when the unmutated tests fail (a flaky test on a
+        # loaded machine, say): say so rather than report 0 %.
+        print(f"{module}: {len(unchecked)} mutants not checked; run again", file=sys.stderr)
     set_aside = []
     for name in survived:
         shown = subprocess.run(
