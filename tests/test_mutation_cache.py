@@ -104,7 +104,7 @@ def test_concurrent_shapes_in_one_loop_are_not_shared() -> None:
     inner = GatedSearch(docs(*LINKS[:1]))
     cache = CachedTextSearch(inner)
 
-    async def run() -> list[Any]:
+    async def run() -> tuple[Any, ...]:
         inner.gate.set()
         return await asyncio.gather(cache.search("q"), cache.get_text_search_results("q"))
 
