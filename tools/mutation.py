@@ -31,21 +31,24 @@ TARGETS: dict[str, list[str]] = {
     "textsearch/compose/_cache.py": [
         "tests/test_compose_cache.py",
         "tests/test_compose_hardening.py",
+        "tests/test_mutation_cache.py",
     ],
     "textsearch/connectors/web/_portable.py": [
         "tests/connectors/test_portable.py",
         "tests/plugins/test_web_filter_parameters.py",
+        "tests/connectors/test_mutation_portable.py",
     ],
     "textsearch/connectors/local/_query.py": [
-        "tests/connectors/test_local_query.py",
         "tests/connectors/test_local.py",
         "tests/connectors/test_local_engines.py",
         "tests/connectors/test_local_bool_filters.py",
+        "tests/connectors/test_mutation_local.py",
     ],
     "textsearch/plugins/_parameters.py": [
         "tests/plugins/test_parameters.py",
         "tests/plugins/test_function.py",
         "tests/plugins/test_web_filter_parameters.py",
+        "tests/plugins/test_mutation_parameters.py",
     ],
 }
 
