@@ -1,0 +1,89 @@
+"""Filters of the local index at their edges, on both engines (issue #24, ``tools/mutation.py``).
+
+Written against the survivors of mutation testing of ``connectors/local/_query.py``; each
+test searches a :class:`~textsearch.LocalTextSearch` and checks what comes back.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.connectors._local_engines import local_engine  # noqa: F401  (both engines)
+from textsearch import InvalidRequestError, LocalTextSearch, TextSearchFilter
+
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+DOCS = [
+    {"id": "1", "text": "shared note one", "link": "https://docs.a_b.com/1"},
+    {"id": "0", "text": "shared note zero", "link": "https://docs.axb.com/0"},
+    {"id": "2.0", "text": "shared note two", "link": "https://www.acom.org/2"},
+    {"id": "-3.0", "text": "shared note minus", "link": "https://a.com/3"},
+    {"id": "2.5", "text": "shared note half", "metadata": {"big": INT64_MAX}},
+    {"id": "100000000000000.0", "text": "shared note large", "metadata": {"big": INT64_MIN}},
+]
+
+
+@pytest.fixture
+def search() -> LocalTextSearch:
+    s = LocalTextSearch()
+    s.add_documents(DOCS)
+    return s
+
+
+def _ids(search: LocalTextSearch, search_filter: TextSearchFilter) -> set[str]:
+    found = search.get_search_results_sync("shared note", top=50, filter=search_filter)
+    return {d.id for d in found}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (True, {"1"}),
+        (False, {"0"}),
+        (2.0, {"2.0"}),
+        (-3.0, {"-3.0"}),
+        (2.5, {"2.5"}),
+        (1e14, {"100000000000000.0"}),
+        (2, set()),  # the integer 2 is the text "2", not "2.0"
+    ],
+)
+def test_an_id_filter_compares_as_sqlite_reads_the_value_as_text(
+    search: LocalTextSearch, value: object, expected: set[str]
+) -> None:
+    assert _ids(search, TextSearchFilter().equal_to("id", value)) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [INT64_MAX, INT64_MIN])
+def test_the_largest_64_bit_numbers_are_filter_values(search: LocalTextSearch, value: int) -> None:
+    kind = "half" if value > 0 else "large"
+    expected = {"2.5"} if kind == "half" else {"100000000000000.0"}
+    assert _ids(search, TextSearchFilter().equal_to("big", value)) == expected
+
+
+@pytest.mark.parametrize("value", [INT64_MAX + 1, INT64_MIN - 1, 10**30])
+def test_a_number_beyond_64_bits_is_a_clear_error(search: LocalTextSearch, value: int) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        _ids(search, TextSearchFilter().equal_to("big", value))
+    assert str(info.value) == f"filter value {value} does not fit in 64 bits"
+    with pytest.raises(InvalidRequestError):
+        _ids(search, TextSearchFilter().any_tag_equal_to("big", value))
+
+
+@pytest.mark.parametrize(
+    ("site", "expected"),
+    [
+        ("a_b.com", {"1"}),  # '_' is a character, not "any character": docs.axb.com is out
+        ("axb.com", {"0"}),
+        ("a.com", {"-3.0"}),  # not www.acom.org
+        ("%.com", set()),
+        ("_.com", set()),
+        ("\\", set()),
+        ("a\\_b.com", set()),
+        ("docs.a%b.com", set()),
+    ],
+)
+def test_site_filter_characters_are_taken_literally(
+    search: LocalTextSearch, site: str, expected: set[str]
+) -> None:
+    assert _ids(search, TextSearchFilter().equal_to("site", site)) == expected
