@@ -6,6 +6,8 @@ test searches a :class:`~textsearch.LocalTextSearch` and checks what comes back.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.connectors._local_engines import local_engine  # noqa: F401  (both engines)
@@ -14,7 +16,7 @@ from textsearch import InvalidRequestError, LocalTextSearch, TextSearchFilter
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 
-DOCS = [
+DOCS: list[dict[str, Any]] = [
     {"id": "1", "text": "shared note one", "link": "https://docs.a_b.com/1"},
     {"id": "0", "text": "shared note zero", "link": "https://docs.axb.com/0"},
     {"id": "2.0", "text": "shared note two", "link": "https://www.acom.org/2"},

@@ -14,7 +14,6 @@ import pytest
 import respx
 
 from textsearch import (
-    BingTextSearch,
     BraveTextSearch,
     InvalidRequestError,
     SearxngTextSearch,
@@ -22,7 +21,6 @@ from textsearch import (
     UnsupportedFilterError,
 )
 
-BING = "https://api.bing.microsoft.com/v7.0/search"
 BRAVE = "https://api.search.brave.com/res/v1/web/search"
 SEARXNG = "http://searx.test/search"
 KEY = "key-0123456789-mutation"
@@ -46,11 +44,11 @@ def _searxng(
     return route.calls[0].request, [r.link or "" for r in results.results]
 
 
-def _bing_params(search_filter: TextSearchFilter) -> dict[str, str]:
-    search = BingTextSearch(KEY, http_client=CLIENT)
-    body = {"_type": "SearchResponse", "webPages": {"value": []}}
+def _brave_params(search_filter: TextSearchFilter) -> dict[str, str]:
+    search = BraveTextSearch(KEY, http_client=CLIENT)
+    body = {"type": "search", "web": {"type": "search", "results": []}}
     with respx.mock() as mock:
-        route = mock.get(BING).respond(200, json=body)
+        route = mock.get(BRAVE).respond(200, json=body)
         search.search_sync("q", filter=search_filter)
     return dict(route.calls.last.request.url.params.multi_items())
 
@@ -147,7 +145,7 @@ def test_result_urls_with_a_trailing_dot_on_the_host_are_kept() -> None:
 
 def test_a_one_day_date_range_is_accepted() -> None:
     fresh = TextSearchFilter().equal_to("freshness", "2025-03-01..2025-03-01")
-    assert _bing_params(fresh)["freshness"] == "2025-03-01..2025-03-01"
+    assert _brave_params(fresh)["freshness"] == "2025-03-01to2025-03-01"
 
 
 @pytest.mark.parametrize(
