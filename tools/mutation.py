@@ -67,6 +67,57 @@ EQUIVALENT: dict[str, str] = {
         "_installed = None: falsy, so the filter is added again, and addFilter ignores a "
         "filter already there"
     ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_model__mutmut_37": (
+        "extra=None is pydantic's default, which is 'ignore'"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_model__mutmut_38": (
+        "validate_by_name=None is pydantic's default, which is False"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_model__mutmut_40": (
+        "extra left out: pydantic's default is 'ignore'"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_model__mutmut_41": (
+        "validate_by_name left out: pydantic's default is False"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_schema__mutmut_6": (
+        "the fallback of properties: the schema always has them ('query' is always there)"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_schema__mutmut_8": (
+        "the fallback of properties: the schema always has them ('query' is always there)"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_schema__mutmut_21": (
+        "the fallback 1 instead of 0: only a None default is dropped, either is not None"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_schema__mutmut_36": (
+        "the fallback of required: the schema always lists 'query' as required"
+    ),
+    "textsearch.plugins._parameters.xǁParameterSpecǁ_build_schema__mutmut_38": (
+        "the fallback of required: the schema always lists 'query' as required"
+    ),
+    "textsearch.plugins._parameters.x__clamp__mutmut_17": (
+        "number <= ge: at ge it becomes int(ge), the same number (top/skip bounds are ints)"
+    ),
+    "textsearch.plugins._parameters.x__clamp__mutmut_22": (
+        "number >= le: at le it becomes int(le), the same number (top/skip bounds are ints)"
+    ),
+    "textsearch.connectors.web._portable.xǁFreshnessǁdates__mutmut_2": (
+        "and -> or in an assert: parse_freshness only builds a range with both dates"
+    ),
+    "textsearch.connectors.web._portable.x_split_filter__mutmut_125": (
+        "the freshness kept is a Freshness or None already, so the isinstance test changes nothing"
+    ),
+    "textsearch.connectors.web._portable.x__as_str__mutmut_2": (
+        "the values kept are str or None already, so the isinstance test changes nothing"
+    ),
+    "textsearch.connectors.web._portable.x_url_allowed__mutmut_9": (
+        "host = '' instead of None for an unreadable URL: the next line refuses both"
+    ),
+    "textsearch.connectors.local._query.x_id_text__mutmut_8": (
+        "abs(value) <= 1e15: at 1e15 both spellings are '1000000000000000.0'"
+    ),
+    "textsearch.connectors.local._query.x_id_text__mutmut_9": (
+        "< 1e15 + 1: the only whole float in between is 1e15, spelled alike both ways"
+    ),
 }
 
 _STRING_ONLY = re.compile(r"""^[-+]\s""")
