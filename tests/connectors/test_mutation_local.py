@@ -17,8 +17,18 @@ INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 
 DOCS: list[dict[str, Any]] = [
-    {"id": "1", "text": "shared note one", "link": "https://docs.a_b.com/1"},
-    {"id": "0", "text": "shared note zero", "link": "https://docs.axb.com/0"},
+    {
+        "id": "1",
+        "text": "shared note one",
+        "link": "https://docs.a_b.com/1",
+        "metadata": {"lang": "en", "public": True},
+    },
+    {
+        "id": "0",
+        "text": "shared note zero",
+        "link": "https://docs.axb.com/0",
+        "metadata": {"lang": "en", "public": False},
+    },
     {"id": "2.0", "text": "shared note two", "link": "https://www.acom.org/2"},
     {"id": "-3.0", "text": "shared note minus", "link": "https://a.com/3"},
     {"id": "2.5", "text": "shared note half", "metadata": {"big": INT64_MAX}},
@@ -89,3 +99,19 @@ def test_site_filter_characters_are_taken_literally(
     search: LocalTextSearch, site: str, expected: set[str]
 ) -> None:
     assert _ids(search, TextSearchFilter().equal_to("site", site)) == expected
+
+
+@pytest.mark.parametrize(
+    ("search_filter", "expected"),
+    [
+        (TextSearchFilter().equal_to("lang", "en").equal_to("site", "a_b.com"), {"1"}),
+        (TextSearchFilter().equal_to("lang", "en").equal_to("site", "a.com"), set()),
+        (TextSearchFilter().equal_to("lang", "en").equal_to("public", False), {"0"}),
+        (TextSearchFilter().equal_to("site", "axb.com").equal_to("public", True), set()),
+        (TextSearchFilter().equal_to("id", "1").equal_to("lang", "en"), {"1"}),
+    ],
+)
+def test_every_clause_holds_whatever_its_place(
+    search: LocalTextSearch, search_filter: TextSearchFilter, expected: set[str]
+) -> None:
+    assert _ids(search, search_filter) == expected
