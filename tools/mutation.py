@@ -157,22 +157,27 @@ def run_one(module: str, tests: list[str], workdir: Path, python: str) -> Score:
     text = pyproject.read_text(encoding="utf-8").split("\n[tool.mutmut]\n")[0]
     pyproject.write_text(text + config, encoding="utf-8")
     shutil.rmtree(workdir / "mutants", ignore_errors=True)
-    subprocess.run(
-        [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    listing = subprocess.run(
-        [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
-        capture_output=True, text=True, check=False,
-    ).stdout
-    names = re.findall(r"^\s*(\S+): (\w+)", listing, re.M)
+    names: list[tuple[str, str]] = []
+    for _ in range(2):
+        # A second run picks up where the first stopped: mutmut sometimes stops before the
+        # mutants (its first look at the unmutated tests failing on a loaded machine).
+        subprocess.run(
+            [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        listing = subprocess.run(
+            [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
+            capture_output=True, text=True, check=False,
+        ).stdout
+        # Statuses may be two words ("not checked", "no tests").
+        names = re.findall(r"^\s*(\S+): (\w[\w ]*)$", listing, re.M)
+        if not any(status == "not checked" for _, status in names):
+            break
     survived = [name for name, status in names if status in ("survived", "no tests")]
     # A mutant that makes the tests hang past mutmut's deadline is caught, like a failure.
     killed = sum(1 for _, status in names if status in ("killed", "timeout"))
     unchecked = [name for name, status in names if status == "not checked"]
     if unchecked:
-        # mutmut stops before the mutants when the unmutated tests fail (a flaky test on a
-        # loaded machine, say): say so rather than report 0 %.
         print(f"{module}: {len(unchecked)} mutants not checked; run again", file=sys.stderr)
     set_aside = []
     for name in survived:
