@@ -112,6 +112,12 @@ EQUIVALENT: dict[str, str] = {
     "textsearch.connectors.web._portable.x_url_allowed__mutmut_9": (
         "host = '' instead of None for an unreadable URL: the next line refuses both"
     ),
+    "textsearch.connectors.local._query.x_plan_query__mutmut_4": (
+        "an ASCII word split into CJK/other runs is one run, itself"
+    ),
+    "textsearch.connectors.local._query.x_plan_query__mutmut_8": (
+        "a CJK run sent down the Latin path: lower() leaves it alone, no stop word is CJK"
+    ),
     "textsearch.connectors.local._query.x_id_text__mutmut_8": (
         "abs(value) <= 1e15: at 1e15 both spellings are '1000000000000000.0'"
     ),

@@ -109,9 +109,65 @@ def test_site_filter_characters_are_taken_literally(
         (TextSearchFilter().equal_to("lang", "en").equal_to("public", False), {"0"}),
         (TextSearchFilter().equal_to("site", "axb.com").equal_to("public", True), set()),
         (TextSearchFilter().equal_to("id", "1").equal_to("lang", "en"), {"1"}),
+        (TextSearchFilter().equal_to("lang", "en").any_tag_equal_to("public", True), {"1"}),
+        (TextSearchFilter().equal_to("public", False).any_tag_equal_to("public", True), set()),
     ],
 )
 def test_every_clause_holds_whatever_its_place(
     search: LocalTextSearch, search_filter: TextSearchFilter, expected: set[str]
 ) -> None:
     assert _ids(search, search_filter) == expected
+
+
+# -- the words of a query --------------------------------------------------------------
+
+WORDS: list[dict[str, Any]] = [
+    {"id": "hamlet", "text": "To be, or not to be, that is the question."},
+    {"id": "retries", "text": "Configure retries with exponential backoff."},
+    {"id": "mueller", "text": "Herr Müller wohnt in der Straße am Markt."},
+    {"id": "cafe", "text": "Le café du coin ouvre tôt."},
+    {"id": "vector", "text": "SQLite 向量数据库 选型 指南"},
+]
+
+
+@pytest.fixture
+def words() -> LocalTextSearch:
+    s = LocalTextSearch()
+    s.add_documents(WORDS)
+    return s
+
+
+def _found(search: LocalTextSearch, query: str) -> list[str]:
+    return [d.id for d in search.get_search_results_sync(query, top=10)]
+
+
+def test_a_query_of_stop_words_only_searches_for_them(words: LocalTextSearch) -> None:
+    assert _found(words, "to be or not to be") == ["hamlet"]
+
+
+def test_stop_words_do_not_count_when_every_word_must_match() -> None:
+    search = LocalTextSearch(match="all")
+    search.add_documents(WORDS)
+    assert _found(search, "How do I configure retries?") == ["retries"]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [("Müller", "mueller"), ("MÜLLER", "mueller"), ("straße", "mueller"), ("Café", "cafe")],
+)
+def test_non_ascii_latin_words_are_found_in_any_case(
+    words: LocalTextSearch, query: str, expected: str
+) -> None:
+    assert _found(words, query)[:1] == [expected]
+
+
+@pytest.mark.parametrize("query", ["SQLite向量数据库", "the向量数据库"])
+def test_a_word_mixing_scripts_is_split_into_its_runs(words: LocalTextSearch, query: str) -> None:
+    assert _found(words, query)[:1] == ["vector"]
+
+
+def test_case_variants_of_a_word_take_one_of_the_32_query_terms(words: LocalTextSearch) -> None:
+    # 32 words at most reach the engine: "Müller" and "MÜLLER" are one, so "backoff",
+    # the 32nd distinct word, still counts.
+    fillers = " ".join(f"zq{i}" for i in range(30))
+    assert set(_found(words, f"Müller MÜLLER {fillers} backoff")) == {"mueller", "retries"}
