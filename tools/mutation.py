@@ -3,6 +3,7 @@
     python tools/mutation.py                       # every target, in a scratch copy
     python tools/mutation.py --only _redact        # one target
     python tools/mutation.py --keep /tmp/mut       # keep the copy (mutmut show NAME there)
+    python tools/mutation.py --only _cache --keep /tmp/mut --score-only   # score that run again
 
 For each target module it copies the project to a scratch folder, runs ``mutmut run`` with
 the tests that cover the module, and prints killed / survived per module. Survivors whose
@@ -144,41 +145,49 @@ class Score:
 
 
 def _only_strings_changed(diff: str) -> bool:
-    removed = [line[1:].strip() for line in diff.splitlines() if line.startswith("- ")]
-    added = [line[1:].strip() for line in diff.splitlines() if line.startswith("+ ")]
+    # A changed line is "-..."/"+..." ("-def f(x='a')" has no space after the sign), not the
+    # "---"/"+++" file names.
+    lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+    removed = [line[1:].strip() for line in lines if line.startswith("-")]
+    added = [line[1:].strip() for line in lines if line.startswith("+")]
     if len(removed) != 1 or len(added) != 1:
         return False
     strip = re.compile(r"""("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')""")
     return strip.sub('""', removed[0]) == strip.sub('""', added[0])
 
 
-def run_one(module: str, tests: list[str], workdir: Path, python: str) -> Score:
-    config = (
-        "\n[tool.mutmut]\n"
-        f'source_paths = ["{module}"]\n'
-        f"pytest_add_cli_args_test_selection = {[t for t in tests if (workdir / t).exists()]!r}\n"
-        'also_copy = ["textsearch", "tests", "benchmarks"]\n'
-    ).replace("'", '"')
-    pyproject = workdir / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8").split("\n[tool.mutmut]\n")[0]
-    pyproject.write_text(text + config, encoding="utf-8")
-    shutil.rmtree(workdir / "mutants", ignore_errors=True)
-    names: list[tuple[str, str]] = []
-    for _ in range(2):
-        # A second run picks up where the first stopped: mutmut sometimes stops before the
-        # mutants (its first look at the unmutated tests failing on a loaded machine).
-        subprocess.run(
-            [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        listing = subprocess.run(
-            [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
-            capture_output=True, text=True, check=False,
-        ).stdout
-        # Statuses may be two words ("not checked", "no tests").
-        names = re.findall(r"^\s*(\S+): (\w[\w ]*)$", listing, re.M)
-        if not any(status == "not checked" for _, status in names):
-            break
+def _statuses(workdir: Path, python: str) -> list[tuple[str, str]]:
+    listing = subprocess.run(
+        [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
+        capture_output=True, text=True, check=False,
+    ).stdout
+    # Statuses may be two words ("not checked", "no tests").
+    return re.findall(r"^\s*(\S+): (\w[\w ]*)$", listing, re.M)
+
+
+def run_one(module: str, tests: list[str], workdir: Path, python: str, run: bool = True) -> Score:
+    if run:
+        present = [t for t in tests if (workdir / t).exists()]
+        config = (
+            "\n[tool.mutmut]\n"
+            f'source_paths = ["{module}"]\n'
+            f"pytest_add_cli_args_test_selection = {present!r}\n"
+            'also_copy = ["textsearch", "tests", "benchmarks"]\n'
+        ).replace("'", '"')
+        pyproject = workdir / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8").split("\n[tool.mutmut]\n")[0]
+        pyproject.write_text(text + config, encoding="utf-8")
+        shutil.rmtree(workdir / "mutants", ignore_errors=True)
+        for _ in range(2):
+            # A second run picks up where the first stopped: mutmut sometimes stops before
+            # the mutants (its look at the unmutated tests failing on a loaded machine).
+            subprocess.run(
+                [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            if not any(status == "not checked" for _, status in _statuses(workdir, python)):
+                break
+    names = _statuses(workdir, python)
     survived = [name for name, status in names if status in ("survived", "no tests")]
     # A mutant that makes the tests hang past mutmut's deadline is caught, like a failure.
     killed = sum(1 for _, status in names if status in ("killed", "timeout"))
@@ -200,6 +209,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run the targets whose path contains this text")
     parser.add_argument("--keep", type=Path, help="scratch folder to use and keep")
+    parser.add_argument(
+        "--score-only", action="store_true",
+        help="score the mutants already run in the --keep folder (one --only target)",
+    )
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="textsearch-mutation-"))
     if not (work / "pyproject.toml").exists():
@@ -208,7 +221,7 @@ def main() -> int:
             ignore=shutil.ignore_patterns(".git", ".venv", "mutants", "__pycache__", "site"),
         )
     scores = [
-        run_one(module, tests, work, sys.executable)
+        run_one(module, tests, work, sys.executable, run=not args.score_only)
         for module, tests in TARGETS.items()
         if not args.only or args.only in module
     ]
