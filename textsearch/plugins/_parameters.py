@@ -553,7 +553,8 @@ def _shown(value: Any) -> str:
 def _same_number(value: int | float | str, clamped: Any) -> bool:
     try:
         return float(value) == float(clamped)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        # OverflowError: a model may send a whole number with hundreds of digits.
         return False
 
 
