@@ -61,8 +61,8 @@ def _one_line(text: str) -> str:
 
 
 def _shaped(text: str) -> bool:
-    """Whether the line breaks of ``text`` carry meaning: paragraphs, or indented lines (code,
-    lists). A snippet that is only soft-wrapped prose reads better as one line."""
+    # Whether the line breaks of ``text`` carry meaning: paragraphs, or indented lines (code,
+    # lists). A snippet that is only soft-wrapped prose reads better as one line.
     if "\n" not in text.strip():
         return False
     if "\n\n" in text.strip() or "\n\t" in text:
@@ -71,9 +71,9 @@ def _shaped(text: str) -> bool:
 
 
 def _indented(text: str, indent: str) -> str:
-    """``text`` under a result's heading. Text whose line breaks carry meaning keeps its
-    lines (code keeps its indentation), each continuation line indented, runs of blank lines
-    made one; soft-wrapped prose becomes one line."""
+    # ``text`` under a result's heading. Text whose line breaks carry meaning keeps its lines
+    # (code keeps its indentation), each continuation line indented, runs of blank lines made
+    # one; soft-wrapped prose becomes one line.
     if not _shaped(text):
         return _one_line(text)
     out: list[str] = []
