@@ -70,3 +70,24 @@ def test_crafted_file_is_indexed_in_linear_time(case: str, tmp_path: Path) -> No
     spent = time.process_time() - started
     assert report.added == 1
     assert spent < LIMIT_SECONDS, f"{case}: {spent:.1f} s of CPU for {len(text)} characters"
+
+
+def test_heading_names_keep_underscores_of_names_and_code() -> None:
+    # The fallback reader (no markup extra) names sections too: `equal_to` must not become
+    # `equalto`, nor `__init__` lose its underscores.
+    from textsearch.connectors.local._split import _heading_name
+
+    assert (
+        _heading_name("Filters (`f.equal_to(a, b)`, AND-ed)")
+        == "Filters (f.equal_to(a, b), AND-ed)"
+    )
+    assert _heading_name("**Bold** _em_ `__init__` [link](x)") == "Bold em __init__ link"
+    assert _heading_name("snake_case_name") == "snake_case_name"
+
+
+def test_a_heading_of_backticks_is_named_in_linear_time() -> None:
+    from textsearch.connectors.local._split import _heading_name
+
+    started = time.process_time()
+    _heading_name("`" * 100_000 + "x" + "``" * 50_000)
+    assert time.process_time() - started < LIMIT_SECONDS

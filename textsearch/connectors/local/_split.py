@@ -26,6 +26,24 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _RST_UNDER = re.compile(r"([=\-~^\"'`#*+_:.])\1{2,}\s*")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MD = re.compile(r"[*_`]+|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
+# For a heading's name: emphasis marks go, but an underscore inside a word stays (``equal_to``
+# is a name, not emphasis), and code spans keep their text as written (``__init__``).
+_HEADING_MD = re.compile(
+    r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)"
+)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def _heading_name(found: str) -> str:
+    found = found[:500]  # a name, not a paragraph: also bounds the code-span search
+    parts: list[str] = []
+    last = 0
+    for match in _CODE_SPAN.finditer(found):
+        parts.append(_HEADING_MD.sub(r"\1", found[last : match.start()]))
+        parts.append(match.group(2).strip())
+        last = match.end()
+    parts.append(_HEADING_MD.sub(r"\1", found[last:]).replace("`", ""))
+    return "".join(parts).strip()
 
 
 def _github_slug(heading: str, used: dict[str, int]) -> str:
@@ -175,7 +193,7 @@ def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
             sections.append((heading, anchor, first, "\n".join(body)))
             # `first` is the line number of the section's first body line.
             anchor = _github_slug(found, used)
-            heading = _INLINE_MD.sub(r"\1", found).strip() or found
+            heading = _heading_name(found) or found
             first, body = i + 1 + skip, []
             if title is None:
                 title = heading
