@@ -17,7 +17,7 @@ import importlib
 import logging as _logging
 from typing import TYPE_CHECKING
 
-from textsearch import _lazy, connectors, errors
+from textsearch import _lazy, errors
 
 # The error tree is cheap and always loaded; its names are public here too (see __all__).
 from textsearch.errors import *  # noqa: F403
@@ -41,9 +41,18 @@ if TYPE_CHECKING:
         FusedTextSearch,
         canonical_link,
     )
-
-    # The connector classes and their native models, listed once, in textsearch.connectors.
-    from textsearch.connectors import *  # noqa: F403
+    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
+    from textsearch.connectors.local import LocalDocument, LocalTextSearch
+    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
+    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
+    from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
+    from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
+    from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
+    from textsearch.connectors.web.exa import ExaResult, ExaTextSearch
+    from textsearch.connectors.web.searxng import SearxngResult, SearxngTextSearch
+    from textsearch.connectors.web.tavily import TavilyResult, TavilyTextSearch
 
 __version__ = "0.1.0"
 
@@ -53,7 +62,13 @@ _logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
     "AnyTagEqualTo",
+    "AzureAISearchTextSearch",
+    "AzureSearchDocument",
     "BaseTextSearch",
+    "BingTextSearch",
+    "BingWebPage",
+    "BochaTextSearch",
+    "BochaWebPage",
     "CachedTextSearch",
     "EqualTo",
     "FallbackTextSearch",
@@ -61,30 +76,52 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
+    "LocalDocument",
+    "LocalTextSearch",
+    "PostgresDocument",
+    "PostgresTextSearch",
     "SearchOptions",
     "SearchResults",
     "TextSearch",
     "TextSearchFilter",
     "TextSearchResult",
     "__version__",
+    # live web connectors (DESIGN 10.2)
+    "BraveTextSearch",
+    "BraveWebResult",
+    "TavilyTextSearch",
+    "TavilyResult",
+    "ExaTextSearch",
+    "ExaResult",
+    "SearxngTextSearch",
+    "SearxngResult",
     "canonical_link",
+    # vector databases (DESIGN 11.3)
+    "ChromaDocument",
+    "ChromaTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
-# The error classes and the connectors, imported above.
+# The error classes, imported above.
 __all__ += errors.__all__
-__all__ += connectors.__all__
 
 
 # Everything but the error tree is loaded on first use, so that ``import textsearch`` costs
-# a few milliseconds (pydantic alone takes over 100 ms to import) and loads no connector
-# (textsearch.connectors itself only reads the provider registry). The connector names
-# come from the registry through textsearch.connectors.LAZY_EXPORTS. Every other lazy name
-# is in the __all__ of one of these core modules, each of which imports the ones before
-# it: trying them in order imports nothing that is not needed.
+# a few milliseconds (pydantic alone takes over 100 ms to import) and loads no connector.
+# The connector names come from the provider registry (textsearch.registry), through
+# textsearch.connectors.LAZY_EXPORTS; __all__ and the TYPE_CHECKING imports above are
+# written out for type checkers, and tests/test_registry.py keeps them equal to it.
+# Every other lazy name is in the __all__ of one of these core modules, each of which
+# imports the ones before it: trying them in order imports nothing that is not needed.
 _CORE_MODULES = ("textsearch._types", "textsearch.base", "textsearch.compose")
 
 
 def _module_of(name: str) -> str | None:
-    module = connectors.LAZY_EXPORTS.get(name)
+    from textsearch.connectors import LAZY_EXPORTS
+
+    module = LAZY_EXPORTS.get(name)
     if module is not None or name not in __all__:
         return module
     return next(

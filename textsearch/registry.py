@@ -5,7 +5,7 @@ and the lazy exports of :mod:`textsearch` and :mod:`textsearch.connectors` read 
 registry; nothing else keeps a list of providers. A built-in provider is one
 :class:`ProviderSpec` in ``BUILTIN_PROVIDERS`` below; adding one is adding an entry (plus,
 for static type checkers only, its names in the ``TYPE_CHECKING`` imports and ``__all__``
-of :mod:`textsearch.connectors`, which tests keep equal to the registry).
+of :mod:`textsearch` and :mod:`textsearch.connectors`, which tests keep equal to the registry).
 
 Third-party connectors join in two ways:
 
