@@ -36,6 +36,7 @@ from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
     "BaseTextSearch",
+    "Closeable",
     "DocumentLister",
     "DocumentReader",
     "RequestChecker",
@@ -268,7 +269,47 @@ def trusted_text_search_result(
     return result
 
 
-class BaseTextSearch(ABC, Generic[NativeT]):
+class Closeable:
+    """``with`` and ``async with`` for a search: leaving the block closes it.
+
+    ``async with`` calls :meth:`aclose`, ``with`` calls :meth:`close`; both do nothing by
+    default. :class:`BaseTextSearch` and the compose wrappers are built on it, and a
+    third-party connector or wrapper may be too.
+    """
+
+    __slots__ = ()
+
+    async def aclose(self) -> None:
+        """Release what this search holds; by default the same as :meth:`close`."""
+        self.close()
+
+    def close(self) -> None:
+        """Release what this search holds; nothing by default."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class BaseTextSearch(Closeable, ABC, Generic[NativeT]):
     """Shared implementation of :class:`TextSearch` for connectors.
 
     Subclasses implement :meth:`_fetch` and :meth:`_fetch_sync` (usually as thin wrappers
@@ -515,28 +556,6 @@ class BaseTextSearch(ABC, Generic[NativeT]):
 
     def close(self) -> None:
         """Release resources this connector created (never ones that were injected)."""
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 # Per type: does it keep BaseTextSearch's request preparation (only its filter check is its

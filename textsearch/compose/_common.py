@@ -14,13 +14,11 @@ import logging
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from types import FunctionType, TracebackType
+from types import FunctionType
 from typing import Any, ClassVar, Literal, cast
 
-from typing_extensions import Self
-
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.base import ResultMapper, TextSearch, resolve_options
+from textsearch.base import Closeable, ResultMapper, TextSearch, resolve_options
 from textsearch.errors import ConfigurationError
 
 logger = logging.getLogger("textsearch.compose")
@@ -322,7 +320,7 @@ def close_sync(search: object) -> None:
         close()
 
 
-class Wrapper(ABC):
+class Wrapper(Closeable, ABC):
     """The public face shared by the wrappers; each wrapper supplies ``_run``/``_run_sync``."""
 
     #: Short name used in metadata, logs and errors.
@@ -474,25 +472,3 @@ class Wrapper(ABC):
         if self.close_wrapped:
             for search in self._wrapped:
                 close_sync(search)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
