@@ -272,6 +272,48 @@ def _all_failed_message(exc: errors.AllProvidersFailedError) -> str:
     return "Every search service failed or is rate limited right now; retry later."
 
 
+_NOT_SET_UP = "retrying will not help, so tell the user that search is not set up correctly."
+
+#: Error classes -> the sentence for the model (``None``: the request's own message, which
+#: the SDK builds from validated input). The first match wins: subclasses before their bases.
+_MESSAGES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], str | None], ...] = (
+    (
+        errors.QuotaExceededError,
+        "The search quota is exhausted; retrying will not help, so answer without "
+        "searching or tell the user.",
+    ),
+    (
+        (errors.AuthenticationError, errors.PermissionDeniedError, errors.ConfigurationError),
+        "The search service rejected this tool's credentials or configuration; " + _NOT_SET_UP,
+    ),
+    (
+        errors.ProviderRetiredError,
+        "The search service behind this tool has been retired; retrying will not help, "
+        "so tell the user.",
+    ),
+    (errors.NotFoundError, "The search index or resource was not found; " + _NOT_SET_UP),
+    (
+        errors.UnsupportedFilterError,
+        "This search tool uses a filter the search service does not support; " + _NOT_SET_UP,
+    ),
+    (
+        errors.BadRequestError,
+        "The search service rejected the request; try a shorter or simpler query.",
+    ),
+    (errors.InvalidRequestError, None),
+    (
+        errors.SearchTimeoutError,
+        "The search service did not answer in time; retry later or with a simpler query.",
+    ),
+    (
+        (errors.ServiceUnavailableError, errors.SearchTransportError),
+        "The search service is unavailable right now; retry later.",
+    ),
+    (errors.ResponseFormatError, "The search service sent an unexpected response; retry later."),
+    (errors.ProviderError, "The search service answered with an error; retry later."),
+)
+
+
 def error_message(exc: BaseException) -> str:
     """One short, actionable sentence for the model, chosen by the error's class.
 
@@ -289,43 +331,7 @@ def error_message(exc: BaseException) -> str:
                 f"The search service is rate limited; retry in about {exc.retry_after:g} seconds."
             )
         return "The search service is rate limited; retry later."
-    if isinstance(exc, errors.QuotaExceededError):
-        return (
-            "The search quota is exhausted; retrying will not help, so answer without "
-            "searching or tell the user."
-        )
-    if isinstance(
-        exc, (errors.AuthenticationError, errors.PermissionDeniedError, errors.ConfigurationError)
-    ):
-        return (
-            "The search service rejected this tool's credentials or configuration; retrying "
-            "will not help, so tell the user that search is not set up correctly."
-        )
-    if isinstance(exc, errors.ProviderRetiredError):
-        return (
-            "The search service behind this tool has been retired; retrying will not help, "
-            "so tell the user."
-        )
-    if isinstance(exc, errors.NotFoundError):
-        return (
-            "The search index or resource was not found; retrying will not help, so tell "
-            "the user that search is not set up correctly."
-        )
-    if isinstance(exc, errors.UnsupportedFilterError):
-        return (
-            "This search tool uses a filter the search service does not support; retrying "
-            "will not help, so tell the user that search is not set up correctly."
-        )
-    if isinstance(exc, errors.BadRequestError):
-        return "The search service rejected the request; try a shorter or simpler query."
-    if isinstance(exc, errors.InvalidRequestError):
-        return f"Invalid search request: {_one_line(str(exc))}."
-    if isinstance(exc, errors.SearchTimeoutError):
-        return "The search service did not answer in time; retry later or with a simpler query."
-    if isinstance(exc, (errors.ServiceUnavailableError, errors.SearchTransportError)):
-        return "The search service is unavailable right now; retry later."
-    if isinstance(exc, errors.ResponseFormatError):
-        return "The search service sent an unexpected response; retry later."
-    if isinstance(exc, errors.ProviderError):
-        return "The search service answered with an error; retry later."
+    for kinds, message in _MESSAGES:
+        if isinstance(exc, kinds):
+            return message or f"Invalid search request: {_one_line(str(exc))}."
     return "The search failed unexpectedly; retry later or answer without searching."
