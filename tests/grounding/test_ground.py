@@ -9,6 +9,7 @@ import pytest
 
 from textsearch import (
     InvalidRequestError,
+    ProviderError,
     SearchOptions,
     SearchResults,
     TextSearch,
@@ -175,6 +176,50 @@ async def test_falls_back_to_text_results_when_native_is_unreadable_or_missing()
     missing = ProtocolOnly(NotImplemented, [TextSearchResult("T", "text", None)])  # type: ignore[arg-type]
     grounded = await ground(missing, "q", top=2)
     assert missing.calls == ["native", "text"] and grounded.references == "[1] T"
+
+
+class NoNativeFailingText(ProtocolOnly):
+    """No native results, and a text search that fails: the error must reach the caller."""
+
+    def __init__(self) -> None:
+        super().__init__([], [])
+        self.error = ProviderError("backend down", provider="kb")
+
+    async def get_search_results(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[Any]:
+        self.calls.append("native")
+        raise NotImplementedError
+
+    def get_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[Any]:
+        self.calls.append("native_sync")
+        raise NotImplementedError
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[TextSearchResult]:
+        self.calls.append("text")
+        raise self.error
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[TextSearchResult]:
+        self.calls.append("text_sync")
+        raise self.error
+
+
+@pytest.mark.anyio
+async def test_a_connector_error_after_the_fallback_reaches_the_caller_unchained() -> None:
+    failing = NoNativeFailingText()
+    with pytest.raises(ProviderError) as raised:
+        await ground(failing, "q")
+    assert raised.value is failing.error and raised.value.__context__ is None
+    with pytest.raises(ProviderError) as raised_sync:
+        ground_sync(failing, "q")
+    assert raised_sync.value is failing.error and raised_sync.value.__context__ is None
+    assert failing.calls == ["native", "text", "native_sync", "text_sync"]
 
 
 def test_bad_arguments() -> None:
