@@ -98,12 +98,7 @@ def _merge(text_search: Any, natives: list[Any]) -> list[tuple[Any, ResultFields
     for item in natives:
         fields = extract_fields(item)
         if mapper is not None:
-            normal = mapper(item)
-            fields = fields.replace(
-                name=normal.name or fields.name,
-                value=normal.value or fields.value,
-                link=normal.link or fields.link,
-            )
+            fields = extract_fields(mapper(item)).filled_from(fields)
         merged.append((item, fields))
     return merged
 

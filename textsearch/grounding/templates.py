@@ -90,53 +90,40 @@ class PromptTemplate:
     name: str = "template"
 
 
-ANSWER_WITH_CITATIONS = PromptTemplate(
-    name="answer",
-    text="""\
-Answer the question using only the numbered search results below. After each claim, cite \
-the results it comes from by their numbers in square brackets, like [1] or [1][3]. If the \
-results do not contain the answer, say so; do not make anything up.
+def _answer_template(name: str, instructions: str, date_line: str = "") -> PromptTemplate:
+    # Every ready template lists the results and ends with the question the same way; only
+    # the instructions and the line with a result's date differ.
+    return PromptTemplate(
+        name=name,
+        text=(
+            f"{instructions}\n\n"
+            "{#results}\n"
+            "[{index}]{#name} {name}{/name}\n"
+            "{#link}\nURL: {link}\n{/link}\n"
+            f"{date_line}"
+            "{value}\n\n"
+            "{/results}\n"
+            "{^results}\n(The search returned no results.)\n{/results}\n\n"
+            "Question: {query}\nAnswer:"
+        ),
+    )
 
-{#results}
-[{index}]{#name} {name}{/name}
-{#link}
-URL: {link}
-{/link}
-{value}
 
-{/results}
-{^results}
-(The search returned no results.)
-{/results}
-
-Question: {query}
-Answer:""",
+ANSWER_WITH_CITATIONS = _answer_template(
+    "answer",
+    "Answer the question using only the numbered search results below. After each claim, "
+    "cite the results it comes from by their numbers in square brackets, like [1] or [1][3]. "
+    "If the results do not contain the answer, say so; do not make anything up.",
 )
 
-ANSWER_WITH_CITATIONS_AND_DATES = PromptTemplate(
-    name="answer-dates",
-    text="""\
-Today's date is {today}. Answer the question using only the numbered search results below. \
-After each claim, cite the results it comes from by their numbers in square brackets, like \
-[1] or [1][3]. Prefer the most recent information when results disagree, and say how recent \
-a fact is when it matters. If the results do not contain the answer, say so; do not make \
-anything up.
-
-{#results}
-[{index}]{#name} {name}{/name}
-{#link}
-URL: {link}
-{/link}
-Published: {#date}{date}{/date}{^date}unknown{/date}
-{value}
-
-{/results}
-{^results}
-(The search returned no results.)
-{/results}
-
-Question: {query}
-Answer:""",
+ANSWER_WITH_CITATIONS_AND_DATES = _answer_template(
+    "answer-dates",
+    "Today's date is {today}. Answer the question using only the numbered search results "
+    "below. After each claim, cite the results it comes from by their numbers in square "
+    "brackets, like [1] or [1][3]. Prefer the most recent information when results disagree, "
+    "and say how recent a fact is when it matters. If the results do not contain the answer, "
+    "say so; do not make anything up.",
+    date_line="Published: {#date}{date}{/date}{^date}unknown{/date}\n",
 )
 
 #: Ready templates by name (also the choices of ``textsearch ground --template``).
