@@ -5,6 +5,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import anyio
 import pytest
 
 from textsearch import (
@@ -283,6 +284,27 @@ def test_full_pages_replace_snippets_and_keep_them_on_failure(page_server: str) 
         "[1] Full page\nURL: " in grounded.prompt and "The whole article text." in grounded.prompt
     )
     assert "snippet b" in grounded.prompt and "snippet a" not in grounded.prompt
+
+
+@pytest.mark.anyio
+async def test_async_full_pages_match_the_blocking_ones(page_server: str) -> None:
+    search = StaticTextSearch(
+        [
+            {"name": "A", "value": "snippet a", "link": f"{page_server}/ok"},
+            {"name": "B", "value": "snippet b", "link": f"{page_server}/missing"},
+        ],
+        match="always",
+    )
+    fetch_options = {"allow_private": True}
+    awaited = await ground(search, "q", full_pages=True, fetch_options=fetch_options)
+    # ground_sync refuses to run inside an event loop: it runs in a worker thread here.
+    blocking = await anyio.to_thread.run_sync(
+        lambda: ground_sync(search, "q", full_pages=True, fetch_options=fetch_options)
+    )
+    assert awaited.pages is not None and [p.ok for p in awaited.pages] == [True, False]
+    assert awaited.pages[0].result == search.documents[0]
+    assert awaited.prompt == blocking.prompt and "The whole article text." in awaited.prompt
+    assert awaited.references == blocking.references
 
 
 def test_filter_argument_is_anded_with_the_options_filter_never_replacing_it() -> None:

@@ -295,15 +295,19 @@ class SearchFunction:
         # Also for "search" without a string mapper: titles and links to cite (see render()).
         return "get_text_search_results"
 
-    async def _search(self, parsed: ParsedArguments) -> SearchResults[Any]:
-        method = getattr(self.text_search, self._method())
-        results: SearchResults[Any] = await method(parsed.query, parsed.options)
-        return results
+    async def _answer(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
+        search = getattr(self.text_search, self._method())
+        try:
+            return self._render(parsed, await search(parsed.query, parsed.options))
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
 
-    def _search_sync(self, parsed: ParsedArguments) -> SearchResults[Any]:
-        method = getattr(self.text_search, self._method() + "_sync")
-        results: SearchResults[Any] = method(parsed.query, parsed.options)
-        return results
+    def _answer_sync(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
+        search = getattr(self.text_search, self._method() + "_sync")
+        try:
+            return self._render(parsed, search(parsed.query, parsed.options))
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
 
     def _parse_or_outcome(
         self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
@@ -358,24 +362,14 @@ class SearchFunction:
     ) -> Outcome:
         """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
         parsed = self._prepared(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        try:
-            return self._render(parsed, await self._search(parsed))
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
 
     def _run_sync(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
         parsed = self._prepared(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        try:
-            return self._render(parsed, self._search_sync(parsed))
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
 
     async def invoke(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
