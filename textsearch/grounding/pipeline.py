@@ -26,7 +26,12 @@ from textsearch.grounding.budget import Budget, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import Fencing
 from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
-from textsearch.grounding.templates import ANSWER_WITH_CITATIONS, PromptTemplate, _render
+from textsearch.grounding.templates import (
+    ANSWER_WITH_CITATIONS,
+    PromptTemplate,
+    _render,
+    _template_source,
+)
 
 __all__ = ["DEFAULT_BUDGET", "FULL_PAGE_BUDGET", "GroundedPrompt", "ground", "ground_sync"]
 
@@ -127,13 +132,11 @@ def _build(
     else:
         for item, fields in merged:
             numbered.add(item, fields=fields)
+    text, syntax = _template_source(
+        template if template is not None else ANSWER_WITH_CITATIONS, None
+    )
     prompt, kept, report = _render(
-        template if template is not None else ANSWER_WITH_CITATIONS,
-        query=query,
-        results=numbered,
-        fence=fence,
-        budget=budget,
-        variables=variables,
+        text, syntax, query=query, results=numbered, fence=fence, budget=budget, variables=variables
     )
     final = Citations()
     for source in numbered.sources[: len(kept)]:

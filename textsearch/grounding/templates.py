@@ -326,16 +326,8 @@ def _numbered_items(results: Any) -> list[tuple[ResultFields, int]]:
     return [(f, i) for i, f in enumerate(prepare(results), start=1)]
 
 
-def _render(
-    template: str | PromptTemplate,
-    *,
-    query: str,
-    results: Any,
-    syntax: Syntax | None = None,
-    fence: bool | Fencing = True,
-    budget: Budget | None = None,
-    variables: Mapping[str, Any] | None = None,
-) -> tuple[str, list[tuple[ResultFields, int]], BudgetReport]:
+def _template_source(template: object, syntax: Syntax | None) -> tuple[str, Syntax]:
+    """The text and syntax of a template given by name, text or ``PromptTemplate``."""
     if isinstance(template, str) and template.strip() in TEMPLATES:
         template = TEMPLATES[template.strip()]
     if isinstance(template, PromptTemplate):
@@ -356,6 +348,20 @@ def _render(
             f"{', '.join(TEMPLATES)}); a template text uses placeholders such as "
             "{query} and {#results}...{/results}"
         )
+    return text, chosen
+
+
+def _render(
+    text: str,
+    syntax: Syntax,
+    *,
+    query: str,
+    results: Any,
+    fence: bool | Fencing,
+    budget: Budget | None,
+    variables: Mapping[str, Any],
+) -> tuple[str, list[tuple[ResultFields, int]], BudgetReport]:
+    """The prompt, the numbered results it kept and what the budget did."""
     fencing: Fencing | None = Fencing() if fence is True else (fence or None)
     items = _numbered_items(results)
     fence_id = ""
@@ -365,7 +371,7 @@ def _render(
         )
         items = [(fence_fields(it), n) for it, n in items]
     scope: dict[str, Any] = {"today": _dt.date.today().isoformat()}
-    scope.update(variables or {})
+    scope.update(variables)
     # The query is untrusted too, and a template may show it inside the fenced loop.
     scope["query"] = neutralize(query) if fencing is not None else query
 
@@ -374,7 +380,7 @@ def _render(
         # chosen results is position i of ``items``: it keeps its citation number.
         return [(it, items[i][1]) for i, it in enumerate(chosen_items)]
 
-    if chosen == "jinja":
+    if syntax == "jinja":
         scope["fence_begin"] = fencing.begin(fence_id) if fencing else ""
         scope["fence_end"] = fencing.end(fence_id) if fencing else ""
         scope["fence_instruction"] = fencing.instruction if fencing else ""
@@ -424,13 +430,8 @@ def render_prompt(
             for one result.
         ImportError: A Jinja2 template without the ``jinja`` extra installed.
     """
-    text, _, _ = _render(
-        template,
-        query=query,
-        results=results,
-        syntax=syntax,
-        fence=fence,
-        budget=budget,
-        variables=variables,
+    text, chosen = _template_source(template, syntax)
+    prompt, _, _ = _render(
+        text, chosen, query=query, results=results, fence=fence, budget=budget, variables=variables
     )
-    return text
+    return prompt
