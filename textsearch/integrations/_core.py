@@ -14,6 +14,7 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import GenericAlias
 from typing import Any, Protocol, TypeVar, overload
 
 from textsearch._types import SearchOptions, TextSearchFilter
@@ -110,7 +111,7 @@ Raises:
 
 
 def tool_adapter(
-    make: Callable[[SearchFunction], T], *, name: str, module: str, returns: str, doc: str
+    make: Callable[[SearchFunction], T], *, name: str, module: str, returns: type[Any], doc: str
 ) -> ToolAdapter[T]:
     """Build a public ``as_<framework>_tool`` function around one framework's tool factory.
 
@@ -118,7 +119,7 @@ def tool_adapter(
         make: Turns one search function into the framework's tool.
         name: The public function's name.
         module: The adapter module that exports it (``__name__``).
-        returns: The framework's tool class, as the docstring names it.
+        returns: The framework's tool class (for the docstring and the return annotation).
         doc: What the tool does in this framework: the docstring's summary and body; the
             ``Args``/``Returns``/``Raises`` sections, the same for every adapter, are added.
     """
@@ -134,9 +135,14 @@ def tool_adapter(
 
     adapter.__name__ = adapter.__qualname__ = name
     adapter.__module__ = module
-    # What inspect.signature and help() show: the framework's class, not the type variable.
-    adapter.__annotations__["return"] = f"{returns} | list[{returns}]"
-    adapter.__doc__ = f"{inspect.cleandoc(doc)}\n\n{_TOOL_ADAPTER_SECTIONS.format(returns=returns)}"
+    # Objects, not strings: get_type_hints would look the names up in this module. help() and
+    # inspect.signature then show the framework's class rather than the type variable.
+    adapter.__annotations__ = {
+        "source": SearchFunction | SearchPlugin | TextSearch,
+        "return": returns | GenericAlias(list, (returns,)),
+    }
+    sections = _TOOL_ADAPTER_SECTIONS.format(returns=returns.__name__)
+    adapter.__doc__ = f"{inspect.cleandoc(doc)}\n\n{sections}"
     return adapter
 
 

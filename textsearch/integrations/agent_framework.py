@@ -49,7 +49,7 @@ as_agent_framework_tool: ToolAdapter[FunctionTool] = tool_adapter(
     _tool,
     name="as_agent_framework_tool",
     module=__name__,
-    returns="FunctionTool",
+    returns=FunctionTool,
     doc="""A search as a Microsoft Agent Framework ``FunctionTool`` (``Agent(tools=[...])``).
 
     The tool's name, description and parameter schema are the search function's; it never

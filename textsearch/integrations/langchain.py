@@ -85,7 +85,7 @@ as_langchain_tool: ToolAdapter[BaseTool] = tool_adapter(
     _SearchTool,
     name="as_langchain_tool",
     module=__name__,
-    returns="BaseTool",
+    returns=BaseTool,
     doc="""A search as a LangChain tool (``invoke``/``ainvoke``, ``bind_tools``, agents).
 
     The tool's name, description and argument schema are the search function's. Arguments

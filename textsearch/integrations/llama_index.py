@@ -113,7 +113,7 @@ as_llama_index_tool: ToolAdapter[FunctionTool] = tool_adapter(
     _SearchTool,
     name="as_llama_index_tool",
     module=__name__,
-    returns="FunctionTool",
+    returns=FunctionTool,
     doc="""A search as a LlamaIndex ``FunctionTool`` (``call``/``acall``, agents).
 
     The tool's name, description and parameter schema are the search function's. Every

@@ -46,7 +46,7 @@ as_openai_agents_tool: ToolAdapter[FunctionTool] = tool_adapter(
     _tool,
     name="as_openai_agents_tool",
     module=__name__,
-    returns="FunctionTool",
+    returns=FunctionTool,
     doc="""A search as an OpenAI Agents SDK ``FunctionTool`` in strict mode.
 
     The parameters are the function's strict schema (every property required, optional ones

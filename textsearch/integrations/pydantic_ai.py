@@ -53,7 +53,7 @@ as_pydantic_ai_tool: ToolAdapter[Tool[Any]] = tool_adapter(
     _tool,
     name="as_pydantic_ai_tool",
     module=__name__,
-    returns="Tool",
+    returns=Tool,
     doc="""A search as a pydantic-ai ``Tool`` (``Agent(tools=[...])``), for any deps type.
 
     Arguments the model got wrong, or that the schema does not declare, raise
