@@ -67,6 +67,16 @@ class ResultFields:
         )
 
 
+# What a FetchedPage keeps of the result it was made from, under the same names.
+_PAGE_KEPT = ("link", "date", "site_name", "display_url", "site_icon")
+
+
+def page_origin(result: Any, fields: ResultFields) -> dict[str, Any]:
+    """The ``FetchedPage`` fields that come from the result, whatever became of its page."""
+    kept = {key: getattr(fields, key) for key in _PAGE_KEPT}
+    return {"result": result, "original_snippet": fields.value, **kept}
+
+
 def link_host(link: str | None) -> str | None:
     if not link or "://" not in link:
         return None

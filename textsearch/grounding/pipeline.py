@@ -21,7 +21,7 @@ from typing import Any
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import DocumentReader, ResultMapper, TextSearch
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding._fields import ResultFields, extract_fields, page_origin
 from textsearch.grounding.budget import Budget, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import Fencing
@@ -392,17 +392,7 @@ def _stored_pages(
         value, cut = truncate_text(text.strip(), max_chars)
         stored.append(
             FetchedPage(
-                result=item,
-                link=fields.link,
-                name=fields.name,
-                value=value,
-                ok=True,
-                truncated=cut,
-                original_snippet=fields.value,
-                date=fields.date,
-                site_name=fields.site_name,
-                display_url=fields.display_url,
-                site_icon=fields.site_icon,
+                name=fields.name, value=value, ok=True, truncated=cut, **page_origin(item, fields)
             )
         )
     return stored, todo, options
