@@ -84,6 +84,8 @@ class ServerClock:
     def __init__(self, postmaster: int) -> None:
         self.postmaster = postmaster
         self.samples: list[float] = []
+        #: the client thread's own CPU time per query (ms), beside the server's
+        self.client: list[float] = []
 
     @staticmethod
     def available(postmaster: int | None) -> bool:
@@ -109,11 +111,12 @@ def run(
 ) -> tuple[list[float], float]:
     """Latencies (ms) and throughput (queries/s) of ``clients`` threads sharing the queries.
 
-    With ``clock`` (one client only), each query's server CPU time is appended to
-    ``clock.samples``.
+    With ``clock`` (one client only), each query's server CPU time is kept in
+    ``clock.samples`` and the client thread's in ``clock.client``.
     """
     latencies: list[float] = []
     server: list[float] = []
+    own: list[float] = []
     lock = threading.Lock()
     shares = [queries[i::clients] for i in range(clients)]
 
@@ -121,11 +124,12 @@ def run(
         local: list[float] = []
         for q in share:
             c0 = clock() if clock else 0.0
-            t0 = time.perf_counter()
+            t0, u0 = time.perf_counter(), time.thread_time()
             query(q)
             local.append((time.perf_counter() - t0) * 1000)
             if clock:
                 server.append(clock() - c0)
+                own.append((time.thread_time() - u0) * 1000)
         with lock:
             latencies.extend(local)
 
@@ -137,7 +141,7 @@ def run(
         thread.join()
     elapsed = time.perf_counter() - start
     if clock:
-        clock.samples = server
+        clock.samples, clock.client = server, own
     return latencies, len(queries) / elapsed
 
 
@@ -148,9 +152,9 @@ def report(name: str, label: str, latencies: list[float], qps: float) -> str:
     )
 
 
-def server_report(samples: list[float]) -> str:
+def server_report(samples: list[float], label: str = "server CPU per query") -> str:
     return (
-        f"{'':<9} {'server CPU per query':<22} p50 {statistics.median(samples):7.2f} ms  "
+        f"{'':<9} {label:<22} p50 {statistics.median(samples):7.2f} ms  "
         f"p95 {percentile(samples, 95):7.2f} ms  mean {statistics.fmean(samples):.2f} ms"
     )
 
@@ -391,6 +395,9 @@ def main() -> int:
                 lines.append(report(name, f"{label}, 1 client", single, qps1))
                 if clock and name == "postgres":
                     lines.append(server_report(clock.samples))
+                    lines.append(server_report(clock.client, "client CPU per query"))
+                    both = [a + b for a, b in zip(clock.samples, clock.client, strict=True)]
+                    lines.append(server_report(both, "server + client CPU"))
                 many, qps16 = run(query, sample, args.clients)
                 lines.append(report(name, f"{label}, {args.clients} clients", many, qps16))
                 lines.append(f"{'':<9} {label} throughput x{qps16 / qps1:.2f} with {args.clients}")
