@@ -162,22 +162,19 @@ class SchemaBuilder:
 
     def probe(self) -> tuple[sql.Composable, tuple[Any, ...]]:
         """The table's column names (no rows: the table does not exist yet)."""
-        return (
-            sql.SQL(
-                "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(%s) "
-                "AND attnum > 0 AND NOT attisdropped"
-            ),
-            (self.regclass_name(),),
+        return self._catalog(
+            "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+            "AND attnum > 0 AND NOT attisdropped"
         )
 
     def primary_key(self) -> tuple[sql.Composable, tuple[Any, ...]]:
-        return (
-            sql.SQL(
-                "SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(%s) "
-                "AND contype = 'p'"
-            ),
-            (self.regclass_name(),),
+        return self._catalog(
+            "SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(%s) AND contype = 'p'"
         )
+
+    def _catalog(self, query: str) -> tuple[sql.Composable, tuple[Any, ...]]:
+        """A catalog query about this table: its one parameter is the table's name."""
+        return sql.SQL(query), (self.regclass_name(),)
 
     @staticmethod
     def needs_upgrade(columns: set[str]) -> bool:
