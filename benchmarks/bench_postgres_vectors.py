@@ -54,17 +54,18 @@ def hashing_embedder(words: list[str], dims: int, seed: int) -> FunctionEmbedder
 
 
 def timed(fn: object, queries: list[str], clock: ServerClock | None = None) -> list[float]:
-    """Wall time (ms) of each query; with ``clock``, its server CPU time in ``clock.samples``."""
-    latencies, server = [], []
+    """Wall time (ms) of each query; with ``clock``, the server's and this thread's CPU time."""
+    latencies, server, own = [], [], []
     for q in queries:
         c0 = clock() if clock else 0.0
-        t0 = time.perf_counter()
+        t0, u0 = time.perf_counter(), time.thread_time()
         fn(q)  # type: ignore[operator]
         latencies.append((time.perf_counter() - t0) * 1000)
         if clock:
             server.append(clock() - c0)
+            own.append((time.thread_time() - u0) * 1000)
     if clock:
-        clock.samples = server
+        clock.samples, clock.client = server, own
     return latencies
 
 
@@ -193,7 +194,13 @@ def main() -> int:
                     latencies = [max(0.0, t - e) for t, e in zip(latencies, embed, strict=True)]
                 print(line(f"{mode}, 1 client, run {round_}", latencies), flush=True)
                 if clock:
+                    client = clock.client
+                    if mode != "keyword":
+                        client = [max(0.0, c - e) for c, e in zip(client, embed, strict=True)]
+                    both = [a + b for a, b in zip(clock.samples, client, strict=True)]
                     print(line("  server CPU per query", clock.samples), flush=True)
+                    print(line("  client CPU (embedding excluded)", client), flush=True)
+                    print(line("  server + client CPU", both), flush=True)
         for search in modes.values():
             search.close()
         pg.close()
