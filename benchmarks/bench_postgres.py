@@ -203,6 +203,22 @@ def reuse_server(root: Path, extra_conf: str) -> object:
     return server
 
 
+def prewarm(dsn: str, table: str) -> None:
+    """Read a kept table and its indexes into the shared buffers of a restarted server.
+
+    A restarted server starts with empty shared buffers; a fresh build leaves them full.
+    """
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        conn.execute(
+            "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
+            "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
+            (table, table),
+        )
+
+
 def existing_documents(dsn: str, table: str) -> int | None:
     """Documents in a kept table, ``None`` when it does not exist."""
     import psycopg
@@ -343,15 +359,7 @@ def main() -> int:
         pg = PostgresTextSearch(dsn, table=table, max_size=args.clients, timeout=60)
         if keep and existing_documents(dsn, table) == args.docs:
             lines.append(f"postgres  reusing {table} ({args.docs:,} documents) in {args.data_dir}")
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                # A restarted server starts with empty shared buffers: read the table and its
-                # indexes into them, as a fresh build leaves them.
-                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-                conn.execute(
-                    "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
-                    "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
-                    (table, table),
-                )
+            prewarm(dsn, table)
         else:
             pg.create_schema_sync()
             seconds = index(pg.add_documents_sync, args.docs, args.batch, args.seed, words, cum)

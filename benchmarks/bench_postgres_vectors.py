@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_local import documents, percentile, vocabulary, zipf_cum_weights
-from bench_postgres import ServerClock, make_queries, reuse_server
+from bench_postgres import ServerClock, make_queries, prewarm, reuse_server
 
 from textsearch import PostgresTextSearch
 from textsearch.embeddings import FunctionEmbedder
@@ -163,17 +163,7 @@ def main() -> int:
                 ).fetchone()
             print(f"table + indexes {(size[0] if size else 0) / 1e6:,.0f} MB", flush=True)
         elif args.data_dir:
-            import psycopg
-
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                # A restarted server starts with empty shared buffers: read the table and its
-                # indexes into them, as a fresh build leaves them.
-                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-                conn.execute(
-                    "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
-                    "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
-                    (table, table),
-                )
+            prewarm(dsn, table)
         postmaster = getattr(getattr(server, "process", None), "pid", None)
         clock = (
             ServerClock(postmaster) if postmaster and ServerClock.available(postmaster) else None
