@@ -197,14 +197,124 @@ def _lenient() -> Iterator[None]:
             directives.directive = original_directive
 
 
+@lru_cache(maxsize=1)
+def _machinery() -> tuple[Any, Any]:
+    """A parser and a top-level state machine whose states, and nested machines', are lazy.
+
+    docutils starts a new state machine for every list, directive, comment and indented
+    block, and each one built all 15 of its states (compiling their transitions) although it
+    uses two or three: that was ~40% of the time of parsing a Sphinx project's files, and
+    most of the cost of a short MyST ``{eval-rst}`` body. The state classes here are
+    docutils' own, subclassed under the same names, and their machines build a state the
+    first time it is entered. Only the classes handed to this module's parser change:
+    docutils' own stay as they are for anyone else in the process. The top-level machine is
+    made once and reused, as docutils reuses its nested ones (parses hold ``_lock``).
+    """
+    from docutils.parsers.rst import Parser, states
+
+    class LazyStates(dict[str, Any]):
+        def __init__(self, machine: Any, classes: Any) -> None:
+            super().__init__()
+            self.machine = machine
+            self.classes = {cls.__name__: cls for cls in classes}
+            self.running = False
+
+        def __contains__(self, name: object) -> bool:
+            return name in self.classes
+
+        def __missing__(self, name: str) -> Any:
+            state = self[name] = self.classes[name](self.machine, self.machine.debug)
+            if self.running:  # built mid-run: set up as run() set up the others
+                state.runtime_init()
+            return state
+
+    class Lazy:
+        states: LazyStates
+
+        def add_states(self, state_classes: Any) -> None:
+            self.states = LazyStates(self, state_classes)
+
+        def runtime_init(self) -> None:
+            self.states.running = True
+            super().runtime_init()  # type: ignore[misc]
+
+    class LazyNested(Lazy, states.NestedStateMachine):  # type: ignore[misc]
+        pass
+
+    class LazyTop(Lazy, states.RSTStateMachine):  # type: ignore[misc]
+        pass
+
+    def init(self: Any, state_machine: Any, debug: bool = False) -> None:
+        super(type(self), self).__init__(state_machine, debug)
+        # One dict, shared with the indented-block machines' keyword arguments.
+        self.nested_sm_kwargs["state_classes"] = lazy
+
+    lazy = tuple(
+        type(stock.__name__, (stock,), {
+            "nested_sm": LazyNested,
+            "nested_sm_cache": [],  # never a machine of docutils' own classes
+            "__init__": init,
+        })
+        for stock in states.state_classes
+    )  # fmt: skip
+    parser = Parser()
+    parser.state_classes = lazy
+    return parser, LazyTop(state_classes=lazy, initial_state="Body")
+
+
+_LINE_LIMIT = 10_000  # docutils' own bound on a line's length (inline markup is not linear)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines docutils parses: split at newlines only, so that line numbers are the
+    file's (``str.splitlines`` also splits at form feeds, U+2028, ...), tabs expanded to
+    columns of 8 and other blanks made spaces, as docutils does, trailing blanks off."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\v" in text or "\f" in text:
+        text = text.replace("\v", " ").replace("\f", " ")
+    if "\t" in text:
+        return [line.expandtabs(8).rstrip() for line in text.split("\n")]
+    return [line.rstrip() for line in text.split("\n")]
+
+
 def _parse(text: str) -> nodes.document:
-    from docutils.parsers.rst import Parser
+    """The doctree of ``text``: one parse, nothing reported, unknown names generic."""
+    from docutils.parsers.rst import roles
     from docutils.utils import new_document
 
     document = new_document("<index_path>", _settings())
-    with _lenient():
-        Parser().parse(text, document)
+    lines = _lines(text)
+    if any(len(line) > _LINE_LIMIT for line in lines):
+        # What docutils would refuse whole: read those lines as text, the rest as markup.
+        lines = [line if len(line) <= _LINE_LIMIT else "" for line in lines]
+    parser, machine = _machinery()
+    with _lenient(), _collector_paused():
+        parser.setup_parse(text, document)
+        machine.run(lines, document, inliner=parser.inliner)
+        parser.finish_parse()
+        roles._roles.pop("", None)  # type: ignore[attr-defined]  # as docutils: no default role outlives its document
     return document
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while docutils builds one doctree.
+
+    Its nodes all live until the doctree has been read, so collections during the parse
+    free nothing of it, but they walked the growing tree again and again: ~25% of the
+    parse time. Left as it was if something else turned it off.
+    """
+    import gc
+
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 # -- the doctree as sections of blocks ----------------------------------------------------
