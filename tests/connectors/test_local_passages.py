@@ -582,6 +582,29 @@ def test_rst_roles_directives_and_substitutions_become_text() -> None:
     assert passages[1].text == "param name: who to greet"
 
 
+RST_TABS = (
+    "Build\n=====\n\n"
+    ".. code-block:: make\n\n   all: x.o\n   \tcc -o all x.o   \n\n"
+    "A literal block::\n\n\tif x:\n\t\treturn 1\n\n"
+    "Tabs in prose\tare blanks.\n"
+)
+
+
+def test_rst_code_blocks_keep_their_tabs_and_blanks_byte_for_byte() -> None:
+    pytest.importorskip("docutils")
+    # docutils expands tabs to spaces and drops trailing blanks: a Makefile's recipe line
+    # must start with a tab, so the reader takes code lines back from the file.
+    _, passages = split_document(RST_TABS, ".rst")
+    text = passages[0].text
+    assert "all: x.o\n\tcc -o all x.o   " in text
+    assert "if x:\n\treturn 1" in text  # the block's own indent (one tab) off, the rest kept
+    assert "        cc" not in text and "        return" not in text
+    # MyST's {eval-rst} bodies too, and their lines are the file's.
+    myst = "# Build\n\n```{eval-rst}\n.. code-block:: make\n\n   all:\n   \tcc x.c\n```\n"
+    (passage,) = split_document(myst, ".md")[1]
+    assert passage.text == "all:\n\tcc x.c" and passage.line == 6
+
+
 def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
     tmp_path: Path,
 ) -> None:

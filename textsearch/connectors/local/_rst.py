@@ -257,7 +257,20 @@ def _machinery() -> tuple[Any, Any]:
         })
         for stock in states.state_classes
     )  # fmt: skip
-    parser = Parser()
+    # The inliner's patterns depend only on the settings, which are always _settings(): built
+    # at the first parse, not at every one (a fifth of a short {eval-rst} body's cost). Not a
+    # subclass: docutils formats its patterns from the class's own attributes.
+    inliner = states.Inliner()
+    build = inliner.init_customizations
+    built: list[bool] = []
+
+    def init_customizations(settings: Any) -> None:
+        if not built:
+            build(settings)
+            built.append(True)
+
+    inliner.init_customizations = init_customizations
+    parser = Parser(inliner=inliner)
     parser.state_classes = lazy
     return parser, LazyTop(state_classes=lazy, initial_state="Body")
 
@@ -362,8 +375,10 @@ def _inline(node: Any, document: Any) -> str:
 
 
 class _Walker:
-    def __init__(self, document: Any, offset: int, sections: bool) -> None:
+    def __init__(self, document: Any, source: str, offset: int, sections: bool) -> None:
         self.document = document
+        self.source = source
+        self.source_lines: list[str] | None = None  # split when a code block needs them
         self.offset = offset
         self.with_sections = sections
         self.title: str | None = None
@@ -408,7 +423,7 @@ class _Walker:
         if tag == "section":
             return self.section(node, indent, prefix)
         if tag in _CODE_NODES:
-            self.add(node, node.astext(), code=True)
+            self.add(node, self.code(node), code=True)
             return prefix
         joined = bool(indent) or prefix is not None
         if not indent and prefix is None and tag in _LISTS:
@@ -479,6 +494,17 @@ class _Walker:
             prefix = self.walk(child, indent, prefix)
         return prefix
 
+    def code(self, node: Any) -> str:
+        """A code block's text as the file has it: docutils expanded its tabs and dropped
+        trailing blanks; the lines are taken back from the source, less the block's indent."""
+        text: str = node.astext()
+        line = getattr(node, "line", None)
+        if not isinstance(line, int) or node.tagname == "math_block":
+            return text
+        if self.source_lines is None:
+            self.source_lines = _source_lines(self.source)
+        return _from_source(text, line - 1, self.source_lines)
+
     def unparsed(self, message: Any) -> None:
         """Keep the words of markup docutils refused (a title inside an indented block):
         what it quotes back, without adornment lines; a refused directive stays out."""
@@ -511,6 +537,56 @@ class _Walker:
         return prefix
 
 
+def _source_lines(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
+def _columns(line: str) -> str:
+    """A line as docutils reads it: tabs to columns of 8, form feeds spaces, blanks off."""
+    return line.replace("\v", " ").replace("\f", " ").expandtabs(8).rstrip()
+
+
+def _from_column(line: str, column: int) -> str:
+    """What follows display column ``column`` of ``line`` (tabs at columns of 8); a tab that
+    straddles the column leaves the spaces past it."""
+    at = 0
+    for index, char in enumerate(line):
+        if at >= column:
+            return line[index:]
+        at = (at // 8 + 1) * 8 if char == "\t" else at + 1
+        if at > column:
+            return " " * (at - column) + line[index + 1 :]
+    return ""
+
+
+def _from_source(text: str, start: int, source: list[str]) -> str:
+    """``text`` (docutils' lines of a code block whose first line is source line ``start``,
+    0-based) as the source has it; ``text`` itself when the lines do not match up."""
+    code = text.split("\n")
+    end = start + len(code)
+    if start < 0 or end > len(source):
+        return text
+    lines = source[start:end]
+    if lines == code:
+        return text  # the common case: no indent, no tab, no trailing blank
+    indent: int | None = None
+    for want, have in zip(code, lines, strict=True):
+        if not want:
+            if _columns(have):
+                return text
+            continue
+        seen = _columns(have)
+        width = len(seen) - len(want)
+        if width < 0 or seen[width:] != want or seen[:width].strip() or indent not in (None, width):
+            return text
+        indent = width
+    if indent is None:
+        return text
+    return "\n".join(_from_column(have, indent) for have in lines)
+
+
 def _is_adornment(line: str) -> bool:
     return len(line) >= 2 and line[0] in _ADORNMENT and line == line[0] * len(line)
 
@@ -530,7 +606,7 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
         ImportError: docutils is not installed.
     """
     document = _parse(raw)
-    walker = _Walker(document, 0, True)
+    walker = _Walker(document, raw, 0, True)
     for child in document.children:
         walker.walk(child)
     walker.sections.append((walker.heading, walker.anchor, walker.first, walker.blocks))
@@ -540,7 +616,7 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
 def rst_blocks(raw: str, offset: int) -> list[Block]:
     """The blocks of a reStructuredText fragment (a MyST ``{eval-rst}`` body), titles as text."""
     document = _parse(raw)
-    walker = _Walker(document, offset, False)
+    walker = _Walker(document, raw, offset, False)
     for child in document.children:
         walker.walk(child)
     return walker.blocks
