@@ -269,7 +269,7 @@ def _machinery() -> tuple[Any, Any]:
             build(settings)
             built.append(True)
 
-    inliner.init_customizations = init_customizations
+    inliner.init_customizations = init_customizations  # type: ignore[method-assign]
     parser = Parser(inliner=inliner)
     parser.state_classes = lazy
     return parser, LazyTop(state_classes=lazy, initial_state="Body")
