@@ -615,11 +615,121 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
 
 def rst_blocks(raw: str, offset: int) -> list[Block]:
     """The blocks of a reStructuredText fragment (a MyST ``{eval-rst}`` body), titles as text."""
+    simple = _directives_only(raw, offset)
+    if simple is not None:
+        return simple
     document = _parse(raw)
     walker = _Walker(document, raw, offset, False)
     for child in document.children:
         walker.walk(child)
     return walker.blocks
+
+
+# -- MyST bodies that are only directives read whole -----------------------------------------
+
+_DIRECTIVE_START = re.compile(r"\.\. ([A-Za-z0-9][\w.:+-]*)::(?: |$)")
+_OPTION = re.compile(r":[A-Za-z][\w-]*:(?: |$)")
+
+
+def _directives_only(raw: str, offset: int) -> list[Block] | None:
+    """The blocks of a fragment made only of directives whose reading needs no parse: code
+    (its body kept exactly) and dropped ones (``currentmodule``, ``toctree``...), with
+    ``:option:`` lines; ``None`` for anything else, which docutils reads.
+
+    Most MyST ``{eval-rst}`` bodies are that (click's docs: 141 bodies, most a
+    ``click:example``), and a docutils parse per body was most of the cost of reading a MyST
+    project. What this returns is what the parse gives (tests/connectors/test_local_passages.py
+    compares the two on crafted bodies, test_local_doc_sets.py reads real ones).
+    """
+    if "\t" in raw or "\r" in raw or "\v" in raw or "\f" in raw:
+        return None
+    code_class, dropped_class, generic_class = _directive_classes()
+    lines = raw.split("\n")
+    blocks: list[Block] = []
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        if not line.strip():
+            index += 1
+            continue
+        if len(line) > _LINE_LIMIT:
+            return None
+        found = _DIRECTIVE_START.match(line)
+        if found is None:
+            # A paragraph of plain words (no inline markup, not a list, title or quote).
+            end = index
+            while end < count and lines[end].strip():
+                end += 1
+            paragraph = lines[index:end]
+            if not all(_is_plain(text) for text in paragraph) or _LIST_START.match(line):
+                return None
+            blocks.append(Block(index + 1 + offset, "\n".join(paragraph)))
+            index = end
+            continue
+        name = found.group(1).lower()
+        kind = _directive_for(name)
+        if kind is None and _generic_name(name):
+            kind = generic_class
+        if kind is None:
+            return None
+        # The directive's block: the indented lines after it; it must end at a blank line.
+        end = index + 1
+        while end < count and (not lines[end].strip() or lines[end][0] == " "):
+            end += 1
+        if end < count and lines[end - 1].strip():
+            return None
+        body = lines[index + 1 : end]
+        while body and not body[-1].strip():
+            body.pop()
+        # Options, then a blank line, then the content: anything else (an argument going on
+        # over lines, a value on the next line) is left to docutils.
+        split = next((n for n, text in enumerate(body) if not text.strip()), len(body))
+        if any(not _OPTION.match(text.lstrip()) for text in body[:split]):
+            return None
+        if any(len(text) > _LINE_LIMIT for text in body):
+            return None
+        if kind is code_class:
+            content = body[split + 1 :]
+            start = index + 1 + split + 1
+            while content and not content[0].strip():
+                content.pop(0)
+                start += 1
+            indent = min(len(text) - len(text.lstrip(" ")) for text in body if text.strip()) \
+                if any(text.strip() for text in body) else 0  # fmt: skip
+            text = "\n".join(text[indent:] for text in content)
+            if text.strip():
+                blocks.append(Block(start + 1 + offset, text, True))
+        elif kind is generic_class:
+            # A directive docutils does not know (autofunction, py:class...): its argument
+            # as text when it is plain words, and no body.
+            if split < len(body):
+                return None
+            argument = line[found.end() :].strip()
+            if argument and name.rpartition(":")[2] not in _ARGUMENT_NOT_TEXT:
+                if not _is_plain(argument):
+                    return None
+                blocks.append(Block(index + 1 + offset, argument))
+        elif kind is not dropped_class:
+            return None
+        index = end
+    return blocks
+
+
+# Words, spaces and punctuation that is never inline markup; "_" only inside a word.
+_PLAIN = re.compile(r"[^\W_](?:[^\W_]|[ ,.;:!?'\"()/-]|(?<=[^\W_])_(?=[^\W_]))*")
+_LIST_START = re.compile(r"(?:\w{1,4}[.)]|\(\w{1,4}\))(?: |$)")
+
+
+def _is_plain(line: str) -> bool:
+    return _PLAIN.fullmatch(line) is not None and "::" not in line and "  " not in line
+
+
+def _generic_name(name: str) -> bool:
+    """Whether docutils does not know directive ``name`` (so it reads as generic)."""
+    from docutils.parsers.rst import directives
+    from docutils.parsers.rst.languages import en
+
+    return name not in en.directives and name not in directives._directive_registry  # type: ignore[attr-defined]
 
 
 # -- is a .txt file reStructuredText? -------------------------------------------------------
