@@ -18,7 +18,12 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import Block, MarkupSection, docutils_slug
+from textsearch.connectors.local._blocks import (
+    Block,
+    MarkupSection,
+    collector_paused,
+    docutils_slug,
+)
 from textsearch.connectors.local._markdown import role_text
 
 if TYPE_CHECKING:
@@ -46,13 +51,13 @@ _ADMONITIONS = frozenset(
 _lock = threading.Lock()
 
 
+@lru_cache(maxsize=1)
 def available() -> bool:
-    """Whether docutils is installed (the ``markup`` extra)."""
-    try:
-        _settings()
-    except ImportError:
-        return False
-    return True
+    """Whether docutils is installed (the ``markup`` extra); found, not imported: a MyST
+    file whose ``{eval-rst}`` bodies need no parse never loads it (~30 ms)."""
+    from importlib.util import find_spec
+
+    return find_spec("docutils") is not None
 
 
 @lru_cache(maxsize=1)
@@ -148,18 +153,26 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
     return Code, Dropped, Generic
 
 
-def _directive_for(name: str) -> type[Any] | None:
-    code, dropped, generic = _directive_classes()
+def _directive_kind(name: str) -> str | None:
+    """``"code"`` (body kept exactly), ``"dropped"``, or ``None`` (docutils' own, else generic)."""
     short = name.rpartition(":")[2]
     if name in _CODE_DIRECTIVES or short in _CODE_DIRECTIVES:
-        return code
+        return "code"
     if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
-        return dropped
+        return "dropped"
     if short in _ADMONITIONS:
-        return None  # docutils' own when it has one, else generic (below)
+        return None  # docutils' own when it has one, else generic
     if ":" in name and any(hint in short for hint in _CODE_HINTS):
-        return code
+        return "code"
     return None
+
+
+def _directive_for(name: str) -> type[Any] | None:
+    kind = _directive_kind(name)
+    if kind is None:
+        return None
+    code, dropped, _ = _directive_classes()
+    return code if kind == "code" else dropped
 
 
 @contextmanager
@@ -302,32 +315,12 @@ def _parse(text: str) -> nodes.document:
         # What docutils would refuse whole: read those lines as text, the rest as markup.
         lines = [line if len(line) <= _LINE_LIMIT else "" for line in lines]
     parser, machine = _machinery()
-    with _lenient(), _collector_paused():
+    with _lenient(), collector_paused():
         parser.setup_parse(text, document)
         machine.run(lines, document, inliner=parser.inliner)
         parser.finish_parse()
         roles._roles.pop("", None)  # type: ignore[attr-defined]  # as docutils: no default role outlives its document
     return document
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while docutils builds one doctree.
-
-    Its nodes all live until the doctree has been read, so collections during the parse
-    free nothing of it, but they walked the growing tree again and again: ~25% of the
-    parse time. Left as it was if something else turned it off.
-    """
-    import gc
-
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 # -- the doctree as sections of blocks ----------------------------------------------------
@@ -643,7 +636,6 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
     """
     if "\t" in raw or "\r" in raw or "\v" in raw or "\f" in raw:
         return None
-    code_class, dropped_class, generic_class = _directive_classes()
     lines = raw.split("\n")
     blocks: list[Block] = []
     index, count = 0, len(lines)
@@ -667,9 +659,9 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
             index = end
             continue
         name = found.group(1).lower()
-        kind = _directive_for(name)
+        kind = _directive_kind(name)
         if kind is None and _generic_name(name):
-            kind = generic_class
+            kind = "generic"
         if kind is None:
             return None
         # The directive's block: the indented lines after it; it must end at a blank line.
@@ -688,7 +680,7 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
             return None
         if any(len(text) > _LINE_LIMIT for text in body):
             return None
-        if kind is code_class:
+        if kind == "code":
             content = body[split + 1 :]
             start = index + 1 + split + 1
             while content and not content[0].strip():
@@ -699,7 +691,7 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
             text = "\n".join(text[indent:] for text in content)
             if text.strip():
                 blocks.append(Block(start + 1 + offset, text, True))
-        elif kind is generic_class:
+        elif kind == "generic":
             # A directive docutils does not know (autofunction, py:class...): its argument
             # as text when it is plain words, and no body.
             if split < len(body):
@@ -709,8 +701,6 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
                 if not _is_plain(argument):
                     return None
                 blocks.append(Block(index + 1 + offset, argument))
-        elif kind is not dropped_class:
-            return None
         index = end
     return blocks
 

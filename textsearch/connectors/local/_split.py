@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from textsearch.connectors.local._blocks import Block, MarkupSection
+from textsearch.connectors.local._blocks import Block, MarkupSection, collector_paused
 from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
@@ -501,9 +501,11 @@ def split_document(
     if kind == "text":
         kind = format_of(suffix, raw, formats)
     if kind == "markdown":
-        title, blocks = _markdown(raw)
+        with collector_paused():
+            title, blocks = _markdown(raw)
     elif kind == "rst":
-        title, blocks = _rst(raw)
+        with collector_paused():
+            title, blocks = _rst(raw)
     else:
         title, sections = _plain_sections(raw)
         blocks = _string_blocks(sections, fences=False)
