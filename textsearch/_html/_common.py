@@ -101,6 +101,52 @@ class Heading:
         return [heading or None, self.own or self.inside or self.before, []]
 
 
+class Output:
+    """A page's text built twice side by side: the whole page, and only its main content
+    (what is inside ``<main>`` or ``<article>``); :meth:`finish` chooses. A section is
+    ``[heading, anchor, parts]``. Both converters write through this one class."""
+
+    __slots__ = (
+        "inside", "main", "main_chars", "main_parts", "whole", "whole_chars", "whole_parts"
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.whole: list[list[Any]] = [[None, None, []]]
+        self.inside: list[list[Any]] = [[None, None, []]]
+        self.whole_parts: list[str] = self.whole[-1][2]
+        self.main_parts: list[str] = self.inside[-1][2]
+        self.whole_chars = self.main_chars = 0
+        self.main = 0  # how many <main>/<article> elements are open
+
+    def text(self, text: str) -> None:
+        # Characters of text, not of the markup's indentation, decide the choice.
+        size = len(text.strip())
+        self.whole_parts.append(text)
+        self.whole_chars += size
+        if self.main:
+            self.main_parts.append(text)
+            self.main_chars += size
+
+    def newline(self) -> None:
+        self.whole_parts.append("\n")
+        if self.main:
+            self.main_parts.append("\n")
+
+    def end_heading(self, heading: Heading, decode: Callable[[str], str] | None) -> None:
+        """Start the section that ``heading`` (now read whole) heads."""
+        section = heading.section(decode)
+        self.whole.append(section)
+        self.whole_parts = section[2]
+        if self.main:
+            self.inside.append([section[0], section[1], []])
+            self.main_parts = self.inside[-1][2]
+
+    def finish(self, title: str | None, decode: Callable[[str], str] | None) -> Sections:
+        return assemble(
+            title, self.whole, self.inside, self.whole_chars, self.main_chars, decode
+        )
+
+
 def assemble(
     title: str | None,
     whole: list[list[Any]],
