@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from textsearch.connectors.local._blocks import (
     Block,
     MarkupSection,
+    SectionWriter,
     collector_paused,
     docutils_slug,
 )
@@ -111,32 +112,24 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
 
     any_option = AnyOption(any=directives.unchanged)
 
-    class Code(Directive):
+    class Lenient(Directive):
+        # One argument (any text), any option, a body: what a Sphinx directive may have.
         has_content = True
         optional_arguments = 1
         final_argument_whitespace = True
         option_spec = any_option
 
+    class Code(Lenient):
         def run(self) -> list[Any]:
             node = nodes.literal_block("", "\n".join(self.content))
             node.line = self.content_offset + 1
             return [node]
 
-    class Dropped(Directive):
-        has_content = True
-        optional_arguments = 1
-        final_argument_whitespace = True
-        option_spec = any_option
-
+    class Dropped(Lenient):
         def run(self) -> list[Any]:
             return []
 
-    class Generic(Directive):
-        has_content = True
-        optional_arguments = 1
-        final_argument_whitespace = True
-        option_spec = any_option
-
+    class Generic(Lenient):
         def run(self) -> list[Any]:
             container = nodes.container()
             container.line = self.lineno
@@ -367,22 +360,15 @@ def _inline(node: Any, document: Any) -> str:
     return "".join(out)
 
 
-class _Walker:
+class _Walker(SectionWriter):
     def __init__(self, document: Any, source: str, offset: int, sections: bool) -> None:
+        super().__init__()
         self.document = document
         self.source = source
         self.source_lines: list[str] | None = None  # split when a code block needs them
         self.offset = offset
         self.with_sections = sections
-        self.title: str | None = None
-        self.sections: list[MarkupSection] = []
-        self.blocks: list[Block] = []
-        self.heading: str | None = None
-        self.anchor: str | None = None
-        self.first = 1
-        self.used: dict[str, int] = {}
         self.line = 1
-        self.fresh = False  # the next block starts anew even where blocks are joined
 
     def _line(self, node: Any) -> int:
         line = getattr(node, "line", None)
@@ -391,19 +377,7 @@ class _Walker:
         return self.line
 
     def add(self, node: Any, text: str, *, code: bool = False, join: bool = False) -> None:
-        line = self._line(node)
-        if code:
-            if text.strip():
-                self.blocks.append(Block(line, text, True))
-            return
-        if not text.strip():
-            return
-        last = self.blocks[-1] if self.blocks else None
-        if join and last is not None and not last.code and not self.fresh:
-            last.text += "\n" + text
-        else:
-            self.blocks.append(Block(line, text))
-        self.fresh = False
+        self.add_block(self._line(node), text, code=code, join=join)
 
     def walk(self, node: Any, indent: str = "", prefix: str | None = None) -> str | None:
         """Add ``node``'s blocks; returns ``prefix`` when no block took it."""
@@ -517,12 +491,8 @@ class _Walker:
         title = children[0] if children and children[0].tagname == "title" else None
         heading = " ".join(_inline(title, self.document).split()) if title is not None else ""
         if self.with_sections and heading:
-            self.sections.append((self.heading, self.anchor, self.first, self.blocks))
-            self.blocks = []
-            self.heading, self.anchor = heading, docutils_slug(heading, self.used)
-            self.first = self._line(title) + 1
-            if self.title is None:
-                self.title = heading
+            anchor = docutils_slug(heading, self.used)
+            self.open_section(heading, anchor, self._line(title) + 1)
         elif heading:
             self.add(title, heading)
         for child in children[1 if title is not None else 0 :]:
@@ -602,7 +572,7 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
     walker = _Walker(document, raw, 0, True)
     for child in document.children:
         walker.walk(child)
-    walker.sections.append((walker.heading, walker.anchor, walker.first, walker.blocks))
+    walker.close_section()
     return walker.title, walker.sections
 
 
