@@ -21,7 +21,6 @@ from textsearch._html._common import (
     HEADINGS,
     MAIN,
     SKIP,
-    Heading,
     Output,
     Sections,
     sniff_encoding,
@@ -140,8 +139,6 @@ def html_sections(html: str | bytes) -> Sections:
     if head is not None:
         head.decompose()
     out = Output()  # the whole page and its main content, side by side
-    heading: Heading | None = None
-    last_anchor: str | None = None
     # Elements entered and not yet left; an element is left when its children are done.
     stack: list[tuple[LexborNode, int]] = []
     root = tree.root
@@ -155,30 +152,25 @@ def html_sections(html: str | bytes) -> Sections:
             if tag in _STATEFUL:
                 if tag in _MAIN:
                     out.main -= 1
-                elif tag in _HEADINGS and heading is not None:
-                    out.end_heading(heading, None)
-                    heading = last_anchor = None
+                elif tag in _HEADINGS and out.heading is not None:
+                    out.end_heading(None)
+                    out.last_anchor = None
                 if tag in _BLOCK:
                     out.newline()
             continue
         tag = node.tag_id
         if tag == _TEXT:
             text = node.text_content or ""
-            if heading is not None:
-                heading.parts.append(text)
-            else:
-                out.text(text)
-            if last_anchor is not None and not text.isspace():
-                last_anchor = None
+            out.text(text)
             node = node.next
             continue
         if tag not in _STATEFUL:
             # Inline markup, comments, unknown elements: only their text counts, but an id
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
-            if heading is not None and tag != _COMMENT:
+            if out.heading is not None and tag != _COMMENT:
                 inner = _anchor(node)
                 if inner:
-                    heading.inside = inner
+                    out.heading.inside = inner
             child = node.first_child
             if child is None:
                 node = node.next
@@ -194,22 +186,19 @@ def html_sections(html: str | bytes) -> Sections:
             node = node.next
             continue
         anchor = _anchor(node) if tag in _ANCHORS or tag in _HEADINGS else None
-        if heading is not None and tag in _BLOCK:
+        if out.heading is not None and tag in _BLOCK:
             # A block inside a heading (<h2>Title<p>..., which HTML5 nests): the heading
             # ends here and the block is body text.
-            out.end_heading(heading, None)
-            heading = None
+            out.end_heading(None)
         stack.append((node, tag))
         if tag in _MAIN:
             out.main += 1
         elif tag in _HEADINGS:
-            heading = Heading(anchor, last_anchor)
+            out.open_heading(anchor)
             node = node.first_child
             continue
         if anchor and tag in _ANCHORS:
-            last_anchor = anchor
-            if heading is not None:
-                heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+            out.anchor(anchor)
         if tag in _BLOCK:
             out.newline()
         node = node.first_child

@@ -21,7 +21,6 @@ from textsearch._html._common import (
     HEADINGS,
     MAIN,
     SKIP,
-    Heading,
     Output,
     Sections,
     decode_html,
@@ -99,8 +98,6 @@ def html_sections(html: str | bytes) -> Sections:
     open_count: dict[str, int] = {}
     chrome = 0
     in_title = False
-    heading: Heading | None = None
-    last_anchor: str | None = None
     position = 0
     length = len(html)
     search = _TAG.search
@@ -112,12 +109,7 @@ def html_sections(html: str | bytes) -> Sections:
             if in_title:
                 title_parts.append(text)
             elif chrome == 0:
-                if heading is not None:
-                    heading.parts.append(text)
-                else:
-                    out.text(text)
-                if last_anchor is not None and not text.isspace():
-                    last_anchor = None
+                out.text(text)
         if match is None:
             break
         position = match.end()
@@ -128,11 +120,11 @@ def html_sections(html: str | bytes) -> Sections:
         if tag not in _STATEFUL:
             # Inline markup (span, em, code...): no effect on the text, but an id on it
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
-            if heading is not None and not match.group(1):
+            if out.heading is not None and not match.group(1):
                 attrs = match.group(3)
                 inner = _attr_id(attrs) if attrs else None
                 if inner:
-                    heading.inside = inner
+                    out.heading.inside = inner
             continue
         if not match.group(1):
             if tag in SKIP:
@@ -154,11 +146,10 @@ def html_sections(html: str | bytes) -> Sections:
                 continue
             attrs = match.group(3)
             anchor = _attr_id(attrs) if attrs and (tag in ANCHORS or tag in HEADINGS) else None
-            if heading is not None and tag in BLOCK:
+            if out.heading is not None and tag in BLOCK:
                 # A block inside a heading means the heading was never closed (<h2>Title<p>..):
                 # end it here, or it would swallow the rest of the page.
-                out.end_heading(heading, unescape)
-                heading = None
+                out.end_heading(unescape)
             if tag in _CLOSES_P and stack and stack[-1] == "p" and tag != "p":
                 stack.pop()
                 open_count["p"] -= 1
@@ -175,12 +166,10 @@ def html_sections(html: str | bytes) -> Sections:
             elif tag in MAIN:
                 out.main += 1
             elif tag in HEADINGS and chrome == 0:
-                heading = Heading(anchor, last_anchor)
+                out.open_heading(anchor)
                 continue
             if anchor and tag in ANCHORS:
-                last_anchor = anchor
-                if heading is not None:
-                    heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+                out.anchor(anchor)
             if tag in BLOCK:
                 out.newline()
                 if tag == "pre" and html.startswith("\n", position):
@@ -198,9 +187,9 @@ def html_sections(html: str | bytes) -> Sections:
                     chrome -= 1
                 elif top in MAIN:
                     out.main -= 1
-                elif top in HEADINGS and heading is not None:
-                    out.end_heading(heading, unescape)
-                    heading = last_anchor = None
+                elif top in HEADINGS and out.heading is not None:
+                    out.end_heading(unescape)
+                    out.last_anchor = None
                 if top in BLOCK:
                     out.newline()
                 if top == tag:
