@@ -3,6 +3,7 @@
     python benchmarks/bench_readers.py                      # against the commit before #22
     python benchmarks/bench_readers.py --baseline REF --rounds 7 --html DIR
     python benchmarks/bench_readers.py --baseline none      # today's figures only
+    python benchmarks/bench_readers.py --warm               # without the parsers' import cost
 
 Each set is indexed in a fresh child process per round, today's code and the baseline's in
 turn (interleaved, so a change in the machine's load hits both alike), and CPU time is what is
@@ -13,7 +14,10 @@ unpacked into a temporary folder, run with the same interpreter and dependencies
 
 The sets are real projects' docs from ``benchmarks/doc_sets.py`` (sdists fetched through pip
 once, then cached): click's MyST Markdown, Flask's reStructuredText, Django's
-reStructuredText ``.txt`` files; ``--html DIR`` adds the HTML files under DIR.
+reStructuredText ``.txt`` files; ``--html DIR`` adds the HTML files under DIR. Each round
+is a new process, so the figures include importing and setting up the parsers (markdown-it,
+docutils: ~0.1 s, most of the cost on a small set); ``--warm`` reads the set once before the
+clock starts, which leaves the rate at which files are read.
 """
 
 from __future__ import annotations
@@ -37,9 +41,14 @@ ROOT = Path(__file__).resolve().parents[1]
 _CHILD = r"""
 import json, os, sys, tempfile, time
 folder, suffixes, engine = sys.argv[1], tuple(sys.argv[2].split(",")), sys.argv[3]
+from pathlib import Path
 from textsearch import LocalTextSearch
 import textsearch.connectors.local._split as split
 inner = split.split_document
+if sys.argv[4] == "warm":  # parsers imported and set up before the clock starts
+    for path in sorted(Path(folder).rglob("*")):
+        if path.suffix in suffixes and path.is_file():
+            inner(path.read_bytes(), path.suffix)
 spent = [0.0]
 def timed(*args, **kwargs):
     start = time.process_time()
@@ -59,11 +68,14 @@ print(json.dumps({"cpu": cpu, "split": spent[0], "files": report.indexed, "passa
 """
 
 
-def run_child(tree: Path, folder: Path, suffixes: tuple[str, ...], engine: str) -> dict[str, float]:
+def run_child(
+    tree: Path, folder: Path, suffixes: tuple[str, ...], engine: str, warm: bool
+) -> dict[str, float]:
     # cwd too: ``python -c`` puts the working folder first on sys.path.
     env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(folder), ",".join(suffixes), engine],
+        [sys.executable, "-c", _CHILD, str(folder), ",".join(suffixes), engine,
+         "warm" if warm else "cold"],
         env=env, cwd=tree, check=True, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -105,11 +117,17 @@ def main() -> int:
     parser.add_argument("--html", metavar="DIR", help="also index the HTML files under DIR")
     parser.add_argument("--engine", default="sqlite", choices=["auto", "sqlite", "tantivy"])
     parser.add_argument("--only", help="run only the sets whose label contains this")
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="read every file once before timing: the rate without the parsers' import cost",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
     print(
         f"{os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
         f"engine {args.engine}; median CPU seconds of {args.rounds} rounds"
+        + ("; parsers warmed up first" if args.warm else "")
     )
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"today": ROOT}
@@ -121,7 +139,7 @@ def main() -> int:
             runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
             for _ in range(args.rounds):
                 for name, tree in trees.items():
-                    runs[name].append(run_child(tree, folder, suffixes, args.engine))
+                    runs[name].append(run_child(tree, folder, suffixes, args.engine, args.warm))
             figures = {
                 name: (
                     statistics.median(r["cpu"] for r in results),

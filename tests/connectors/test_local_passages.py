@@ -605,6 +605,23 @@ def test_rst_code_blocks_keep_their_tabs_and_blanks_byte_for_byte() -> None:
     assert passage.text == "all:\n\tcc x.c" and passage.line == 6
 
 
+def test_code_right_under_a_code_directive_is_kept() -> None:
+    pytest.importorskip("docutils")
+    # With no blank line after the directive, docutils reads the first lines as its argument:
+    # click's docs lost whole examples that way.
+    rst = (
+        "Run\n===\n\n.. click:example::\n    @click.command()\n    def hello():\n        pass\n\n"
+        "    hello.name = 'hi'\n\n.. click:run::\n    invoke(hello)\n\n"
+        ".. code-block:: python\n\n   x = 1\n"
+    )
+    (passage,) = split_document(rst, ".rst")[1]
+    assert passage.text == (
+        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\n"
+        "invoke(hello)\n\nx = 1"
+    )
+    assert passage.line == 5
+
+
 EVAL_RST_BODIES = [
     ".. currentmodule:: click\n",
     ".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"

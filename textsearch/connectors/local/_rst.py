@@ -121,8 +121,19 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
 
     class Code(Lenient):
         def run(self) -> list[Any]:
-            node = nodes.literal_block("", "\n".join(self.content))
-            node.line = self.content_offset + 1
+            lines = list(self.content)
+            first = self.content_offset + 1
+            marker = self.block_text.split("\n", 1)[0]
+            if self.arguments and not self.options and not marker.partition("::")[2].strip():
+                # Code right under the directive, no blank line between (".. click:run::"
+                # then "    invoke(cli)"): docutils read its first lines as the argument,
+                # but nothing was on the directive's line, so they are code.
+                head = self.arguments[0].split("\n")
+                gap = first - (self.lineno + 1) - len(head)
+                lines = head + [""] * gap + lines if lines else head
+                first = self.lineno + 1
+            node = nodes.literal_block("", "\n".join(lines))
+            node.line = first
             return [node]
 
     class Dropped(Lenient):
