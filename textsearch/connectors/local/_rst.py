@@ -179,6 +179,17 @@ def _directive_for(name: str) -> type[Any] | None:
     return code if kind == "code" else dropped
 
 
+# Names docutils did not know: it looked for them in every language module and built a
+# message each time (Django's docs use :setting:, :ref:... thousands of times); asked once.
+_unknown: dict[str, set[str]] = {"role": set(), "directive": set()}
+_MAX_UNKNOWN = 2_000  # a file full of made-up names does not grow this without bound
+
+
+def _remember(kind: str, name: str) -> None:
+    if len(_unknown[kind]) < _MAX_UNKNOWN:
+        _unknown[kind].add(name)
+
+
 @contextmanager
 def _lenient() -> Iterator[None]:
     """While parsing: unknown roles and directives resolve to the generic ones above.
@@ -194,14 +205,22 @@ def _lenient() -> Iterator[None]:
     _, _, generic = _directive_classes()
 
     def role(name: str, language: Any, lineno: int, reporter: Any) -> tuple[Any, list[Any]]:
+        if name.lower() in _unknown["role"]:
+            return _generic_role, []
         found, messages = original_role(name, language, lineno, reporter)
+        if found is None:
+            _remember("role", name.lower())
         return (found or _generic_role), []
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
         chosen = _directive_for(name.lower())
         if chosen is not None:
             return chosen, []
+        if name.lower() in _unknown["directive"]:
+            return generic, []
         found, messages = original_directive(name, language, document)
+        if found is None:
+            _remember("directive", name.lower())
         return (found or generic), []
 
     with _lock:
