@@ -622,6 +622,24 @@ def test_code_right_under_a_code_directive_is_kept() -> None:
     assert passage.line == 5
 
 
+def test_rst_with_a_line_too_long_for_docutils_keeps_the_rest_of_the_file() -> None:
+    pytest.importorskip("docutils")
+    # docutils refuses a whole document with a line over 10,000 characters.
+    rst = "Guide\n=====\n\nThe findme paragraph.\n\n" + "x" * 20_000 + "\n\nLast words.\n"
+    (passage,) = split_document(rst, ".rst")[1]
+    assert passage.heading == "Guide"
+    assert "The findme paragraph." in passage.text and "Last words." in passage.text
+
+
+def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
+    pytest.importorskip("docutils")
+    deep = "".join("  " * depth + "- item\n\n" for depth in range(300))
+    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # the line reader's
+    assert passages and passages[0].heading == "Deep"
+    _, passages = split_document(RST, ".rst")
+    assert [p.heading for p in passages] == ["Testing", "Options"]
+
+
 EVAL_RST_BODIES = [
     ".. currentmodule:: click\n",
     ".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"

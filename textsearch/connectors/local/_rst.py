@@ -340,9 +340,16 @@ def _parse(text: str) -> nodes.document:
     parser, machine = _machinery()
     with _lenient(), collector_paused():
         parser.setup_parse(text, document)
-        machine.run(lines, document, inliner=parser.inliner)
-        parser.finish_parse()
-        roles._roles.pop("", None)  # type: ignore[attr-defined]  # as docutils: no default role outlives its document
+        try:
+            machine.run(lines, document, inliner=parser.inliner)
+        except BaseException:
+            # A parse that did not finish (RecursionError on deep nesting, caught by the
+            # caller) may leave the reused machine half set up: the next parse gets new ones.
+            _machinery.cache_clear()
+            raise
+        finally:
+            parser.finish_parse()
+            roles._roles.pop("", None)  # type: ignore[attr-defined]  # no default role outlives its document
     return document
 
 
