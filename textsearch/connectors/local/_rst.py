@@ -551,6 +551,8 @@ def _columns(line: str) -> str:
 def _from_column(line: str, column: int) -> str:
     """What follows display column ``column`` of ``line`` (tabs at columns of 8); a tab that
     straddles the column leaves the spaces past it."""
+    if "\t" not in line[:column]:
+        return line[column:]  # no tab before it: a column is a character
     at = 0
     for index, char in enumerate(line):
         if at >= column:
