@@ -640,38 +640,42 @@ def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
     assert [p.heading for p in passages] == ["Testing", "Options"]
 
 
+# MyST {eval-rst} bodies, and whether docutils must read them (markup, a list, a title,
+# a body...) or they are plain enough to be read without it.
 EVAL_RST_BODIES = [
-    ".. currentmodule:: click\n",
-    ".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
-    "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n",
-    ".. code-block:: python\n   :caption: x\n\n      deeper\n   back\n",
-    ".. code-block:: python\n\n\n   a\n\n   b\n   \n\n",
-    ".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n",
-    "Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n",
-    # Each of these needs docutils (markup, a list, a title, a body...): read by it.
-    ".. click:example::\n    no blank line\n",
-    ".. code::\n\n   x\nplain text right after\n",
-    ".. code:: python\n   :caption: x\n     continued\n\n   y\n",
-    ".. autoclass:: x\n\n   Body text.\n",
-    ".. note:: plain\n",
-    ".. figure:: x.png\n",
-    "A. Smith wrote\nthis.\n",
-    "Title\n=====\n",
-    "Term\n   definition\n",
-    "Text ending::\n\n    code\n",
-    "a_b_ and c\n",
-    "(a) one\n",
-    "Para\n- not a list\n",
-    "Some *emphasis* and ``code``.\n",
+    (".. currentmodule:: click\n", False),
+    (".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
+     "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n", False),
+    (".. code-block:: python\n   :caption: x\n\n      deeper\n   back\n", False),
+    (".. code-block:: python\n\n\n   a\n\n   b\n   \n\n", False),
+    (".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n", False),
+    ("Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n", False),
+    (".. click:example::\n    no blank line\n", True),
+    (".. code::\n\n   x\nplain text right after\n", True),
+    (".. code:: python\n   :caption: x\n     continued\n\n   y\n", True),
+    (".. autoclass:: x\n\n   Body text.\n", True),
+    (".. note:: plain\n", True),
+    (".. figure:: x.png\n", True),
+    ("A. Smith wrote\nthis.\n", True),
+    ("Title\n=====\n", True),
+    ("Term\n   definition\n", True),
+    ("Text ending::\n\n    code\n", True),
+    ("a_b_ and c\n", True),
+    ("(a) one\n", True),
+    ("Para\n- not a list\n", True),
+    ("Some *emphasis* and ``code``.\n", True),
 ]
 
 
-@pytest.mark.parametrize("body", EVAL_RST_BODIES)
-def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(body: str) -> None:
+@pytest.mark.parametrize(("body", "needs_docutils"), EVAL_RST_BODIES)
+def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(
+    body: str, needs_docutils: bool
+) -> None:
     pytest.importorskip("docutils")
     from textsearch.connectors.local import _rst
 
     fast = _rst._directives_only(body, 20)
+    assert (fast is None) is needs_docutils
     document = _rst._parse(body)
     walker = _rst._Walker(document, body, 20, False)
     for child in document.children:
@@ -679,14 +683,6 @@ def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(body:
     if fast is not None:
         assert fast == walker.blocks
     assert _rst.rst_blocks(body, 20) == walker.blocks
-
-
-def test_plain_eval_rst_bodies_skip_docutils() -> None:
-    pytest.importorskip("docutils")
-    from textsearch.connectors.local import _rst
-
-    assert all(_rst._directives_only(body, 0) is not None for body in EVAL_RST_BODIES[:6])
-    assert all(_rst._directives_only(body, 0) is None for body in EVAL_RST_BODIES[6:])
 
 
 def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
