@@ -280,19 +280,19 @@ def _machinery() -> tuple[Any, Any]:
     class LazyTop(Lazy, states.RSTStateMachine):  # type: ignore[misc]
         pass
 
-    def init(self: Any, state_machine: Any, debug: bool = False) -> None:
-        super(type(self), self).__init__(state_machine, debug)
-        # One dict, shared with the indented-block machines' keyword arguments.
-        self.nested_sm_kwargs["state_classes"] = lazy
+    def lazy_class(stock: type[Any]) -> type[Any]:
+        def init(self: Any, state_machine: Any, debug: bool = False) -> None:
+            stock.__init__(self, state_machine, debug)
+            # One dict, shared with the indented-block machines' keyword arguments.
+            self.nested_sm_kwargs["state_classes"] = lazy
 
-    lazy = tuple(
-        type(stock.__name__, (stock,), {
+        return type(stock.__name__, (stock,), {
             "nested_sm": LazyNested,
             "nested_sm_cache": [],  # never a machine of docutils' own classes
             "__init__": init,
-        })
-        for stock in states.state_classes
-    )  # fmt: skip
+        })  # fmt: skip
+
+    lazy = tuple(lazy_class(stock) for stock in states.state_classes)
     # The inliner's patterns depend only on the settings, which are always _settings(): built
     # at the first parse, not at every one (a fifth of a short {eval-rst} body's cost). Not a
     # subclass: docutils formats its patterns from the class's own attributes.
