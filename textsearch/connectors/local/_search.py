@@ -1164,7 +1164,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         index.follow(self._db)
         allowed = None
         where, params = filter_sql(options.filter)
-        if where and "scores" not in memo and "pairs" not in memo:
+        if where and "scored" not in memo and "pairs" not in memo:
             allowed = [
                 r[0]
                 for r in self._db.execute(
