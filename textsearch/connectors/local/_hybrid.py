@@ -7,9 +7,9 @@ only on the passages ranked before them, and pages cut from it are disjoint.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 __all__ = ["Group", "collapse", "fuse", "group_count_sql"]
 
@@ -38,28 +38,27 @@ def _section_key(rowid: int, anchor: str | None) -> object:
 
 
 def collapse(
-    rows: Mapping[int, Sequence[Any]],
+    shapes: Mapping[int, tuple[int, str | None, int]],
     ranked: list[tuple[int, float]],
     by_document: bool,
     text_budget: int,
 ) -> list[Group]:
     """Group ranked passages into results: one per section, or one per document.
 
-    ``rows`` holds each ranked passage's stored row (rowid, document rowid, ..., anchor at
-    5, text at 7); a passage missing from it (deleted by another writer since it was ranked)
-    is skipped. A result's members are the ranked passages of its best passage's section,
-    best first, as long as their text fits ``text_budget`` characters (the best one always
-    does); the others are merged away all the same, so the section never comes back on a
-    later page.
+    ``shapes`` holds each ranked passage's document rowid, anchor and text length; a passage
+    missing from it (deleted by another writer since it was ranked) is skipped. A result's
+    members are the ranked passages of its best passage's section, best first, as long as
+    their text fits ``text_budget`` characters (the best one always does); the others are
+    merged away all the same, so the section never comes back on a later page.
     """
     groups: dict[object, Group] = {}
     used: dict[object, int] = {}
     out: list[Group] = []
     for rowid, score in ranked:
-        row = rows.get(rowid)
-        if row is None:
+        shape = shapes.get(rowid)
+        if shape is None:
             continue
-        doc, anchor, length = row[1], row[5], len(row[7])
+        doc, anchor, length = shape
         section = _section_key(rowid, anchor)
         key: object = doc if by_document else (doc, section)
         group = groups.get(key)

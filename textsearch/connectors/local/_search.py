@@ -91,6 +91,9 @@ _MODES = ("keyword", "semantic", "hybrid")
 HYBRID_DEPTH = 100
 # Passages embedded per call of the embedder by embed_missing.
 _EMBED_BATCH = 256
+# Ranked passages read whole at once (text, document); from a longer list only what grouping
+# needs is read, and the text of the page alone.
+_WHOLE_ROWS = 32
 
 
 def _host(link: str | None) -> str | None:
@@ -1038,7 +1041,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         depth = wanted + 2 + wanted // 4
         memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
         total: int | None = None
-        rows: dict[int, Any] = {}  # the ranked passages read so far, by rowid
+        rows: dict[int, Any] = {}  # the passages read so far, by rowid
+        shapes: dict[int, tuple[int, str | None, int]] = {}  # (doc, anchor, length) by rowid
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
@@ -1048,12 +1052,18 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
                 if counted is not None:
                     total = counted
-                self._fetch_rows(rows, ranked)
-                groups = collapse(rows, ranked, self.one_per_document, self.value_chars)
+                self._fetch_shapes(shapes, rows, ranked)
+                groups = collapse(shapes, ranked, self.one_per_document, self.value_chars)
                 if len(groups) >= wanted or exhausted:
-                    break
+                    page = groups[options.skip : wanted]
+                    gone = self._fetch_rows(rows, [r for g in page for r in g.members])
+                    if not gone:
+                        break
+                    # Deleted by another writer since its shape was read: rank without it.
+                    for rowid in gone:
+                        del shapes[rowid]
+                    continue
                 depth *= 4
-            page = groups[options.skip : wanted]
         pattern = hit_pattern(plan.words)
         docs = []
         build = _stored_document
@@ -1076,26 +1086,55 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             )
         return SearchResults(docs, total, info)
 
-    def _fetch_rows(self, rows: dict[int, Any], ranked: list[tuple[int, float]]) -> None:
-        """Read the ranked passages not read yet (a passage ranked by tantivy but not yet in
-        SQLite, committed by another process in between, is simply not found)."""
-        wanted = [rowid for rowid, _ in ranked if rowid not in rows]
-        if not wanted:
+    def _fetch_shapes(
+        self,
+        shapes: dict[int, tuple[int, str | None, int]],
+        rows: dict[int, Any],
+        ranked: list[tuple[int, float]],
+    ) -> None:
+        """Read what grouping needs of the ranked passages not read yet (a passage ranked by
+        tantivy but not yet in SQLite, committed by another process in between, is simply
+        not found).
+
+        A hybrid or semantic ranking is a few hundred passages deep and only a page of them
+        is shown: their text and document are read for the page alone (reading them all
+        cost more than ranking at 100k passages). A short list is read whole at once.
+        """
+        wanted = [rowid for rowid, _ in ranked if rowid not in shapes]
+        if len(wanted) <= _WHOLE_ROWS:
+            self._fetch_rows(rows, wanted)
+            for rowid in wanted:
+                row = rows.get(rowid)
+                if row is not None:
+                    shapes[rowid] = (row[1], row[5], len(row[7]))
             return
-        select = (
+        for rowid, doc, anchor, length in self._rows_in(
+            "SELECT p.rowid, p.doc, p.anchor, length(p.text) FROM passages AS p ", wanted
+        ):
+            shapes[rowid] = (doc, anchor, length)
+
+    def _fetch_rows(self, rows: dict[int, Any], wanted: list[int]) -> list[int]:
+        """Read the passages of ``wanted`` not read yet; returns those not found."""
+        wanted = [rowid for rowid in wanted if rowid not in rows]
+        if not wanted:
+            return []
+        for row in self._rows_in(
             "SELECT p.rowid, p.doc, d.id, d.title, p.section, p.anchor, p.line, p.text, "
-            "d.link, d.metadata FROM passages AS p JOIN documents AS d ON d.rowid = p.doc "
-        )
-        if len(wanted) <= 500:
-            found = self._db.execute(
-                select + f"WHERE p.rowid IN ({','.join('?' * len(wanted))})", wanted
-            )
-        else:
-            found = self._db.execute(
-                select + "WHERE p.rowid IN (SELECT value FROM json_each(?))", (json.dumps(wanted),)
-            )
-        for row in found:
+            "d.link, d.metadata FROM passages AS p JOIN documents AS d ON d.rowid = p.doc ",
+            wanted,
+        ):
             rows[row[0]] = row
+        return [rowid for rowid in wanted if rowid not in rows]
+
+    def _rows_in(self, select: str, rowids: list[int]) -> Any:
+        """``select`` (on passages ``p``) restricted to the passages ``rowids``."""
+        if len(rowids) <= 500:
+            return self._db.execute(
+                select + f"WHERE p.rowid IN ({','.join('?' * len(rowids))})", rowids
+            )
+        return self._db.execute(
+            select + "WHERE p.rowid IN (SELECT value FROM json_each(?))", (json.dumps(rowids),)
+        )
 
     def _ranked(
         self,
