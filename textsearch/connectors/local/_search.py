@@ -1020,7 +1020,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     def _search(
         self, query: str, options: SearchOptions, vector: list[float] | None
     ) -> SearchResults[LocalDocument]:
-        from textsearch.connectors.local._hybrid import collapse
+        from textsearch.connectors.local._hybrid import collapse, fit
 
         plan = plan_query(query)
         keyword = bool(plan.terms) and self.mode != "semantic"
@@ -1042,7 +1042,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
         total: int | None = None
         rows: dict[int, Any] = {}  # the passages read so far, by rowid
-        shapes: dict[int, tuple[int, str | None, int]] = {}  # (doc, anchor, length) by rowid
+        shapes: dict[int, tuple[int, str | None]] = {}  # (doc, anchor) by rowid
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
@@ -1053,11 +1053,13 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 if counted is not None:
                     total = counted
                 self._fetch_shapes(shapes, rows, ranked)
-                groups = collapse(shapes, ranked, self.one_per_document, self.value_chars)
+                groups = collapse(shapes, ranked, self.one_per_document)
                 if len(groups) >= wanted or exhausted:
                     page = groups[options.skip : wanted]
                     gone = self._fetch_rows(rows, [r for g in page for r in g.members])
                     if not gone:
+                        for group in page:
+                            fit(group, lambda rowid: len(rows[rowid][7]), self.value_chars)
                         break
                     # Deleted by another writer since its shape was read: rank without it.
                     for rowid in gone:
@@ -1088,7 +1090,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
     def _fetch_shapes(
         self,
-        shapes: dict[int, tuple[int, str | None, int]],
+        shapes: dict[int, tuple[int, str | None]],
         rows: dict[int, Any],
         ranked: list[tuple[int, float]],
     ) -> None:
@@ -1106,12 +1108,13 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             for rowid in wanted:
                 row = rows.get(rowid)
                 if row is not None:
-                    shapes[rowid] = (row[1], row[5], len(row[7]))
+                    shapes[rowid] = (row[1], row[5])
             return
-        for rowid, doc, anchor, length in self._rows_in(
-            "SELECT p.rowid, p.doc, p.anchor, length(p.text) FROM passages AS p ", wanted
+        # The text is the row's last column: these are read without touching it.
+        for rowid, doc, anchor in self._rows_in(
+            "SELECT p.rowid, p.doc, p.anchor FROM passages AS p ", wanted
         ):
-            shapes[rowid] = (doc, anchor, length)
+            shapes[rowid] = (doc, anchor)
 
     def _fetch_rows(self, rows: dict[int, Any], wanted: list[int]) -> list[int]:
         """Read the passages of ``wanted`` not read yet; returns those not found."""
@@ -1204,12 +1207,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         allowed = None
         where, params = filter_sql(options.filter)
         if where and "scored" not in memo and "pairs" not in memo:
-            allowed = [
-                r[0]
-                for r in self._db.execute(
-                    f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params
-                )
-            ]
+            allowed = index.admitted(self._db, where, params)
         if len(index) and len(vector) != index.dimensions:
             stored = self._vector_meta()
             assert self.embedder is not None

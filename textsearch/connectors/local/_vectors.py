@@ -156,13 +156,21 @@ class _Quantised:
         their error bounds."""
         np = self._np
         codes, step, l1 = self.codes, self.step, self.l1
+        # A selective filter scores its rows only; a broad one scores every row and keeps
+        # its own (copying most of the matrix would cost more than the product).
+        gather = rows is not None and len(rows) <= len(codes) // 8
+        if gather:
+            codes = codes[rows]
         if rows is not None:
-            codes, step, l1 = codes[rows], step[rows], l1[rows]
+            step, l1 = step[rows], l1[rows]
         peak = float(np.abs(query).max()) or 1.0
         qstep = peak / 127
         qcodes = np.rint(query / qstep).astype(np.int8)
         dots = self._nk.cdist(qcodes[None, :], codes, metric="dot", out_dtype="float32")
-        approx = np.asarray(dots, dtype=np.float32).reshape(-1) * (step * np.float32(qstep))
+        dots = np.asarray(dots, dtype=np.float32).reshape(-1)
+        if rows is not None and not gather:
+            dots = dots[rows]
+        approx = dots * (step * np.float32(qstep))
         slack = step * np.float32(0.5 * float(np.abs(query).sum())) + l1 * np.float32(0.5 * qstep)
         slack += np.float32(_ROUNDING)
         return approx, slack
@@ -182,6 +190,7 @@ class VectorIndex:
         self._quantised: _Quantised | None = None
         #: Settable (tests): from how many vectors the int8 copy is used.
         self.quantise_from = QUANTISE_FROM
+        self._admitted: dict[tuple[str, tuple[Any, ...]], tuple[tuple[int, int], list[int]]] = {}
 
     @property
     def quantised(self) -> bool:
@@ -251,6 +260,27 @@ class VectorIndex:
             norm = math.sqrt(sum(x * x for x in part)) or 1.0
             flat[i * dims : (i + 1) * dims] = array("f", (x / norm for x in part))
         self._matrix = flat
+
+    def admitted(self, db: sqlite3.Connection, where: str, params: Sequence[Any]) -> list[int]:
+        """Rowids of the documents a filter admits (``where``: ``filter_sql``'s clause).
+
+        Kept per filter until the file changes: a filter on the site or metadata reads every
+        document (~20 ms at 100k), and a preset filter comes with every query. A change is
+        seen by ``PRAGMA data_version`` (moved by other connections' commits) and by this
+        connection's ``total_changes`` (its own writes).
+        """
+        stamp = (int(db.execute("PRAGMA data_version").fetchone()[0]), db.total_changes)
+        key = (where, tuple(params))
+        found = self._admitted.get(key)
+        if found is not None and found[0] == stamp:
+            return found[1]
+        docs = [
+            r[0] for r in db.execute(f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params)
+        ]
+        if len(self._admitted) >= 16:
+            self._admitted.clear()
+        self._admitted[key] = (stamp, docs)
+        return docs
 
     def _scores_py(self, query: list[float]) -> list[float]:
         dims = self.dimensions
