@@ -26,7 +26,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -884,7 +884,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         else:
                             item = read_file(file, previous, report, forced)
                         if item is not None:
-                            self._write_one(item, doc_id, root_key, known.get(doc_id), report)
+                            self._in_file_savepoint(
+                                partial(self._write_file, item, doc_id, root_key, previous, report)
+                            )
                         done += 1
                         if progress is not None:
                             progress(done, len(files), doc_id)
@@ -906,14 +908,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     def _interruptible_batch(self) -> Write:
         return Write(self, Batch(self._db, self.path), batch=True)
 
-    def _write_one(
-        self,
-        work: FileWork,
-        doc_id: str,
-        root_key: str,
-        previous: tuple[int | None, int | None, str | None] | None,
-        report: IndexReport,
-    ) -> None:
+    def _in_file_savepoint(self, write: Callable[[], None]) -> None:
         # A savepoint per file: an interrupt in the middle of one file never leaves half of
         # it in the index (the next run would take it as up to date).
         ranker = self._ranker
@@ -921,7 +916,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if ranker is not None:
             ranker.savepoint()
         try:
-            self._write_file(work, doc_id, root_key, previous, report)
+            write()
         except BaseException:
             if ranker is not None:
                 ranker.rollback_to()
