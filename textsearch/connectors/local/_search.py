@@ -1235,17 +1235,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         value = item.snippet if item.snippet else (item.text[: self.value_chars] or None)
         return TextSearchResult(name=name or item.section, value=value, link=item.link)
 
-    async def get_documents(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[LocalDocument]:
-        """Same as :meth:`get_search_results`: passages with snippet and score."""
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_documents_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[LocalDocument]:
-        """Blocking twin of :meth:`get_documents`."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    #: Same as :meth:`get_search_results` (passages with snippet and score), under the name
+    #: the other stores' connectors use; and its blocking twin.
+    get_documents = BaseTextSearch.get_search_results
+    get_documents_sync = BaseTextSearch.get_search_results_sync
 
     def get_document(
         self, key: str, *, filter: TextSearchFilter | None = None
