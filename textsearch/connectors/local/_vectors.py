@@ -190,7 +190,7 @@ class VectorIndex:
         self._quantised: _Quantised | None = None
         #: Settable (tests): from how many vectors the int8 copy is used.
         self.quantise_from = QUANTISE_FROM
-        self._admitted: dict[tuple[str, tuple[Any, ...]], tuple[tuple[int, int], list[int]]] = {}
+        self._admitted: dict[tuple[str, tuple[Any, ...]], tuple[tuple[int, int], array[int]]] = {}
 
     @property
     def quantised(self) -> bool:
@@ -261,7 +261,7 @@ class VectorIndex:
             flat[i * dims : (i + 1) * dims] = array("f", (x / norm for x in part))
         self._matrix = flat
 
-    def admitted(self, db: sqlite3.Connection, where: str, params: Sequence[Any]) -> list[int]:
+    def admitted(self, db: sqlite3.Connection, where: str, params: Sequence[Any]) -> array[int]:
         """Rowids of the documents a filter admits (``where``: ``filter_sql``'s clause).
 
         Kept per filter until the file changes: a filter on the site or metadata reads every
@@ -274,9 +274,14 @@ class VectorIndex:
         found = self._admitted.get(key)
         if found is not None and found[0] == stamp:
             return found[1]
-        docs = [
-            r[0] for r in db.execute(f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params)
-        ]
+        # Compact (8 bytes a document): up to 16 filters are kept.
+        docs = array(
+            "q",
+            (
+                r[0]
+                for r in db.execute(f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params)
+            ),
+        )
         if len(self._admitted) >= 16:
             self._admitted.clear()
         self._admitted[key] = (stamp, docs)
