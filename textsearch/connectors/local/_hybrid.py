@@ -38,7 +38,7 @@ def _section_key(rowid: int, anchor: str | None) -> object:
 
 
 def collapse(
-    shapes: Mapping[int, tuple[int, str | None]],
+    shapes: Mapping[int, tuple[int, str | None] | None],
     ranked: list[tuple[int, float]],
     by_document: bool,
 ) -> list[Group]:

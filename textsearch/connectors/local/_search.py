@@ -1037,7 +1037,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
         total: int | None = None
         rows: dict[int, Any] = {}  # the passages read so far, by rowid
-        shapes: dict[int, tuple[int, str | None]] = {}  # (doc, anchor) by rowid
+        # (doc, anchor) by rowid; None: deleted by another writer since it was ranked
+        shapes: dict[int, tuple[int, str | None] | None] = {}
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
@@ -1047,7 +1048,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
                 if counted is not None:
                     total = counted
-                self._fetch_shapes(shapes, rows, ranked)
+                # The loaded vectors know the passages' shapes when this query followed them.
+                vectors = self._vector_index if vector is not None else None
+                self._fetch_shapes(shapes, rows, ranked, vectors)
                 groups = collapse(shapes, ranked, self.one_per_document)
                 if len(groups) >= wanted or exhausted:
                     page = groups[options.skip : wanted]
@@ -1058,7 +1061,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         break
                     # Deleted by another writer since its shape was read: rank without it.
                     for rowid in gone:
-                        del shapes[rowid]
+                        shapes[rowid] = None
                     continue
                 depth *= 4
         pattern = hit_pattern(plan.words)
@@ -1085,9 +1088,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
     def _fetch_shapes(
         self,
-        shapes: dict[int, tuple[int, str | None]],
+        shapes: dict[int, tuple[int, str | None] | None],
         rows: dict[int, Any],
         ranked: list[tuple[int, float]],
+        index: VectorIndex | None,
     ) -> None:
         """Read what grouping needs of the ranked passages not read yet (a passage ranked by
         tantivy but not yet in SQLite, committed by another process in between, is simply
@@ -1098,6 +1102,16 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         cost more than ranking at 100k passages). A short list is read whole at once.
         """
         wanted = [rowid for rowid, _ in ranked if rowid not in shapes]
+        if index is not None and len(wanted) > _WHOLE_ROWS:
+            # Passages with a vector: known from the loaded vectors (followed at this query).
+            unknown = []
+            for rowid in wanted:
+                shape = index.shape(rowid)
+                if shape is None:
+                    unknown.append(rowid)
+                else:
+                    shapes[rowid] = shape
+            wanted = unknown
         if len(wanted) <= _WHOLE_ROWS:
             self._fetch_rows(rows, wanted)
             for rowid in wanted:

@@ -185,6 +185,7 @@ class VectorIndex:
         self._np = _numpy()
         self._rowids: Any = array("q")
         self._docs: Any = array("q")
+        self._anchors: list[str | None] = []
         self._matrix: Any = array("f")
         self._row_of: dict[int, int] | None = None
         self._quantised: _Quantised | None = None
@@ -215,12 +216,14 @@ class VectorIndex:
         self._quantised = None
         if not has_vector_table(db):
             self._rowids, self._docs, self._matrix = array("q"), array("q"), array("f")
+            self._anchors = []
             return
         # Streamed into one flat array: memory stays near one copy of the matrix.
         rowids, docs, flat = array("q"), array("q"), array("f")
+        anchors: list[str | None] = []
         size = None
-        for rowid, doc, blob in db.execute(
-            "SELECT v.rowid, p.doc, v.vector FROM passage_vectors AS v "
+        for rowid, doc, anchor, blob in db.execute(
+            "SELECT v.rowid, p.doc, p.anchor, v.vector FROM passage_vectors AS v "
             "JOIN passages AS p ON p.rowid = v.rowid ORDER BY v.rowid"
         ):
             if size is None:
@@ -232,7 +235,9 @@ class VectorIndex:
                 )
             rowids.append(rowid)
             docs.append(doc)
+            anchors.append(anchor)
             flat.frombytes(blob)
+        self._anchors = anchors
         count = len(rowids)
         dims = (size or 0) // 4
         self.dimensions = dims
@@ -432,6 +437,15 @@ class VectorIndex:
         else:
             pairs = list(zip(rowids, all_scores, strict=True))
         return pairs
+
+    def shape(self, rowid: int) -> tuple[int, str | None] | None:
+        """The document rowid and anchor of a passage with a vector, as loaded (grouping
+        results needs them: read from here, not from the file, for the hundreds of passages
+        a hybrid query ranks)."""
+        row = self.row_of(rowid)
+        if row is None:
+            return None
+        return int(self._docs[row]), self._anchors[row]
 
     def row_of(self, rowid: int) -> int | None:
         if self._row_of is None:
