@@ -205,6 +205,10 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
             _vectors._Quantised(np, nk, index._matrix)
             quantise_ms = (time.perf_counter() - t0) * 1000
 
+        search.mode = "hybrid"
+        for q in queries[:50]:  # warm the page cache and the ranking index, as for keywords
+            search.get_search_results_sync(q, top=5)
+
         def timed(mode: str, fusion: str = "blend", **options: Any) -> list[float]:
             search.mode = mode  # type: ignore[assignment]
             search._fusion = fusion  # type: ignore[assignment]
