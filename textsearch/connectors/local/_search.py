@@ -240,8 +240,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         embedder: An :class:`~textsearch.embeddings.Embedder`: every passage added is
             embedded, and its vector kept in the same file (with the model's id and
             dimensions), so that passages can be found by meaning. Searching by meaning is
-            exact (every vector compared); ``pip install "textsearch-sdk[semantic]"`` (numpy)
-            makes it fast on large indexes.
+            exact (every vector compared); ``pip install "textsearch-sdk[semantic]"`` (numpy,
+            and numkong: an int8 first pass with exact float32 re-scoring from 20,000
+            passages) makes it fast on large indexes (~4 ms at 100,000 passages).
         mode: ``"keyword"`` (BM25 over the words), ``"semantic"`` (by meaning: nearest
             vectors) or ``"hybrid"`` (both, fused); ``None`` (default): ``"hybrid"`` with an
             embedder, else ``"keyword"``. In ``"keyword"`` mode the embedder is never called
