@@ -10,6 +10,16 @@
 size of all-MiniLM-L6-v2's) through a ``FunctionEmbedder``, then times hybrid, semantic-only
 and keyword queries. Query vectors are made before timing: the latencies exclude the query's
 embedding, whose cost (the embedder's call and the validation of its output) is printed apart.
+Also printed: loading the vectors at the first query, building the int8 copy (numkong
+installed, from 20,000 passages), index size and peak RSS. ``--exact-float32`` keeps the plain
+float32 product (the int8 copy off) to compare; ``--embed-sample N`` times the offline
+all-MiniLM-L6-v2 embedder (``minilm``, the ``onnx`` extra) on N of the documents: the indexing
+rate with a real model. Random vectors are the hardest case for the int8 bounds (every score
+is close to every other); BLAS threads: run with ``OPENBLAS_NUM_THREADS=1`` on a busy machine.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_local.py --vectors --queries 1000
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_local.py --vectors --exact-float32
+    python benchmarks/bench_local.py --vectors --docs 2000 --embed-sample 500
     python benchmarks/bench_local.py --markup DIR    # only: index the Markdown/RST/.txt files there
 
 Documents are generated (~200 words each) from a Zipf-distributed vocabulary of
@@ -146,6 +156,11 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         dimensions=args.dims,
         query_fn=lambda texts: [prepared[t] for t in texts],
     )
+    from textsearch.connectors.local import _vectors
+
+    if args.exact_float32:
+        _vectors.QUANTISE_FROM = 2**62
+    embed_rate = embed_sample(args, words, cum) if args.embed_sample else None
     with tempfile.TemporaryDirectory() as tmp:
         db_path = os.path.join(tmp, "bench.sqlite3")
         search = LocalTextSearch(db_path, engine=args.engine, embedder=embedder)
@@ -177,29 +192,45 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
             embed_query_sync(embedder, q)
             embedding.append((time.perf_counter() - t0) * 1000)
 
+        load = time.perf_counter()
+        search.mode = "semantic"
+        search.get_search_results_sync(queries[0], top=5)  # loads the vectors once
+        load_ms = (time.perf_counter() - load) * 1000
+        index = search._vector_index
+        assert index is not None
+        quantise_ms = None
+        if index.quantised:
+            nk = _vectors._numkong()
+            t0 = time.perf_counter()
+            _vectors._Quantised(np, nk, index._matrix)
+            quantise_ms = (time.perf_counter() - t0) * 1000
+
+        search.mode = "hybrid"
+        for q in queries[:50]:  # warm the page cache and the ranking index, as for keywords
+            search.get_search_results_sync(q, top=5)
+
         def timed(mode: str, fusion: str = "blend", **options: Any) -> list[float]:
             search.mode = mode  # type: ignore[assignment]
             search._fusion = fusion  # type: ignore[assignment]
             out = []
-            load = time.perf_counter()
-            search.get_search_results_sync(queries[0], top=5)  # loads the matrix once
-            load_ms = (time.perf_counter() - load) * 1000
             for q in queries:
                 vector = prepared[q]
                 _, opts = search._prepare(q, None, {"top": 5, **options})
                 t0 = time.perf_counter()
                 search._search(q, opts, vector if mode != "keyword" else None)
                 out.append((time.perf_counter() - t0) * 1000)
-            if mode == "semantic":
-                print(f"  (first semantic query, loading the matrix: {load_ms:.0f} ms)")
             return out
 
         site = TextSearchFilter().equal_to("site", "kb.example.net")
+        tag = TextSearchFilter().equal_to("category", "c3")
         rows = {
             "hybrid (blend)": timed("hybrid"),
             "hybrid (rrf)": timed("hybrid", "rrf"),
-            "hybrid, filtered (site)": timed("hybrid", filter=site),
+            "hybrid, filtered (site, 1/4 of documents)": timed("hybrid", filter=site),
+            "hybrid, filtered (metadata, 1/10)": timed("hybrid", filter=tag),
+            "hybrid, third page (skip 10)": timed("hybrid", skip=10),
             "semantic only": timed("semantic"),
+            "semantic only, filtered (site)": timed("semantic", filter=site),
             "keyword only": timed("keyword"),
         }
         engine = search.engine
@@ -211,6 +242,16 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         f"indexed {args.docs:,} documents with {args.dims}-dimension vectors in "
         f"{index_seconds:.1f} s (random vectors: no model time); index {size_mb:,.0f} MB"
     )
+    how = "int8 scan + exact float32 re-score" if quantise_ms is not None else "float32 product"
+    print(
+        f"search by meaning: {how}; first query (reads and normalises the vectors"
+        f"{', builds the int8 copy' if quantise_ms is not None else ''}): {load_ms:,.0f} ms"
+        + (f", of which the int8 copy {quantise_ms:,.0f} ms" if quantise_ms is not None else "")
+    )
+    blas = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
+    print(f"BLAS threads: {blas}; load average at the end: {os.getloadavg()[0]:.1f}")
+    if embed_rate is not None:
+        print(f"offline embedder (minilm, int8 ONNX): {embed_rate:,.1f} passages/s")
     for name, latencies in rows.items():
         print(
             f"{name}: {len(latencies):,} queries, top=5: "
@@ -222,6 +263,25 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         f"p50 {statistics.median(embedding):.3f} ms"
     )
     print(f"peak memory (max RSS): {peak_mb:,.0f} MB")
+    return 0
+
+
+def embed_sample(args: argparse.Namespace, words: list[str], cum: list[float]) -> float:
+    """Passages per second of the offline embedder on the first documents (as indexed)."""
+    from textsearch.embeddings import embed_documents_sync, from_spec
+
+    embedder = from_spec("minilm")
+    texts = [
+        str(d["title"]) + "\n" + str(d["text"])
+        for d in documents(args.embed_sample, words, cum, args.seed)
+    ]
+    embed_documents_sync(embedder, texts[:8])  # loads the model
+    start = time.perf_counter()
+    for begin in range(0, len(texts), 64):
+        embed_documents_sync(embedder, texts[begin : begin + 64])
+    return len(texts) / (time.perf_counter() - start)
+
+
 def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
     """Index every Markdown, reStructuredText and ``.txt`` file under ``folder``, timed.
 
@@ -308,6 +368,18 @@ def main() -> int:
         help="with an embedder of random unit vectors: hybrid and semantic latency",
     )
     parser.add_argument("--dims", type=int, default=384, help="with --vectors: vector length")
+    parser.add_argument(
+        "--exact-float32",
+        action="store_true",
+        help="with --vectors: the float32 product only (no int8 copy), to compare",
+    )
+    parser.add_argument(
+        "--embed-sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --vectors: time the offline minilm embedder on N documents",
+    )
     args = parser.parse_args()
     if args.vectors:
         rng = random.Random(args.seed)

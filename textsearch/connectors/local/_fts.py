@@ -8,6 +8,7 @@ cost down by leaving very common words out when the rarer ones fill the page.
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._query import filter_sql
@@ -85,12 +86,7 @@ class FtsRanker:
 
     def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
         """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where
-            else ""
-        )
+        join, where, params = _filtered(options)
         found = self._db.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM passages_fts AS f{join} "
             f"WHERE passages_fts MATCH ?{where} LIMIT ?)",
@@ -128,12 +124,7 @@ class FtsRanker:
         Ties go to the lower rowid, so that a deeper list starts with a shallower one (pages
         are cut from the top of this list after merging sections).
         """
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where
-            else ""
-        )
+        join, where, params = _filtered(options)
         sql = (
             f"SELECT f.rowid, {_BM25} AS score FROM passages_fts AS f{join} "
             f"WHERE passages_fts MATCH ?{where} ORDER BY score, f.rowid LIMIT ?"
@@ -147,12 +138,8 @@ class FtsRanker:
         """How many results match: sections, or documents when ``by_document``."""
         from textsearch.connectors.local._hybrid import group_count_sql
 
-        where, params = filter_sql(options.filter)
-        join = (
-            " JOIN passages AS q ON q.rowid = f.rowid JOIN documents AS d ON d.rowid = q.doc"
-            if where
-            else ""
-        )
+        # "q": group_count_sql's outer query names its passages "p"
+        join, where, params = _filtered(options, passages="q")
         source = f"SELECT f.rowid FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}"
         return int(
             self._db.execute(group_count_sql(source, by_document), [match, *params]).fetchone()[0]
@@ -167,3 +154,16 @@ class FtsRanker:
         """Empty the FTS5 index (the tantivy engine ranks instead)."""
         self._db.execute("INSERT INTO passages_fts(passages_fts) VALUES ('delete-all')")
         self.df_cache.clear()
+
+
+def _filtered(options: SearchOptions, passages: str = "p") -> tuple[str, str, list[Any]]:
+    """The joins a filter needs from ``passages_fts AS f`` (none without one), its clause
+    and its parameters."""
+    where, params = filter_sql(options.filter)
+    if not where:
+        return "", "", params
+    join = (
+        f" JOIN passages AS {passages} ON {passages}.rowid = f.rowid "
+        f"JOIN documents AS d ON d.rowid = {passages}.doc"
+    )
+    return join, where, params

@@ -7,11 +7,11 @@ only on the passages ranked before them, and pages cut from it are disjoint.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
-__all__ = ["Group", "collapse", "fuse", "group_count_sql"]
+__all__ = ["Group", "collapse", "fit", "fuse", "group_count_sql"]
 
 Fusion = Literal["blend", "rrf"]
 #: Reciprocal rank fusion's constant (the usual 60).
@@ -38,39 +38,47 @@ def _section_key(rowid: int, anchor: str | None) -> object:
 
 
 def collapse(
-    rows: Mapping[int, Sequence[Any]],
+    shapes: Mapping[int, tuple[int, str | None] | None],
     ranked: list[tuple[int, float]],
     by_document: bool,
-    text_budget: int,
 ) -> list[Group]:
     """Group ranked passages into results: one per section, or one per document.
 
-    ``rows`` holds each ranked passage's stored row (rowid, document rowid, ..., anchor at
-    5, text at 7); a passage missing from it (deleted by another writer since it was ranked)
-    is skipped. A result's members are the ranked passages of its best passage's section,
-    best first, as long as their text fits ``text_budget`` characters (the best one always
-    does); the others are merged away all the same, so the section never comes back on a
-    later page.
+    ``shapes`` holds each ranked passage's document rowid and anchor; a passage missing from
+    it (deleted by another writer since it was ranked) is skipped. A result's members are the
+    ranked passages of its best passage's section, best first (:func:`fit` then keeps those
+    whose text fits); the others are merged away, so the section never comes back on a later
+    page.
     """
     groups: dict[object, Group] = {}
-    used: dict[object, int] = {}
     out: list[Group] = []
     for rowid, score in ranked:
-        row = rows.get(rowid)
-        if row is None:
+        shape = shapes.get(rowid)
+        if shape is None:
             continue
-        doc, anchor, length = row[1], row[5], len(row[7])
+        doc, anchor = shape
         section = _section_key(rowid, anchor)
         key: object = doc if by_document else (doc, section)
         group = groups.get(key)
         if group is None:
             group = groups[key] = Group(rowid, score, section, [rowid])
-            used[key] = length
             out.append(group)
-        elif section == group.section_key and used[key] + length <= text_budget:
+        elif section == group.section_key:
             group.members.append(rowid)
-            used[key] += length
     return out
+
+
+def fit(group: Group, length_of: Callable[[int], int], text_budget: int) -> None:
+    """Keep the members whose text fits ``text_budget`` characters, best first (the best
+    passage always does); done for the page's results only, whose text is read anyway."""
+    used = 0
+    kept = []
+    for number, rowid in enumerate(group.members):
+        length = length_of(rowid)
+        if not number or used + length <= text_budget:
+            kept.append(rowid)
+            used += length
+    group.members = kept
 
 
 def group_count_sql(rowid_source: str, by_document: bool) -> str:

@@ -7,9 +7,15 @@ the embedder's ``model`` and ``dimensions``; another model's vectors are never m
 
 Search is exact: every vector is held in one float32 matrix (rows scaled to unit length),
 and a query costs one matrix-vector product and a partial sort (``numpy.argpartition``).
-Measured in ``benchmarks/bench_local.py --vectors``. Without numpy a pure-Python loop does
-the same work, fine for small indexes; numpy is imported only here, only when searching by
-meaning, so ``import textsearch`` never loads it.
+From ``QUANTISE_FROM`` vectors on, and when numkong is installed (the ``semantic`` extra),
+the product is first taken over an int8 copy of the matrix (a quarter of the bytes to read,
+SIMD integer dot products): each approximate cosine comes with a bound on its error, so the
+few passages that can still reach the top are scored again in float32 and the result is the
+exact float32 ranking, not an approximation (see ``_Quantised``). At 100,000 passages of 384
+dimensions that is ~3 ms a query against ~12-60 ms for the float32 product (memory
+bandwidth), measured in ``benchmarks/bench_local.py --vectors``. Without numpy a pure-Python
+loop does the same work, fine for small indexes; numpy and numkong are imported only here,
+only when searching by meaning, so ``import textsearch`` never loads them.
 
 Other processes: a trigger deletes a passage's vector with the passage and moves the
 ``vector_generation`` meta row on, as every write of vectors does; a search whose loaded
@@ -25,6 +31,7 @@ import operator
 import sqlite3
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
 
@@ -88,12 +95,85 @@ def encode(vector: Sequence[float]) -> bytes:
     return array("f", vector).tobytes()
 
 
+#: Vectors from which a query first scores the int8 copy of the matrix. Below it the float32
+#: product reads at most ~30 MB (384 dimensions), a few milliseconds, and the copy would add a
+#: quarter to the memory for about a millisecond saved.
+QUANTISE_FROM = 20_000
+#: Rows quantised at a time when the matrix is loaded: bounds the temporary float copy.
+_CHUNK = 8192
+#: Added to each error bound: float32 rounding of the products (scores are near 1, so
+#: rounding is ~1e-7 each; the margin only widens the exact re-scoring slightly).
+_ROUNDING = 1e-4
+
+
 def _numpy() -> Any:
     if find_spec("numpy") is None:
         return None
     import numpy
 
     return numpy
+
+
+def _numkong() -> Any:
+    if find_spec("numkong") is None:
+        return None
+    try:
+        import numkong
+    except ImportError:  # a wheel built for another CPU or platform: stay on float32
+        return None
+    return numkong
+
+
+class _Quantised:
+    """An int8 copy of the unit-length matrix, and what bounds the error of its scores.
+
+    Each row is scaled by its own largest component (``step`` = largest / 127), so a row's
+    error per component is at most ``step / 2``; the query is quantised the same way. For a
+    row ``x`` and query ``q`` with quantised ``x'``, ``q'``:
+    ``x.q - x'.q' = (x - x').q + x'.(q - q')``, so ``|x.q - x'.q'| <= step/2 * |q|_1 +
+    qstep/2 * |x'|_1``. A row whose approximate score plus that bound is below the k-th best
+    exact score cannot be in the top k: only the others are scored in float32.
+    """
+
+    def __init__(self, np: Any, nk: Any, matrix: Any) -> None:
+        count = len(matrix)
+        self._np, self._nk = np, nk
+        self.codes = np.empty(matrix.shape, dtype=np.int8)
+        self.step = np.empty(count, dtype=np.float32)
+        self.l1 = np.empty(count, dtype=np.float32)
+        for begin in range(0, count, _CHUNK):
+            part = matrix[begin : begin + _CHUNK]
+            peak = np.abs(part).max(axis=1)
+            peak[peak == 0] = 1.0
+            step = peak / 127
+            codes = np.rint(part / step[:, None]).astype(np.int8)
+            self.codes[begin : begin + _CHUNK] = codes
+            self.step[begin : begin + _CHUNK] = step
+            self.l1[begin : begin + _CHUNK] = np.abs(codes).sum(axis=1, dtype=np.int32) * step
+
+    def scores(self, query: Any, rows: Any) -> tuple[Any, Any]:
+        """Approximate cosines of the unit ``query`` with ``rows`` (``None``: every row), and
+        their error bounds."""
+        np = self._np
+        codes, step, l1 = self.codes, self.step, self.l1
+        # A selective filter scores its rows only; a broad one scores every row and keeps
+        # its own (copying most of the matrix would cost more than the product).
+        gather = rows is not None and len(rows) <= len(codes) // 8
+        if gather:
+            codes = codes[rows]
+        if rows is not None:
+            step, l1 = step[rows], l1[rows]
+        peak = float(np.abs(query).max()) or 1.0
+        qstep = peak / 127
+        qcodes = np.rint(query / qstep).astype(np.int8)
+        dots = self._nk.cdist(qcodes[None, :], codes, metric="dot", out_dtype="float32")
+        dots = np.asarray(dots, dtype=np.float32).reshape(-1)
+        if rows is not None and not gather:
+            dots = dots[rows]
+        approx = dots * (step * np.float32(qstep))
+        slack = step * np.float32(0.5 * float(np.abs(query).sum())) + l1 * np.float32(0.5 * qstep)
+        slack += np.float32(_ROUNDING)
+        return approx, slack
 
 
 class VectorIndex:
@@ -105,8 +185,18 @@ class VectorIndex:
         self._np = _numpy()
         self._rowids: Any = array("q")
         self._docs: Any = array("q")
+        self._anchors: list[str | None] = []
         self._matrix: Any = array("f")
         self._row_of: dict[int, int] | None = None
+        self._quantised: _Quantised | None = None
+        #: Settable (tests): from how many vectors the int8 copy is used.
+        self.quantise_from = QUANTISE_FROM
+        self._admitted: dict[tuple[str, tuple[Any, ...]], tuple[tuple[int, int], array[int]]] = {}
+
+    @property
+    def quantised(self) -> bool:
+        """Whether queries first score the int8 copy (numkong installed, a large index)."""
+        return self._quantised is not None
 
     def __len__(self) -> int:
         return len(self._rowids)
@@ -123,14 +213,17 @@ class VectorIndex:
 
     def _load(self, db: sqlite3.Connection) -> None:
         self._row_of = None
+        self._quantised = None
         if not has_vector_table(db):
             self._rowids, self._docs, self._matrix = array("q"), array("q"), array("f")
+            self._anchors = []
             return
         # Streamed into one flat array: memory stays near one copy of the matrix.
         rowids, docs, flat = array("q"), array("q"), array("f")
+        anchors: list[str | None] = []
         size = None
-        for rowid, doc, blob in db.execute(
-            "SELECT v.rowid, p.doc, v.vector FROM passage_vectors AS v "
+        for rowid, doc, anchor, blob in db.execute(
+            "SELECT v.rowid, p.doc, p.anchor, v.vector FROM passage_vectors AS v "
             "JOIN passages AS p ON p.rowid = v.rowid ORDER BY v.rowid"
         ):
             if size is None:
@@ -142,7 +235,9 @@ class VectorIndex:
                 )
             rowids.append(rowid)
             docs.append(doc)
+            anchors.append(anchor)
             flat.frombytes(blob)
+        self._anchors = anchors
         count = len(rowids)
         dims = (size or 0) // 4
         self.dimensions = dims
@@ -159,6 +254,10 @@ class VectorIndex:
             norms[norms == 0] = 1.0
             matrix /= norms[:, None]
             self._matrix = matrix
+            if count >= self.quantise_from:
+                nk = _numkong()
+                if nk is not None:
+                    self._quantised = _Quantised(np, nk, matrix)
             return
         self._rowids, self._docs = rowids, docs
         for i in range(count):
@@ -166,6 +265,32 @@ class VectorIndex:
             norm = math.sqrt(sum(x * x for x in part)) or 1.0
             flat[i * dims : (i + 1) * dims] = array("f", (x / norm for x in part))
         self._matrix = flat
+
+    def admitted(self, db: sqlite3.Connection, where: str, params: Sequence[Any]) -> array[int]:
+        """Rowids of the documents a filter admits (``where``: ``filter_sql``'s clause).
+
+        Kept per filter until the file changes: a filter on the site or metadata reads every
+        document (~20 ms at 100k), and a preset filter comes with every query. A change is
+        seen by ``PRAGMA data_version`` (moved by other connections' commits) and by this
+        connection's ``total_changes`` (its own writes).
+        """
+        stamp = (int(db.execute("PRAGMA data_version").fetchone()[0]), db.total_changes)
+        key = (where, tuple(params))
+        found = self._admitted.get(key)
+        if found is not None and found[0] == stamp:
+            return found[1]
+        # Compact (8 bytes a document): up to 16 filters are kept.
+        docs = array(
+            "q",
+            (
+                r[0]
+                for r in db.execute(f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params)
+            ),
+        )
+        if len(self._admitted) >= 16:
+            self._admitted.clear()
+        self._admitted[key] = (stamp, docs)
+        return docs
 
     def _scores_py(self, query: list[float]) -> list[float]:
         dims = self.dimensions
@@ -203,43 +328,14 @@ class VectorIndex:
                 f"the query vector has {len(query)} dimensions and the index's vectors "
                 f"{self.dimensions}"
             )
-        np = self._np
-        if np is not None:
-            if memo is not None and "scores" in memo:
-                scores, admitted = memo["scores"], memo["admitted"]
+        if self._np is not None:
+            if memo is not None and "scored" in memo:
+                scored = memo["scored"]
             else:
-                scores = self._matrix @ np.asarray(self._unit(query), dtype=np.float32)
-                if allowed_docs is not None:
-                    allowed = np.fromiter(allowed_docs, dtype=np.int64)
-                    keep = np.isin(self._docs, allowed)
-                    scores = np.where(keep, scores, -np.inf)
-                    admitted = int(keep.sum())
-                else:
-                    admitted = count
+                scored = self._score(query, allowed_docs)
                 if memo is not None:
-                    memo["scores"], memo["admitted"] = scores, admitted
-            k = min(k, admitted)
-            if k <= 0:
-                return [], _none, 0
-            if k < count:
-                # The k largest, without a negated copy of every score.
-                top = np.argpartition(scores, count - k)[count - k :]
-            else:
-                top = np.arange(count)
-            order = top[np.lexsort((self._rowids[top], -scores[top]))]
-            ranked = [
-                (int(r), float(s))
-                for r, s in zip(self._rowids[order].tolist(), scores[order].tolist(), strict=True)
-            ]
-
-            def score_of(rowid: int) -> float | None:
-                row = self.row_of(rowid)
-                if row is None:
-                    return None
-                value = float(scores[row])
-                return None if value == -math.inf else value
-
-            return ranked, score_of, admitted
+                    memo["scored"] = scored
+            return self._top(scored, k)
         if memo is not None and "pairs" in memo:
             pairs = memo["pairs"]
         else:
@@ -249,6 +345,85 @@ class VectorIndex:
         best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
         lookup = dict(pairs)
         return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)
+
+    def _score(self, query: Sequence[float], allowed_docs: Iterable[int] | None) -> _Scored:
+        np = self._np
+        unit = np.asarray(self._unit(query), dtype=np.float32)
+        rows = keep = None
+        if allowed_docs is not None:
+            # A table indexed by document rowid: one gather, where numpy.isin sorts.
+            wanted = np.fromiter(allowed_docs, dtype=np.int64)
+            table = np.zeros(int(self._docs.max()) + 1, dtype=bool)
+            table[wanted[(wanted >= 0) & (wanted < len(table))]] = True
+            keep = table[self._docs]
+            # Only the admitted rows are ranked: a partial sort over many equal -inf
+            # scores is slow (50 ms at 100k rows here).
+            rows = np.flatnonzero(keep)
+        if rows is not None and not len(rows):
+            return _Scored(unit, np.zeros(0, np.float32), None, rows, keep)
+        if self._quantised is not None:
+            scores, slack = self._quantised.scores(unit, rows)
+        else:
+            scores, slack = (self._matrix if rows is None else self._matrix[rows]) @ unit, None
+        return _Scored(unit, scores, slack, rows, keep)
+
+    def _top(
+        self, scored: _Scored, k: int
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int]:
+        np = self._np
+        admitted = len(scored.scores)
+        k = min(k, admitted)
+        if k <= 0:
+            return [], _none, 0
+        if scored.slack is None:
+            top = _largest(np, scored.scores, k)
+            exact = scored.scores[top]
+        else:
+            top, exact = self._rescored(scored, k)
+        rowids = self._rowids[scored.matrix_rows(top)]
+        order = np.lexsort((rowids, -exact))[:k]
+        ranked = [
+            (int(r), float(s))
+            for r, s in zip(rowids[order].tolist(), exact[order].tolist(), strict=True)
+        ]
+        return ranked, self._cosine_of(scored), admitted
+
+    def _rescored(self, scored: _Scored, k: int) -> tuple[Any, Any]:
+        """The rows that can be in the top ``k`` by their approximate scores, scored exactly.
+
+        The best ``k`` + 32 approximate rows are scored in float32 first; the k-th best of
+        those exact scores is a floor that every top-k row reaches, and only rows whose
+        approximate score plus its error bound reaches the floor can. Those are all scored in
+        float32 (usually a few dozen more); when the bounds are too loose to exclude most
+        rows (near-identical vectors), the float32 product is taken over every row instead.
+        """
+        np = self._np
+        matrix, unit, approx = self._matrix, scored.unit, scored.scores
+        first = _largest(np, approx, min(len(approx), k + 32))
+        exact = matrix[scored.matrix_rows(first)] @ unit
+        floor = np.partition(exact, len(exact) - k)[len(exact) - k]
+        reach = np.flatnonzero(approx + scored.slack >= floor)
+        if len(reach) > len(approx) // 4:
+            every = (matrix if scored.rows is None else matrix[scored.rows]) @ unit
+            top = _largest(np, every, k)
+            return top, every[top]
+        return reach, matrix[scored.matrix_rows(reach)] @ unit
+
+    def _cosine_of(self, scored: _Scored) -> Callable[[int], float | None]:
+        """The exact cosine of any admitted passage by rowid (``None``: no vector, or not
+        admitted by the filter)."""
+        keep = scored.keep
+        every = scored.scores if scored.rows is None and scored.slack is None else None
+
+        def cosine_of(rowid: int) -> float | None:
+            row = self.row_of(rowid)
+            if row is None or (keep is not None and not keep[row]):
+                return None
+            if every is not None:
+                return float(every[row])
+            return float(self._matrix[row] @ scored.unit)
+
+        return cosine_of
 
     def _pairs_py(
         self, query: Sequence[float], allowed_docs: Iterable[int] | None
@@ -263,6 +438,15 @@ class VectorIndex:
             pairs = list(zip(rowids, all_scores, strict=True))
         return pairs
 
+    def shape(self, rowid: int) -> tuple[int, str | None] | None:
+        """The document rowid and anchor of a passage with a vector, as loaded (grouping
+        results needs them: read from here, not from the file, for the hundreds of passages
+        a hybrid query ranks)."""
+        row = self.row_of(rowid)
+        if row is None:
+            return None
+        return int(self._docs[row]), self._anchors[row]
+
     def row_of(self, rowid: int) -> int | None:
         if self._row_of is None:
             self._row_of = {int(r): i for i, r in enumerate(self._rowids)}
@@ -271,3 +455,39 @@ class VectorIndex:
 
 def _none(rowid: int) -> float | None:
     return None
+
+
+def _largest(np: Any, scores: Any, k: int) -> Any:
+    """Positions of the ``k`` largest scores and of any tied with the k-th, unordered.
+
+    The ties are kept so that the caller's order (by score, then rowid) decides between
+    them, not where the partial sort happened to leave them: pages stay reproducible.
+    """
+    count = len(scores)
+    if k >= count:
+        return np.arange(count)
+    top = np.argpartition(scores, count - k)[count - k :]
+    kth = scores[top].min()
+    if np.count_nonzero(scores == kth) > np.count_nonzero(scores[top] == kth):
+        return np.flatnonzero(scores >= kth)
+    return top
+
+
+@dataclass(slots=True)
+class _Scored:
+    """One query's scores over the whole matrix, kept while its depth grows.
+
+    ``scores`` are exact (``slack`` is ``None``) or approximate within ``slack`` (per row),
+    for the matrix rows ``rows`` (the rows the filter admits, ``keep``), or every row when
+    there is no filter (``rows`` is ``None``).
+    """
+
+    unit: Any
+    scores: Any
+    slack: Any
+    rows: Any
+    keep: Any
+
+    def matrix_rows(self, positions: Any) -> Any:
+        """Matrix rows of positions in ``scores``."""
+        return positions if self.rows is None else self.rows[positions]
