@@ -10,14 +10,13 @@ runs in a worker thread on the async path; everything it returns goes through
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textsearch.embeddings._base import _texts, check_vectors
-from textsearch.errors import ConfigurationError, ProviderError, TextSearchError
+from textsearch.embeddings._base import _checks_its_output, _ModelEmbedder
+from textsearch.errors import ConfigurationError, TextSearchError
 
 __all__ = ["FastEmbedEmbedder", "Model2VecEmbedder", "SentenceTransformersEmbedder"]
 
@@ -53,82 +52,6 @@ def _load(owner: str, what: str, build: Callable[[], Any]) -> Any:
     raise error
 
 
-class _LibraryEmbedder:
-    """What the three adapters share: checks, prefixes, threads, error wrapping."""
-
-    provider_name: ClassVar[str] = "local"
-
-    _model: str
-    _dimensions: int | None
-    query_prefix: str = ""
-    document_prefix: str = ""
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self._model!r}, dimensions={self._dimensions!r})"
-
-    @property
-    def model(self) -> str:
-        """The model id recorded with the vectors."""
-        return self._model
-
-    @property
-    def dimensions(self) -> int | None:
-        """Length of every vector (from the library, else learnt from the first call)."""
-        return self._dimensions
-
-    def _encode(self, texts: list[str], *, query: bool) -> Any:
-        raise NotImplementedError
-
-    def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
-        if not texts:
-            return []
-        try:
-            raw = self._encode(texts, query=query)
-        except TextSearchError:
-            raise
-        except Exception as exc:
-            raise ProviderError(
-                f"{self.provider_name}: the model failed: {type(exc).__name__}: {str(exc)[:200]}",
-                provider=self.provider_name,
-            ) from exc
-        checked = check_vectors(raw, len(texts), self._dimensions, provider=self.provider_name)
-        if self._dimensions is None:
-            self._dimensions = len(checked[0])
-        return checked
-
-    def _documents(self, texts: Sequence[str]) -> list[str]:
-        items = _texts(texts)
-        return [self.document_prefix + t for t in items] if self.document_prefix else items
-
-    def _query(self, text: str) -> list[str]:
-        items = _texts([text])
-        return [self.query_prefix + t for t in items] if self.query_prefix else items
-
-    def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in input order.
-
-        Raises:
-            InvalidRequestError: ``texts`` is not a list of strings.
-            ProviderError: The library raised (the original as ``__cause__``).
-            ResponseFormatError: A wrong count, length, or a non-finite value.
-        """
-        return self._embed(self._documents(texts), query=False)
-
-    def embed_query_sync(self, text: str) -> list[float]:
-        """The vector of one query; raises as :meth:`embed_documents_sync`."""
-        return self._embed(self._query(text), query=True)[0]
-
-    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Async twin of :meth:`embed_documents_sync` (the model runs in a worker thread)."""
-        items = self._documents(texts)
-        return await asyncio.to_thread(self._embed, items, query=False) if items else []
-
-    async def embed_query(self, text: str) -> list[float]:
-        """Async twin of :meth:`embed_query_sync` (the model runs in a worker thread)."""
-        items = self._query(text)
-        return (await asyncio.to_thread(self._embed, items, query=True))[0]
-
-
 def _prefixes(owner: str, query_prefix: object, document_prefix: object) -> tuple[str, str]:
     if not isinstance(query_prefix, str) or not isinstance(document_prefix, str):
         raise ConfigurationError(f"{owner}: query_prefix= and document_prefix= are strings")
@@ -140,7 +63,8 @@ def _positive(owner: str, name: str, value: object) -> None:
         raise ConfigurationError(f"{owner}: {name}= must be a whole number >= 1")
 
 
-class SentenceTransformersEmbedder(_LibraryEmbedder):
+@_checks_its_output
+class SentenceTransformersEmbedder(_ModelEmbedder):
     """An embedder on a ``sentence_transformers.SentenceTransformer`` (extra
     ``sentence-transformers``; brings torch).
 
@@ -198,7 +122,8 @@ class SentenceTransformersEmbedder(_LibraryEmbedder):
         )
 
 
-class FastEmbedEmbedder(_LibraryEmbedder):
+@_checks_its_output
+class FastEmbedEmbedder(_ModelEmbedder):
     """An embedder on ``fastembed.TextEmbedding`` (extra ``fastembed``; ONNX, no torch).
 
     Args:
@@ -253,7 +178,8 @@ class FastEmbedEmbedder(_LibraryEmbedder):
         return list(self._fe.embed(texts, batch_size=self.batch_size))
 
 
-class Model2VecEmbedder(_LibraryEmbedder):
+@_checks_its_output
+class Model2VecEmbedder(_ModelEmbedder):
     """An embedder on a model2vec ``StaticModel`` (extra ``model2vec``; numpy only, fast).
 
     Args:
