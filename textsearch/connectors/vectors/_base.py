@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import math
 import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Final, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
+from textsearch._http._settings import http_parameters, http_settings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -54,6 +57,7 @@ __all__ = [
     "INT64_MIN",
     "Clause",
     "PassageRecord",
+    "StoreSettings",
     "VectorDocument",
     "VectorStoreTextSearch",
     "check_filter",
@@ -365,6 +369,54 @@ def check_timeout(value: object) -> float:
 
 # -- the connector base -------------------------------------------------------------------
 
+_FIELDS = ("text_field", "title_field", "link_field", "id_field", "site_field")
+
+
+class StoreSettings(TypedDict, Generic[NativeT], total=False):
+    """The keywords every vector-store connector takes, besides its store's own."""
+
+    embedder: Embedder | None
+    """Turns the query (and added documents) into vectors; required to search by text."""
+    text_field: str
+    """Where a record keeps its text (a field, payload or metadata key)."""
+    title_field: str
+    """Where a record keeps its title."""
+    link_field: str
+    """Where a record keeps its link."""
+    id_field: str
+    """Where a record keeps its document's id (``id`` filters, ``delete_documents``)."""
+    site_field: str
+    """Where a record keeps its link's host and parent domains (``site`` filters)."""
+    timeout: float
+    """Seconds one call may take."""
+    string_mapper: Callable[[NativeT], str] | None
+    """Custom mapping of a result to the string ``search`` returns."""
+    text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None
+    """Custom mapping of a result to a ``TextSearchResult``."""
+
+
+STORE_DEFAULTS: Final[Mapping[str, Any]] = {
+    "embedder": None,
+    "text_field": "text",
+    "title_field": "title",
+    "link_field": "link",
+    "id_field": "document_id",
+    "site_field": "site",
+    "timeout": 10.0,
+    "string_mapper": None,
+    "text_search_result_mapper": None,
+}
+
+
+def _with_settings(signature: inspect.Signature) -> inspect.Signature:
+    parameters: list[inspect.Parameter] = []
+    for parameter in signature.parameters.values():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "settings":
+            parameters.extend(http_parameters(StoreSettings, STORE_DEFAULTS))
+        else:
+            parameters.append(parameter)
+    return signature.replace(parameters=parameters)
+
 
 class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     """The parts of a vector-store connector that do not depend on the store.
@@ -396,20 +448,22 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     id_field: str
     site_field: str
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
+            init.__signature__ = _with_settings(inspect.signature(init))
+
     def __init__(
-        self,
-        client_or_location: Any,
-        *,
-        collection: str,
-        embedder: Embedder | None,
-        timeout: float,
-        fields: Mapping[str, str],
-        string_mapper: Callable[[NativeT], str] | None,
-        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None,
+        self, client_or_location: Any, collection: str, settings: Mapping[str, Any]
     ) -> None:
+        given = http_settings(settings, type(self).__name__, STORE_DEFAULTS)
         super().__init__(
-            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+            string_mapper=given["string_mapper"],
+            text_search_result_mapper=given["text_search_result_mapper"],
         )
+        embedder = given["embedder"]
         if embedder is not None and not isinstance(embedder, Embedder):
             raise ConfigurationError(
                 f"embedder must be an Embedder (textsearch.embeddings), got "
@@ -417,11 +471,11 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             )
         self.collection = check_collection_name(collection)
         self.embedder = embedder
-        self.timeout = check_timeout(timeout)
+        self.timeout = check_timeout(given["timeout"])
         self._lock = threading.Lock()
         self._lib: Any = require(self.library, self.extra, self.connector)
-        for what, value in fields.items():
-            setattr(self, what, check_field_name(value, what))
+        for what in _FIELDS:
+            setattr(self, what, check_field_name(given[what], what))
         self._own_keys = frozenset(
             (
                 self.text_field,

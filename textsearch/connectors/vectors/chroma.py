@@ -15,11 +15,14 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
-from textsearch._types import SearchOptions, TextSearchResult
+from typing_extensions import Unpack
+
+from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
     FRAGMENT_KEY,
     Clause,
     PassageRecord,
+    StoreSettings,
     VectorDocument,
     VectorStoreTextSearch,
     check_filter,
@@ -28,10 +31,9 @@ from textsearch.connectors.vectors._base import (
 from textsearch.connectors.vectors._errors import (
     _close_client,
     _is_http_client,
-    _parse_url,
+    check_url,
     chroma_error,
 )
-from textsearch.embeddings import Embedder
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -117,36 +119,14 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         client_or_location: Any,
         collection: str,
         *,
-        embedder: Embedder | None = None,
-        text_field: str = "text",
-        title_field: str = "title",
-        link_field: str = "link",
-        id_field: str = "document_id",
-        site_field: str = "site",
         distance: Literal["cosine", "l2", "ip"] = "cosine",
         headers: Mapping[str, str] | None = None,
         tenant: str | None = None,
         database: str | None = None,
-        timeout: float = 10.0,
-        string_mapper: Callable[[ChromaDocument], str] | None = None,
-        text_search_result_mapper: Callable[[ChromaDocument], TextSearchResult] | None = None,
+        **settings: Unpack[StoreSettings[ChromaDocument]],
     ) -> None:
         self._server: tuple[str, int, bool] | None = None
-        super().__init__(
-            client_or_location,
-            collection=collection,
-            embedder=embedder,
-            timeout=timeout,
-            fields={
-                "text_field": text_field,
-                "title_field": title_field,
-                "link_field": link_field,
-                "id_field": id_field,
-                "site_field": site_field,
-            },
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-        )
+        super().__init__(client_or_location, collection, settings)
         if not _COLLECTION.fullmatch(self.collection):
             raise ConfigurationError(
                 f"{self.collection!r} is not a Chroma collection name: 3-512 characters from "
@@ -172,9 +152,17 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         return self._lib.api.AsyncClientAPI, self._lib.api.ClientAPI
 
     def _check_url(self, url: str) -> str:
-        self._server = _parse_url(url)
-        host, port, ssl = self._server
-        return f"http{'s' if ssl else ''}://{host}:{port}"
+        parts = check_url(
+            url,
+            "Chroma",
+            credentials="put credentials for a Chroma server in headers=",
+            shape="http(s)://host[:port] (no path, query or fragment)",
+            path=False,
+        )
+        ssl = parts.scheme == "https"
+        host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
+        self._server = (host, port, ssl)
+        return f"{parts.scheme}://{host}:{port}"
 
     # -- clients -----------------------------------------------------------------------
 

@@ -20,23 +20,25 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from typing_extensions import Unpack
+
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions, TextSearchResult
+from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
     FIELD_NAME,
     FRAGMENT_KEY,
     Clause,
     PassageRecord,
+    StoreSettings,
     VectorDocument,
     VectorStoreTextSearch,
     check_field_name,
     check_filter,
 )
-from textsearch.connectors.vectors._errors import _check_uri, milvus_error
-from textsearch.embeddings import Embedder
+from textsearch.connectors.vectors._errors import check_url, milvus_error, missing
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -152,12 +154,6 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         client_or_location: Any,
         collection: str,
         *,
-        embedder: Embedder | None = None,
-        text_field: str = "text",
-        title_field: str = "title",
-        link_field: str = "link",
-        id_field: str = "document_id",
-        site_field: str = "site",
         metadata_field: str | None = "metadata",
         vector_field: str = "vector",
         sparse_field: str = "sparse",
@@ -165,27 +161,11 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         metric: Literal["COSINE", "IP", "L2"] = "COSINE",
         token: str | None = None,
         db_name: str | None = None,
-        timeout: float = 10.0,
-        string_mapper: Callable[[MilvusDocument], str] | None = None,
-        text_search_result_mapper: Callable[[MilvusDocument], TextSearchResult] | None = None,
+        **settings: Unpack[StoreSettings[MilvusDocument]],
     ) -> None:
-        super().__init__(
-            client_or_location,
-            collection=collection,
-            embedder=embedder,
-            timeout=timeout,
-            fields={
-                "text_field": text_field,
-                "title_field": title_field,
-                "link_field": link_field,
-                "id_field": id_field,
-                "site_field": site_field,
-                "vector_field": vector_field,
-                "sparse_field": sparse_field,
-            },
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-        )
+        super().__init__(client_or_location, collection, settings)
+        self.vector_field = check_field_name(vector_field, "vector_field")
+        self.sparse_field = check_field_name(sparse_field, "sparse_field")
         self.metadata_field = (
             None if metadata_field is None else check_field_name(metadata_field, "metadata_field")
         )
@@ -207,7 +187,14 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         return self._lib.AsyncMilvusClient, self._lib.MilvusClient
 
     def _check_url(self, url: str) -> str:
-        return _check_uri(url)
+        check_url(
+            url,
+            "Milvus",
+            credentials="pass Milvus credentials with token=",
+            shape="http(s)://host[:port]",
+            path=True,
+        )
+        return url
 
     def _check_path(self, path: str) -> str:
         if not path.endswith(".db"):
@@ -238,9 +225,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _missing(self) -> TextSearchError:
         # Asked with has_collection first: describe_collection of a missing collection makes
         # pymilvus log an ERROR with a traceback on stderr before we can map it.
-        return milvus_error(
-            LookupError("collection not found"), self.collection, self._url or self._path or "?"
-        )
+        return missing("Milvus", self.collection, self._url or self._path or "the client")
 
     # -- collection layout -------------------------------------------------------------
 

@@ -19,22 +19,24 @@ import re
 import uuid
 import zlib
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from typing_extensions import Unpack
+
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions, TextSearchResult
+from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
     FRAGMENT_KEY,
     Clause,
     PassageRecord,
+    StoreSettings,
     VectorDocument,
     VectorStoreTextSearch,
     check_field_name,
     check_filter,
 )
-from textsearch.connectors.vectors._errors import _check_url, qdrant_error
-from textsearch.embeddings import Embedder
+from textsearch.connectors.vectors._errors import check_url, qdrant_error
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -141,37 +143,15 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         client_or_location: Any,
         collection: str,
         *,
-        embedder: Embedder | None = None,
-        text_field: str = "text",
-        title_field: str = "title",
-        link_field: str = "link",
-        id_field: str = "document_id",
-        site_field: str = "site",
         metadata_field: str | None = "metadata",
         vector_name: str | None = "dense",
         sparse_vector_name: str | None = "sparse",
         mode: Literal["semantic", "hybrid"] | None = None,
         distance: Literal["cosine", "dot", "euclid"] = "cosine",
         api_key: str | None = None,
-        timeout: float = 10.0,
-        string_mapper: Callable[[QdrantDocument], str] | None = None,
-        text_search_result_mapper: Callable[[QdrantDocument], TextSearchResult] | None = None,
+        **settings: Unpack[StoreSettings[QdrantDocument]],
     ) -> None:
-        super().__init__(
-            client_or_location,
-            collection=collection,
-            embedder=embedder,
-            timeout=timeout,
-            fields={
-                "text_field": text_field,
-                "title_field": title_field,
-                "link_field": link_field,
-                "id_field": id_field,
-                "site_field": site_field,
-            },
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-        )
+        super().__init__(client_or_location, collection, settings)
         from qdrant_client import models
 
         self._models = models
@@ -211,7 +191,14 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         return self._lib.AsyncQdrantClient, self._lib.QdrantClient
 
     def _check_url(self, url: str) -> str:
-        return _check_url(url)
+        check_url(
+            url,
+            "Qdrant",
+            credentials="pass a Qdrant key with api_key=",
+            shape="http(s)://host[:port][/prefix]",
+            path=True,
+        )
+        return url
 
     # -- clients -----------------------------------------------------------------------
 
