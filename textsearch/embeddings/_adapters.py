@@ -52,6 +52,31 @@ def _load(owner: str, what: str, build: Callable[[], Any]) -> Any:
     raise error
 
 
+def _open(
+    embedder: _ModelEmbedder,
+    given: object,
+    *,
+    library: tuple[str, str],
+    model: str | None,
+    batch_size: int,
+    build: Callable[[Any, str], Any],
+    size: Callable[[Any], object],
+) -> Any:
+    """Check the settings every adapter has, import ``library`` (module, extra) and load
+    the model with ``build(module, name)``; the embedder takes its id, length (``size`` of
+    the loaded model, when the library knows it) and batch size."""
+    owner = type(embedder).__name__
+    name = _name(given, owner)
+    _positive(owner, "batch_size", batch_size)
+    module = _import(library[0], library[1], owner)
+    loaded = _load(owner, name, lambda: build(module, name))
+    embedder._model = (model or "").strip() or name
+    length = size(loaded)
+    embedder._dimensions = length if isinstance(length, int) and length > 0 else None
+    embedder.batch_size = batch_size
+    return loaded
+
+
 def _prefixes(owner: str, query_prefix: object, document_prefix: object) -> tuple[str, str]:
     if not isinstance(query_prefix, str) or not isinstance(document_prefix, str):
         raise ConfigurationError(f"{owner}: query_prefix= and document_prefix= are strings")
@@ -99,17 +124,16 @@ class SentenceTransformersEmbedder(_ModelEmbedder):
         **model_kwargs: Any,
     ) -> None:
         owner = type(self).__name__
-        name = _name(model_name_or_path, owner)
-        _positive(owner, "batch_size", batch_size)
         self.query_prefix, self.document_prefix = _prefixes(owner, query_prefix, document_prefix)
-        library = _import("sentence_transformers", "sentence-transformers", owner)
-        self._st = _load(
-            owner, name, lambda: library.SentenceTransformer(name, device=device, **model_kwargs)
+        self._st = _open(
+            self,
+            model_name_or_path,
+            library=("sentence_transformers", "sentence-transformers"),
+            model=model,
+            batch_size=batch_size,
+            build=lambda lib, name: lib.SentenceTransformer(name, device=device, **model_kwargs),
+            size=lambda st: getattr(st, "get_sentence_embedding_dimension", lambda: None)(),
         )
-        self._model = (model or "").strip() or name
-        size = getattr(self._st, "get_sentence_embedding_dimension", lambda: None)()
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
         self.normalize = normalize
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
@@ -153,12 +177,8 @@ class FastEmbedEmbedder(_ModelEmbedder):
         batch_size: int = 256,
         **model_kwargs: Any,
     ) -> None:
-        owner = type(self).__name__
-        name = _name(model_name, owner)
-        _positive(owner, "batch_size", batch_size)
         if threads is not None:
-            _positive(owner, "threads", threads)
-        library = _import("fastembed", "fastembed", owner)
+            _positive(type(self).__name__, "threads", threads)
         kwargs = dict(model_kwargs)
         if model_path is not None:
             kwargs["specific_model_path"] = os.fspath(model_path)
@@ -166,11 +186,15 @@ class FastEmbedEmbedder(_ModelEmbedder):
             kwargs["cache_dir"] = os.fspath(cache_dir)
         if threads is not None:
             kwargs["threads"] = threads
-        self._fe = _load(owner, name, lambda: library.TextEmbedding(model_name=name, **kwargs))
-        self._model = (model or "").strip() or name
-        size = getattr(self._fe, "embedding_size", None)
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
+        self._fe = _open(
+            self,
+            model_name,
+            library=("fastembed", "fastembed"),
+            model=model,
+            batch_size=batch_size,
+            build=lambda lib, name: lib.TextEmbedding(model_name=name, **kwargs),
+            size=lambda fe: getattr(fe, "embedding_size", None),
+        )
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         if query and hasattr(self._fe, "query_embed"):
@@ -203,17 +227,15 @@ class Model2VecEmbedder(_ModelEmbedder):
         normalize: bool | None = None,
         batch_size: int = 1024,
     ) -> None:
-        owner = type(self).__name__
-        name = _name(path_or_name, owner)
-        _positive(owner, "batch_size", batch_size)
-        library = _import("model2vec", "model2vec", owner)
-        self._m2v = _load(
-            owner, name, lambda: library.StaticModel.from_pretrained(name, normalize=normalize)
+        self._m2v = _open(
+            self,
+            path_or_name,
+            library=("model2vec", "model2vec"),
+            model=model,
+            batch_size=batch_size,
+            build=lambda lib, name: lib.StaticModel.from_pretrained(name, normalize=normalize),
+            size=lambda m2v: getattr(m2v, "dim", None),
         )
-        self._model = (model or "").strip() or name
-        size = getattr(self._m2v, "dim", None)
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         return self._m2v.encode(texts, batch_size=self.batch_size, show_progress_bar=False)

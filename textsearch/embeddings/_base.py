@@ -302,6 +302,7 @@ class _ModelEmbedder(_EmbedderBase):
     _failure: ClassVar[str] = "the model failed"
     query_prefix: str = ""
     document_prefix: str = ""
+    batch_size: int
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         raise NotImplementedError

@@ -409,13 +409,18 @@ STORE_DEFAULTS: Final[Mapping[str, Any]] = {
 
 
 def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "settings":
-            parameters.extend(http_parameters(StoreSettings, STORE_DEFAULTS))
-        else:
-            parameters.append(parameter)
-    return signature.replace(parameters=parameters)
+    # ``**settings`` is the last parameter (Python puts ``**`` last): its keywords replace it
+    *parameters, last = signature.parameters.values()
+    if last.kind is not inspect.Parameter.VAR_KEYWORD:
+        return signature
+    return signature.replace(
+        parameters=[*parameters, *http_parameters(StoreSettings, STORE_DEFAULTS)]
+    )
+
+
+def present(**options: Any) -> dict[str, Any]:
+    """The options that are set (a client's keywords for what was given)."""
+    return {name: value for name, value in options.items() if value}
 
 
 class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
@@ -576,6 +581,35 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
 
     async def _delete_async(self, client: Any, wanted: list[str]) -> None:
         raise NotImplementedError
+
+    def _name_or_none(self, value: str | None, what: str) -> str | None:
+        """An optional field name (``None``: the store's layout has no such field)."""
+        return None if value is None else check_field_name(value, what)
+
+    def _clauses(self, options: SearchOptions) -> list[Clause]:
+        return check_filter(options.filter, connector=self.connector)
+
+    def _record_fields(self, record: PassageRecord, *, blank: str | None = None) -> dict[str, Any]:
+        """What a record is written with, under this connector's field names.
+
+        A missing title, link or fragment is left out, or written as ``blank`` for a store
+        whose schema needs every field.
+        """
+        fields: dict[str, Any] = {
+            self.id_field: record.document_id,
+            self.text_field: record.text,
+            self.site_field: record.sites,
+        }
+        for name, value in (
+            (self.title_field, record.title),
+            (self.link_field, record.link),
+            (FRAGMENT_KEY, record.fragment or None),
+        ):
+            if value is not None:
+                fields[name] = value
+            elif blank is not None:
+                fields[name] = blank
+        return fields
 
     # -- embedding ---------------------------------------------------------------------
 

@@ -19,14 +19,13 @@ from typing_extensions import Unpack
 
 from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
-    FRAGMENT_KEY,
     Clause,
     PassageRecord,
     StoreSettings,
     VectorDocument,
     VectorStoreTextSearch,
-    check_filter,
     dimension_mismatch,
+    present,
 )
 from textsearch.connectors.vectors._errors import (
     _close_client,
@@ -184,11 +183,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "headers": dict(self._headers) or None,
             "settings": self._settings(),
         }
-        if self._tenant:
-            kwargs["tenant"] = self._tenant
-        if self._database:
-            kwargs["database"] = self._database
-        return kwargs
+        return kwargs | present(tenant=self._tenant, database=self._database)
 
     def _new_client(self) -> Any:
         chromadb = self._lib
@@ -280,7 +275,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         return {clause.name: {"$eq": clause.value}}
 
     def _filter_of(self, options: SearchOptions) -> dict[str, Any] | None:
-        parts = [self._clause(c) for c in check_filter(options.filter, connector=self.connector)]
+        parts = [self._clause(c) for c in self._clauses(options)]
         if not parts:
             return None
         return parts[0] if len(parts) == 1 else {"$and": parts}
@@ -293,15 +288,10 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             for key, value in record.metadata.items()
             if not (isinstance(value, list) and not value)
         }
-        metadata[self.id_field] = record.document_id
-        if record.title is not None:
-            metadata[self.title_field] = record.title
-        if record.link is not None:
-            metadata[self.link_field] = record.link
-        if record.fragment:
-            metadata[FRAGMENT_KEY] = record.fragment
-        if record.sites:
-            metadata[self.site_field] = record.sites
+        metadata.update(self._record_fields(record))
+        del metadata[self.text_field]  # the text is the record's document
+        if not record.sites:
+            del metadata[self.site_field]
         return metadata
 
     def _results(self, answer: Mapping[str, Any]) -> list[ChromaDocument]:

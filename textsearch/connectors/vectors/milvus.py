@@ -36,7 +36,7 @@ from textsearch.connectors.vectors._base import (
     VectorDocument,
     VectorStoreTextSearch,
     check_field_name,
-    check_filter,
+    present,
 )
 from textsearch.connectors.vectors._errors import check_url, milvus_error, missing
 from textsearch.errors import (
@@ -166,9 +166,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         super().__init__(client_or_location, collection, settings)
         self.vector_field = check_field_name(vector_field, "vector_field")
         self.sparse_field = check_field_name(sparse_field, "sparse_field")
-        self.metadata_field = (
-            None if metadata_field is None else check_field_name(metadata_field, "metadata_field")
-        )
+        self.metadata_field = self._name_or_none(metadata_field, "metadata_field")
         if mode not in (None, "semantic", "hybrid"):
             raise ConfigurationError(f"mode must be 'semantic', 'hybrid' or None, got {mode!r}")
         self.mode = mode
@@ -207,11 +205,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"uri": self._url or self._path, "timeout": self.timeout}
-        if self._token:
-            kwargs["token"] = self._token
-        if self._db_name:
-            kwargs["db_name"] = self._db_name
-        return kwargs
+        return kwargs | present(token=self._token, db_name=self._db_name)
 
     def _new_client(self) -> Any:
         return self._lib.MilvusClient(**self._client_kwargs())
@@ -310,7 +304,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         return f"{path} == {value}"
 
     def _filter_of(self, options: SearchOptions) -> str:
-        clauses = check_filter(options.filter, connector=self.connector)
+        clauses = self._clauses(options)
         return " and ".join(f"({self._expression(c)})" for c in clauses)
 
     # -- search --------------------------------------------------------------------------
@@ -414,19 +408,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _rows(self, records: Sequence[PassageRecord], vectors: Sequence[list[float]]) -> list[Any]:
         rows = []
         for record, vector in zip(records, vectors, strict=True):
-            rows.append(
-                {
-                    PRIMARY_FIELD: record.record_id,
-                    self.id_field: record.document_id,
-                    self.text_field: record.text,
-                    self.title_field: record.title or "",
-                    self.link_field: record.link or "",
-                    FRAGMENT_KEY: record.fragment or "",
-                    self.site_field: record.sites[:128],
-                    self.metadata_field or "metadata": dict(record.metadata),
-                    self.vector_field: vector,
-                }
-            )
+            row = self._record_fields(record, blank="")
+            row[PRIMARY_FIELD] = record.record_id
+            row[self.site_field] = record.sites[:128]
+            row[self.metadata_field or "metadata"] = dict(record.metadata)
+            row[self.vector_field] = vector
+            rows.append(row)
         return rows
 
     def _prepare_write(

@@ -27,14 +27,11 @@ from typing_extensions import Unpack
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
-    FRAGMENT_KEY,
     Clause,
     PassageRecord,
     StoreSettings,
     VectorDocument,
     VectorStoreTextSearch,
-    check_field_name,
-    check_filter,
 )
 from textsearch.connectors.vectors._errors import check_url, qdrant_error
 from textsearch.errors import (
@@ -155,17 +152,9 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         from qdrant_client import models
 
         self._models = models
-        self.metadata_field = (
-            None if metadata_field is None else check_field_name(metadata_field, "metadata_field")
-        )
-        self.vector_name = (
-            None if vector_name is None else check_field_name(vector_name, "vector_name")
-        )
-        self.sparse_vector_name = (
-            None
-            if sparse_vector_name is None
-            else check_field_name(sparse_vector_name, "sparse_vector_name")
-        )
+        self.metadata_field = self._name_or_none(metadata_field, "metadata_field")
+        self.vector_name = self._name_or_none(vector_name, "vector_name")
+        self.sparse_vector_name = self._name_or_none(sparse_vector_name, "sparse_vector_name")
         if mode not in (None, "semantic", "hybrid"):
             raise ConfigurationError(f"mode must be 'semantic', 'hybrid' or None, got {mode!r}")
         if mode == "hybrid" and self.sparse_vector_name is None:
@@ -282,7 +271,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
     def _filter_of(self, options: SearchOptions) -> Any:
-        clauses = check_filter(options.filter, connector=self.connector)
+        clauses = self._clauses(options)
         if not clauses:
             return None
         return self._models.Filter(must=[self._condition(c) for c in clauses])
@@ -374,17 +363,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     # -- writing -------------------------------------------------------------------------
 
     def _payload(self, record: PassageRecord) -> dict[str, Any]:
-        payload: dict[str, Any] = {
-            self.id_field: record.document_id,
-            self.text_field: record.text,
-            self.site_field: record.sites,
-        }
-        if record.title is not None:
-            payload[self.title_field] = record.title
-        if record.link is not None:
-            payload[self.link_field] = record.link
-        if record.fragment:
-            payload[FRAGMENT_KEY] = record.fragment
+        payload = self._record_fields(record)
         if self.metadata_field is not None:
             payload[self.metadata_field] = dict(record.metadata)
         else:
