@@ -52,29 +52,31 @@ def _load(owner: str, what: str, build: Callable[[], Any]) -> Any:
     raise error
 
 
-def _open(
-    embedder: _ModelEmbedder,
-    given: object,
-    *,
-    library: tuple[str, str],
-    model: str | None,
-    batch_size: int,
-    build: Callable[[Any, str], Any],
-    size: Callable[[Any], object],
-) -> Any:
-    """Check the settings every adapter has, import ``library`` (module, extra) and load
-    the model with ``build(module, name)``; the embedder takes its id, length (``size`` of
-    the loaded model, when the library knows it) and batch size."""
-    owner = type(embedder).__name__
-    name = _name(given, owner)
-    _positive(owner, "batch_size", batch_size)
-    module = _import(library[0], library[1], owner)
-    loaded = _load(owner, name, lambda: build(module, name))
-    embedder._model = (model or "").strip() or name
-    length = size(loaded)
-    embedder._dimensions = length if isinstance(length, int) and length > 0 else None
-    embedder.batch_size = batch_size
-    return loaded
+class _LibraryEmbedder(_ModelEmbedder):
+    """A model loaded by a library this package adapts (imported when the adapter is built)."""
+
+    #: the library's module and the extra that installs it
+    _library: ClassVar[tuple[str, str]]
+
+    def _open(
+        self, given: object, model: str | None, batch_size: int, build: Callable[[Any, str], Any]
+    ) -> Any:
+        """Check the settings every adapter has, import the library and load the model with
+        ``build(module, name)``; the adapter takes its id, length and batch size."""
+        owner = type(self).__name__
+        name = _name(given, owner)
+        _positive(owner, "batch_size", batch_size)
+        module = _import(*self._library, owner)
+        loaded = _load(owner, name, lambda: build(module, name))
+        self._model = (model or "").strip() or name
+        length = self._length(loaded)
+        self._dimensions = length if isinstance(length, int) and length > 0 else None
+        self.batch_size = batch_size
+        return loaded
+
+    def _length(self, loaded: Any) -> object:
+        """The vectors' length as the library tells it (anything else: learnt later)."""
+        raise NotImplementedError
 
 
 def _prefixes(owner: str, query_prefix: object, document_prefix: object) -> tuple[str, str]:
@@ -89,7 +91,7 @@ def _positive(owner: str, name: str, value: object) -> None:
 
 
 @_checks_its_output
-class SentenceTransformersEmbedder(_ModelEmbedder):
+class SentenceTransformersEmbedder(_LibraryEmbedder):
     """An embedder on a ``sentence_transformers.SentenceTransformer`` (extra
     ``sentence-transformers``; brings torch).
 
@@ -110,6 +112,7 @@ class SentenceTransformersEmbedder(_ModelEmbedder):
     """
 
     provider_name: ClassVar[str] = "sentence-transformers"
+    _library: ClassVar[tuple[str, str]] = ("sentence_transformers", "sentence-transformers")
 
     def __init__(
         self,
@@ -125,16 +128,16 @@ class SentenceTransformersEmbedder(_ModelEmbedder):
     ) -> None:
         owner = type(self).__name__
         self.query_prefix, self.document_prefix = _prefixes(owner, query_prefix, document_prefix)
-        self._st = _open(
-            self,
+        self._st = self._open(
             model_name_or_path,
-            library=("sentence_transformers", "sentence-transformers"),
-            model=model,
-            batch_size=batch_size,
-            build=lambda lib, name: lib.SentenceTransformer(name, device=device, **model_kwargs),
-            size=lambda st: getattr(st, "get_sentence_embedding_dimension", lambda: None)(),
+            model,
+            batch_size,
+            lambda lib, name: lib.SentenceTransformer(name, device=device, **model_kwargs),
         )
         self.normalize = normalize
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "get_sentence_embedding_dimension", lambda: None)()
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         return self._st.encode(
@@ -147,7 +150,7 @@ class SentenceTransformersEmbedder(_ModelEmbedder):
 
 
 @_checks_its_output
-class FastEmbedEmbedder(_ModelEmbedder):
+class FastEmbedEmbedder(_LibraryEmbedder):
     """An embedder on ``fastembed.TextEmbedding`` (extra ``fastembed``; ONNX, no torch).
 
     Args:
@@ -165,6 +168,7 @@ class FastEmbedEmbedder(_ModelEmbedder):
     """
 
     provider_name: ClassVar[str] = "fastembed"
+    _library: ClassVar[tuple[str, str]] = ("fastembed", "fastembed")
 
     def __init__(
         self,
@@ -186,15 +190,11 @@ class FastEmbedEmbedder(_ModelEmbedder):
             kwargs["cache_dir"] = os.fspath(cache_dir)
         if threads is not None:
             kwargs["threads"] = threads
-        self._fe = _open(
-            self,
-            model_name,
-            library=("fastembed", "fastembed"),
-            model=model,
-            batch_size=batch_size,
-            build=lambda lib, name: lib.TextEmbedding(model_name=name, **kwargs),
-            size=lambda fe: getattr(fe, "embedding_size", None),
-        )
+        build = lambda lib, name: lib.TextEmbedding(model_name=name, **kwargs)  # noqa: E731
+        self._fe = self._open(model_name, model, batch_size, build)
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "embedding_size", None)
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         if query and hasattr(self._fe, "query_embed"):
@@ -203,7 +203,7 @@ class FastEmbedEmbedder(_ModelEmbedder):
 
 
 @_checks_its_output
-class Model2VecEmbedder(_ModelEmbedder):
+class Model2VecEmbedder(_LibraryEmbedder):
     """An embedder on a model2vec ``StaticModel`` (extra ``model2vec``; numpy only, fast).
 
     Args:
@@ -218,6 +218,7 @@ class Model2VecEmbedder(_ModelEmbedder):
     """
 
     provider_name: ClassVar[str] = "model2vec"
+    _library: ClassVar[tuple[str, str]] = ("model2vec", "model2vec")
 
     def __init__(
         self,
@@ -227,15 +228,11 @@ class Model2VecEmbedder(_ModelEmbedder):
         normalize: bool | None = None,
         batch_size: int = 1024,
     ) -> None:
-        self._m2v = _open(
-            self,
-            path_or_name,
-            library=("model2vec", "model2vec"),
-            model=model,
-            batch_size=batch_size,
-            build=lambda lib, name: lib.StaticModel.from_pretrained(name, normalize=normalize),
-            size=lambda m2v: getattr(m2v, "dim", None),
-        )
+        build = lambda lib, name: lib.StaticModel.from_pretrained(name, normalize=normalize)  # noqa: E731
+        self._m2v = self._open(path_or_name, model, batch_size, build)
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "dim", None)
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         return self._m2v.encode(texts, batch_size=self.batch_size, show_progress_bar=False)

@@ -22,7 +22,9 @@ import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Any, ClassVar, Final, Generic, TypeVar
+from urllib.parse import SplitResult, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
@@ -58,9 +60,11 @@ __all__ = [
     "Clause",
     "PassageRecord",
     "StoreSettings",
+    "UrlRule",
     "VectorDocument",
     "VectorStoreTextSearch",
     "check_filter",
+    "check_url",
     "host_suffixes",
     "passage_records",
     "require",
@@ -354,6 +358,39 @@ def dimension_mismatch(collection: str, stored: int, embedder: int) -> Configura
     )
 
 
+@dataclass(frozen=True, slots=True)
+class UrlRule:
+    """What a store's server URL may hold, and what its messages say."""
+
+    store: str
+    #: where credentials go instead ("pass a Qdrant key with api_key=")
+    credentials: str
+    #: the URL's form, for the message ("http(s)://host[:port]")
+    shape: str
+    #: whether a path (a prefix) is allowed
+    path: bool
+
+
+def check_url(url: str, rule: UrlRule) -> SplitResult:
+    """A server's URL, checked at construction: valid, no credentials, no query.
+
+    Raises:
+        ConfigurationError: Not a valid URL, credentials in it (the message says where they
+            go), a query, a fragment, or a path where the store takes none.
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ConfigurationError(f"the {rule.store} URL is not a valid URL") from None
+    if parts.username or parts.password:
+        raise ConfigurationError(f"{rule.credentials}, not in the URL")
+    bad_path = not rule.path and parts.path not in ("", "/")
+    if not parts.hostname or parts.query or parts.fragment or bad_path:
+        raise ConfigurationError(f"a {rule.store} URL is {rule.shape}")
+    return parts
+
+
 def check_timeout(value: object) -> float:
     """``timeout=``: seconds, greater than 0.
 
@@ -446,6 +483,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     url_schemes: ClassVar[tuple[str, ...]] = ("http://", "https://")
     #: what ``client_or_location`` may be, for the message when it is none of them
     locations: ClassVar[str] = ""
+    #: the library's async and blocking client classes (dotted names within the library)
+    client_classes: ClassVar[tuple[str, str]] = ("", "")
+    #: what a server's URL may hold
+    url_rule: ClassVar[UrlRule]
 
     text_field: str
     title_field: str
@@ -532,11 +573,15 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     # -- hooks of a store ----------------------------------------------------------------
 
     def _client_types(self) -> tuple[type, type]:
-        """The library's async and blocking client classes."""
-        raise NotImplementedError
+        async_name, sync_name = self.client_classes
+        return (
+            reduce(getattr, async_name.split("."), self._lib),
+            reduce(getattr, sync_name.split("."), self._lib),
+        )
 
     def _check_url(self, url: str) -> str:
-        raise NotImplementedError
+        check_url(url, self.url_rule)
+        return url
 
     def _check_path(self, path: str) -> str:
         return path

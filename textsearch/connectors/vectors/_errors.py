@@ -1,4 +1,4 @@
-"""How the three stores' failures become errors of the documented tree; location checks.
+"""How the three stores' failures become errors of the documented tree.
 
 Messages are built from the exception's own text, scrubbed of registered secrets and cut;
 the original exception is never chained (it may hold a request and its headers), and the
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import SplitResult, urlsplit
 
 from textsearch._http._base import _default_class
 from textsearch._http._redact import scrub
@@ -19,7 +18,6 @@ from textsearch.connectors.vectors._base import dimension_mismatch
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
-    ConfigurationError,
     InvalidRequestError,
     NotFoundError,
     ProviderError,
@@ -38,25 +36,6 @@ _LISTING = {
     "Qdrant": "client.get_collections()",
     "Milvus": "client.list_collections()",
 }
-
-
-def check_url(url: str, store: str, *, credentials: str, shape: str, path: bool) -> SplitResult:
-    """A server's URL, checked at construction: valid, no credentials, no query.
-
-    Raises:
-        ConfigurationError: Not a valid http(s) URL, credentials in it (``credentials``
-            says where they go), or a query, fragment or (without ``path``) a path.
-    """
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise ConfigurationError(f"the {store} URL is not a valid URL") from None
-    if parts.username or parts.password:
-        raise ConfigurationError(f"{credentials}, not in the URL")
-    if not parts.hostname or parts.query or parts.fragment or not (path or parts.path in "/"):
-        raise ConfigurationError(f"a {store} URL is {shape}")
-    return parts
 
 
 def missing(store: str, collection: str, where: str, **details: Any) -> NotFoundError:

@@ -22,15 +22,16 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
+    check_url,
     dimension_mismatch,
     present,
 )
 from textsearch.connectors.vectors._errors import (
     _close_client,
     _is_http_client,
-    check_url,
     chroma_error,
 )
 from textsearch.errors import (
@@ -111,6 +112,13 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     library: ClassVar[str] = "chromadb"
     extra: ClassVar[str] = "chroma"
     native_model: ClassVar[type[Any]] = ChromaDocument
+    client_classes: ClassVar[tuple[str, str]] = ("api.AsyncClientAPI", "api.ClientAPI")
+    url_rule: ClassVar[UrlRule] = UrlRule(
+        "Chroma",
+        "put credentials for a Chroma server in headers=",
+        "http(s)://host[:port] (no path, query or fragment)",
+        path=False,
+    )
     locations: ClassVar[str] = "a chromadb client, ':memory:', a folder or an http(s):// URL"
 
     def __init__(
@@ -147,17 +155,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             or (self._sync_client is not None and _is_http_client(self._sync_client))
         )
 
-    def _client_types(self) -> tuple[type, type]:
-        return self._lib.api.AsyncClientAPI, self._lib.api.ClientAPI
-
     def _check_url(self, url: str) -> str:
-        parts = check_url(
-            url,
-            "Chroma",
-            credentials="put credentials for a Chroma server in headers=",
-            shape="http(s)://host[:port] (no path, query or fragment)",
-            path=False,
-        )
+        parts = check_url(url, self.url_rule)
         ssl = parts.scheme == "https"
         host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
         self._server = (host, port, ssl)

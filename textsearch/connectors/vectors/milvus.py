@@ -33,12 +33,13 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
     check_field_name,
     present,
 )
-from textsearch.connectors.vectors._errors import check_url, milvus_error, missing
+from textsearch.connectors.vectors._errors import milvus_error, missing
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -145,6 +146,10 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     extra: ClassVar[str] = "milvus"
     native_model: ClassVar[type[Any]] = MilvusDocument
     url_schemes: ClassVar[tuple[str, ...]] = ("http://", "https://", "tcp://", "grpc://")
+    client_classes: ClassVar[tuple[str, str]] = ("AsyncMilvusClient", "MilvusClient")
+    url_rule: ClassVar[UrlRule] = UrlRule(
+        "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
+    )
     locations: ClassVar[str] = (
         "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI"
     )
@@ -180,19 +185,6 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         # (dense dimension, hybrid available, output fields), learnt once
         self._layout: tuple[int, bool, list[str]] | None = None
         self._primary = PRIMARY_FIELD
-
-    def _client_types(self) -> tuple[type, type]:
-        return self._lib.AsyncMilvusClient, self._lib.MilvusClient
-
-    def _check_url(self, url: str) -> str:
-        check_url(
-            url,
-            "Milvus",
-            credentials="pass Milvus credentials with token=",
-            shape="http(s)://host[:port]",
-            path=True,
-        )
-        return url
 
     def _check_path(self, path: str) -> str:
         if not path.endswith(".db"):

@@ -30,10 +30,11 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
 )
-from textsearch.connectors.vectors._errors import check_url, qdrant_error
+from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -131,6 +132,10 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     library: ClassVar[str] = "qdrant_client"
     extra: ClassVar[str] = "qdrant"
     native_model: ClassVar[type[Any]] = QdrantDocument
+    client_classes: ClassVar[tuple[str, str]] = ("AsyncQdrantClient", "QdrantClient")
+    url_rule: ClassVar[UrlRule] = UrlRule(
+        "Qdrant", "pass a Qdrant key with api_key=", "http(s)://host[:port][/prefix]", path=True
+    )
     locations: ClassVar[str] = (
         "a QdrantClient or AsyncQdrantClient, ':memory:', a folder or an http(s):// URL"
     )
@@ -175,19 +180,6 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         register_secret(self._api_key)
         # (dense dimension, using, has sparse), learnt once from the collection
         self._layout: tuple[int, str | None, bool] | None = None
-
-    def _client_types(self) -> tuple[type, type]:
-        return self._lib.AsyncQdrantClient, self._lib.QdrantClient
-
-    def _check_url(self, url: str) -> str:
-        check_url(
-            url,
-            "Qdrant",
-            credentials="pass a Qdrant key with api_key=",
-            shape="http(s)://host[:port][/prefix]",
-            path=True,
-        )
-        return url
 
     # -- clients -----------------------------------------------------------------------
 
