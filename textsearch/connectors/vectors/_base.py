@@ -22,7 +22,7 @@ import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
@@ -142,14 +142,17 @@ def host_suffixes(link: str | None) -> list[str]:
     from textsearch.connectors.local._search import _host
 
     host = _host(link)
-    if not host:
-        return []
-    host = host.rstrip(".")
-    parts = host.split(".")
-    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
+    return list(_suffixes(host)) if host else []
 
 
-@dataclass(frozen=True, slots=True)
+@lru_cache(maxsize=4096)
+def _suffixes(host: str) -> tuple[str, ...]:
+    # the documents of one collection come from few hosts: each is split once
+    parts = host.rstrip(".").split(".")
+    return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
+
+
+@dataclass(slots=True)
 class PassageRecord:
     """One record of a managed collection: a passage and what filters read."""
 
@@ -187,8 +190,9 @@ def passage_records(
         normalized = normalize_document(doc)
         checked[normalized.id] = normalized
     records: list[PassageRecord] = []
+    own = frozenset(reserved)
     for doc in checked.values():
-        clash = sorted(set(doc.metadata) & set(reserved))
+        clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
         if clash:
             raise InvalidRequestError(
                 f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
