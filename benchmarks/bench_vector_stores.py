@@ -142,6 +142,7 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
         from qdrant_client import QdrantClient, models
 
         from textsearch import QdrantTextSearch
+        from textsearch.connectors.vectors.qdrant import point_id
 
         client = QdrantClient(":memory:")  # local mode on disk pickles every point: slower for both
         search = QdrantTextSearch(
@@ -162,7 +163,9 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
                     "bare",
                     points=[
                         models.PointStruct(
-                            id=i,
+                            # the connector's ids: a point id is an int or a UUID, and a
+                            # document's id is text (uuid5 of "<id>#<passage>")
+                            id=point_id(f"d{i}#0"),
                             vector={"dense": vectors[i]},
                             payload={
                                 "text": texts[i],

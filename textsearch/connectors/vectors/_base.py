@@ -181,7 +181,7 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
-    from textsearch.connectors.local._passages import Passage
+    from textsearch.connectors.local._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
@@ -198,16 +198,18 @@ def passage_records(
                 f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
                 f"writes itself; reserved: {', '.join(sorted(reserved))}"
             )
-        if chunk:
-            from textsearch.connectors.local._split import split_text
-
-            passages = split_text(doc.text)
-        else:
-            passages = [Passage(None, None, 1, doc.text)]
+        passages = split_text(doc.text) if chunk else ()
         if len(passages) > MAX_PASSAGES:
             raise InvalidRequestError(f"document {doc.id!r} has more than {MAX_PASSAGES} passages")
         sites = host_suffixes(doc.link)
         metadata = {key: value for key, value in doc.metadata.items() if value is not None}
+        if not chunk:
+            # one record of the whole text: no section, no line, so no fragment
+            records.append(
+                PassageRecord(
+                    f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
+                )
+            )
         for number, passage in enumerate(passages):
             # LocalTextSearch's rules: a section under the document's own title is the top
             # of the document, and the first passage needs no line number.
@@ -220,15 +222,15 @@ def passage_records(
                     fragment = f"#L{passage.line}"
             records.append(
                 PassageRecord(
-                    record_id=f"{doc.id}#{number}",
-                    document_id=doc.id,
-                    number=number,
-                    title=doc.title,
-                    text=passage.text,
-                    link=doc.link,
-                    fragment=fragment,
-                    sites=sites,
-                    metadata=metadata,
+                    f"{doc.id}#{number}",
+                    doc.id,
+                    number,
+                    doc.title,
+                    passage.text,
+                    doc.link,
+                    fragment,
+                    sites,
+                    metadata,
                 )
             )
     return list(checked), records

@@ -14,6 +14,7 @@ frequency, and the two rankings are fused by reciprocal rank fusion in one ``que
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import uuid
@@ -46,6 +47,7 @@ PROVIDER = "qdrant"
 API_KEY_ENV = "QDRANT_API_KEY"
 #: point ids are UUIDs derived from ``<document id>#<n>`` (Qdrant takes integers or UUIDs)
 _POINT_NAMESPACE = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
+_NAMESPACE_BYTES = _POINT_NAMESPACE.bytes
 _WORD = re.compile(r"\w+")
 # BM25's document side: term frequency saturated by k1, normalised by length with b against
 # a fixed average length (the collection's true average is not known to a writer).
@@ -71,7 +73,12 @@ def sparse_of_query(text: str) -> tuple[list[int], list[float]]:
 
 def point_id(record_id: str) -> str:
     """The Qdrant point id of a record: a UUID derived from ``<document id>#<n>``."""
-    return str(uuid.uuid5(_POINT_NAMESPACE, record_id))
+    # uuid.uuid5, written out (it builds a UUID object to format it): a third of the time
+    raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + record_id.encode()).digest()[:16])
+    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class QdrantDocument(VectorDocument):
@@ -377,11 +384,13 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
                 named = {using or "": vector}
                 if has_sparse:
                     indices, values = sparse_of_text(f"{record.title or ''}\n{record.text}")
-                    named[self.sparse_vector_name] = models.SparseVector(
+                    named[self.sparse_vector_name] = models.SparseVector.model_construct(
                         indices=indices, values=values
                     )
+            # Built without validating again: the id is a UUID string, the vector checked
+            # floats (model_construct is a third of the validating constructor's time).
             points.append(
-                models.PointStruct(
+                models.PointStruct.model_construct(
                     id=point_id(record.record_id), vector=named, payload=self._payload(record)
                 )
             )
