@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
 from typing_extensions import Unpack
@@ -370,19 +370,16 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     def _write_batches(
         self, records: Sequence[PassageRecord], vectors: Sequence[Sequence[float]], size: int
-    ) -> list[dict[str, Any]]:
-        batches = []
+    ) -> Iterator[dict[str, Any]]:
+        # one batch at a time: a large write never holds every record's metadata at once
         for start in range(0, len(records), size):
             part = records[start : start + size]
-            batches.append(
-                {
-                    "ids": [r.record_id for r in part],
-                    "embeddings": vectors[start : start + size],
-                    "documents": [r.text for r in part],
-                    "metadatas": [self._metadata_of(r) for r in part],
-                }
-            )
-        return batches
+            yield {
+                "ids": [r.record_id for r in part],
+                "embeddings": vectors[start : start + size],
+                "documents": [r.text for r in part],
+                "metadatas": [self._metadata_of(r) for r in part],
+            }
 
     def _write_sync(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from typing_extensions import Unpack
@@ -437,9 +437,11 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             for start in range(0, len(wanted), _BATCH)
         ]
 
-    def _row_batches(self, records: list[PassageRecord], vectors: Any) -> list[list[Any]]:
-        rows = self._rows(records, vectors)
-        return [rows[start : start + _BATCH] for start in range(0, len(rows), _BATCH)]
+    def _row_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+        # one batch at a time: a large write never holds every row at once
+        for start in range(0, len(records), _BATCH):
+            end = start + _BATCH
+            yield self._rows(records[start:end], vectors[start:end])
 
     def _write_sync(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any

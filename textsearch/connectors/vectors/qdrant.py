@@ -20,7 +20,7 @@ import re
 import uuid
 import zlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from typing_extensions import Unpack
@@ -428,11 +428,13 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         for batch in self._point_batches(records, vectors):
             await client.upsert(self.collection, points=batch, wait=True)
 
-    def _point_batches(self, records: list[PassageRecord], vectors: Any) -> list[list[Any]]:
+    def _point_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+        # one batch at a time: a large write never holds every point at once
         assert self._layout is not None
         _, using, has_sparse = self._layout
-        points = self._points(records, vectors, has_sparse, using)
-        return [points[start : start + _BATCH] for start in range(0, len(points), _BATCH)]
+        for start in range(0, len(records), _BATCH):
+            end = start + _BATCH
+            yield self._points(records[start:end], vectors[start:end], has_sparse, using)
 
     def _delete_sync(self, client: Any, wanted: list[str]) -> None:
         if client.collection_exists(self.collection):
