@@ -190,7 +190,9 @@ def test_without_qdrant_client_the_error_names_the_extra(monkeypatch: pytest.Mon
         QdrantTextSearch(":memory:", "docs")
 
 
-@pytest.mark.parametrize("record_id", ["d1#0", "é#3", "x" * 500 + "#9", "a b/c?d#12", "#0", "日本#1"])
+@pytest.mark.parametrize(
+    "record_id", ["d1#0", "é#3", "x" * 500 + "#9", "a b/c?d#12", "#0", "日本#1"]
+)
 def test_point_ids_stay_the_uuid5_of_the_record_id(record_id: str) -> None:
     # collections written before keep their points: the id of a record never changes
     namespace = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
