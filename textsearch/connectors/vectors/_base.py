@@ -60,6 +60,7 @@ __all__ = [
     "Clause",
     "PassageRecord",
     "StoreSettings",
+    "StoreSpec",
     "UrlRule",
     "VectorDocument",
     "VectorStoreTextSearch",
@@ -397,6 +398,26 @@ def check_url(url: str, rule: UrlRule) -> SplitResult:
     return parts
 
 
+@dataclass(frozen=True, slots=True)
+class StoreSpec:
+    """What a vector store is, for the connector base: one per store class."""
+
+    #: the provider name in errors, also the extra that installs the client
+    provider: str
+    #: the client library's module
+    library: str
+    #: the native result model
+    native: type[Any]
+    #: the library's async and blocking client classes (dotted names within the library)
+    clients: tuple[str, str]
+    #: what a server's URL may hold
+    url: UrlRule
+    #: what ``client_or_location`` may be, for the message when it is none of them
+    locations: str
+    #: a location starting with one of these is a server's URL
+    schemes: tuple[str, ...] = ("http://", "https://")
+
+
 def check_timeout(value: object) -> float:
     """``timeout=``: seconds, greater than 0.
 
@@ -478,21 +499,12 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     """
 
     max_top: ClassVar[int] = 50
-    #: the connector's class name in messages
+    #: what the store is (its client library, result model, locations); set by each store
+    spec: ClassVar[StoreSpec]
+    #: the connector's class name in messages, and the extra that installs the store's
+    #: client (the store's provider name): both from the spec
     connector: ClassVar[str] = "VectorStoreTextSearch"
-    #: the store's client library and the extra that installs it
-    library: ClassVar[str] = ""
     extra: ClassVar[str] = ""
-    #: the model of one result
-    native_model: ClassVar[type[Any]] = VectorDocument
-    #: what a location starting with one of these is: a server's URL
-    url_schemes: ClassVar[tuple[str, ...]] = ("http://", "https://")
-    #: what ``client_or_location`` may be, for the message when it is none of them
-    locations: ClassVar[str] = ""
-    #: the library's async and blocking client classes (dotted names within the library)
-    client_classes: ClassVar[tuple[str, str]] = ("", "")
-    #: what a server's URL may hold
-    url_rule: ClassVar[UrlRule]
 
     text_field: str
     title_field: str
@@ -502,6 +514,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            cls.provider_name = cls.extra = spec.provider
+            cls.connector = cls.__name__
         init = cls.__dict__.get("__init__")
         if init is not None:
             # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
@@ -525,7 +541,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         self.embedder = embedder
         self.timeout = check_timeout(given["timeout"])
         self._lock = threading.Lock()
-        self._lib: Any = require(self.library, self.extra, self.connector)
+        self._lib: Any = require(self.spec.library, self.extra, self.connector)
         for what in _FIELDS:
             setattr(self, what, check_field_name(given[what], what))
         self._own_keys = frozenset(
@@ -555,7 +571,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         async_type, sync_type = self._client_types()
         if isinstance(value, (str, os.PathLike)):
             location = os.fspath(value)
-            if location.startswith(self.url_schemes):
+            if location.startswith(self.spec.schemes):
                 self._url = self._check_url(location)
             elif not location:
                 raise ConfigurationError("client_or_location must not be empty")
@@ -567,7 +583,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             self._sync_client = value
         else:
             raise ConfigurationError(
-                f"client_or_location must be {self.locations}, not {type(value).__name__}"
+                f"client_or_location must be {self.spec.locations}, not {type(value).__name__}"
             )
 
     def _where(self) -> str:
@@ -579,14 +595,14 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     # -- hooks of a store ----------------------------------------------------------------
 
     def _client_types(self) -> tuple[type, type]:
-        async_name, sync_name = self.client_classes
+        async_name, sync_name = self.spec.clients
         return (
             reduce(getattr, async_name.split("."), self._lib),
             reduce(getattr, sync_name.split("."), self._lib),
         )
 
     def _check_url(self, url: str) -> str:
-        check_url(url, self.url_rule)
+        check_url(url, self.spec.url)
         return url
 
     def _check_path(self, path: str) -> str:
@@ -895,7 +911,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         except (TypeError, ValueError):
             number = None
         result: NativeT = _trusted(
-            self.native_model,
+            self.spec.native,
             id=str(doc_id) if doc_id not in (None, "") else str(record_id),
             title=title if isinstance(title, str) and title else None,
             text=text if isinstance(text, str) else "",

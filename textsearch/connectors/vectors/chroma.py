@@ -22,6 +22,7 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
@@ -107,19 +108,19 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ``total_count`` counts the records (passages) that match the filter.
     """
 
-    provider_name: ClassVar[str] = PROVIDER
-    connector: ClassVar[str] = "ChromaTextSearch"
-    library: ClassVar[str] = "chromadb"
-    extra: ClassVar[str] = "chroma"
-    native_model: ClassVar[type[Any]] = ChromaDocument
-    client_classes: ClassVar[tuple[str, str]] = ("api.AsyncClientAPI", "api.ClientAPI")
-    url_rule: ClassVar[UrlRule] = UrlRule(
-        "Chroma",
-        "put credentials for a Chroma server in headers=",
-        "http(s)://host[:port] (no path, query or fragment)",
-        path=False,
+    spec: ClassVar[StoreSpec] = StoreSpec(
+        PROVIDER,
+        "chromadb",
+        ChromaDocument,
+        ("api.AsyncClientAPI", "api.ClientAPI"),
+        UrlRule(
+            "Chroma",
+            "put credentials for a Chroma server in headers=",
+            "http(s)://host[:port] (no path, query or fragment)",
+            path=False,
+        ),
+        "a chromadb client, ':memory:', a folder or an http(s):// URL",
     )
-    locations: ClassVar[str] = "a chromadb client, ':memory:', a folder or an http(s):// URL"
 
     def __init__(
         self,
@@ -156,7 +157,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         )
 
     def _check_url(self, url: str) -> str:
-        parts = check_url(url, self.url_rule)
+        parts = check_url(url, self.spec.url)
         ssl = parts.scheme == "https"
         host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
         self._server = (host, port, ssl)

@@ -33,6 +33,7 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
@@ -140,18 +141,16 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     vector_field: str
     sparse_field: str
 
-    provider_name: ClassVar[str] = PROVIDER
-    connector: ClassVar[str] = "MilvusTextSearch"
-    library: ClassVar[str] = "pymilvus"
-    extra: ClassVar[str] = "milvus"
-    native_model: ClassVar[type[Any]] = MilvusDocument
-    url_schemes: ClassVar[tuple[str, ...]] = ("http://", "https://", "tcp://", "grpc://")
-    client_classes: ClassVar[tuple[str, str]] = ("AsyncMilvusClient", "MilvusClient")
-    url_rule: ClassVar[UrlRule] = UrlRule(
-        "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
-    )
-    locations: ClassVar[str] = (
-        "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI"
+    spec: ClassVar[StoreSpec] = StoreSpec(
+        PROVIDER,
+        "pymilvus",
+        MilvusDocument,
+        ("AsyncMilvusClient", "MilvusClient"),
+        UrlRule(
+            "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
+        ),
+        "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI",
+        schemes=("http://", "https://", "tcp://", "grpc://"),
     )
 
     def __init__(

@@ -31,6 +31,7 @@ from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
     StoreSettings,
+    StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
@@ -134,17 +135,15 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     ``total_count`` is Qdrant's exact count of the points (passages) matching the filter.
     """
 
-    provider_name: ClassVar[str] = PROVIDER
-    connector: ClassVar[str] = "QdrantTextSearch"
-    library: ClassVar[str] = "qdrant_client"
-    extra: ClassVar[str] = "qdrant"
-    native_model: ClassVar[type[Any]] = QdrantDocument
-    client_classes: ClassVar[tuple[str, str]] = ("AsyncQdrantClient", "QdrantClient")
-    url_rule: ClassVar[UrlRule] = UrlRule(
-        "Qdrant", "pass a Qdrant key with api_key=", "http(s)://host[:port][/prefix]", path=True
-    )
-    locations: ClassVar[str] = (
-        "a QdrantClient or AsyncQdrantClient, ':memory:', a folder or an http(s):// URL"
+    spec: ClassVar[StoreSpec] = StoreSpec(
+        PROVIDER,
+        "qdrant_client",
+        QdrantDocument,
+        ("AsyncQdrantClient", "QdrantClient"),
+        UrlRule(
+            "Qdrant", "pass a Qdrant key with api_key=", "http(s)://host[:port][/prefix]", path=True
+        ),
+        "a QdrantClient or AsyncQdrantClient, ':memory:', a folder or an http(s):// URL",
     )
 
     def __init__(
