@@ -10,14 +10,13 @@ runs in a worker thread on the async path; everything it returns goes through
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textsearch.embeddings._base import _texts, check_vectors
-from textsearch.errors import ConfigurationError, ProviderError, TextSearchError
+from textsearch.embeddings._base import _checks_its_output, _ModelEmbedder
+from textsearch.errors import ConfigurationError, TextSearchError
 
 __all__ = ["FastEmbedEmbedder", "Model2VecEmbedder", "SentenceTransformersEmbedder"]
 
@@ -53,80 +52,31 @@ def _load(owner: str, what: str, build: Callable[[], Any]) -> Any:
     raise error
 
 
-class _LibraryEmbedder:
-    """What the three adapters share: checks, prefixes, threads, error wrapping."""
+class _LibraryEmbedder(_ModelEmbedder):
+    """A model loaded by a library this package adapts (imported when the adapter is built)."""
 
-    provider_name: ClassVar[str] = "local"
+    #: the library's module and the extra that installs it
+    _library: ClassVar[tuple[str, str]]
 
-    _model: str
-    _dimensions: int | None
-    query_prefix: str = ""
-    document_prefix: str = ""
+    def _open(
+        self, given: object, model: str | None, batch_size: int, build: Callable[[Any, str], Any]
+    ) -> Any:
+        """Check the settings every adapter has, import the library and load the model with
+        ``build(module, name)``; the adapter takes its id, length and batch size."""
+        owner = type(self).__name__
+        name = _name(given, owner)
+        _positive(owner, "batch_size", batch_size)
+        module = _import(*self._library, owner)
+        loaded = _load(owner, name, lambda: build(module, name))
+        self._model = (model or "").strip() or name
+        length = self._length(loaded)
+        self._dimensions = length if isinstance(length, int) and length > 0 else None
+        self.batch_size = batch_size
+        return loaded
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self._model!r}, dimensions={self._dimensions!r})"
-
-    @property
-    def model(self) -> str:
-        """The model id recorded with the vectors."""
-        return self._model
-
-    @property
-    def dimensions(self) -> int | None:
-        """Length of every vector (from the library, else learnt from the first call)."""
-        return self._dimensions
-
-    def _encode(self, texts: list[str], *, query: bool) -> Any:
+    def _length(self, loaded: Any) -> object:
+        """The vectors' length as the library tells it (anything else: learnt later)."""
         raise NotImplementedError
-
-    def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
-        if not texts:
-            return []
-        try:
-            raw = self._encode(texts, query=query)
-        except TextSearchError:
-            raise
-        except Exception as exc:
-            raise ProviderError(
-                f"{self.provider_name}: the model failed: {type(exc).__name__}: {str(exc)[:200]}",
-                provider=self.provider_name,
-            ) from exc
-        checked = check_vectors(raw, len(texts), self._dimensions, provider=self.provider_name)
-        if self._dimensions is None:
-            self._dimensions = len(checked[0])
-        return checked
-
-    def _documents(self, texts: Sequence[str]) -> list[str]:
-        items = _texts(texts)
-        return [self.document_prefix + t for t in items] if self.document_prefix else items
-
-    def _query(self, text: str) -> list[str]:
-        items = _texts([text])
-        return [self.query_prefix + t for t in items] if self.query_prefix else items
-
-    def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in input order.
-
-        Raises:
-            InvalidRequestError: ``texts`` is not a list of strings.
-            ProviderError: The library raised (the original as ``__cause__``).
-            ResponseFormatError: A wrong count, length, or a non-finite value.
-        """
-        return self._embed(self._documents(texts), query=False)
-
-    def embed_query_sync(self, text: str) -> list[float]:
-        """The vector of one query; raises as :meth:`embed_documents_sync`."""
-        return self._embed(self._query(text), query=True)[0]
-
-    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Async twin of :meth:`embed_documents_sync` (the model runs in a worker thread)."""
-        items = self._documents(texts)
-        return await asyncio.to_thread(self._embed, items, query=False) if items else []
-
-    async def embed_query(self, text: str) -> list[float]:
-        """Async twin of :meth:`embed_query_sync` (the model runs in a worker thread)."""
-        items = self._query(text)
-        return (await asyncio.to_thread(self._embed, items, query=True))[0]
 
 
 def _prefixes(owner: str, query_prefix: object, document_prefix: object) -> tuple[str, str]:
@@ -140,6 +90,7 @@ def _positive(owner: str, name: str, value: object) -> None:
         raise ConfigurationError(f"{owner}: {name}= must be a whole number >= 1")
 
 
+@_checks_its_output
 class SentenceTransformersEmbedder(_LibraryEmbedder):
     """An embedder on a ``sentence_transformers.SentenceTransformer`` (extra
     ``sentence-transformers``; brings torch).
@@ -161,6 +112,7 @@ class SentenceTransformersEmbedder(_LibraryEmbedder):
     """
 
     provider_name: ClassVar[str] = "sentence-transformers"
+    _library: ClassVar[tuple[str, str]] = ("sentence_transformers", "sentence-transformers")
 
     def __init__(
         self,
@@ -175,18 +127,17 @@ class SentenceTransformersEmbedder(_LibraryEmbedder):
         **model_kwargs: Any,
     ) -> None:
         owner = type(self).__name__
-        name = _name(model_name_or_path, owner)
-        _positive(owner, "batch_size", batch_size)
         self.query_prefix, self.document_prefix = _prefixes(owner, query_prefix, document_prefix)
-        library = _import("sentence_transformers", "sentence-transformers", owner)
-        self._st = _load(
-            owner, name, lambda: library.SentenceTransformer(name, device=device, **model_kwargs)
+        self._st = self._open(
+            model_name_or_path,
+            model,
+            batch_size,
+            lambda lib, name: lib.SentenceTransformer(name, device=device, **model_kwargs),
         )
-        self._model = (model or "").strip() or name
-        size = getattr(self._st, "get_sentence_embedding_dimension", lambda: None)()
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
         self.normalize = normalize
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "get_sentence_embedding_dimension", lambda: None)()
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         return self._st.encode(
@@ -198,6 +149,7 @@ class SentenceTransformersEmbedder(_LibraryEmbedder):
         )
 
 
+@_checks_its_output
 class FastEmbedEmbedder(_LibraryEmbedder):
     """An embedder on ``fastembed.TextEmbedding`` (extra ``fastembed``; ONNX, no torch).
 
@@ -216,6 +168,7 @@ class FastEmbedEmbedder(_LibraryEmbedder):
     """
 
     provider_name: ClassVar[str] = "fastembed"
+    _library: ClassVar[tuple[str, str]] = ("fastembed", "fastembed")
 
     def __init__(
         self,
@@ -228,12 +181,8 @@ class FastEmbedEmbedder(_LibraryEmbedder):
         batch_size: int = 256,
         **model_kwargs: Any,
     ) -> None:
-        owner = type(self).__name__
-        name = _name(model_name, owner)
-        _positive(owner, "batch_size", batch_size)
         if threads is not None:
-            _positive(owner, "threads", threads)
-        library = _import("fastembed", "fastembed", owner)
+            _positive(type(self).__name__, "threads", threads)
         kwargs = dict(model_kwargs)
         if model_path is not None:
             kwargs["specific_model_path"] = os.fspath(model_path)
@@ -241,11 +190,11 @@ class FastEmbedEmbedder(_LibraryEmbedder):
             kwargs["cache_dir"] = os.fspath(cache_dir)
         if threads is not None:
             kwargs["threads"] = threads
-        self._fe = _load(owner, name, lambda: library.TextEmbedding(model_name=name, **kwargs))
-        self._model = (model or "").strip() or name
-        size = getattr(self._fe, "embedding_size", None)
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
+        build = lambda lib, name: lib.TextEmbedding(model_name=name, **kwargs)  # noqa: E731
+        self._fe = self._open(model_name, model, batch_size, build)
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "embedding_size", None)
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         if query and hasattr(self._fe, "query_embed"):
@@ -253,6 +202,7 @@ class FastEmbedEmbedder(_LibraryEmbedder):
         return list(self._fe.embed(texts, batch_size=self.batch_size))
 
 
+@_checks_its_output
 class Model2VecEmbedder(_LibraryEmbedder):
     """An embedder on a model2vec ``StaticModel`` (extra ``model2vec``; numpy only, fast).
 
@@ -268,6 +218,7 @@ class Model2VecEmbedder(_LibraryEmbedder):
     """
 
     provider_name: ClassVar[str] = "model2vec"
+    _library: ClassVar[tuple[str, str]] = ("model2vec", "model2vec")
 
     def __init__(
         self,
@@ -277,17 +228,11 @@ class Model2VecEmbedder(_LibraryEmbedder):
         normalize: bool | None = None,
         batch_size: int = 1024,
     ) -> None:
-        owner = type(self).__name__
-        name = _name(path_or_name, owner)
-        _positive(owner, "batch_size", batch_size)
-        library = _import("model2vec", "model2vec", owner)
-        self._m2v = _load(
-            owner, name, lambda: library.StaticModel.from_pretrained(name, normalize=normalize)
-        )
-        self._model = (model or "").strip() or name
-        size = getattr(self._m2v, "dim", None)
-        self._dimensions = size if isinstance(size, int) and size > 0 else None
-        self.batch_size = batch_size
+        build = lambda lib, name: lib.StaticModel.from_pretrained(name, normalize=normalize)  # noqa: E731
+        self._m2v = self._open(path_or_name, model, batch_size, build)
+
+    def _length(self, loaded: Any) -> object:
+        return getattr(loaded, "dim", None)
 
     def _encode(self, texts: list[str], *, query: bool) -> Any:
         return self._m2v.encode(texts, batch_size=self.batch_size, show_progress_bar=False)

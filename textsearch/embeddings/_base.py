@@ -7,12 +7,16 @@ vector is a ``list[float]``; stores convert it to their own form.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import math
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
+
+T = TypeVar("T")
 
 __all__ = [
     "Embedder",
@@ -61,18 +65,47 @@ class Embedder(Protocol):
         ...
 
 
+def _row_error(i: int, message: str, provider: str) -> ResponseFormatError:
+    return ResponseFormatError(f"vector {i} from the embedder {message}", provider=provider)
+
+
+def _array_rows(vectors: Any, count: int, dimensions: int | None) -> list[list[float]] | None:
+    """A well-formed 2-d numpy array as rows of floats, checked in one vectorised pass.
+
+    ``None`` when anything is off (shape, dtype, a non-finite value): the generic path then
+    finds the first fault and says what it is.
+    """
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(vectors, np.ndarray):
+        return None
+    # "f", "i", "u": floats and integers; bools ("b"), complex and objects go the long way
+    if vectors.ndim != 2 or vectors.dtype.kind not in "fiu" or len(vectors) != count:
+        return None
+    width = vectors.shape[1]
+    if not width or (dimensions is not None and width != dimensions):
+        return None
+    if vectors.dtype.kind == "f" and not bool(np.isfinite(vectors).all()):
+        return None
+    rows: list[list[float]] = vectors.astype(np.float64).tolist()
+    return rows
+
+
 def check_vectors(
     vectors: object, count: int, dimensions: int | None, *, provider: str
 ) -> list[list[float]]:
     """Validate an embedder's output: ``count`` finite vectors of one (expected) length.
 
     Returns:
-        The vectors as lists of Python floats.
+        The vectors as new lists of Python floats.
 
     Raises:
         ResponseFormatError: Wrong count, wrong or uneven length, an empty vector, a value
-            that is not a number, NaN or infinity. Nothing malformed is ever stored.
+            that is not a number (a bool, a string, None...), NaN or infinity. Nothing
+            malformed is ever stored.
     """
+    rows = _array_rows(vectors, count, dimensions)
+    if rows is not None:
+        return rows
     if type(vectors).__module__ == "numpy" and hasattr(vectors, "tolist"):
         vectors = vectors.tolist()  # a 2-d array from a local model: one row per text
     if not isinstance(vectors, Sequence) or isinstance(vectors, (str, bytes)):
@@ -90,36 +123,38 @@ def check_vectors(
         if hasattr(vector, "tolist") and not isinstance(vector, (list, tuple)):
             vector = vector.tolist()  # a numpy row
         if not isinstance(vector, (list, tuple)) or not vector:
-            raise ResponseFormatError(
-                f"vector {i} from the embedder is not a non-empty list of numbers",
-                provider=provider,
-            )
+            raise _row_error(i, "is not a non-empty list of numbers", provider)
         if length is None:
             length = len(vector)
         elif len(vector) != length:
-            raise ResponseFormatError(
-                f"vector {i} from the embedder has {len(vector)} dimensions, expected {length}",
-                provider=provider,
-            )
-        row: list[float] = []
-        for value in vector:
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                if type(value).__module__ == "numpy" and hasattr(value, "item"):
-                    value = value.item()
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise ResponseFormatError(
-                        f"vector {i} from the embedder holds a {type(value).__name__}, "
-                        "not a number",
-                        provider=provider,
-                    )
-            number = float(value)
-            if not math.isfinite(number):
-                raise ResponseFormatError(
-                    f"vector {i} from the embedder holds {number} (not finite)", provider=provider
-                )
-            row.append(number)
-        out.append(row)
+            raise _row_error(i, f"has {len(vector)} dimensions, expected {length}", provider)
+        # The common row, Python floats only, in two C-level passes: a non-finite value
+        # makes the sum non-finite (NaN or ±inf), so a finite sum proves every value is.
+        # Anything else (ints, numpy scalars, a sum that overflows) is checked one by one.
+        floats = list(map(type, vector)).count(float) == len(vector)
+        if floats and math.isfinite(sum(vector)):
+            out.append(list(vector))
+        else:
+            out.append(_checked_row(i, vector, provider))
     return out
+
+
+def _checked_row(i: int, vector: Sequence[object], provider: str) -> list[float]:
+    row: list[float] = []
+    for value in vector:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if type(value).__module__ == "numpy" and hasattr(value, "item"):
+                value = value.item()
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise _row_error(i, f"holds a {type(value).__name__}, not a number", provider)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf  # an int too large for a float
+        if not math.isfinite(number):
+            raise _row_error(i, f"holds {number} (not finite)", provider)
+        row.append(number)
+    return row
 
 
 def _texts(texts: object) -> list[str]:
@@ -132,17 +167,57 @@ def _texts(texts: object) -> list[str]:
     return list(texts)
 
 
-def _wrap(error: Exception, provider: str) -> ProviderError:
-    from textsearch._http._redact import scrub
+@contextlib.contextmanager
+def _embedder_errors(provider: str) -> Iterator[None]:
+    """What an embedder raises: one of ours unchanged, anything else as a ``ProviderError``."""
+    try:
+        yield
+    except TextSearchError:
+        raise
+    except Exception as exc:  # every other failure becomes a documented error
+        from textsearch._http._redact import scrub
 
-    return ProviderError(
-        f"the embedder failed: {type(error).__name__}: {scrub(str(error))[:300]}",
-        provider=provider,
-    )
+        raise ProviderError(
+            f"the embedder failed: {type(exc).__name__}: {scrub(str(exc))[:300]}",
+            provider=provider,
+        ) from exc
 
 
 def _provider(embedder: object) -> str:
     return str(getattr(embedder, "provider_name", None) or type(embedder).__name__)
+
+
+#: Embedders of this package whose every output already went through ``check_vectors``
+#: (exact types: a subclass may override what produces the vectors).
+_SELF_CHECKING: set[type] = set()
+
+
+def _checks_its_output(cls: type[T]) -> type[T]:
+    _SELF_CHECKING.add(cls)
+    return cls
+
+
+def _validated(embedder: Embedder, vectors: object, count: int) -> list[list[float]]:
+    """``check_vectors`` of an embedder's output, once: not again for one that checked it."""
+    dimensions = embedder.dimensions
+    if (
+        type(embedder) in _SELF_CHECKING
+        and type(vectors) is list
+        and len(vectors) == count
+        and (dimensions is None or not vectors or len(vectors[0]) == dimensions)
+    ):
+        return vectors
+    return check_vectors(vectors, count, dimensions, provider=_provider(embedder))
+
+
+def embeds_in_a_thread(embedder: Embedder) -> bool:
+    """Whether ``embedder``'s async methods only run its blocking ones in a worker thread.
+
+    Such an embedder can be called through its blocking twin from a worker thread that a
+    store call runs in anyway: one hop off the event loop instead of two.
+    """
+    blocking = getattr(embedder, "_blocking", None)
+    return type(embedder) in _SELF_CHECKING and callable(blocking) and bool(blocking())
 
 
 async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
@@ -156,14 +231,9 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
     items = _texts(texts)
     if not items:
         return []
-    provider = _provider(embedder)
-    try:
+    with _embedder_errors(_provider(embedder)):
         vectors = await embedder.embed_documents(items)
-    except TextSearchError:
-        raise
-    except Exception as exc:  # every other failure becomes a documented error
-        raise _wrap(exc, provider) from exc
-    return check_vectors(vectors, len(items), embedder.dimensions, provider=provider)
+    return _validated(embedder, vectors, len(items))
 
 
 def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
@@ -171,44 +241,127 @@ def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[
     items = _texts(texts)
     if not items:
         return []
-    provider = _provider(embedder)
-    try:
+    with _embedder_errors(_provider(embedder)):
         vectors = embedder.embed_documents_sync(items)
-    except TextSearchError:
-        raise
-    except Exception as exc:
-        raise _wrap(exc, provider) from exc
-    return check_vectors(vectors, len(items), embedder.dimensions, provider=provider)
+    return _validated(embedder, vectors, len(items))
 
 
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
     """The validated vector of one query; raises as :func:`embed_documents`."""
-    provider = _provider(embedder)
-    try:
+    with _embedder_errors(_provider(embedder)):
         vector = await embedder.embed_query(text)
-    except TextSearchError:
-        raise
-    except Exception as exc:
-        raise _wrap(exc, provider) from exc
-    return check_vectors([vector], 1, embedder.dimensions, provider=provider)[0]
+    return _validated(embedder, [vector], 1)[0]
 
 
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     """Blocking twin of :func:`embed_query`; raises the same errors."""
-    provider = _provider(embedder)
-    try:
+    with _embedder_errors(_provider(embedder)):
         vector = embedder.embed_query_sync(text)
-    except TextSearchError:
-        raise
-    except Exception as exc:
-        raise _wrap(exc, provider) from exc
-    return check_vectors([vector], 1, embedder.dimensions, provider=provider)[0]
+    return _validated(embedder, [vector], 1)[0]
+
+
+class _EmbedderBase:
+    """What every embedder of this package has: its model id, its length, learning it."""
+
+    _model: str
+    _dimensions: int | None
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in self._repr_fields())
+        return f"{type(self).__name__}({fields})"
+
+    def _repr_fields(self) -> list[tuple[str, object]]:
+        return [("model", self._model), ("dimensions", self._dimensions)]
+
+    @property
+    def model(self) -> str:
+        """The model id recorded with the vectors."""
+        return self._model
+
+    @property
+    def dimensions(self) -> int | None:
+        """Length of every vector: given or known for the model, else learnt from a call."""
+        return self._dimensions
+
+    def _learn(self, vectors: object, count: int, provider: str) -> list[list[float]]:
+        """Check a model's output (see :func:`check_vectors`); the first learns the length."""
+        checked = check_vectors(vectors, count, self._dimensions, provider=provider)
+        if checked and self._dimensions is None:
+            self._dimensions = len(checked[0])
+        return checked
+
+
+class _ModelEmbedder(_EmbedderBase):
+    """A model run in this process: prefixes, a worker thread on the async path, checks.
+
+    Subclasses give ``_encode`` (the texts, prefixed, to the model's raw output).
+    """
+
+    provider_name: ClassVar[str] = "local"
+    #: how a failure of the model starts its message
+    _failure: ClassVar[str] = "the model failed"
+    query_prefix: str = ""
+    document_prefix: str = ""
+    batch_size: int
+
+    def _encode(self, texts: list[str], *, query: bool) -> Any:
+        raise NotImplementedError
+
+    def _blocking(self) -> bool:
+        return True
+
+    def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
+        if not texts:
+            return []
+        try:
+            raw = self._encode(texts, query=query)
+        except TextSearchError:
+            raise
+        except Exception as exc:  # the library's own errors become documented ones
+            raise ProviderError(
+                f"{self.provider_name}: {self._failure}: {type(exc).__name__}: {str(exc)[:200]}",
+                provider=self.provider_name,
+            ) from exc
+        return self._learn(raw, len(texts), self.provider_name)
+
+    def _documents(self, texts: Sequence[str]) -> list[str]:
+        items = _texts(texts)
+        return [self.document_prefix + t for t in items] if self.document_prefix else items
+
+    def _query(self, text: str) -> list[str]:
+        items = _texts([text])
+        return [self.query_prefix + t for t in items] if self.query_prefix else items
+
+    def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in input order.
+
+        Raises:
+            InvalidRequestError: ``texts`` is not a list of strings.
+            ProviderError: The model raised (the original as ``__cause__``).
+            ResponseFormatError: A wrong count, length, or a non-finite value.
+        """
+        return self._embed(self._documents(texts), query=False)
+
+    def embed_query_sync(self, text: str) -> list[float]:
+        """The vector of one query; raises as :meth:`embed_documents_sync`."""
+        return self._embed(self._query(text), query=True)[0]
+
+    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        """Async twin of :meth:`embed_documents_sync` (the model runs in a worker thread)."""
+        items = self._documents(texts)
+        return await asyncio.to_thread(self._embed, items, query=False) if items else []
+
+    async def embed_query(self, text: str) -> list[float]:
+        """Async twin of :meth:`embed_query_sync` (the model runs in a worker thread)."""
+        items = self._query(text)
+        return (await asyncio.to_thread(self._embed, items, query=True))[0]
 
 
 EmbedFunction = Callable[[list[str]], "list[list[float]] | Awaitable[list[list[float]]]"]
 
 
-class FunctionEmbedder:
+@_checks_its_output
+class FunctionEmbedder(_EmbedderBase):
     """An :class:`Embedder` from any callable ``fn(texts) -> vectors`` (sync or async).
 
     The escape hatch for a model this package has no adapter for, and what tests use. An
@@ -252,24 +405,11 @@ class FunctionEmbedder:
         self._model = model
         self._dimensions = dimensions
 
-    def __repr__(self) -> str:
-        return f"FunctionEmbedder(model={self._model!r}, dimensions={self._dimensions!r})"
-
-    @property
-    def model(self) -> str:
-        """The model's id."""
-        return self._model
-
-    @property
-    def dimensions(self) -> int | None:
-        """The vectors' length (learnt from the first call when not given)."""
-        return self._dimensions
-
-    def _learn(self, vectors: object, count: int) -> list[list[float]]:
-        checked = check_vectors(vectors, count, self._dimensions, provider=self.model)
-        if checked and self._dimensions is None:
-            self._dimensions = len(checked[0])
-        return checked
+    def _blocking(self) -> bool:
+        # a coroutine function is awaited on the loop, not run on a private one in a thread
+        return not (
+            inspect.iscoroutinefunction(self._fn) or inspect.iscoroutinefunction(self._query_fn)
+        )
 
     async def _call_async(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
         if inspect.iscoroutinefunction(fn):
@@ -278,7 +418,7 @@ class FunctionEmbedder:
             result = await asyncio.to_thread(fn, texts)
             if inspect.isawaitable(result):
                 result = await result
-        return self._learn(result, len(texts))
+        return self._learn(result, len(texts), self.model)
 
     def _call_sync(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
         result: Any = fn(texts)
@@ -294,7 +434,7 @@ class FunctionEmbedder:
                     "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
                     "running event loop; await the async method instead"
                 )
-        return self._learn(result, len(texts))
+        return self._learn(result, len(texts), self.model)
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order."""

@@ -15,16 +15,14 @@ weights, taken from two installed packages, so a fresh machine needs no model do
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 import importlib.util
 import os
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
-from textsearch.embeddings._base import _texts, check_vectors
-from textsearch.errors import ConfigurationError, ProviderError, TextSearchError
+from textsearch.embeddings._base import _checks_its_output, _ModelEmbedder
+from textsearch.errors import ConfigurationError
 
 __all__ = ["OnnxEmbedder"]
 
@@ -109,7 +107,8 @@ def _import_runtime() -> tuple[Any, Any, Any]:
     raise error
 
 
-class OnnxEmbedder:
+@_checks_its_output
+class OnnxEmbedder(_ModelEmbedder):
     """An :class:`~textsearch.embeddings.Embedder` running an ONNX sentence encoder locally.
 
     The model's output per token is averaged over the real tokens (mean pooling) and
@@ -135,7 +134,8 @@ class OnnxEmbedder:
             found or loaded, or a setting is out of range.
     """
 
-    provider_name: Final = "onnx"
+    provider_name: ClassVar[str] = "onnx"
+    _failure: ClassVar[str] = "inference failed"
 
     def __init__(
         self,
@@ -230,19 +230,6 @@ class OnnxEmbedder:
             model_dir / "model.onnx", tokenizer=tokenizer_dir / DEFAULT_TOKENIZER_FILE, **kwargs
         )
 
-    def __repr__(self) -> str:
-        return f"OnnxEmbedder(model={self._model!r}, dimensions={self._dimensions!r})"
-
-    @property
-    def model(self) -> str:
-        """The model id recorded with the vectors."""
-        return self._model
-
-    @property
-    def dimensions(self) -> int | None:
-        """Length of every vector (read from the model's output shape, else learnt)."""
-        return self._dimensions
-
     # -- inference -----------------------------------------------------------------------
 
     def _run(self, texts: list[str]) -> list[list[float]]:
@@ -271,54 +258,13 @@ class OnnxEmbedder:
         rows: list[list[float]] = pooled.astype(np.float64).tolist()
         return rows
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
+    def _encode(self, texts: list[str], *, query: bool) -> list[list[float] | None]:
         # Shortest first: each batch pads to its longest text, so similar lengths batch well.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out: list[list[float] | None] = [None] * len(texts)
         size = self.batch_size
-        try:
-            for start in range(0, len(order), size):
-                chunk = order[start : start + size]
-                for i, row in zip(chunk, self._run([texts[i] for i in chunk]), strict=True):
-                    out[i] = row
-        except TextSearchError:
-            raise
-        except Exception as exc:  # onnxruntime/tokenizers errors become documented ones
-            raise ProviderError(
-                f"onnx: inference failed: {type(exc).__name__}: {str(exc)[:200]}",
-                provider=self.provider_name,
-            ) from exc
-        checked = check_vectors(out, len(texts), self._dimensions, provider=self.provider_name)
-        if self._dimensions is None:
-            self._dimensions = len(checked[0])
-        return checked
-
-    def _prefixed(self, texts: Sequence[str], prefix: str) -> list[str]:
-        items = _texts(texts)
-        return [prefix + t for t in items] if prefix else items
-
-    def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """One unit vector per text, in input order.
-
-        Raises:
-            InvalidRequestError: ``texts`` is not a list of strings.
-            ProviderError: onnxruntime or the tokenizer failed (the original as ``__cause__``).
-            ResponseFormatError: The model produced a non-finite or misshapen vector.
-        """
-        return self._embed(self._prefixed(texts, self.document_prefix))
-
-    def embed_query_sync(self, text: str) -> list[float]:
-        """The vector of one query; raises as :meth:`embed_documents_sync`."""
-        return self._embed(self._prefixed([text], self.query_prefix))[0]
-
-    async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Async twin of :meth:`embed_documents_sync` (inference in a worker thread)."""
-        items = self._prefixed(texts, self.document_prefix)
-        return await asyncio.to_thread(self._embed, items) if items else []
-
-    async def embed_query(self, text: str) -> list[float]:
-        """Async twin of :meth:`embed_query_sync` (inference in a worker thread)."""
-        items = self._prefixed([text], self.query_prefix)
-        return (await asyncio.to_thread(self._embed, items))[0]
+        for start in range(0, len(order), size):
+            chunk = order[start : start + size]
+            for i, row in zip(chunk, self._run([texts[i] for i in chunk]), strict=True):
+                out[i] = row
+        return out

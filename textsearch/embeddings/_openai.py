@@ -47,7 +47,7 @@ from textsearch._http import (
     VerifyTypes,
     bearer_or_plain,
 )
-from textsearch.embeddings._base import _texts, check_vectors
+from textsearch.embeddings._base import _checks_its_output, _EmbedderBase, _texts, check_vectors
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -191,7 +191,8 @@ def parse_embeddings(
     return check_vectors(ordered, count, dimensions, provider=PROVIDER)
 
 
-class OpenAIEmbedder:
+@_checks_its_output
+class OpenAIEmbedder(_EmbedderBase):
     """An :class:`~textsearch.embeddings.Embedder` on any OpenAI-compatible ``/embeddings``.
 
     Examples of ``base_url``: ``https://api.openai.com/v1`` (default), Ollama
@@ -337,21 +338,12 @@ class OpenAIEmbedder:
             return
         raise error
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(model={self._model!r}, base_url={self.base_url!r}, "
-            f"dimensions={self._dimensions!r})"
-        )
-
-    @property
-    def model(self) -> str:
-        """The model (or deployment) name, recorded with every vector."""
-        return self._model
-
-    @property
-    def dimensions(self) -> int | None:
-        """Length of every vector: as asked, known for OpenAI's models, else learnt."""
-        return self._dimensions
+    def _repr_fields(self) -> list[tuple[str, object]]:
+        return [
+            ("model", self._model),
+            ("base_url", self.base_url),
+            ("dimensions", self._dimensions),
+        ]
 
     # -- requests (pure) ---------------------------------------------------------------
 

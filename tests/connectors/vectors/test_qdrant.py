@@ -7,6 +7,7 @@ import hashlib
 import socket
 import sys
 import time
+import uuid
 import warnings
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from textsearch import (
     TextSearchFilter,
 )
 from textsearch.connectors.vectors import QdrantDocument, QdrantTextSearch
-from textsearch.connectors.vectors.qdrant import sparse_of_query, sparse_of_text
+from textsearch.connectors.vectors.qdrant import point_id, sparse_of_query, sparse_of_text
 from textsearch.embeddings import FunctionEmbedder
 
 SECRET = "qdrant-key-3b9f0e2c71"
@@ -187,3 +188,28 @@ def test_without_qdrant_client_the_error_names_the_extra(monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "qdrant_client", None)
     with pytest.raises(ImportError, match=r"textsearch-sdk\[qdrant\]"):
         QdrantTextSearch(":memory:", "docs")
+
+
+@pytest.mark.parametrize(
+    "record_id", ["d1#0", "é#3", "x" * 500 + "#9", "a b/c?d#12", "#0", "日本#1"]
+)
+def test_point_ids_stay_the_uuid5_of_the_record_id(record_id: str) -> None:
+    # collections written before keep their points: the id of a record never changes
+    namespace = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
+    assert point_id(record_id) == str(uuid.uuid5(namespace, record_id))
+
+
+def test_points_built_without_validation_serialize_as_validated_ones() -> None:
+    # what a server receives (REST JSON, gRPC) is the same as from validated PointStructs
+    from qdrant_client.conversions.conversion import RestToGrpc
+
+    from textsearch.connectors.vectors._base import passage_records
+
+    search = QdrantTextSearch(":memory:", "docs", embedder=CountingEmbedder())
+    _, records = passage_records(DOCS[:2], chunk=False, reserved=())
+    vectors = [[0.5, 0.25, 1.0] for _ in records]
+    for has_sparse, using in ((True, "dense"), (False, None)):
+        for built in search._points(records, vectors, has_sparse, using):
+            again = models.PointStruct(**built.model_dump())
+            assert built.model_dump_json() == again.model_dump_json()
+            assert RestToGrpc.convert_point_struct(built) == RestToGrpc.convert_point_struct(again)

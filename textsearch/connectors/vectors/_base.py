@@ -15,15 +15,21 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import math
+import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from functools import lru_cache, reduce
+from typing import Any, ClassVar, Final, Generic, TypeVar
+from urllib.parse import SplitResult, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
+from textsearch._http._settings import http_parameters, http_settings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -37,22 +43,29 @@ from textsearch.embeddings import embed_documents as _embed_documents
 from textsearch.embeddings import embed_documents_sync as _embed_documents_sync
 from textsearch.embeddings import embed_query as _embed_query
 from textsearch.embeddings import embed_query_sync as _embed_query_sync
+from textsearch.embeddings._base import embeds_in_a_thread
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
     SearchTimeoutError,
+    TextSearchError,
     UnsupportedFilterError,
 )
 
 __all__ = [
     "FIELD_NAME",
+    "FRAGMENT_KEY",
     "INT64_MAX",
     "INT64_MIN",
     "Clause",
     "PassageRecord",
+    "StoreSettings",
+    "StoreSpec",
+    "UrlRule",
     "VectorDocument",
     "VectorStoreTextSearch",
     "check_filter",
+    "check_url",
     "host_suffixes",
     "passage_records",
     "require",
@@ -68,6 +81,8 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
 #: Field names of a store's own schema (Milvus fields, payload keys we write): no hyphen.
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
+#: The field holding ``#anchor`` / ``#L12`` of a passage within its document's link.
+FRAGMENT_KEY = "link_fragment"
 #: The passages of one document are records ``<document id>#<n>``; ``n`` below this.
 MAX_PASSAGES = 100_000
 
@@ -110,14 +125,12 @@ class VectorDocument(BaseModel):
 
 
 def _trusted(model: type[NativeT], **fields: Any) -> NativeT:
-    # Filled as pydantic fills a model, without validating again: the values come from the
-    # store's answer and were converted by our own code to the declared types.
-    document = object.__new__(model)
-    setattr_ = object.__setattr__
-    setattr_(document, "__dict__", fields)
-    setattr_(document, "__pydantic_fields_set__", set(fields))
-    setattr_(document, "__pydantic_extra__", None)
-    setattr_(document, "__pydantic_private__", None)
+    # Filled through pydantic's own restore (what unpickling does), without validating
+    # again: the values come from the store's answer, converted by our code to the types.
+    document = model.__new__(model)
+    state = dict.fromkeys(("__pydantic_extra__", "__pydantic_private__"))
+    state.update(__dict__=fields, __pydantic_fields_set__=set(fields))
+    document.__setstate__(state)
     return document
 
 
@@ -130,14 +143,17 @@ def host_suffixes(link: str | None) -> list[str]:
     from textsearch.connectors.local._search import _host
 
     host = _host(link)
-    if not host:
-        return []
-    host = host.rstrip(".")
-    parts = host.split(".")
-    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
+    return list(_suffixes(host)) if host else []
 
 
-@dataclass(frozen=True, slots=True)
+@lru_cache(maxsize=4096)
+def _suffixes(host: str) -> tuple[str, ...]:
+    # the documents of one collection come from few hosts: each is split once
+    parts = host.rstrip(".").split(".")
+    return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
+
+
+@dataclass(slots=True)
 class PassageRecord:
     """One record of a managed collection: a passage and what filters read."""
 
@@ -166,7 +182,7 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
-    from textsearch.connectors.local._passages import Passage
+    from textsearch.connectors.local._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
@@ -175,23 +191,26 @@ def passage_records(
         normalized = normalize_document(doc)
         checked[normalized.id] = normalized
     records: list[PassageRecord] = []
+    own = frozenset(reserved)
     for doc in checked.values():
-        clash = sorted(set(doc.metadata) & set(reserved))
+        clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
         if clash:
             raise InvalidRequestError(
                 f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
                 f"writes itself; reserved: {', '.join(sorted(reserved))}"
             )
-        if chunk:
-            from textsearch.connectors.local._split import split_text
-
-            passages = split_text(doc.text)
-        else:
-            passages = [Passage(None, None, 1, doc.text)]
+        passages = split_text(doc.text) if chunk else ()
         if len(passages) > MAX_PASSAGES:
             raise InvalidRequestError(f"document {doc.id!r} has more than {MAX_PASSAGES} passages")
         sites = host_suffixes(doc.link)
         metadata = {key: value for key, value in doc.metadata.items() if value is not None}
+        if not chunk:
+            # one record of the whole text: no section, no line, so no fragment
+            records.append(
+                PassageRecord(
+                    f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
+                )
+            )
         for number, passage in enumerate(passages):
             # LocalTextSearch's rules: a section under the document's own title is the top
             # of the document, and the first passage needs no line number.
@@ -204,15 +223,15 @@ def passage_records(
                     fragment = f"#L{passage.line}"
             records.append(
                 PassageRecord(
-                    record_id=f"{doc.id}#{number}",
-                    document_id=doc.id,
-                    number=number,
-                    title=doc.title,
-                    text=passage.text,
-                    link=doc.link,
-                    fragment=fragment,
-                    sites=sites,
-                    metadata=metadata,
+                    f"{doc.id}#{number}",
+                    doc.id,
+                    number,
+                    doc.title,
+                    passage.text,
+                    doc.link,
+                    fragment,
+                    sites,
+                    metadata,
                 )
             )
     return list(checked), records
@@ -346,6 +365,59 @@ def dimension_mismatch(collection: str, stored: int, embedder: int) -> Configura
     )
 
 
+@dataclass(frozen=True, slots=True)
+class UrlRule:
+    """What a store's server URL may hold, and what its messages say."""
+
+    store: str
+    #: where credentials go instead ("pass a Qdrant key with api_key=")
+    credentials: str
+    #: the URL's form, for the message ("http(s)://host[:port]")
+    shape: str
+    #: whether a path (a prefix) is allowed
+    path: bool
+
+
+def check_url(url: str, rule: UrlRule) -> SplitResult:
+    """A server's URL, checked at construction: valid, no credentials, no query.
+
+    Raises:
+        ConfigurationError: Not a valid URL, credentials in it (the message says where they
+            go), a query, a fragment, or a path where the store takes none.
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a bad port
+    except ValueError:
+        raise ConfigurationError(f"the {rule.store} URL is not a valid URL") from None
+    if parts.username or parts.password:
+        raise ConfigurationError(f"{rule.credentials}, not in the URL")
+    bad_path = not rule.path and parts.path not in ("", "/")
+    if not parts.hostname or parts.query or parts.fragment or bad_path:
+        raise ConfigurationError(f"a {rule.store} URL is {rule.shape}")
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSpec:
+    """What a vector store is, for the connector base: one per store class."""
+
+    #: the provider name in errors, also the extra that installs the client
+    provider: str
+    #: the client library's module
+    library: str
+    #: the native result model
+    native: type[Any]
+    #: the library's async and blocking client classes (dotted names within the library)
+    clients: tuple[str, str]
+    #: what a server's URL may hold
+    url: UrlRule
+    #: what ``client_or_location`` may be, for the message when it is none of them
+    locations: str
+    #: a location starting with one of these is a server's URL
+    schemes: tuple[str, ...] = ("http://", "https://")
+
+
 def check_timeout(value: object) -> float:
     """``timeout=``: seconds, greater than 0.
 
@@ -361,28 +433,105 @@ def check_timeout(value: object) -> float:
 
 # -- the connector base -------------------------------------------------------------------
 
+_FIELDS = ("text_field", "title_field", "link_field", "id_field", "site_field")
+
+
+class StoreSettings(TypedDict, Generic[NativeT], total=False):
+    """The keywords every vector-store connector takes, besides its store's own."""
+
+    embedder: Embedder | None
+    """Turns the query (and added documents) into vectors; required to search by text."""
+    text_field: str
+    """Where a record keeps its text (a field, payload or metadata key)."""
+    title_field: str
+    """Where a record keeps its title."""
+    link_field: str
+    """Where a record keeps its link."""
+    id_field: str
+    """Where a record keeps its document's id (``id`` filters, ``delete_documents``)."""
+    site_field: str
+    """Where a record keeps its link's host and parent domains (``site`` filters)."""
+    timeout: float
+    """Seconds one call may take."""
+    string_mapper: Callable[[NativeT], str] | None
+    """Custom mapping of a result to the string ``search`` returns."""
+    text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None
+    """Custom mapping of a result to a ``TextSearchResult``."""
+
+
+STORE_DEFAULTS: Final[Mapping[str, Any]] = {
+    "embedder": None,
+    "text_field": "text",
+    "title_field": "title",
+    "link_field": "link",
+    "id_field": "document_id",
+    "site_field": "site",
+    "timeout": 10.0,
+    "string_mapper": None,
+    "text_search_result_mapper": None,
+}
+
+
+def _with_settings(signature: inspect.Signature) -> inspect.Signature:
+    # ``**settings`` is the last parameter (Python puts ``**`` last): its keywords replace it
+    *parameters, last = signature.parameters.values()
+    if last.kind is not inspect.Parameter.VAR_KEYWORD:
+        return signature
+    return signature.replace(
+        parameters=[*parameters, *http_parameters(StoreSettings, STORE_DEFAULTS)]
+    )
+
+
+def present(**options: Any) -> dict[str, Any]:
+    """The options that are set (a client's keywords for what was given)."""
+    return {name: value for name, value in options.items() if value}
+
 
 class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
-    """The parts of a vector-store connector that do not depend on the store."""
+    """The parts of a vector-store connector that do not depend on the store.
+
+    A store gives small hooks: its clients (``_new_client``, ``_new_async_client``), its
+    error mapping (``_error``), its filter form (``_filter_of``), its results
+    (``_results``), and each call in a blocking and an async form (``_search_*``,
+    ``_write_*``, ``_delete_*``). Everything around them is here: where the store is,
+    which clients were made here (and are closed here), the deadline of every call, the
+    worker thread for an in-process engine, paging, embedding and validating documents.
+    """
 
     max_top: ClassVar[int] = 50
-    #: the connector's class name in messages
+    #: what the store is (its client library, result model, locations); set by each store
+    spec: ClassVar[StoreSpec]
+    #: the connector's class name in messages, and the extra that installs the store's
+    #: client (the store's provider name): both from the spec
     connector: ClassVar[str] = "VectorStoreTextSearch"
-    #: the extra that installs the store's client
     extra: ClassVar[str] = ""
 
+    text_field: str
+    title_field: str
+    link_field: str
+    id_field: str
+    site_field: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        spec = cls.__dict__.get("spec")
+        if spec is not None:
+            cls.provider_name = cls.extra = spec.provider
+            cls.connector = cls.__name__
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
+            init.__signature__ = _with_settings(inspect.signature(init))
+
     def __init__(
-        self,
-        *,
-        collection: str,
-        embedder: Embedder | None,
-        timeout: float,
-        string_mapper: Callable[[NativeT], str] | None,
-        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None,
+        self, client_or_location: Any, collection: str, settings: Mapping[str, Any]
     ) -> None:
+        given = http_settings(settings, type(self).__name__, STORE_DEFAULTS)
         super().__init__(
-            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
+            string_mapper=given["string_mapper"],
+            text_search_result_mapper=given["text_search_result_mapper"],
         )
+        embedder = given["embedder"]
         if embedder is not None and not isinstance(embedder, Embedder):
             raise ConfigurationError(
                 f"embedder must be an Embedder (textsearch.embeddings), got "
@@ -390,11 +539,144 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             )
         self.collection = check_collection_name(collection)
         self.embedder = embedder
-        self.timeout = check_timeout(timeout)
+        self.timeout = check_timeout(given["timeout"])
         self._lock = threading.Lock()
+        self._lib: Any = require(self.spec.library, self.extra, self.connector)
+        for what in _FIELDS:
+            setattr(self, what, check_field_name(given[what], what))
+        self._own_keys = frozenset(
+            (
+                self.text_field,
+                self.title_field,
+                self.link_field,
+                self.id_field,
+                self.site_field,
+                FRAGMENT_KEY,
+            )
+        )
+        #: metadata keys a document may not use (the fields written next to them)
+        self._reserved: Sequence[str] = ()
+        #: what was learnt about the collection (its vector length...), once
+        self._layout: Any = None
+        self._sync_client: Any = None
+        self._async_client: Any = None
+        self._given_async = False
+        self._owned: list[Any] = []
+        self._owned_async: list[Any] = []
+        self._url: str | None = None
+        self._path: str | None = None
+        self._take(client_or_location)
+
+    def _take(self, value: object) -> None:
+        async_type, sync_type = self._client_types()
+        if isinstance(value, (str, os.PathLike)):
+            location = os.fspath(value)
+            if location.startswith(self.spec.schemes):
+                self._url = self._check_url(location)
+            elif not location:
+                raise ConfigurationError("client_or_location must not be empty")
+            else:
+                self._path = self._check_path(location)
+        elif isinstance(value, async_type):
+            self._async_client, self._given_async = value, True
+        elif isinstance(value, sync_type):
+            self._sync_client = value
+        else:
+            raise ConfigurationError(
+                f"client_or_location must be {self.spec.locations}, not {type(value).__name__}"
+            )
+
+    def _where(self) -> str:
+        return self._url or self._path or "client"
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(collection={self.collection!r})"
+        return f"{type(self).__name__}({self._where()!r}, collection={self.collection!r})"
+
+    # -- hooks of a store ----------------------------------------------------------------
+
+    def _client_types(self) -> tuple[type, type]:
+        async_name, sync_name = self.spec.clients
+        return (
+            reduce(getattr, async_name.split("."), self._lib),
+            reduce(getattr, sync_name.split("."), self._lib),
+        )
+
+    def _check_url(self, url: str) -> str:
+        check_url(url, self.spec.url)
+        return url
+
+    def _check_path(self, path: str) -> str:
+        return path
+
+    def _new_client(self) -> Any:
+        raise NotImplementedError
+
+    async def _new_async_client(self) -> Any:
+        raise NotImplementedError
+
+    def _error(self, exc: BaseException) -> TextSearchError:
+        raise NotImplementedError
+
+    def _filter_of(self, options: SearchOptions) -> Any:
+        raise NotImplementedError
+
+    def _results(self, hits: Any) -> list[NativeT]:
+        raise NotImplementedError
+
+    def _search_sync(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> tuple[Any, int | None]:
+        raise NotImplementedError
+
+    async def _search_async(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> tuple[Any, int | None]:
+        raise NotImplementedError
+
+    def _write_sync(
+        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+    ) -> None:
+        raise NotImplementedError
+
+    async def _write_async(
+        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+    ) -> None:
+        raise NotImplementedError
+
+    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
+        raise NotImplementedError
+
+    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
+        raise NotImplementedError
+
+    def _name_or_none(self, value: str | None, what: str) -> str | None:
+        """An optional field name (``None``: the store's layout has no such field)."""
+        return None if value is None else check_field_name(value, what)
+
+    def _clauses(self, options: SearchOptions) -> list[Clause]:
+        return check_filter(options.filter, connector=self.connector)
+
+    def _record_fields(self, record: PassageRecord, *, blank: str | None = None) -> dict[str, Any]:
+        """What a record is written with, under this connector's field names.
+
+        A missing title, link or fragment is left out, or written as ``blank`` for a store
+        whose schema needs every field.
+        """
+        fields: dict[str, Any] = {
+            self.id_field: record.document_id,
+            self.text_field: record.text,
+            self.site_field: record.sites,
+        }
+        for name, value in (
+            (self.title_field, record.title),
+            (self.link_field, record.link),
+            (FRAGMENT_KEY, record.fragment or None),
+        ):
+            if value is not None:
+                fields[name] = value
+            elif blank is not None:
+                fields[name] = blank
+        return fields
 
     # -- embedding ---------------------------------------------------------------------
 
@@ -418,7 +700,64 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     def _document_vectors_sync(self, records: Sequence[PassageRecord]) -> list[list[float]]:
         return _embed_documents_sync(self._need_embedder(), [r.text for r in records])
 
+    # -- clients -------------------------------------------------------------------------
+
+    def _client(self) -> Any:
+        if self._sync_client is not None:
+            return self._sync_client
+        if self._given_async:
+            raise ConfigurationError(
+                f"{self.connector} was given an async client: use the async methods, or "
+                "pass the store's URL to have both"
+            )
+        with self._lock:
+            if self._sync_client is None:
+                client = self._new_client()
+                self._owned.append(client)
+                self._sync_client = client
+        return self._sync_client
+
+    async def _aclient(self) -> Any:
+        """The async client, or ``None`` for an in-process engine (a worker thread then)."""
+        if self._async_client is not None:
+            return self._async_client
+        if self._url is None:
+            return None
+        client = await self._new_async_client()
+        self._owned_async.append(client)
+        self._async_client = client
+        return client
+
     # -- calls to the store ------------------------------------------------------------
+
+    def _blocking(self, fn: Callable[[], T]) -> T:
+        """Run a blocking call (a store whose client has no deadline bounds it here)."""
+        return fn()
+
+    def _call(self, fn: Callable[[Any], T]) -> T:
+        """A blocking call with the blocking client; failures become documented errors."""
+        try:
+            return self._blocking(lambda: fn(self._client()))
+        except TextSearchError:
+            raise
+        except Exception as exc:  # every client failure becomes a documented error
+            error = self._error(exc)
+        raise error
+
+    async def _acall(
+        self, sync_fn: Callable[[Any], T], async_fn: Callable[[Any], Awaitable[T]]
+    ) -> T:
+        """The async form of a call: the async client, or the blocking one in a thread."""
+        try:
+            client = await self._bounded(self._aclient())
+            if client is None:
+                return await self._in_thread(lambda: sync_fn(self._client()))
+            return await self._bounded(async_fn(client))
+        except TextSearchError:
+            raise
+        except Exception as exc:
+            error = self._error(exc)
+        raise error
 
     async def _in_thread(self, fn: Callable[[], T]) -> T:
         """Run a blocking client call in a worker thread, within ``timeout``.
@@ -446,7 +785,141 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             provider=self.provider_name,
         )
 
+    # -- search --------------------------------------------------------------------------
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        flt = self._filter_of(options)  # bad filters fail before anything else
+        # An embedder that only runs its blocking twin in a worker thread is called from the
+        # thread an in-process store's search runs in anyway: one hop off the loop, not two
+        # (the deadline then covers both).
+        early = not embeds_in_a_thread(self._need_embedder())
+        vector = await self._query_vector(query) if early else None
+
+        def run_sync(client: Any) -> tuple[Any, int | None]:
+            query_vector = self._query_vector_sync(query) if vector is None else vector
+            return self._search_sync(client, query_vector, query, options, flt)
+
+        async def run_async(client: Any) -> tuple[Any, int | None]:
+            query_vector = await self._query_vector(query) if vector is None else vector
+            return await self._search_async(client, query_vector, query, options, flt)
+
+        hits, total = await self._acall(run_sync, run_async)
+        return self._page(self._results(hits), options, total)
+
+    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
+        flt = self._filter_of(options)
+        vector = self._query_vector_sync(query)
+        hits, total = self._call(lambda c: self._search_sync(c, vector, query, options, flt))
+        return self._page(self._results(hits), options, total)
+
+    # -- managing a collection -----------------------------------------------------------
+
+    def _prepare_write(
+        self, docs: Iterable[Any], chunk: bool
+    ) -> tuple[list[str], list[PassageRecord]]:
+        self._need_embedder()
+        return passage_records(docs, chunk=chunk, reserved=self._reserved)
+
+    async def add_documents(self, docs: Iterable[Any], *, chunk: bool = True) -> int:
+        """Add or replace documents (by ``id``); returns how many documents were written.
+
+        Documents have ``LocalTextSearch``'s shape (``id``, ``title``, ``text``, ``link``,
+        ``metadata``; a ``LocalDocument`` or a dict). Each is stored as one record per
+        passage, split as ``LocalTextSearch`` splits it (``chunk=False``: one record per
+        document), with its vector (and, where the store indexes text, its sparse or
+        full-text form). The collection is created when missing. Everything is validated
+        and embedded before anything is written; a document's old passages are replaced.
+
+        Raises:
+            InvalidRequestError: A document is invalid, too long for a field of the store,
+                or its metadata uses a key this connector writes itself.
+            ConfigurationError: No embedder, or its vectors do not fit the collection.
+            ProviderError: The embedder or the store failed.
+            SearchTransportError: The server could not be reached.
+            SearchTimeoutError: The store did not answer within ``timeout``.
+        """
+        doc_ids, records = self._prepare_write(docs, chunk)
+        if not records:
+            return 0
+        vectors = await self._document_vectors(records)
+        await self._acall(
+            lambda c: self._write_sync(c, doc_ids, records, vectors),
+            lambda c: self._write_async(c, doc_ids, records, vectors),
+        )
+        return len(doc_ids)
+
+    def add_documents_sync(self, docs: Iterable[Any], *, chunk: bool = True) -> int:
+        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        doc_ids, records = self._prepare_write(docs, chunk)
+        if not records:
+            return 0
+        vectors = self._document_vectors_sync(records)
+        self._call(lambda c: self._write_sync(c, doc_ids, records, vectors))
+        return len(doc_ids)
+
+    async def delete_documents(self, ids: Iterable[str]) -> int:
+        """Delete documents (all their passages) by id; returns how many ids were given.
+
+        A missing collection or an unknown id is not an error (nothing to delete).
+
+        Raises:
+            InvalidRequestError: ``ids`` is not a list of non-empty strings.
+            ProviderError: The store failed.
+            SearchTransportError: The server could not be reached.
+            SearchTimeoutError: The store did not answer within ``timeout``.
+        """
+        wanted = document_ids(ids)
+        if wanted:
+            await self._acall(
+                lambda c: self._delete_sync(c, wanted), lambda c: self._delete_async(c, wanted)
+            )
+        return len(wanted)
+
+    def delete_documents_sync(self, ids: Iterable[str]) -> int:
+        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        wanted = document_ids(ids)
+        if wanted:
+            self._call(lambda c: self._delete_sync(c, wanted))
+        return len(wanted)
+
+    def _check_layout(self, layout: Any, length: int) -> None:
+        """Keep what was learnt of the collection (its vector length first); check a vector."""
+        self._layout = layout
+        if layout[0] != length:
+            raise dimension_mismatch(self.collection, layout[0], length)
+
     # -- results -----------------------------------------------------------------------
+
+    def _native(
+        self,
+        fields: Mapping[str, Any],
+        *,
+        record_id: object,
+        text: object,
+        metadata: dict[str, Any],
+        score: object,
+    ) -> NativeT:
+        """One result from a record's stored fields (an empty title or link is none)."""
+        doc_id = fields.get(self.id_field)
+        title = fields.get(self.title_field)
+        link = fields.get(self.link_field)
+        fragment = fields.get(FRAGMENT_KEY)
+        if isinstance(link, str) and link and isinstance(fragment, str):
+            link += fragment
+        try:
+            number = None if score is None else float(score)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            number = None
+        result: NativeT = _trusted(
+            self.spec.native,
+            id=str(doc_id) if doc_id not in (None, "") else str(record_id),
+            title=title if isinstance(title, str) and title else None,
+            text=text if isinstance(text, str) else "",
+            link=link if isinstance(link, str) and link else None,
+            metadata=metadata,
+            score=number,
+        )
+        return result
 
     def _to_text_search_result(self, item: NativeT) -> TextSearchResult:
         return trusted_text_search_result(item.title, item.text, item.link)
@@ -456,3 +929,39 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         items: list[NativeT], options: SearchOptions, total: int | None
     ) -> SearchResults[NativeT]:
         return SearchResults(items[options.skip : options.skip + options.top], total)
+
+    # -- resources -----------------------------------------------------------------------
+
+    def _forget(self) -> None:
+        """Drop what was learnt about the collection (it may change while closed)."""
+        self._layout = None
+
+    def _close_client(self, client: Any) -> None:
+        client.close()
+
+    async def _close_async_client(self, client: Any) -> None:
+        await client.close()
+
+    async def aclose(self) -> None:
+        """Release the clients this connector created (never an injected client)."""
+        for client in self._owned_async:
+            try:
+                await self._close_async_client(client)
+            except Exception:  # closing is best effort
+                pass
+        if self._owned_async:
+            self._async_client = None
+        self._owned_async.clear()
+        self.close()
+
+    def close(self) -> None:
+        """Release the blocking client this connector created (never an injected client)."""
+        self._forget()
+        for client in self._owned:
+            try:
+                self._close_client(client)
+            except Exception:  # closing is best effort; nothing to report to a caller
+                pass
+        if self._owned:
+            self._sync_client = None
+        self._owned.clear()

@@ -11,33 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Literal, TypeVar
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.connectors.local import LocalDocument
+from typing_extensions import Unpack
+
+from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
+    StoreSettings,
+    StoreSpec,
+    UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
-    _trusted,
-    check_field_name,
-    check_filter,
+    check_url,
     dimension_mismatch,
-    document_ids,
-    passage_records,
-    require,
+    present,
 )
 from textsearch.connectors.vectors._errors import (
     _close_client,
     _is_http_client,
-    _parse_url,
     chroma_error,
 )
-from textsearch.embeddings import Embedder
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -47,11 +44,10 @@ from textsearch.errors import (
 __all__ = ["ChromaDocument", "ChromaTextSearch"]
 
 PROVIDER = "chroma"
-#: metadata key holding ``#anchor`` / ``#L12`` of a passage within its document's link
-FRAGMENT_KEY = "link_fragment"
 #: Chroma's rule for collection names, checked at construction instead of at the first call
 _COLLECTION = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{1,510})[A-Za-z0-9]")
 _BLOCKING_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+T = TypeVar("T")
 
 
 def _pool() -> concurrent.futures.ThreadPoolExecutor:
@@ -112,115 +108,74 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ``total_count`` counts the records (passages) that match the filter.
     """
 
-    provider_name: ClassVar[str] = PROVIDER
-    connector: ClassVar[str] = "ChromaTextSearch"
-    extra: ClassVar[str] = "chroma"
+    spec: ClassVar[StoreSpec] = StoreSpec(
+        PROVIDER,
+        "chromadb",
+        ChromaDocument,
+        ("api.AsyncClientAPI", "api.ClientAPI"),
+        UrlRule(
+            "Chroma",
+            "put credentials for a Chroma server in headers=",
+            "http(s)://host[:port] (no path, query or fragment)",
+            path=False,
+        ),
+        "a chromadb client, ':memory:', a folder or an http(s):// URL",
+    )
 
     def __init__(
         self,
         client_or_location: Any,
         collection: str,
         *,
-        embedder: Embedder | None = None,
-        text_field: str = "text",
-        title_field: str = "title",
-        link_field: str = "link",
-        id_field: str = "document_id",
-        site_field: str = "site",
         distance: Literal["cosine", "l2", "ip"] = "cosine",
         headers: Mapping[str, str] | None = None,
         tenant: str | None = None,
         database: str | None = None,
-        timeout: float = 10.0,
-        string_mapper: Callable[[ChromaDocument], str] | None = None,
-        text_search_result_mapper: Callable[[ChromaDocument], TextSearchResult] | None = None,
+        **settings: Unpack[StoreSettings[ChromaDocument]],
     ) -> None:
-        super().__init__(
-            collection=collection,
-            embedder=embedder,
-            timeout=timeout,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-        )
-        self._chromadb = require("chromadb", "chroma", self.connector)
+        self._server: tuple[str, int, bool] | None = None
+        super().__init__(client_or_location, collection, settings)
         if not _COLLECTION.fullmatch(self.collection):
             raise ConfigurationError(
                 f"{self.collection!r} is not a Chroma collection name: 3-512 characters from "
                 "letters, digits, '.', '_' and '-', starting and ending with a letter or digit"
             )
-        self.text_field = check_field_name(text_field, "text_field")
-        self.title_field = check_field_name(title_field, "title_field")
-        self.link_field = check_field_name(link_field, "link_field")
-        self.id_field = check_field_name(id_field, "id_field")
-        self.site_field = check_field_name(site_field, "site_field")
         if distance not in ("cosine", "l2", "ip"):
             raise ConfigurationError(f"distance must be 'cosine', 'l2' or 'ip', got {distance!r}")
         self.distance = distance
-        self._own_keys = frozenset(
-            (
-                self.text_field,
-                self.title_field,
-                self.link_field,
-                self.id_field,
-                self.site_field,
-                FRAGMENT_KEY,
-            )
-        )
+        self._reserved = sorted(self._own_keys)
         self._headers = dict(headers or {})
         self._tenant = tenant
         self._database = database
-        self._sync_client: Any = None
-        self._async_client: Any = None
-        self._url: tuple[str, int, bool] | None = None
-        self._path: str | None = None
-        self._created: list[Any] = []
         self._collections: dict[bool, Any] = {}
         self._dimensions: int | None = None
-        self._remote = False
-        self._owns_async = False
-        api = self._chromadb.api
-        if isinstance(client_or_location, (str, os.PathLike)):
-            location = os.fspath(client_or_location)
-            if location.startswith(("http://", "https://")):
-                self._url = _parse_url(location)
-                self._remote = True
-            elif not location:
-                raise ConfigurationError("client_or_location must not be empty")
-            else:
-                self._path = location
-        elif isinstance(client_or_location, api.AsyncClientAPI):
-            self._async_client = client_or_location
-            self._remote = True
-        elif isinstance(client_or_location, api.ClientAPI):
-            self._sync_client = client_or_location
-            self._remote = _is_http_client(client_or_location)
-        else:
-            raise ConfigurationError(
-                "client_or_location must be a chromadb client, ':memory:', a folder or an "
-                f"http(s):// URL, not {type(client_or_location).__name__}"
-            )
-
-    def __repr__(self) -> str:
-        where = (
-            f"http{'s' if self._url[2] else ''}://{self._url[0]}:{self._url[1]}"
-            if self._url
-            else (self._path or "client")
+        # a server (by URL or an HTTP client) answers within the deadline of a worker thread
+        self._remote = (
+            self._url is not None
+            or self._given_async
+            or (self._sync_client is not None and _is_http_client(self._sync_client))
         )
-        return f"ChromaTextSearch({where!r}, collection={self.collection!r})"
+
+    def _check_url(self, url: str) -> str:
+        parts = check_url(url, self.spec.url)
+        ssl = parts.scheme == "https"
+        host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
+        self._server = (host, port, ssl)
+        return f"{parts.scheme}://{host}:{port}"
 
     # -- clients -----------------------------------------------------------------------
 
     def _settings(self) -> Any:
         # Never telemetry from a library; TLS always verified (Chroma's async client turns
         # verification off unless told).
-        settings = self._chromadb.config.Settings(anonymized_telemetry=False)
-        if self._url and self._url[2]:
+        settings = self._lib.config.Settings(anonymized_telemetry=False)
+        if self._server and self._server[2]:
             settings.chroma_server_ssl_verify = True
         return settings
 
     def _client_kwargs(self) -> dict[str, Any]:
-        assert self._url is not None
-        host, port, ssl = self._url
+        assert self._server is not None
+        host, port, ssl = self._server
         kwargs: dict[str, Any] = {
             "host": host,
             "port": port,
@@ -228,114 +183,77 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "headers": dict(self._headers) or None,
             "settings": self._settings(),
         }
-        if self._tenant:
-            kwargs["tenant"] = self._tenant
-        if self._database:
-            kwargs["database"] = self._database
-        return kwargs
+        return kwargs | present(tenant=self._tenant, database=self._database)
 
-    def _client(self) -> Any:
-        if self._sync_client is not None:
-            return self._sync_client
-        if self._async_client is not None:
-            raise ConfigurationError(
-                "ChromaTextSearch was given an async client: use the async methods, or pass "
-                "the server's URL to have both"
-            )
-        with self._lock:
-            if self._sync_client is None:
-                chromadb = self._chromadb
-                if self._url is not None:
-                    client = chromadb.HttpClient(**self._client_kwargs())
-                    self._created.append(client)
-                elif self._path == ":memory:":
-                    client = chromadb.EphemeralClient(settings=self._settings())
-                else:
-                    client = chromadb.PersistentClient(path=self._path, settings=self._settings())
-                    self._created.append(client)  # releases the folder's SQLite file
-                self._sync_client = client
-        return self._sync_client
+    def _new_client(self) -> Any:
+        chromadb = self._lib
+        if self._server is not None:
+            return chromadb.HttpClient(**self._client_kwargs())
+        if self._path == ":memory:":
+            return chromadb.EphemeralClient(settings=self._settings())
+        return chromadb.PersistentClient(path=self._path, settings=self._settings())
 
-    async def _aclient(self) -> Any:
-        if self._async_client is not None:
-            return self._async_client
-        if self._url is None:
-            return None  # in-process: the blocking client, in a worker thread
-        client = await self._chromadb.AsyncHttpClient(**self._client_kwargs())
-        self._async_client = client
-        self._owns_async = True
-        return client
+    async def _new_async_client(self) -> Any:
+        return await self._lib.AsyncHttpClient(**self._client_kwargs())
 
-    # -- calls ---------------------------------------------------------------------------
-
-    def _call(self, fn: Callable[[], Any]) -> Any:
-        """A blocking call; a server's answer is awaited at most ``timeout`` seconds.
+    def _blocking(self, fn: Callable[[], T]) -> T:
+        """A server's answer is awaited at most ``timeout`` seconds.
 
         Chroma's HTTP client has no timeout of its own, so a call to a server runs in a
         worker thread that the caller stops waiting for at the deadline.
         """
+        if not self._remote:
+            return fn()
+        future = _pool().submit(fn)
         try:
-            if not self._remote:
-                return fn()
-            future = _pool().submit(fn)
             return future.result(timeout=self.timeout)
         except concurrent.futures.TimeoutError:
-            error: TextSearchError = self._timeout_error()
-        except Exception as exc:  # every client failure becomes a documented error
-            error = self._error(exc)
-        raise error
-
-    async def _acall(self, sync_fn: Callable[[Any], Any], async_fn: Callable[[Any], Any]) -> Any:
-        try:
-            client = await self._bounded(self._aclient())
-            if client is None:
-                return await self._in_thread(lambda: sync_fn(self._client()))
-            return await self._bounded(async_fn(client))
-        except TextSearchError:
-            raise
-        except Exception as exc:
-            error = self._error(exc)
-        raise error
+            pass
+        raise self._timeout_error()
 
     def _error(self, exc: BaseException) -> TextSearchError:
         return chroma_error(exc, self.collection, self._where())
-
-    def _where(self) -> str:
-        return repr(self).partition("(")[2].partition(",")[0]
 
     # -- collections ---------------------------------------------------------------------
 
     def _open(self, client: Any) -> Any:
         return client.get_collection(self.collection, embedding_function=None)
 
-    def _create(self, client: Any, dimensions: int) -> Any:
-        return client.get_or_create_collection(
-            self.collection,
-            embedding_function=None,
-            configuration={"hnsw": {"space": self.distance}},
-            metadata=self._creation_metadata(dimensions),
-        )
+    def _create_kwargs(self, dimensions: int) -> dict[str, Any]:
+        metadata: dict[str, Any] = {"textsearch_dimensions": dimensions}
+        if self.embedder is not None:
+            metadata["textsearch_model"] = self.embedder.model
+        return {
+            "name": self.collection,
+            "embedding_function": None,
+            "configuration": {"hnsw": {"space": self.distance}},
+            "metadata": metadata,
+        }
+
+    @staticmethod
+    def _recorded_dimensions(collection: Any) -> int | None:
+        stored = (collection.metadata or {}).get("textsearch_dimensions")
+        return stored if isinstance(stored, int) and not isinstance(stored, bool) else None
+
+    @staticmethod
+    def _sample_dimensions(sample: Mapping[str, Any]) -> int | None:
+        embeddings = sample.get("embeddings")
+        if embeddings is not None and len(embeddings):
+            return len(embeddings[0])
+        return None
 
     def _learn_dimensions(self, collection: Any) -> int | None:
         """The collection's vector length: recorded when we created it, else from a record."""
-        stored = (collection.metadata or {}).get("textsearch_dimensions")
-        if isinstance(stored, int) and not isinstance(stored, bool):
-            return stored
-        sample = collection.get(limit=1, include=["embeddings"])
-        embeddings = sample.get("embeddings")
-        if embeddings is not None and len(embeddings):
-            return len(embeddings[0])
-        return None
+        recorded = self._recorded_dimensions(collection)
+        if recorded is not None:
+            return recorded
+        return self._sample_dimensions(collection.get(limit=1, include=["embeddings"]))
 
     async def _alearn_dimensions(self, collection: Any) -> int | None:
-        stored = (collection.metadata or {}).get("textsearch_dimensions")
-        if isinstance(stored, int) and not isinstance(stored, bool):
-            return stored
-        sample = await collection.get(limit=1, include=["embeddings"])
-        embeddings = sample.get("embeddings")
-        if embeddings is not None and len(embeddings):
-            return len(embeddings[0])
-        return None
+        recorded = self._recorded_dimensions(collection)
+        if recorded is not None:
+            return recorded
+        return self._sample_dimensions(await collection.get(limit=1, include=["embeddings"]))
 
     def _check_dimensions(self, found: int | None, vector_length: int) -> None:
         if found is not None:
@@ -356,8 +274,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             return {clause.name: {"$contains": clause.value}}
         return {clause.name: {"$eq": clause.value}}
 
-    def _where_of(self, options: SearchOptions) -> dict[str, Any] | None:
-        parts = [self._clause(c) for c in check_filter(options.filter, connector=self.connector)]
+    def _filter_of(self, options: SearchOptions) -> dict[str, Any] | None:
+        parts = [self._clause(c) for c in self._clauses(options)]
         if not parts:
             return None
         return parts[0] if len(parts) == 1 else {"$and": parts}
@@ -370,15 +288,10 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             for key, value in record.metadata.items()
             if not (isinstance(value, list) and not value)
         }
-        metadata[self.id_field] = record.document_id
-        if record.title is not None:
-            metadata[self.title_field] = record.title
-        if record.link is not None:
-            metadata[self.link_field] = record.link
-        if record.fragment:
-            metadata[FRAGMENT_KEY] = record.fragment
-        if record.sites:
-            metadata[self.site_field] = record.sites
+        metadata.update(self._record_fields(record))
+        del metadata[self.text_field]  # the text is the record's document
+        if not record.sites:
+            del metadata[self.site_field]
         return metadata
 
     def _results(self, answer: Mapping[str, Any]) -> list[ChromaDocument]:
@@ -394,23 +307,14 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         for record_id, document, metadata, distance in zip(
             ids, documents, metadatas, distances, strict=True
         ):
-            metadata = dict(metadata or {})
-            text = document if isinstance(document, str) else metadata.get(self.text_field)
-            doc_id = metadata.get(self.id_field)
-            title = metadata.get(self.title_field)
-            link = metadata.get(self.link_field)
-            fragment = metadata.get(FRAGMENT_KEY)
-            if isinstance(link, str) and isinstance(fragment, str):
-                link += fragment
+            fields = dict(metadata or {})
             out.append(
-                _trusted(
-                    ChromaDocument,
-                    id=str(doc_id) if doc_id is not None else str(record_id),
-                    title=title if isinstance(title, str) else None,
-                    text=text if isinstance(text, str) else "",
-                    link=link if isinstance(link, str) else None,
-                    metadata={k: v for k, v in metadata.items() if k not in self._own_keys},
-                    score=float(distance) if distance is not None else None,
+                self._native(
+                    fields,
+                    record_id=record_id,
+                    text=document if isinstance(document, str) else fields.get(self.text_field),
+                    metadata={k: v for k, v in fields.items() if k not in self._own_keys},
+                    score=distance,
                 )
             )
         return out
@@ -428,100 +332,60 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "include": ["documents", "metadatas", "distances"],
         }
 
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[ChromaDocument]:
-        where = self._where_of(options)  # bad filters fail before anything else
-        vector = await self._query_vector(query)
-        kwargs = self._query_kwargs(vector, options, where)
-
-        def run_sync(client: Any) -> tuple[Any, int | None]:
-            collection = self._collections.get(False) or self._open(client)
-            self._collections[False] = collection
-            if self._dimensions is None:
-                self._check_dimensions(self._learn_dimensions(collection), len(vector))
-            self._check_dimensions(None, len(vector))
-            answer = collection.query(**kwargs)
-            total = None
-            if options.include_total_count:
-                total = (
-                    collection.count()
-                    if where is None
-                    else len(collection.get(where=where, include=[])["ids"])
-                )
-            return answer, total
-
-        async def run_async(client: Any) -> tuple[Any, int | None]:
-            collection = self._collections.get(True) or await client.get_collection(
-                self.collection, embedding_function=None
+    def _search_sync(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> tuple[Any, int | None]:
+        collection = self._collections.get(False) or self._open(client)
+        self._collections[False] = collection
+        if self._dimensions is None:
+            self._check_dimensions(self._learn_dimensions(collection), len(vector))
+        self._check_dimensions(None, len(vector))
+        answer = collection.query(**self._query_kwargs(vector, options, flt))
+        total = None
+        if options.include_total_count:
+            total = (
+                collection.count()
+                if flt is None
+                else len(collection.get(where=flt, include=[])["ids"])
             )
-            self._collections[True] = collection
-            if self._dimensions is None:
-                self._check_dimensions(await self._alearn_dimensions(collection), len(vector))
-            self._check_dimensions(None, len(vector))
-            answer = await collection.query(**kwargs)
-            total = None
-            if options.include_total_count:
-                total = (
-                    await collection.count()
-                    if where is None
-                    else len((await collection.get(where=where, include=[]))["ids"])
-                )
-            return answer, total
+        return answer, total
 
-        answer, total = await self._acall(run_sync, run_async)
-        return self._page(self._results(answer), options, total)
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[ChromaDocument]:
-        where = self._where_of(options)
-        vector = self._query_vector_sync(query)
-        kwargs = self._query_kwargs(vector, options, where)
-
-        def run() -> tuple[Any, int | None]:
-            collection = self._collections.get(False) or self._open(self._client())
-            self._collections[False] = collection
-            if self._dimensions is None:
-                self._check_dimensions(self._learn_dimensions(collection), len(vector))
-            self._check_dimensions(None, len(vector))
-            answer = collection.query(**kwargs)
-            total = None
-            if options.include_total_count:
-                total = (
-                    collection.count()
-                    if where is None
-                    else len(collection.get(where=where, include=[])["ids"])
-                )
-            return answer, total
-
-        answer, total = self._call(run)
-        return self._page(self._results(answer), options, total)
+    async def _search_async(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> tuple[Any, int | None]:
+        collection = self._collections.get(True) or await client.get_collection(
+            self.collection, embedding_function=None
+        )
+        self._collections[True] = collection
+        if self._dimensions is None:
+            self._check_dimensions(await self._alearn_dimensions(collection), len(vector))
+        self._check_dimensions(None, len(vector))
+        answer = await collection.query(**self._query_kwargs(vector, options, flt))
+        if not options.include_total_count:
+            return answer, None
+        if flt is None:
+            return answer, await collection.count()
+        return answer, len((await collection.get(where=flt, include=[]))["ids"])
 
     # -- writing -------------------------------------------------------------------------
 
-    def _prepare_write(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], chunk: bool
-    ) -> tuple[list[str], list[PassageRecord]]:
-        self._need_embedder()
-        return passage_records(docs, chunk=chunk, reserved=sorted(self._own_keys))
-
     def _write_batches(
         self, records: Sequence[PassageRecord], vectors: Sequence[Sequence[float]], size: int
-    ) -> list[dict[str, Any]]:
-        batches = []
+    ) -> Iterator[dict[str, Any]]:
+        # one batch at a time: a large write never holds every record's metadata at once
         for start in range(0, len(records), size):
             part = records[start : start + size]
-            batches.append(
-                {
-                    "ids": [r.record_id for r in part],
-                    "embeddings": [list(v) for v in vectors[start : start + size]],
-                    "documents": [r.text for r in part],
-                    "metadatas": [self._metadata_of(r) for r in part],
-                }
-            )
-        return batches
+            yield {
+                "ids": [r.record_id for r in part],
+                "embeddings": vectors[start : start + size],
+                "documents": [r.text for r in part],
+                "metadatas": [self._metadata_of(r) for r in part],
+            }
 
     def _write_sync(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
     ) -> None:
-        collection = self._create(client, len(vectors[0]))
+        collection = client.get_or_create_collection(**self._create_kwargs(len(vectors[0])))
         self._check_dimensions(self._learn_dimensions(collection), len(vectors[0]))
         self._collections[False] = collection
         size = max(1, min(5000, client.get_max_batch_size()))
@@ -531,135 +395,49 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         for batch in self._write_batches(records, vectors, size):
             collection.add(**batch)  # old passages were deleted above
 
-    async def add_documents(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = True
-    ) -> int:
-        """Add or replace documents (by ``id``); returns how many documents were written.
-
-        Documents have ``LocalTextSearch``'s shape (``id``, ``title``, ``text``, ``link``,
-        ``metadata``). Each is stored as one record per passage, split as
-        ``LocalTextSearch`` splits it (``chunk=False``: one record per document), with its
-        embedding. The collection is created when missing. Everything is validated and
-        embedded before anything is written; a document's old passages are replaced.
-
-        Raises:
-            InvalidRequestError: A document is invalid, or its metadata uses a key this
-                connector writes itself.
-            ConfigurationError: No embedder, or its vectors do not fit the collection.
-            ProviderError: The embedder or the store failed.
-            SearchTransportError: The server could not be reached.
-        """
-        doc_ids, records = self._prepare_write(docs, chunk)
-        if not records:
-            return 0
-        vectors = await self._document_vectors(records)
-
-        async def run_async(client: Any) -> None:
-            collection = await client.get_or_create_collection(
-                self.collection,
-                embedding_function=None,
-                configuration={"hnsw": {"space": self.distance}},
-                metadata=self._creation_metadata(len(vectors[0])),
-            )
-            self._check_dimensions(await self._alearn_dimensions(collection), len(vectors[0]))
-            self._collections[True] = collection
-            size = max(1, min(5000, await client.get_max_batch_size()))
-            for start in range(0, len(doc_ids) if await collection.count() else 0, size):
-                await collection.delete(
-                    where={self.id_field: {"$in": doc_ids[start : start + size]}}
-                )
-            for batch in self._write_batches(records, vectors, size):
-                await collection.add(**batch)
-
-        await self._acall(lambda c: self._write_sync(c, doc_ids, records, vectors), run_async)
-        return len(doc_ids)
-
-    def add_documents_sync(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = True
-    ) -> int:
-        """Blocking twin of :meth:`add_documents`; raises the same errors."""
-        doc_ids, records = self._prepare_write(docs, chunk)
-        if not records:
-            return 0
-        vectors = self._document_vectors_sync(records)
-        self._call(lambda: self._write_sync(self._client(), doc_ids, records, vectors))
-        return len(doc_ids)
-
-    def _creation_metadata(self, dimensions: int) -> dict[str, Any]:
-        metadata: dict[str, Any] = {"textsearch_dimensions": dimensions}
-        if self.embedder is not None:
-            metadata["textsearch_model"] = self.embedder.model
-        return metadata
-
-    async def delete_documents(self, ids: Iterable[str]) -> int:
-        """Delete documents (all their passages) by id; returns how many ids were given.
-
-        A missing collection or an unknown id is not an error (nothing to delete).
-
-        Raises:
-            InvalidRequestError: ``ids`` is not a list of non-empty strings.
-            ProviderError: The store failed.
-            SearchTransportError: The server could not be reached.
-        """
-        wanted = document_ids(ids)
-        if not wanted:
-            return 0
-
-        def run_sync(client: Any) -> None:
-            self._delete_sync(client, wanted)
-
-        async def run_async(client: Any) -> None:
-            try:
-                collection = await client.get_collection(self.collection, embedding_function=None)
-            except self._chromadb.errors.NotFoundError:
-                return
-            await collection.delete(where={self.id_field: {"$in": wanted}})
-
-        await self._acall(run_sync, run_async)
-        return len(wanted)
-
-    def delete_documents_sync(self, ids: Iterable[str]) -> int:
-        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
-        wanted = document_ids(ids)
-        if wanted:
-            self._call(lambda: self._delete_sync(self._client(), wanted))
-        return len(wanted)
+    async def _write_async(
+        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+    ) -> None:
+        kwargs = self._create_kwargs(len(vectors[0]))
+        collection = await client.get_or_create_collection(**kwargs)
+        self._check_dimensions(await self._alearn_dimensions(collection), len(vectors[0]))
+        self._collections[True] = collection
+        size = max(1, min(5000, await client.get_max_batch_size()))
+        for start in range(0, len(doc_ids) if await collection.count() else 0, size):
+            await collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
+        for batch in self._write_batches(records, vectors, size):
+            await collection.add(**batch)
 
     def _delete_sync(self, client: Any, wanted: list[str]) -> None:
         try:
             collection = self._open(client)
-        except self._chromadb.errors.NotFoundError:
+        except self._lib.errors.NotFoundError:
             return
         collection.delete(where={self.id_field: {"$in": wanted}})
 
+    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
+        try:
+            collection = await client.get_collection(self.collection, embedding_function=None)
+        except self._lib.errors.NotFoundError:
+            return
+        await collection.delete(where={self.id_field: {"$in": wanted}})
+
     # -- resources -----------------------------------------------------------------------
 
-    async def aclose(self) -> None:
-        """Release the clients this connector created (never an injected client)."""
-        if self._owns_async and self._async_client is not None:
-            # Chroma's async client keeps one httpx client per event loop, in a dict shared by
-            # every async client of the process; the one of this loop is closed and removed
-            # (the next call of any client on this loop opens a new one).
-            server = getattr(self._async_client, "_server", None)
-            shared = getattr(type(server), "_clients", None)
-            if isinstance(shared, dict):
-                http = shared.pop(hash(asyncio.get_running_loop()), None)
-                if http is not None:
-                    try:
-                        await http.aclose()
-                    except Exception:  # closing is best effort
-                        pass
-            self._async_client = None
-            self._owns_async = False
-        self.close()
-
-    def close(self) -> None:
-        """Release the HTTP client this connector created (never an injected client)."""
+    def _forget(self) -> None:
         self._collections.clear()
-        for client in self._created:
-            try:
-                _close_client(client)
-            except Exception:  # closing is best effort; nothing to report to a caller
-                pass
-        self._created.clear()
-        self._sync_client = None if self._url or self._path else self._sync_client
+
+    def _close_client(self, client: Any) -> None:
+        if self._path != ":memory:":  # an ephemeral store lives as long as its client
+            _close_client(client)
+
+    async def _close_async_client(self, client: Any) -> None:
+        # Chroma's async client keeps one httpx client per event loop, in a dict shared by
+        # every async client of the process; the one of this loop is closed and removed
+        # (the next call of any client on this loop opens a new one).
+        server = getattr(client, "_server", None)
+        shared = getattr(type(server), "_clients", None)
+        if isinstance(shared, dict):
+            http = shared.pop(hash(asyncio.get_running_loop()), None)
+            if http is not None:
+                await http.aclose()

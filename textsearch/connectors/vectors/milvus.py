@@ -20,28 +20,27 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from typing_extensions import Unpack
+
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.connectors.local import LocalDocument
+from textsearch._types import SearchOptions
 from textsearch.connectors.vectors._base import (
     FIELD_NAME,
+    FRAGMENT_KEY,
     Clause,
     PassageRecord,
+    StoreSettings,
+    StoreSpec,
+    UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
-    _trusted,
     check_field_name,
-    check_filter,
-    dimension_mismatch,
-    document_ids,
-    passage_records,
-    require,
+    present,
 )
-from textsearch.connectors.vectors._errors import _check_uri, milvus_error
-from textsearch.embeddings import Embedder
+from textsearch.connectors.vectors._errors import milvus_error, missing
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -52,7 +51,6 @@ __all__ = ["MilvusDocument", "MilvusTextSearch", "literal"]
 
 PROVIDER = "milvus"
 TOKEN_ENV = "MILVUS_TOKEN"
-FRAGMENT_FIELD = "link_fragment"
 PRIMARY_FIELD = "pk"
 _MAX_KEY = 1024  # bytes of a record id / document id (VARCHAR primary key)
 _MAX_TEXT = 65535  # bytes of a VARCHAR
@@ -140,21 +138,26 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     entities (passages) matching the filter.
     """
 
-    provider_name: ClassVar[str] = PROVIDER
-    connector: ClassVar[str] = "MilvusTextSearch"
-    extra: ClassVar[str] = "milvus"
+    vector_field: str
+    sparse_field: str
+
+    spec: ClassVar[StoreSpec] = StoreSpec(
+        PROVIDER,
+        "pymilvus",
+        MilvusDocument,
+        ("AsyncMilvusClient", "MilvusClient"),
+        UrlRule(
+            "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
+        ),
+        "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI",
+        schemes=("http://", "https://", "tcp://", "grpc://"),
+    )
 
     def __init__(
         self,
         client_or_location: Any,
         collection: str,
         *,
-        embedder: Embedder | None = None,
-        text_field: str = "text",
-        title_field: str = "title",
-        link_field: str = "link",
-        id_field: str = "document_id",
-        site_field: str = "site",
         metadata_field: str | None = "metadata",
         vector_field: str = "vector",
         sparse_field: str = "sparse",
@@ -162,39 +165,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         metric: Literal["COSINE", "IP", "L2"] = "COSINE",
         token: str | None = None,
         db_name: str | None = None,
-        timeout: float = 10.0,
-        string_mapper: Callable[[MilvusDocument], str] | None = None,
-        text_search_result_mapper: Callable[[MilvusDocument], TextSearchResult] | None = None,
+        **settings: Unpack[StoreSettings[MilvusDocument]],
     ) -> None:
-        super().__init__(
-            collection=collection,
-            embedder=embedder,
-            timeout=timeout,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-        )
-        self._pymilvus = require("pymilvus", "milvus", self.connector)
-        names = {}
-        for what, value in (
-            ("text_field", text_field),
-            ("title_field", title_field),
-            ("link_field", link_field),
-            ("id_field", id_field),
-            ("site_field", site_field),
-            ("vector_field", vector_field),
-            ("sparse_field", sparse_field),
-        ):
-            names[what] = check_field_name(value, what)
-        self.text_field = names["text_field"]
-        self.title_field = names["title_field"]
-        self.link_field = names["link_field"]
-        self.id_field = names["id_field"]
-        self.site_field = names["site_field"]
-        self.vector_field = names["vector_field"]
-        self.sparse_field = names["sparse_field"]
-        self.metadata_field = (
-            None if metadata_field is None else check_field_name(metadata_field, "metadata_field")
-        )
+        super().__init__(client_or_location, collection, settings)
+        self.vector_field = check_field_name(vector_field, "vector_field")
+        self.sparse_field = check_field_name(sparse_field, "sparse_field")
+        self.metadata_field = self._name_or_none(metadata_field, "metadata_field")
         if mode not in (None, "semantic", "hybrid"):
             raise ConfigurationError(f"mode must be 'semantic', 'hybrid' or None, got {mode!r}")
         self.mode = mode
@@ -204,114 +180,37 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         self._token = token or os.environ.get(TOKEN_ENV) or None
         register_secret(self._token)
         self._db_name = db_name
-        self._own = frozenset(
-            (
-                PRIMARY_FIELD,
-                self.text_field,
-                self.title_field,
-                self.link_field,
-                self.id_field,
-                self.site_field,
-                FRAGMENT_FIELD,
-                self.vector_field,
-                self.sparse_field,
-            )
-        )
-        self._sync_client: Any = None
-        self._async_client: Any = None
-        self._owns_sync = False
-        self._owns_async = False
-        self._uri: str | None = None
-        self._file: str | None = None
+        self._own_keys |= {PRIMARY_FIELD, self.vector_field, self.sparse_field}
         # (dense dimension, hybrid available, output fields), learnt once
         self._layout: tuple[int, bool, list[str]] | None = None
         self._primary = PRIMARY_FIELD
-        if isinstance(client_or_location, (str, os.PathLike)):
-            location = os.fspath(client_or_location)
-            if location.startswith(("http://", "https://", "tcp://", "grpc://")):
-                self._uri = _check_uri(location)
-            elif location.endswith(".db"):
-                self._file = location
-            else:
-                raise ConfigurationError(
-                    "a Milvus location is a Milvus Lite file ending in .db or an http(s):// URI"
-                )
-        elif isinstance(client_or_location, self._pymilvus.AsyncMilvusClient):
-            self._async_client = client_or_location
-        elif isinstance(client_or_location, self._pymilvus.MilvusClient):
-            self._sync_client = client_or_location
-        else:
-            raise ConfigurationError(
-                "client_or_location must be a MilvusClient or AsyncMilvusClient, a .db file "
-                f"or an http(s):// URI, not {type(client_or_location).__name__}"
-            )
 
-    def __repr__(self) -> str:
-        where = self._uri or self._file or "client"
-        return f"MilvusTextSearch({where!r}, collection={self.collection!r})"
+    def _check_path(self, path: str) -> str:
+        if not path.endswith(".db"):
+            raise ConfigurationError(
+                "a Milvus location is a Milvus Lite file ending in .db or an http(s):// URI"
+            )
+        return path
 
     # -- clients -----------------------------------------------------------------------
 
     def _client_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"uri": self._uri or self._file, "timeout": self.timeout}
-        if self._token:
-            kwargs["token"] = self._token
-        if self._db_name:
-            kwargs["db_name"] = self._db_name
-        return kwargs
+        kwargs: dict[str, Any] = {"uri": self._url or self._path, "timeout": self.timeout}
+        return kwargs | present(token=self._token, db_name=self._db_name)
 
-    def _client(self) -> Any:
-        if self._sync_client is not None:
-            return self._sync_client
-        if self._async_client is not None and self._uri is None and self._file is None:
-            raise ConfigurationError(
-                "MilvusTextSearch was given an async client: use the async methods, or pass "
-                "a URI to have both"
-            )
-        with self._lock:
-            if self._sync_client is None:
-                self._sync_client = self._pymilvus.MilvusClient(**self._client_kwargs())
-                self._owns_sync = True
-        return self._sync_client
+    def _new_client(self) -> Any:
+        return self._lib.MilvusClient(**self._client_kwargs())
 
-    def _aclient(self) -> Any:
-        """The async client, or ``None`` for Milvus Lite (a worker thread then)."""
-        if self._async_client is not None:
-            return self._async_client
-        if self._uri is None:
-            return None
-        self._async_client = self._pymilvus.AsyncMilvusClient(**self._client_kwargs())
-        self._owns_async = True
-        return self._async_client
-
-    def _call(self, fn: Callable[[Any], Any]) -> Any:
-        try:
-            return fn(self._client())
-        except Exception as exc:  # every client failure becomes a documented error
-            error = self._error(exc)
-        raise error
-
-    async def _acall(self, sync_fn: Callable[[Any], Any], async_fn: Callable[[Any], Any]) -> Any:
-        try:
-            client = self._aclient()
-            if client is None:
-                return await self._in_thread(lambda: sync_fn(self._client()))
-            return await self._bounded(async_fn(client))
-        except TextSearchError:
-            raise
-        except Exception as exc:
-            error = self._error(exc)
-        raise error
+    async def _new_async_client(self) -> Any:
+        return self._lib.AsyncMilvusClient(**self._client_kwargs())
 
     def _error(self, exc: BaseException) -> TextSearchError:
-        return milvus_error(exc, self.collection, self._uri or self._file or "the client")
+        return milvus_error(exc, self.collection, self._url or self._path or "the client")
 
     def _missing(self) -> TextSearchError:
         # Asked with has_collection first: describe_collection of a missing collection makes
         # pymilvus log an ERROR with a traceback on stderr before we can map it.
-        return milvus_error(
-            LookupError("collection not found"), self.collection, self._uri or self._file or "?"
-        )
+        return missing("Milvus", self.collection, self._url or self._path or "the client")
 
     # -- collection layout -------------------------------------------------------------
 
@@ -344,19 +243,14 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
                 self.text_field,
                 self.title_field,
                 self.link_field,
-                FRAGMENT_FIELD,
+                FRAGMENT_KEY,
                 self.metadata_field,
             )
             output = [name for name in wanted if name in fields]
         return int(vector["params"]["dim"]), bm25, output
 
-    def _check(self, layout: tuple[int, bool, list[str]], length: int) -> None:
-        self._layout = layout
-        if layout[0] != length:
-            raise dimension_mismatch(self.collection, layout[0], length)
-
     def _schema(self, client: Any, dimensions: int) -> tuple[Any, Any]:
-        pm = self._pymilvus
+        pm = self._lib
         dt = pm.DataType
         schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field(PRIMARY_FIELD, dt.VARCHAR, is_primary=True, max_length=_MAX_KEY)
@@ -364,7 +258,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         schema.add_field(self.text_field, dt.VARCHAR, max_length=_MAX_TEXT, enable_analyzer=True)
         schema.add_field(self.title_field, dt.VARCHAR, max_length=_MAX_TEXT)
         schema.add_field(self.link_field, dt.VARCHAR, max_length=_MAX_LINK)
-        schema.add_field(FRAGMENT_FIELD, dt.VARCHAR, max_length=_MAX_LINK)
+        schema.add_field(FRAGMENT_KEY, dt.VARCHAR, max_length=_MAX_LINK)
         schema.add_field(
             self.site_field, dt.ARRAY, element_type=dt.VARCHAR, max_capacity=128, max_length=256
         )
@@ -401,7 +295,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         return f"{path} == {value}"
 
     def _filter_of(self, options: SearchOptions) -> str:
-        clauses = check_filter(options.filter, connector=self.connector)
+        clauses = self._clauses(options)
         return " and ".join(f"({self._expression(c)})" for c in clauses)
 
     # -- search --------------------------------------------------------------------------
@@ -420,7 +314,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
                 "filter": expr,
                 "output_fields": output,
             }
-        pm = self._pymilvus
+        pm = self._lib
         depth = max(limit * 4, 40)
         requests = [
             pm.AnnSearchRequest(
@@ -442,31 +336,22 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         out = []
         for hit in hits:
             entity = dict(hit.get("entity") or {})
-            primary = hit.get("id", entity.get(self._primary))
-            doc_id = entity.get(self.id_field)
-            title = entity.get(self.title_field)
-            text = entity.get(self.text_field)
-            link = entity.get(self.link_field)
-            fragment = entity.get(FRAGMENT_FIELD)
-            if isinstance(link, str) and link and isinstance(fragment, str):
-                link += fragment
             if self.metadata_field is not None:
                 metadata = entity.get(self.metadata_field)
                 metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
             else:
                 metadata = {
-                    k: v for k, v in entity.items() if k not in self._own and k != self._primary
+                    k: v
+                    for k, v in entity.items()
+                    if k not in self._own_keys and k != self._primary
                 }
-            score = hit.get("distance")
             out.append(
-                _trusted(
-                    MilvusDocument,
-                    id=str(doc_id) if doc_id not in (None, "") else str(primary),
-                    title=title if isinstance(title, str) and title else None,
-                    text=text if isinstance(text, str) else "",
-                    link=link if isinstance(link, str) and link else None,
+                self._native(
+                    entity,
+                    record_id=hit.get("id", entity.get(self._primary)),
+                    text=entity.get(self.text_field),
                     metadata=metadata,
-                    score=float(score) if isinstance(score, (int, float)) else None,
+                    score=hit.get("distance"),
                 )
             )
         return out
@@ -479,80 +364,58 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             return None
 
     def _search_sync(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, expr: str
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
     ) -> tuple[Any, int | None]:
         if self._layout is None:
             if not client.has_collection(self.collection):
                 raise self._missing()
             self._layout = self._layout_of(client.describe_collection(self.collection))
-        self._check(self._layout, len(vector))
-        method, kwargs = self._request(vector, query, options, expr)
+        self._check_layout(self._layout, len(vector))
+        method, kwargs = self._request(vector, query, options, flt)
         hits = getattr(client, method)(**kwargs)[0]
         total = None
         if options.include_total_count:
-            rows = client.query(self.collection, filter=expr, output_fields=["count(*)"])
+            rows = client.query(self.collection, filter=flt, output_fields=["count(*)"])
             total = self._count(rows)
         return list(hits), total
 
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[MilvusDocument]:
-        expr = self._filter_of(options)
-        vector = await self._query_vector(query)
-
-        async def run_async(client: Any) -> tuple[Any, int | None]:
-            if self._layout is None:
-                if not await client.has_collection(self.collection):
-                    raise self._missing()
-                self._layout = self._layout_of(await client.describe_collection(self.collection))
-            self._check(self._layout, len(vector))
-            method, kwargs = self._request(vector, query, options, expr)
-            hits = (await getattr(client, method)(**kwargs))[0]
-            total = None
-            if options.include_total_count:
-                rows = await client.query(self.collection, filter=expr, output_fields=["count(*)"])
-                total = self._count(rows)
-            return list(hits), total
-
-        hits, total = await self._acall(
-            lambda c: self._search_sync(c, vector, query, options, expr), run_async
-        )
-        return self._page(self._results(hits), options, total)
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[MilvusDocument]:
-        expr = self._filter_of(options)
-        vector = self._query_vector_sync(query)
-        hits, total = self._call(lambda c: self._search_sync(c, vector, query, options, expr))
-        return self._page(self._results(hits), options, total)
+    async def _search_async(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> tuple[Any, int | None]:
+        if self._layout is None:
+            if not await client.has_collection(self.collection):
+                raise self._missing()
+            self._layout = self._layout_of(await client.describe_collection(self.collection))
+        self._check_layout(self._layout, len(vector))
+        method, kwargs = self._request(vector, query, options, flt)
+        hits = (await getattr(client, method)(**kwargs))[0]
+        if not options.include_total_count:
+            return list(hits), None
+        rows = await client.query(self.collection, filter=flt, output_fields=["count(*)"])
+        return list(hits), self._count(rows)
 
     # -- writing -------------------------------------------------------------------------
 
     def _rows(self, records: Sequence[PassageRecord], vectors: Sequence[list[float]]) -> list[Any]:
         rows = []
         for record, vector in zip(records, vectors, strict=True):
-            rows.append(
-                {
-                    PRIMARY_FIELD: record.record_id,
-                    self.id_field: record.document_id,
-                    self.text_field: record.text,
-                    self.title_field: record.title or "",
-                    self.link_field: record.link or "",
-                    FRAGMENT_FIELD: record.fragment or "",
-                    self.site_field: record.sites[:128],
-                    self.metadata_field or "metadata": dict(record.metadata),
-                    self.vector_field: vector,
-                }
-            )
+            row = self._record_fields(record, blank="")
+            row[PRIMARY_FIELD] = record.record_id
+            row[self.site_field] = record.sites[:128]
+            row[self.metadata_field or "metadata"] = dict(record.metadata)
+            row[self.vector_field] = vector
+            rows.append(row)
         return rows
 
     def _prepare_write(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], chunk: bool
+        self, docs: Iterable[Any], chunk: bool
     ) -> tuple[list[str], list[PassageRecord]]:
-        self._need_embedder()
         if self.metadata_field is None:
             raise ConfigurationError(
                 "add_documents writes a collection with a JSON metadata field: set "
                 "metadata_field= (the default is 'metadata')"
             )
-        doc_ids, records = passage_records(docs, chunk=chunk, reserved=())
+        doc_ids, records = super()._prepare_write(docs, chunk)
         for record in records:
             for what, text, limit in (
                 ("id", record.record_id, _MAX_KEY),
@@ -567,8 +430,17 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
                     )
         return doc_ids, records
 
-    def _delete_filter(self, wanted: Sequence[str]) -> str:
-        return f"{self.id_field} in [{', '.join(literal(i) for i in wanted)}]"
+    def _delete_filters(self, wanted: Sequence[str]) -> list[str]:
+        return [
+            f"{self.id_field} in [{', '.join(literal(i) for i in wanted[start : start + _BATCH])}]"
+            for start in range(0, len(wanted), _BATCH)
+        ]
+
+    def _row_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+        # one batch at a time: a large write never holds every row at once
+        for start in range(0, len(records), _BATCH):
+            end = start + _BATCH
+            yield self._rows(records[start:end], vectors[start:end])
 
     def _write_sync(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
@@ -577,124 +449,34 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         if fresh:
             schema, index = self._schema(client, len(vectors[0]))
             client.create_collection(self.collection, schema=schema, index_params=index)
-        self._check(self._layout_of(client.describe_collection(self.collection)), len(vectors[0]))
+        description = client.describe_collection(self.collection)
+        self._check_layout(self._layout_of(description), len(vectors[0]))
         # a collection made just now has no old passages to replace
-        for start in range(0, 0 if fresh else len(doc_ids), _BATCH):
-            part = doc_ids[start : start + _BATCH]
-            client.delete(self.collection, filter=self._delete_filter(part))
-        rows = self._rows(records, vectors)
-        for start in range(0, len(rows), _BATCH):
-            client.insert(self.collection, rows[start : start + _BATCH])
+        for expression in [] if fresh else self._delete_filters(doc_ids):
+            client.delete(self.collection, filter=expression)
+        for batch in self._row_batches(records, vectors):
+            client.insert(self.collection, batch)
 
-    async def add_documents(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = True
-    ) -> int:
-        """Add or replace documents (by ``id``); returns how many documents were written.
-
-        Documents have ``LocalTextSearch``'s shape; each is stored as one entity per passage
-        (split as ``LocalTextSearch`` splits it; ``chunk=False``: one per document) with its
-        vector; Milvus' BM25 function indexes the text for hybrid search. The collection is
-        created when missing. Everything is validated and embedded before anything is
-        written; a document's old passages are replaced.
-
-        Raises:
-            InvalidRequestError: A document is invalid or too long for a Milvus field.
-            ConfigurationError: No embedder, or its vectors do not fit the collection.
-            ProviderError: The embedder or the store failed.
-            SearchTransportError: The server could not be reached.
-        """
-        doc_ids, records = self._prepare_write(docs, chunk)
-        if not records:
-            return 0
-        vectors = await self._document_vectors(records)
-
-        async def run_async(client: Any) -> None:
-            fresh = not await client.has_collection(self.collection)
-            if fresh:
-                schema, index = self._schema(client, len(vectors[0]))
-                await client.create_collection(self.collection, schema=schema, index_params=index)
-            description = await client.describe_collection(self.collection)
-            self._check(self._layout_of(description), len(vectors[0]))
-            for start in range(0, 0 if fresh else len(doc_ids), _BATCH):
-                part = doc_ids[start : start + _BATCH]
-                await client.delete(self.collection, filter=self._delete_filter(part))
-            rows = self._rows(records, vectors)
-            for start in range(0, len(rows), _BATCH):
-                await client.insert(self.collection, rows[start : start + _BATCH])
-
-        await self._acall(lambda c: self._write_sync(c, doc_ids, records, vectors), run_async)
-        return len(doc_ids)
-
-    def add_documents_sync(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = True
-    ) -> int:
-        """Blocking twin of :meth:`add_documents`; raises the same errors."""
-        doc_ids, records = self._prepare_write(docs, chunk)
-        if not records:
-            return 0
-        vectors = self._document_vectors_sync(records)
-        self._call(lambda c: self._write_sync(c, doc_ids, records, vectors))
-        return len(doc_ids)
-
-    async def delete_documents(self, ids: Iterable[str]) -> int:
-        """Delete documents (all their passages) by id; returns how many ids were given.
-
-        A missing collection or an unknown id is not an error (nothing to delete).
-
-        Raises:
-            InvalidRequestError: ``ids`` is not a list of non-empty strings.
-            ProviderError: The store failed.
-            SearchTransportError: The server could not be reached.
-        """
-        wanted = document_ids(ids)
-        if not wanted:
-            return 0
-
-        async def run_async(client: Any) -> None:
-            if await client.has_collection(self.collection):
-                for start in range(0, len(wanted), _BATCH):
-                    part = wanted[start : start + _BATCH]
-                    await client.delete(self.collection, filter=self._delete_filter(part))
-
-        await self._acall(lambda c: self._delete_sync(c, wanted), run_async)
-        return len(wanted)
-
-    def delete_documents_sync(self, ids: Iterable[str]) -> int:
-        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
-        wanted = document_ids(ids)
-        if wanted:
-            self._call(lambda c: self._delete_sync(c, wanted))
-        return len(wanted)
+    async def _write_async(
+        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+    ) -> None:
+        fresh = not await client.has_collection(self.collection)
+        if fresh:
+            schema, index = self._schema(client, len(vectors[0]))
+            await client.create_collection(self.collection, schema=schema, index_params=index)
+        description = await client.describe_collection(self.collection)
+        self._check_layout(self._layout_of(description), len(vectors[0]))
+        for expression in [] if fresh else self._delete_filters(doc_ids):
+            await client.delete(self.collection, filter=expression)
+        for batch in self._row_batches(records, vectors):
+            await client.insert(self.collection, batch)
 
     def _delete_sync(self, client: Any, wanted: list[str]) -> None:
         if client.has_collection(self.collection):
-            for start in range(0, len(wanted), _BATCH):
-                part = wanted[start : start + _BATCH]
-                client.delete(self.collection, filter=self._delete_filter(part))
+            for expression in self._delete_filters(wanted):
+                client.delete(self.collection, filter=expression)
 
-    # -- resources -----------------------------------------------------------------------
-
-    async def aclose(self) -> None:
-        """Release the clients this connector created (never an injected client)."""
-        if self._owns_async and self._async_client is not None:
-            try:
-                await self._async_client.close()
-            except Exception:  # closing is best effort
-                pass
-            self._async_client = None
-            self._owns_async = False
-        self.close()
-
-    def close(self) -> None:
-        """Release the blocking client this connector created (never an injected client).
-
-        A Milvus Lite file stays held by its engine until the process exits.
-        """
-        if self._owns_sync and self._sync_client is not None:
-            try:
-                self._sync_client.close()
-            except Exception:  # closing is best effort
-                pass
-            self._sync_client = None
-            self._owns_sync = False
-        self._layout = None
+    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
+        if await client.has_collection(self.collection):
+            for expression in self._delete_filters(wanted):
+                await client.delete(self.collection, filter=expression)

@@ -1,0 +1,130 @@
+"""check_vectors' fast paths refuse exactly what the value-by-value check refuses."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from typing import Any
+
+import pytest
+
+from textsearch.embeddings import (
+    FunctionEmbedder,
+    check_vectors,
+    embed_documents,
+    embed_documents_sync,
+    embed_query_sync,
+)
+from textsearch.embeddings._base import embeds_in_a_thread
+from textsearch.errors import ProviderError, ResponseFormatError
+
+BAD_ROWS: list[tuple[str, list[Any], str]] = [
+    ("nan", [0.5, math.nan, 0.5], "not finite"),
+    ("inf", [0.5, 0.5, math.inf], "not finite"),
+    ("minus-inf", [-math.inf, 0.5, 0.5], "not finite"),
+    ("inf-and-minus-inf", [math.inf, -math.inf, 0.5], "not finite"),
+    ("bool", [0.5, True, 0.5], "holds a bool"),
+    ("string", [0.5, "0.5", 0.5], "holds a str"),
+    ("none", [0.5, None, 0.5], "holds a NoneType"),
+    ("huge-int", [0.5, 10**400, 0.5], "not finite"),
+    ("complex", [0.5, 1j, 0.5], "holds a complex"),
+]
+
+
+@pytest.mark.parametrize(("name", "row", "message"), BAD_ROWS, ids=[b[0] for b in BAD_ROWS])
+def test_a_bad_value_anywhere_in_a_row_is_refused(name: str, row: list[Any], message: str) -> None:
+    good = [0.1, 0.2, 0.3]
+    with pytest.raises(ResponseFormatError, match=message):
+        check_vectors([good, row], 2, 3, provider="t")
+    with pytest.raises(ResponseFormatError, match=message):
+        check_vectors([tuple(good), tuple(row)], 2, None, provider="t")
+    # the same through a store's helper: a ProviderError, never a vector
+    embedder = FunctionEmbedder(lambda texts: [good, row], model="m")
+    with pytest.raises(ProviderError):
+        embed_documents_sync(embedder, ["a", "b"])
+
+
+def test_count_and_length_are_checked_on_the_fast_path() -> None:
+    with pytest.raises(ResponseFormatError, match="1 vectors for 2 texts"):
+        check_vectors([[0.1, 0.2]], 2, None, provider="t")
+    with pytest.raises(ResponseFormatError, match="has 3 dimensions, expected 2"):
+        check_vectors([[0.1, 0.2], [0.1, 0.2, 0.3]], 2, None, provider="t")
+    with pytest.raises(ResponseFormatError, match="has 2 dimensions, expected 4"):
+        check_vectors([[0.1, 0.2]], 1, 4, provider="t")
+    with pytest.raises(ResponseFormatError, match="not a non-empty list"):
+        check_vectors([[]], 1, None, provider="t")
+
+
+def test_finite_values_whose_sum_overflows_are_kept() -> None:
+    # 1e308 + 1e308 is inf: the whole-row test fails, the value-by-value check accepts
+    rows = check_vectors([[1e308, 1e308, -1.0]], 1, 3, provider="t")
+    assert rows == [[1e308, 1e308, -1.0]]
+
+
+def test_rows_are_new_lists_of_floats() -> None:
+    row = [0.25, -0.5, 1.0]
+    ints = [1, 2, 3]
+    out = check_vectors([row, ints], 2, 3, provider="t")
+    assert out == [[0.25, -0.5, 1.0], [1.0, 2.0, 3.0]]
+    assert out[0] is not row and all(type(v) is float for v in out[1])
+    row.append(9.0)
+    assert out[0] == [0.25, -0.5, 1.0]
+
+
+def test_numpy_arrays_take_the_vectorised_path_and_keep_every_check() -> None:
+    np = pytest.importorskip("numpy")
+    assert check_vectors(np.arange(6).reshape(2, 3), 2, 3, provider="t") == [
+        [0.0, 1.0, 2.0],
+        [3.0, 4.0, 5.0],
+    ]
+    rows = check_vectors(np.full((2, 2), 0.5, dtype=np.float16), 2, None, provider="t")
+    assert rows == [[0.5, 0.5], [0.5, 0.5]] and type(rows[0][0]) is float
+    for bad, message in (
+        (np.array([[0.5, np.nan]]), "not finite"),
+        (np.array([[0.5, -np.inf]], dtype=np.float32), "not finite"),
+        (np.array([[True, False]]), "holds a bool"),
+        (np.array([[0.5, None]], dtype=object), "holds a NoneType"),
+        (np.array([["0.5", "1"]]), "holds a str"),
+        (np.ones((1, 3)), "has 3 dimensions, expected 2"),
+        (np.ones((1, 0)), "not a non-empty list"),
+    ):
+        with pytest.raises(ResponseFormatError, match=message):
+            check_vectors(bad, 1, 2, provider="t")
+    # rows that are arrays (a list of them, as fastembed returns)
+    with pytest.raises(ResponseFormatError, match="not finite"):
+        check_vectors([np.ones(2), np.array([1.0, np.inf])], 2, 2, provider="t")
+
+
+class _Lying(FunctionEmbedder):
+    """A subclass whose output never went through the checks: it is checked again."""
+
+    def embed_documents_sync(self, texts: Any) -> Any:
+        return [[math.nan, 0.0] for _ in texts]
+
+    async def embed_documents(self, texts: Any) -> Any:
+        return [[0.0, "x"] for _ in texts]
+
+    def embed_query_sync(self, text: str) -> Any:
+        return [1.0]
+
+
+def test_only_this_package_s_own_embedders_skip_the_second_check() -> None:
+    lying = _Lying(lambda texts: [[0.0, 0.0] for _ in texts], model="m", dimensions=2)
+    with pytest.raises(ResponseFormatError, match="not finite"):
+        embed_documents_sync(lying, ["a"])
+    with pytest.raises(ResponseFormatError, match="holds a str"):
+        asyncio.run(embed_documents(lying, ["a"]))
+    with pytest.raises(ResponseFormatError, match="1 dimensions, expected 2"):
+        embed_query_sync(lying, "q")
+    assert not embeds_in_a_thread(lying)
+
+
+def test_embeds_in_a_thread_only_for_blocking_functions() -> None:
+    async def coroutine(texts: list[str]) -> list[list[float]]:
+        return [[1.0] for _ in texts]
+
+    assert embeds_in_a_thread(FunctionEmbedder(lambda texts: [[1.0]], model="m"))
+    assert not embeds_in_a_thread(FunctionEmbedder(coroutine, model="m"))
+    assert not embeds_in_a_thread(
+        FunctionEmbedder(lambda texts: [[1.0]], model="m", query_fn=coroutine)
+    )
