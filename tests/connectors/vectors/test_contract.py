@@ -365,3 +365,27 @@ def test_hostile_values_select_only_documents_holding_them(filled: Any, value: A
             wanted = value.strip().lower().rstrip(".")
             expected = {d["id"] for d in DOCS if wanted in host_suffixes(d["link"])}
         assert ids == expected, (field, value, ids)
+
+
+def test_a_store_embeds_what_the_local_index_embeds(make: Any) -> None:
+    # Moving a collection from LocalTextSearch to a vector store must not change what each
+    # passage's vector means: both embed the title, the section name and the text.
+    from textsearch import LocalTextSearch
+
+    def recorder() -> tuple[FunctionEmbedder, list[str]]:
+        seen: list[str] = []
+
+        def fn(texts: list[str]) -> list[list[float]]:
+            seen.extend(texts)
+            return bag_of_words(texts, 32)
+
+        return FunctionEmbedder(fn, model="bag-of-words", dimensions=32), seen
+
+    local_embedder, local_seen = recorder()
+    store_embedder, store_seen = recorder()
+    with LocalTextSearch(embedder=local_embedder) as local:
+        local.add_documents(DOCS, chunk=True)  # the stores split by default
+    make(unique_name(), embedder=store_embedder).add_documents_sync(DOCS)
+    assert sorted(store_seen) == sorted(local_seen)
+    # the section's heading is part of what is embedded, not only the passage's words
+    assert any(t.startswith("Retry policy\nBackoff\n") for t in store_seen), store_seen

@@ -166,6 +166,18 @@ class PassageRecord:
     fragment: str | None  # "#anchor" / "#L12" of the passage within the document's link
     sites: list[str]
     metadata: dict[str, Any] = field(default_factory=dict)
+    section: str | None = None  # the passage's heading when it is not the document's title
+
+
+def embedding_texts(records: Sequence[PassageRecord]) -> list[str]:
+    """What is embedded for each record: the local index's input (title, section, text).
+
+    The same text as ``LocalTextSearch`` embeds, so that a collection moved from the local
+    index to a vector store ranks alike, and a vector cache keyed by text serves both.
+    """
+    from textsearch.connectors.local._vectors import embedding_input
+
+    return [embedding_input(r.title, r.section, r.text) for r in records]
 
 
 def passage_records(
@@ -232,6 +244,7 @@ def passage_records(
                     fragment,
                     sites,
                     metadata,
+                    section,
                 )
             )
     return list(checked), records
@@ -695,10 +708,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         return _embed_query_sync(self._need_embedder(), query)
 
     async def _document_vectors(self, records: Sequence[PassageRecord]) -> list[list[float]]:
-        return await _embed_documents(self._need_embedder(), [r.text for r in records])
+        return await _embed_documents(self._need_embedder(), embedding_texts(records))
 
     def _document_vectors_sync(self, records: Sequence[PassageRecord]) -> list[list[float]]:
-        return _embed_documents_sync(self._need_embedder(), [r.text for r in records])
+        return _embed_documents_sync(self._need_embedder(), embedding_texts(records))
 
     # -- clients -------------------------------------------------------------------------
 
