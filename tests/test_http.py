@@ -916,7 +916,7 @@ def test_the_size_cap_counts_decompressed_bytes(mode: str) -> None:
 def test_body_reader_never_inflates_past_the_cap() -> None:
     import zlib
 
-    from textsearch._http._body import BodyReader, TooLarge
+    from textsearch._http._guards import BodyReader, TooLarge
 
     compressor = zlib.compressobj(wbits=zlib.MAX_WBITS | 16)
     chunk = compressor.compress(b"\0" * (64 * 1024 * 1024)) + compressor.flush()

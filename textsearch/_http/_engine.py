@@ -41,8 +41,6 @@ import httpx
 
 from textsearch._http._base import (
     BACKOFF_BASE,
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
@@ -65,28 +63,28 @@ from textsearch._http._base import (
     bearer_or_plain,
     parse_retry_after,
 )
-from textsearch._http._body import (
+from textsearch._http._exchange import ExchangeMixin, _Attempt, _Send
+from textsearch._http._guards import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RESPONSE_BYTES,
     TooLarge,
     UnsupportedEncoding,
-)
-from textsearch._http._exchange import (
-    ExchangeMixin,
-    _Attempt,
-    _Send,
-    _within,
+    within,
 )
 from textsearch._http._redact import register_secret, scrub, scrub_exception
 from textsearch._http._transports._httpx import (
     DEFAULT_LIMITS,
+    HttpxAsyncTransport,
+    HttpxSyncTransport,
     VerifyTypes,
     arm_sync_client,
     as_httpx_error,
-    deadline_scope,
     httpx2_kind,
     make_async_client,
     make_ssl_context,
     make_sync_client,
 )
+from textsearch._http._transports.base import Answer, AsyncTransport, SyncTransport
 from textsearch.errors import (
     ConfigurationError,
     ProviderError,
@@ -172,10 +170,12 @@ class HttpEngine(ExchangeMixin):
         self.deadline = _check_deadline(deadline)
         self._verify = make_ssl_context(verify, provider)
         self.transport = _check_transport(transport)
-        self._fast: Any = None  # the aiohttp path, once chosen (see _fast_path)
+        self._fast: AsyncTransport | None = None  # aiohttp, once chosen (see _fast_path)
         self._fast_checked = False
-        self._blocking: Any = None  # the urllib3 path, once chosen (see _blocking_path)
+        self._blocking: SyncTransport | None = None  # urllib3, once chosen (_blocking_path)
         self._blocking_checked = False
+        self._httpx_async: HttpxAsyncTransport | None = None
+        self._httpx_sync: HttpxSyncTransport | None = None
         self._httpx2 = False
         self._secret = register_secret(secret)
         self._async_client: httpx.AsyncClient | None = None
@@ -312,16 +312,16 @@ class HttpEngine(ExchangeMixin):
             SearchTransportError: The service could not be reached after the retries.
             SearchTimeoutError: No answer in time after the retries, or past ``deadline``.
         """
-        fast = self._fast_path()
+        transport = self._async_transport()
         state = _Send(request, time.monotonic() + self.deadline)
-        if fast is not None:
+        exchange = partial(self._exchange_async, transport)
+        if transport is self._fast:
             # aiohttp bounds each exchange by what is left of the deadline (its per-request
             # total timeout); waits between attempts end before it (_after_attempt) and
             # parsing does not wait: no asyncio.timeout needed, a timer less per search.
-            return await self._send_async(partial(self._exchange_fast, fast), state, parse)
-        exchange = partial(self._exchange_async, self.async_client())
+            return await self._send_async(exchange, state, parse)
         try:
-            return await _within(self._send_async(exchange, state, parse), state.deadline)
+            return await within(self._send_async(exchange, state, parse), state.deadline)
         except _TIMEOUT_ERRORS as exc:
             if isinstance(exc, TextSearchError):
                 raise
@@ -329,9 +329,7 @@ class HttpEngine(ExchangeMixin):
 
     async def _send_async(
         self,
-        exchange: Callable[
-            [_Send, _Attempt], Awaitable[tuple[int, Mapping[str, str], bytes, object]]
-        ],
+        exchange: Callable[[_Send, _Attempt], Awaitable[Answer]],
         state: _Send,
         parse: Callable[[HttpResponse], ResultT],
     ) -> ResultT:
@@ -340,7 +338,7 @@ class HttpEngine(ExchangeMixin):
             outcome = _Attempt()
             started = time.perf_counter()
             try:
-                status, headers, content, url = await exchange(state, outcome)
+                status, headers, content, url, _ = await exchange(state, outcome)
                 self._judge(outcome, status, headers, content, url, parse)
             except _ATTEMPT_ERRORS as exc:
                 outcome.error = exc
@@ -360,29 +358,23 @@ class HttpEngine(ExchangeMixin):
 
     def send_sync(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Blocking twin of :meth:`send`; raises the same errors."""
-        blocking = self._blocking_path()
-        exchange: Callable[[_Send, _Attempt], tuple[int, Mapping[str, str], bytes, object]]
-        if blocking is not None:
-            exchange = partial(self._exchange_blocking, blocking)
-        else:
-            exchange = partial(self._exchange_sync, self.sync_client())
+        exchange = partial(self._exchange_sync, self._sync_transport())
         state = _Send(request, time.monotonic() + self.deadline)
-        with deadline_scope(state.deadline):
-            while True:
-                state.attempt += 1
-                outcome = _Attempt()
-                started = time.perf_counter()
-                try:
-                    status, headers, content, url = exchange(state, outcome)
-                    self._judge(outcome, status, headers, content, url, parse)
-                except _ATTEMPT_ERRORS as exc:
-                    outcome.error = exc
-                except Exception as exc:
-                    outcome.error = self._foreign(exc)
-                wait = self._after_attempt(outcome, state, started)
-                if wait is None:
-                    return outcome.result  # type: ignore[no-any-return]
-                self.sleep(wait)
+        while True:
+            state.attempt += 1
+            outcome = _Attempt()
+            started = time.perf_counter()
+            try:
+                status, headers, content, url, _ = exchange(state, outcome)
+                self._judge(outcome, status, headers, content, url, parse)
+            except _ATTEMPT_ERRORS as exc:
+                outcome.error = exc
+            except Exception as exc:
+                outcome.error = self._foreign(exc)
+            wait = self._after_attempt(outcome, state, started)
+            if wait is None:
+                return outcome.result  # type: ignore[no-any-return]
+            self.sleep(wait)
 
     # -- the shared, I/O-free part -----------------------------------------------------
 

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING, Any, Final
 import httpx
 from multidict import CIMultiDict
 
-from textsearch._http._body import ACCEPT_ENCODING, BodyReader
+from textsearch._http._guards import ACCEPT_ENCODING, REDIRECT_STATUSES, BodyReader
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
+from textsearch._http._transports.base import Answer, StatusSink
 
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
@@ -152,13 +153,12 @@ class AiohttpTransport:
         return session
 
     async def exchange(
-        self, request: HttpRequest, cap: int, deadline: float, outcome: Any = None
-    ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
-        """Send one request (no redirects followed); return status, headers, body, URL and
-        the ``Location`` of a redirect (its body is then not read).
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        """Send one request (no redirects followed); see :class:`~.base.AsyncTransport`.
 
-        ``outcome.status`` (when given) is set as soon as the status is known, before the
-        body is read: a body past the cap is then reported with the status it came with.
+        ``outcome.status`` is set as soon as the status is known, before the body is
+        read: a body past the cap is then reported with the status it came with.
 
         ``deadline`` (``time.monotonic()``) bounds the whole exchange, body included: it is
         aiohttp's own ``total`` timeout for this request, the one timer aiohttp arms per
@@ -188,17 +188,15 @@ class AiohttpTransport:
             kwargs["json"] = request.json_body
         try:
             async with session.request(request.method, request.url, **kwargs) as response:
-                status = response.status
-                if outcome is not None:
-                    outcome.status = status
+                status = outcome.status = response.status
                 headers = response.headers
-                if 300 <= status < 400 and "Location" in headers:
-                    return status, headers, b"", response.url, headers["Location"]
+                if status in REDIRECT_STATUSES and "Location" in headers:
+                    return Answer(status, headers, b"", response.url, headers["Location"])
                 reader = BodyReader(cap, headers.get("Content-Encoding"))
                 reader.check_declared(headers.get("Content-Length"))
                 async for chunk in response.content.iter_any():
                     reader.feed(chunk)
-                return status, headers, reader.finish(), response.url, None
+                return Answer(status, headers, reader.finish(), response.url)
         except aiohttp.ClientError as exc:
             raise _as_httpx_error(exc) from None
         except asyncio.TimeoutError as exc:  # aiohttp's own per-phase timeouts

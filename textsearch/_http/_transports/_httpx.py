@@ -1,4 +1,4 @@
-"""Client construction and the blocking path's total deadline.
+"""The httpx transports (the default), client construction and the blocking path's deadline.
 
 ``httpx``'s read timeout restarts with every byte, so a server that drips one byte per
 second keeps a blocking call alive forever. The async path cancels at the deadline; a
@@ -14,24 +14,39 @@ from __future__ import annotations
 
 import os
 import ssl
-import threading
 import time
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlencode
 
 import httpx
 
+from textsearch._http._guards import (
+    ACCEPT_ENCODING,
+    REDIRECT_STATUSES,
+    BodyReader,
+    TooLarge,
+    cap_timeout,
+    current_deadline,
+    deadline_scope,
+)
+from textsearch._http._transports.base import Answer, StatusSink
 from textsearch.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from textsearch._http._base import HttpRequest
 
 __all__ = [
     "DEFAULT_LIMITS",
     "USER_AGENT",
+    "HttpxAsyncTransport",
+    "HttpxSyncTransport",
     "VerifyTypes",
     "arm_sync_client",
+    "current_deadline",
     "deadline_scope",
     "make_async_client",
     "make_ssl_context",
@@ -45,23 +60,6 @@ USER_AGENT: Final = "textsearch (python-httpx)"
 
 VerifyTypes = bool | str | os.PathLike[str] | ssl.SSLContext
 
-_local = threading.local()
-
-
-#: The timeout handed to a socket once the deadline has passed: the socket itself then times
-#: out, so the error is the transport library's own (httpcore or httpcore2 alike).
-_SPENT: Final = 1e-6
-
-
-def _remaining(timeout: float | None) -> float | None:
-    deadline: float | None = getattr(_local, "deadline", None)
-    if deadline is None:
-        return timeout
-    left = deadline - time.monotonic()
-    if left <= _SPENT:
-        return _SPENT
-    return left if timeout is None or timeout > left else timeout
-
 
 class _DeadlineStream:
     """A network stream whose every timeout is capped by the deadline of this thread's search."""
@@ -72,10 +70,10 @@ class _DeadlineStream:
         self._stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _remaining(timeout))  # type: ignore[no-any-return]
+        return self._stream.read(max_bytes, cap_timeout(timeout))  # type: ignore[no-any-return]
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, _remaining(timeout))
+        self._stream.write(buffer, cap_timeout(timeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -87,7 +85,7 @@ class _DeadlineStream:
         timeout: float | None = None,
     ) -> _DeadlineStream:
         return _DeadlineStream(
-            self._stream.start_tls(ssl_context, server_hostname, _remaining(timeout))
+            self._stream.start_tls(ssl_context, server_hostname, cap_timeout(timeout))
         )
 
     def get_extra_info(self, info: str) -> Any:
@@ -111,7 +109,7 @@ class _DeadlineBackend:
         socket_options: Iterable[Any] | None = None,
     ) -> _DeadlineStream:
         stream = self._backend.connect_tcp(
-            host, port, _remaining(timeout), local_address, socket_options
+            host, port, cap_timeout(timeout), local_address, socket_options
         )
         return _DeadlineStream(stream)
 
@@ -122,7 +120,7 @@ class _DeadlineBackend:
         socket_options: Iterable[Any] | None = None,
     ) -> _DeadlineStream:
         return _DeadlineStream(
-            self._backend.connect_unix_socket(path, _remaining(timeout), socket_options)
+            self._backend.connect_unix_socket(path, cap_timeout(timeout), socket_options)
         )
 
     def sleep(self, seconds: float) -> None:
@@ -155,23 +153,6 @@ def arm_sync_client(client: Any) -> bool:
         if transport is not None and not _arm_transport(transport):
             armed = False
     return armed
-
-
-def current_deadline() -> float | None:
-    """The deadline (``time.monotonic()``) of the search running in this thread, if any."""
-    deadline: float | None = getattr(_local, "deadline", None)
-    return deadline
-
-
-@contextmanager
-def deadline_scope(deadline: float) -> Iterator[None]:
-    """Within the block, sockets of armed clients in this thread respect ``deadline``."""
-    previous = getattr(_local, "deadline", None)
-    _local.deadline = deadline
-    try:
-        yield
-    finally:
-        _local.deadline = previous
 
 
 def make_ssl_context(verify: object, owner: str) -> ssl.SSLContext | bool:
@@ -257,6 +238,168 @@ def make_async_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> 
         follow_redirects=False,
         verify=verify,
     )
+
+
+# -- the transports ---------------------------------------------------------------------
+
+
+def build_request(
+    client: httpx.AsyncClient | httpx.Client,
+    request: HttpRequest,
+    timeout: httpx.Timeout | None,
+    httpx2: bool,
+) -> httpx.Request:
+    """The ``httpx.Request`` for ``request`` (raises ``UnicodeEncodeError`` for bad text)."""
+    headers = dict(request.headers)
+    headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
+    default: Any = httpx.USE_CLIENT_DEFAULT
+    if httpx2:
+        default, timeout = httpx2_timeout(timeout)
+    url, params = request.url, request.params
+    if params and "?" not in url:
+        # The query string is encoded here, as httpx would (urllib's urlencode), and sent
+        # as part of the URL: httpx's own merge of params into a URL parses and rebuilds
+        # the URL twice, about a third of the CPU of building a request.
+        url = f"{url}?{urlencode(params)}"
+        params = ()
+    return client.build_request(
+        request.method,
+        url,
+        params=params or None,
+        json=request.json_body,
+        headers=headers,
+        timeout=default if timeout is None else timeout,
+    )
+
+
+def _reader(response: httpx.Response, cap: int) -> BodyReader | None:
+    """A capped reader for the raw body; ``None`` when the body was already read.
+
+    A transport may hand over a response it has read (httpx's ``MockTransport``, respx):
+    its content is decoded already and only needs the cap.
+    """
+    if response.is_stream_consumed:
+        if len(response.content) > cap:
+            raise TooLarge()
+        return None
+    reader = BodyReader(cap, response.headers.get("content-encoding"))
+    reader.check_declared(response.headers.get("content-length"))
+    return reader
+
+
+def _redirect(response: httpx.Response) -> Answer | None:
+    if response.status_code in REDIRECT_STATUSES:
+        location = response.headers.get("location")
+        if location:
+            return Answer(response.status_code, response.headers, b"", response.url, location)
+    return None
+
+
+class HttpxAsyncTransport:
+    """Sends with an ``httpx.AsyncClient`` (or its httpx2 twin); the client is not closed here.
+
+    Args:
+        client: The client (its ``follow_redirects`` is overridden: never).
+        timeout: Per-request timeout; ``None`` for the client's own.
+        httpx2: The client is an httpx2 one.
+    """
+
+    __slots__ = ("_httpx2", "_timeout", "client")
+
+    def __init__(
+        self, client: httpx.AsyncClient, timeout: httpx.Timeout | None, httpx2: bool = False
+    ) -> None:
+        self.client = client
+        self._timeout = timeout
+        self._httpx2 = httpx2
+
+    async def exchange(
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        client = self.client
+        # The deadline is the caller's asyncio timeout on this path (a cancellation).
+        built = build_request(client, request, self._timeout, self._httpx2)
+        response = await client.send(built, stream=True, follow_redirects=False)
+        try:
+            outcome.status = response.status_code
+            answer = _redirect(response)
+            if answer is not None:
+                return answer
+            reader = _reader(response, cap)
+            if reader is None:
+                return Answer(
+                    response.status_code, response.headers, response.content, response.url
+                )
+            async for chunk in response.aiter_raw():
+                reader.feed(chunk)
+            return Answer(response.status_code, response.headers, reader.finish(), response.url)
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
+
+    def close(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
+
+
+class HttpxSyncTransport:
+    """Sends with an ``httpx.Client`` (or its httpx2 twin); the client is not closed here.
+
+    The deadline reaches the sockets of an armed client (:func:`arm_sync_client`); for one
+    that could not be armed (a custom transport), each phase's timeout is shrunk to what is
+    left and the deadline is checked between chunks of the body.
+    """
+
+    __slots__ = ("_armed", "_httpx2", "_timeout", "client")
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        timeout: httpx.Timeout | None,
+        httpx2: bool = False,
+        armed: bool = True,
+    ) -> None:
+        self.client = client
+        self._timeout = timeout
+        self._httpx2 = httpx2
+        self._armed = armed
+
+    def _shrunk(self, deadline: float) -> httpx.Timeout:
+        base = self._timeout or self.client.timeout
+        return httpx.Timeout(
+            connect=cap_timeout(base.connect, deadline), read=cap_timeout(base.read, deadline),
+            write=cap_timeout(base.write, deadline), pool=cap_timeout(base.pool, deadline),
+        )  # fmt: skip
+
+    def exchange(
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        client = self.client
+        timeout = self._timeout if self._armed else self._shrunk(deadline)
+        built = build_request(client, request, timeout, self._httpx2)
+        with deadline_scope(deadline):
+            response = client.send(built, stream=True, follow_redirects=False)
+            try:
+                outcome.status = response.status_code
+                answer = _redirect(response)
+                if answer is not None:
+                    return answer
+                reader = _reader(response, cap)
+                if reader is None:
+                    return Answer(
+                        response.status_code, response.headers, response.content, response.url
+                    )
+                for chunk in response.iter_raw():
+                    reader.feed(chunk)
+                    if time.monotonic() > deadline:  # for clients whose sockets are unarmed
+                        raise httpx.ReadTimeout("the total deadline of the search has passed")
+                return Answer(response.status_code, response.headers, reader.finish(), response.url)
+            finally:
+                response.close()
+
+    def close(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
 
 
 # -- httpx2 clients (the fork the OpenAI, Anthropic and MCP SDKs use) ----------------------
