@@ -223,8 +223,8 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             attempts and every byte read (default 60). Past it:
             :class:`~textsearch.SearchTimeoutError`.
         max_response_bytes: Largest response body, counted after decompression (default
-            32 MiB); a larger one raises :class:`~textsearch.ResponseFormatError` without
-            being read into memory.
+            10 MiB, as for every connector); a larger one raises
+            :class:`~textsearch.ResponseFormatError` without being read into memory.
         max_retries: Retries of failed requests (azure-core retry policy; 0 disables).
         max_retry_wait: Longest wait between retries; a ``Retry-After`` above it is not
             waited for (the error is raised at once with ``retry_after`` set).
