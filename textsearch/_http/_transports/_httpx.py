@@ -272,27 +272,26 @@ def build_request(
     )
 
 
-def _reader(response: httpx.Response, cap: int) -> BodyReader | None:
-    """A capped reader for the raw body; ``None`` when the body was already read.
-
-    A transport may hand over a response it has read (httpx's ``MockTransport``, respx):
-    its content is decoded already and only needs the cap.
-    """
+def _start(response: httpx.Response, cap: int, outcome: StatusSink) -> Answer | BodyReader:
+    """The whole answer when nothing is left to read (a redirect, a body already read by
+    the transport, as httpx's ``MockTransport`` and respx do), else a capped raw reader."""
+    status = outcome.status = response.status_code
+    headers = response.headers
+    if status in REDIRECT_STATUSES:
+        location = headers.get("location")
+        if location:
+            return Answer(status, headers, b"", response.url, location)
     if response.is_stream_consumed:
         if len(response.content) > cap:
             raise TooLarge()
-        return None
-    reader = BodyReader(cap, response.headers.get("content-encoding"))
-    reader.check_declared(response.headers.get("content-length"))
+        return Answer(status, headers, response.content, response.url)
+    reader = BodyReader(cap, headers.get("content-encoding"))
+    reader.check_declared(headers.get("content-length"))
     return reader
 
 
-def _redirect(response: httpx.Response) -> Answer | None:
-    if response.status_code in REDIRECT_STATUSES:
-        location = response.headers.get("location")
-        if location:
-            return Answer(response.status_code, response.headers, b"", response.url, location)
-    return None
+def _finish(response: httpx.Response, reader: BodyReader) -> Answer:
+    return Answer(response.status_code, response.headers, reader.finish(), response.url)
 
 
 class HttpxAsyncTransport:
@@ -321,18 +320,12 @@ class HttpxAsyncTransport:
         built = build_request(client, request, self._timeout, self._httpx2)
         response = await client.send(built, stream=True, follow_redirects=False)
         try:
-            outcome.status = response.status_code
-            answer = _redirect(response)
-            if answer is not None:
-                return answer
-            reader = _reader(response, cap)
-            if reader is None:
-                return Answer(
-                    response.status_code, response.headers, response.content, response.url
-                )
+            reader = _start(response, cap, outcome)
+            if isinstance(reader, Answer):
+                return reader
             async for chunk in response.aiter_raw():
                 reader.feed(chunk)
-            return Answer(response.status_code, response.headers, reader.finish(), response.url)
+            return _finish(response, reader)
         finally:
             await response.aclose()
 
@@ -381,20 +374,14 @@ class HttpxSyncTransport:
         with deadline_scope(deadline):
             response = client.send(built, stream=True, follow_redirects=False)
             try:
-                outcome.status = response.status_code
-                answer = _redirect(response)
-                if answer is not None:
-                    return answer
-                reader = _reader(response, cap)
-                if reader is None:
-                    return Answer(
-                        response.status_code, response.headers, response.content, response.url
-                    )
+                reader = _start(response, cap, outcome)
+                if isinstance(reader, Answer):
+                    return reader
                 for chunk in response.iter_raw():
                     reader.feed(chunk)
                     if time.monotonic() > deadline:  # for clients whose sockets are unarmed
                         raise httpx.ReadTimeout("the total deadline of the search has passed")
-                return Answer(response.status_code, response.headers, reader.finish(), response.url)
+                return _finish(response, reader)
             finally:
                 response.close()
 
