@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import ssl
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -432,13 +433,16 @@ def as_httpx_error(error: BaseException) -> BaseException:
 
 # -- which transport ---------------------------------------------------------------------
 
-#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed), else httpx.
+#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed); when it names
+#: nothing, aiohttp for async sends if aiohttp is already imported in the process and no
+#: library that mocks httpx is (see :func:`wants_aiohttp`), else httpx.
 #: ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for blocking ones.
 #: ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``: aiohttp for
-#: async and urllib3 for blocking sends. Never chosen behind the caller's back (e.g.
-#: because some other module imported aiohttp or urllib3): tests that mock httpx (respx)
-#: must keep working, and a short run must not pay aiohttp's import.
+#: async and urllib3 for blocking sends.
 TRANSPORTS: Final = ("auto", "httpx", "aiohttp", "urllib3", "fast")
+#: Libraries that mock httpx (and only httpx): while one is loaded, ``auto`` stays on httpx
+#: so that a user's tests written with it keep intercepting every request.
+HTTPX_MOCKS: Final = ("respx", "pytest_httpx", "vcr")
 
 
 def _installed(module: str) -> bool:
@@ -460,9 +464,20 @@ def _from_environment() -> str:
 
 
 def wants_aiohttp(choice: str) -> bool:
-    """Whether an engine set to ``choice`` sends its async requests with aiohttp."""
+    """Whether an engine set to ``choice`` sends its async requests with aiohttp.
+
+    For ``auto`` without ``TEXTSEARCH_TRANSPORT``: only when aiohttp is imported already.
+    Measured (benchmarks/bench_web.py, docs/performance.md), the aiohttp path costs 0.8-1.4x
+    the floor's CPU per search against 3-9x for httpx, about 1-2 ms less per search; but
+    importing aiohttp costs about a second, which a short run (one CLI search) never wins
+    back. Already imported (a service built on aiohttp, an agent framework, the MCP server),
+    it costs nothing more, so every search gains. A library that mocks httpx keeps httpx.
+    """
     if choice == "auto":
-        return _from_environment() in ("aiohttp", "fast") and aiohttp_installed()
+        named = _from_environment()
+        if named:
+            return named in ("aiohttp", "fast") and aiohttp_installed()
+        return "aiohttp" in sys.modules and not any(m in sys.modules for m in HTTPX_MOCKS)
     return choice in ("aiohttp", "fast")
 
 
