@@ -1,10 +1,13 @@
 """The one HTTP engine shared by every HTTP connector.
 
 Connectors are sans-I/O: they describe a request with :class:`HttpRequest` and parse a
-:class:`HttpResponse` with pure code. :class:`HttpEngine` sends the description with an
-``httpx.AsyncClient`` or an ``httpx.Client``; everything around the send (the retry
-decision, backoff, ``Retry-After``, the size cap, error mapping, redaction, logging) is the
-same code for both, so the blocking twin can never drift from the async path.
+:class:`HttpResponse` with pure code. :class:`HttpEngine` sends the description through a
+transport (:mod:`textsearch._http._transports`: httpx by default, aiohttp or urllib3 as fast
+paths, all one protocol); everything around the send (the retry decision, backoff,
+``Retry-After``, redirects, the size cap, the deadline, error mapping, redaction, logging)
+is the same code for all, so the blocking twin can never drift from the async path. The
+guards themselves (origin rule, capped body, deadline) are :mod:`textsearch._http._guards`,
+shared with ``fetch_pages`` and the Azure bridge.
 
 What a connector supplies:
 
