@@ -10,7 +10,9 @@ must hold, and hold by the same rules (the same cap counting, the same deadline)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
+import importlib
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -38,6 +40,10 @@ TEXT = {"Content-Type": "text/plain; charset=utf-8"}
 @pytest.fixture(autouse=True)
 def _no_transport_from_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
+    # Imported here, outside the timed blocks: aiohttp's import alone can take a second.
+    for module in ("_aiohttp", "_urllib3"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(f"textsearch._http._transports.{module}")
     yield
 
 
@@ -246,3 +252,18 @@ def test_fetch_pages_cuts_a_one_byte_a_second_server_at_the_deadline() -> None:
         elapsed = time.monotonic() - started
     assert not page.ok and page.error == "timed out after 1.5 s"
     assert 1.4 <= elapsed < 2.5, elapsed
+
+
+@pytest.mark.parametrize("path", ENGINE_PATHS)
+def test_engine_redirect_hops_share_one_deadline(path: str) -> None:
+    # Each hop answers in 0.4 s, far within the 5 s timeouts; five hops would take 2 s.
+    slow_hop = Reply(302, b"", {"Location": "/next"}, delay=0.4)
+    with serve(slow_hop) as server:
+        started = time.monotonic()
+        with pytest.raises(SearchTimeoutError, match="1.5 s deadline"):
+            _get(path, server.url + "/q", timeout=5.0, deadline=1.5, max_retries=2)
+        elapsed = time.monotonic() - started
+    # Unshared, the five hops would all be followed and the sixth 302 be the error (a
+    # ProviderError, after 2.4 s); the upper bound leaves room for a loaded machine.
+    assert 1.4 <= elapsed < 3.0, elapsed
+    assert 3 <= len(server.requests) <= 4  # the last hop was cut, and nothing retried
