@@ -9,6 +9,7 @@ decided in one method (:meth:`ExchangeMixin._follow`) for every transport.
 
 from __future__ import annotations
 
+import ssl
 import threading
 from typing import Any
 
@@ -64,7 +65,7 @@ class ExchangeMixin:
     deadline: float
     _httpx2: bool
     _sync_armed: bool
-    _verify: Any
+    _verify: ssl.SSLContext | bool
     _async_client: httpx.AsyncClient | None
     _owns_async: bool
     _sync_client: httpx.Client | None
@@ -77,7 +78,7 @@ class ExchangeMixin:
     _httpx_async: HttpxAsyncTransport | None
     _httpx_sync: HttpxSyncTransport | None
 
-    def _timeout_for(self, client: Any) -> httpx.Timeout | None:
+    def _timeout_for(self, client: httpx.AsyncClient | httpx.Client) -> httpx.Timeout | None:
         raise NotImplementedError
 
     def async_client(self) -> httpx.AsyncClient:
