@@ -142,7 +142,7 @@ class ExchangeMixin:
     async def _exchange_async(
         self, transport: AsyncTransport, state: _Send, outcome: _Attempt
     ) -> Answer:
-        chain = RedirectChain(state.request.url, state.request.method)
+        chain: RedirectChain | None = None
         while True:
             try:
                 answer = await transport.exchange(
@@ -150,11 +150,11 @@ class ExchangeMixin:
                 )
             except UnicodeEncodeError:
                 raise self._unsendable() from None
-            if not self._follow(chain, state, answer):
+            if answer.location is None or (chain := self._follow(chain, state, answer)) is None:
                 return answer
 
     def _exchange_sync(self, transport: SyncTransport, state: _Send, outcome: _Attempt) -> Answer:
-        chain = RedirectChain(state.request.url, state.request.method)
+        chain: RedirectChain | None = None
         while True:
             try:
                 answer = transport.exchange(
@@ -162,23 +162,27 @@ class ExchangeMixin:
                 )
             except UnicodeEncodeError:
                 raise self._unsendable() from None
-            if not self._follow(chain, state, answer):
+            if answer.location is None or (chain := self._follow(chain, state, answer)) is None:
                 return answer
 
-    def _follow(self, chain: RedirectChain, state: _Send, answer: Answer) -> bool:
-        """Whether ``answer`` is a redirect to follow; if so ``state.request`` is the next hop.
+    def _follow(
+        self, chain: RedirectChain | None, state: _Send, answer: Answer
+    ) -> RedirectChain | None:
+        """The chain to go on with when ``answer`` is a redirect to follow (``state.request``
+        is then the next hop), else ``None``.
 
         The one redirect decision of every transport: same origin only (the key is never
         sent to another host), at most :data:`~textsearch._http._guards.MAX_REDIRECTS`
-        hops, each sent with what is left of the same deadline.
+        hops, each sent with what is left of the same deadline. The chain is made at the
+        first redirect of an attempt: an answer without one costs nothing here.
         """
-        if answer.location is None:
-            return False
         request = state.request
+        if chain is None:
+            chain = RedirectChain(request.url, request.method)
         status = answer.status
         try:
             if not chain.follow(status, answer.location):
-                return False
+                return None
         except RedirectRefused as refused:
             raise ProviderError(
                 f"{self.provider}: HTTP {status} redirect from {_where(request.url)} to "
@@ -201,7 +205,7 @@ class ExchangeMixin:
             ) from None
         body = request.json_body if chain.method == request.method else None
         state.request = HttpRequest(chain.method, chain.url, (), body, request.headers)
-        return True
+        return chain
 
     def _unsendable(self) -> InvalidRequestError:
         # A lone surrogate (e.g. from a bad decode) cannot be UTF-8 encoded. Not chained:
