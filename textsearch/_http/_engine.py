@@ -146,7 +146,9 @@ class HttpEngine(ExchangeMixin):
             bundle path, an ``ssl.SSLContext``, or ``False`` (warns).
         transport: ``"httpx"``, ``"aiohttp"`` (async fast path), ``"urllib3"`` (blocking
             fast path), ``"fast"`` (both; extra ``fast`` for all three) or ``"auto"``
-            (httpx unless ``TEXTSEARCH_TRANSPORT`` names one of the others).
+            (what ``TEXTSEARCH_TRANSPORT`` names; without it, aiohttp for async sends when
+            aiohttp is already imported and no httpx mock library (respx, pytest_httpx,
+            vcr) is, else httpx).
     """
 
     def __init__(
