@@ -263,6 +263,7 @@ class HttpEngine(ExchangeMixin):
     def _release_async(self, client: httpx.AsyncClient) -> None:
         """Close an owned async client from outside its event loop, as far as possible."""
         self._async_client = None
+        self._httpx_async = None  # its transport must not keep the client alive either
         loop, self._async_loop = self._async_loop, None
         if loop is None or loop.is_closed():
             return  # its loop is gone and its sockets with it; nothing can be awaited there
@@ -281,6 +282,7 @@ class HttpEngine(ExchangeMixin):
         client = self._sync_client
         if client is not None and self._owns_sync:
             self._sync_client = None
+            self._httpx_sync = None
             client.close()
         aclient = self._async_client
         if aclient is not None and self._owns_async and not aclient.is_closed:
@@ -298,6 +300,7 @@ class HttpEngine(ExchangeMixin):
                 self._release_async(client)  # it belongs to another (maybe closed) loop
             else:
                 self._async_client = None
+                self._httpx_async = None
                 self._async_loop = None
                 await client.aclose()
         if self._fast is not None:
