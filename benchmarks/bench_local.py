@@ -4,6 +4,13 @@
     python benchmarks/bench_local.py --docs 10000 --queries 500
     python benchmarks/bench_local.py --html /usr/share/doc   # only: index every HTML file there
     python benchmarks/bench_local.py --html DIR --html-parser regex   # the fallback converter
+    python benchmarks/bench_local.py --vectors           # hybrid and semantic search, 384 dims
+
+``--vectors`` gives every document a random unit vector (``--dims``, 384 by default, the
+size of all-MiniLM-L6-v2's) through a ``FunctionEmbedder``, then times hybrid, semantic-only
+and keyword queries. Query vectors are made before timing: the latencies exclude the query's
+embedding, whose cost (the embedder's call and the validation of its output) is printed apart.
+    python benchmarks/bench_local.py --markup DIR    # only: index the Markdown/RST/.txt files there
 
 Documents are generated (~200 words each) from a Zipf-distributed vocabulary of
 30,000 made-up words, so some words are in almost every document and most are rare,
@@ -81,7 +88,7 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
     """
     from pathlib import Path
 
-    import textsearch.connectors.local as local
+    import textsearch.connectors.local._search as local  # where index_path finds read_file
     from textsearch import _html
 
     used = _html.use_parser(None if parser == "auto" else parser)
@@ -121,6 +128,147 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
     return 0
 
 
+def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) -> int:
+    import numpy as np
+
+    from textsearch.embeddings import FunctionEmbedder, embed_query_sync
+
+    rng = np.random.default_rng(args.seed)
+
+    def random_unit(texts: list[str]) -> Any:
+        rows = rng.standard_normal((len(texts), args.dims), dtype=np.float32)
+        return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).tolist()
+
+    prepared: dict[str, list[float]] = {}
+    embedder = FunctionEmbedder(
+        random_unit,
+        model=f"random-{args.dims}",
+        dimensions=args.dims,
+        query_fn=lambda texts: [prepared[t] for t in texts],
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = os.path.join(tmp, "bench.sqlite3")
+        search = LocalTextSearch(db_path, engine=args.engine, embedder=embedder)
+        batch: list[dict[str, object]] = []
+        index_seconds = 0.0
+        for doc in documents(args.docs, words, cum, args.seed):
+            batch.append(doc)
+            if len(batch) >= args.batch:
+                start = time.perf_counter()
+                search.add_documents(batch)
+                index_seconds += time.perf_counter() - start
+                batch.clear()
+        if batch:
+            start = time.perf_counter()
+            search.add_documents(batch)
+            index_seconds += time.perf_counter() - start
+        qrng = random.Random(args.seed + 1)
+        content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
+        content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
+        queries = [
+            " ".join(qrng.choices(content, cum_weights=content_cum, k=qrng.randint(1, 3)))
+            for _ in range(args.queries)
+        ]
+        for q, vector in zip(queries, random_unit(queries), strict=True):
+            prepared[q] = vector
+        embedding: list[float] = []
+        for q in queries:
+            t0 = time.perf_counter()
+            embed_query_sync(embedder, q)
+            embedding.append((time.perf_counter() - t0) * 1000)
+
+        def timed(mode: str, fusion: str = "blend", **options: Any) -> list[float]:
+            search.mode = mode  # type: ignore[assignment]
+            search._fusion = fusion  # type: ignore[assignment]
+            out = []
+            load = time.perf_counter()
+            search.get_search_results_sync(queries[0], top=5)  # loads the matrix once
+            load_ms = (time.perf_counter() - load) * 1000
+            for q in queries:
+                vector = prepared[q]
+                _, opts = search._prepare(q, None, {"top": 5, **options})
+                t0 = time.perf_counter()
+                search._search(q, opts, vector if mode != "keyword" else None)
+                out.append((time.perf_counter() - t0) * 1000)
+            if mode == "semantic":
+                print(f"  (first semantic query, loading the matrix: {load_ms:.0f} ms)")
+            return out
+
+        site = TextSearchFilter().equal_to("site", "kb.example.net")
+        rows = {
+            "hybrid (blend)": timed("hybrid"),
+            "hybrid (rrf)": timed("hybrid", "rrf"),
+            "hybrid, filtered (site)": timed("hybrid", filter=site),
+            "semantic only": timed("semantic"),
+            "keyword only": timed("keyword"),
+        }
+        engine = search.engine
+        search.close()
+        size_mb = index_size(db_path) / 1e6
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}; engine: {engine}")
+    print(
+        f"indexed {args.docs:,} documents with {args.dims}-dimension vectors in "
+        f"{index_seconds:.1f} s (random vectors: no model time); index {size_mb:,.0f} MB"
+    )
+    for name, latencies in rows.items():
+        print(
+            f"{name}: {len(latencies):,} queries, top=5: "
+            f"p50 {statistics.median(latencies):.2f} ms, "
+            f"p95 {percentile(latencies, 95):.2f} ms"
+        )
+    print(
+        f"query embedding (FunctionEmbedder call + validation, excluded above): "
+        f"p50 {statistics.median(embedding):.3f} ms"
+    )
+    print(f"peak memory (max RSS): {peak_mb:,.0f} MB")
+def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
+    """Index every Markdown, reStructuredText and ``.txt`` file under ``folder``, timed.
+
+    A real project's docs (``benchmarks/doc_sets.py`` downloads some) measure what the
+    Markdown and reStructuredText readers cost; the best of ``repeat`` runs is reported, as
+    the machine may be busy. Reading + parsing + splitting (``read_file``) is timed apart.
+    """
+    from pathlib import Path
+
+    import textsearch.connectors.local._search as local  # where index_path finds read_file
+
+    suffixes = (".md", ".markdown", ".rst", ".txt")
+    files = [p for p in Path(folder).rglob("*") if p.suffix.lower() in suffixes and p.is_file()]
+    megabytes = sum(p.stat().st_size for p in files) / 1e6
+    read_file = local.read_file
+    best: tuple[float, float, float] | None = None
+    for _ in range(repeat):
+        read_cpu = [0.0]
+
+        def timed_read_file(*args: Any, _cpu: list[float] = read_cpu) -> Any:
+            start = time.process_time()
+            try:
+                return read_file(*args)
+            finally:
+                _cpu[0] += time.process_time() - start
+
+        local.read_file = timed_read_file  # type: ignore[assignment]
+        with tempfile.TemporaryDirectory() as tmp:
+            search = LocalTextSearch(os.path.join(tmp, "m.sqlite3"), engine=engine_choice)  # type: ignore[arg-type]
+            start, cpu = time.perf_counter(), time.process_time()
+            report = search.index_path(folder, extensions=suffixes)
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+            search.close()
+        local.read_file = read_file
+        if best is None or cpu < best[1]:
+            best = (seconds, cpu, read_cpu[0])
+    assert best is not None
+    seconds, cpu, read = best
+    print(
+        f"indexed {report.indexed:,} Markdown/RST/.txt files ({megabytes:.1f} MB) into "
+        f"{passages:,} passages: best of {repeat} {seconds:.2f} s wall, {cpu:.2f} s CPU; "
+        f"read + parse + split {read:.2f} s CPU ({megabytes / max(read, 1e-9):.1f} MB/s)"
+    )
+    return 0
+
+
 def index_size(db_path: str) -> int:
     """Bytes on disk of an index: the SQLite file, its WAL, and the tantivy folder if any."""
     total = 0
@@ -140,6 +288,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--html", metavar="DIR", help="only time indexing the HTML files of DIR")
     parser.add_argument(
+        "--markup", metavar="DIR", help="only time indexing the Markdown/RST/.txt files of DIR"
+    )
+    parser.add_argument(
         "--html-parser",
         choices=("auto", "selectolax", "regex"),
         default="auto",
@@ -151,9 +302,21 @@ def main() -> int:
         choices=["auto", "sqlite", "tantivy"],
         help="LocalTextSearch ranking engine (auto: tantivy when installed)",
     )
+    parser.add_argument(
+        "--vectors",
+        action="store_true",
+        help="with an embedder of random unit vectors: hybrid and semantic latency",
+    )
+    parser.add_argument("--dims", type=int, default=384, help="with --vectors: vector length")
     args = parser.parse_args()
+    if args.vectors:
+        rng = random.Random(args.seed)
+        words = vocabulary(30_000, rng)
+        return bench_vectors(args, words, zipf_cum_weights(len(words)))
     if args.html:
         return bench_html(args.html, args.html_parser, args.engine)
+    if args.markup:
+        return bench_markup(args.markup, args.engine)
 
     rng = random.Random(args.seed)
     words = vocabulary(30_000, rng)

@@ -16,8 +16,8 @@ both connectors.
 
 ``--relevance`` instead runs the IR collections of ``bench_relevance.py`` (its loaders and
 metrics, imported; data from ``../shared/relevance`` or ``TEXTSEARCH_RELEVANCE_DATA``) through
-PostgresTextSearch, once per ranking function (``ts_rank_cd``, ``ts_rank``), each document's
-title and text as one document, full queries and queries cut to 3 content words.
+PostgresTextSearch, once per ranking function (``bm25``, ``ts_rank``, ``ts_rank_cd``), each
+document's title and text as one document, full queries and queries cut to 3 content words.
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def relevance(dsn: str, datasets: list[str], max_candidates: list[int]) -> None:
 
         cut = {q: rel.cut_query(t) for q, t in queries.items()}
         for cap in max_candidates:
-            for rank in ("ts_rank_cd", "ts_rank"):
+            for rank in ("bm25", "ts_rank", "ts_rank_cd"):
                 pg = PostgresTextSearch(
                     dsn, table=table, rank_function=rank, max_candidates=cap
                 )

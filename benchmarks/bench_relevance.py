@@ -12,6 +12,16 @@ with the full queries, once with each query cut to its first 3 content words.
 
 Optional comparison rows (not dependencies of the project, only used when installed):
 ``bm25s`` and ``tantivy``.
+
+With ``--embedder SPEC`` it measures search by meaning instead: nDCG@10 and Recall@100 in
+keyword, semantic, hybrid (score blend) and hybrid (reciprocal rank fusion) modes over one
+index. SPEC is what ``textsearch.embeddings.from_spec`` accepts when that exists, else
+``module:attribute`` (an Embedder, a factory of one, or a function ``texts -> vectors``), or
+``hashing[:DIMS]`` (hashed words: no model, only to try the pipeline). Vectors are cached in
+``--vector-cache`` (default ``~/.cache/textsearch-bench``), so a corpus is embedded once per
+model; latencies include the query's embedding (cached after the first run).
+
+    python benchmarks/bench_relevance.py --datasets scifact --embedder hashing:256
 """
 
 from __future__ import annotations
@@ -204,6 +214,167 @@ def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
     return search
 
 
+class CachedEmbedder:
+    """An embedder whose vectors are kept in a SQLite file, keyed by model and text."""
+
+    provider_name = "cached"
+
+    def __init__(self, inner: Any, folder: Path) -> None:
+        import sqlite3
+
+        self.inner = inner
+        folder.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(folder / "vectors.sqlite3", isolation_level=None)
+        self.db.execute("CREATE TABLE IF NOT EXISTS v(key BLOB PRIMARY KEY, vector BLOB)")
+
+    @property
+    def model(self) -> str:
+        return str(self.inner.model)
+
+    @property
+    def dimensions(self) -> int | None:
+        known = self.inner.dimensions
+        if known is None:
+            row = self.db.execute("SELECT vector FROM v LIMIT 1").fetchone()
+            return len(row[0]) // 4 if row else None
+        return int(known)
+
+    def _key(self, kind: str, text: str) -> bytes:
+        import hashlib
+
+        return hashlib.sha256(f"{self.model}\x00{kind}\x00{text}".encode()).digest()
+
+    def _cached(self, kind: str, texts: list[str], embed: Callable[[list[str]], Any]) -> Any:
+        from array import array
+
+        keys = [self._key(kind, t) for t in texts]
+        found: dict[bytes, list[float]] = {}
+        for begin in range(0, len(keys), 500):
+            part = keys[begin : begin + 500]
+            marks = ",".join("?" * len(part))
+            for key, blob in self.db.execute(
+                f"SELECT key, vector FROM v WHERE key IN ({marks})", part
+            ):
+                found[key] = array("f", blob).tolist()
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        if missing:
+            started = time.perf_counter()
+            vectors = embed([texts[i] for i in missing])
+            if len(missing) > 50:
+                print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.1f} s")
+            self.db.execute("BEGIN")
+            for i, vector in zip(missing, vectors, strict=True):
+                found[keys[i]] = list(vector)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO v VALUES (?, ?)",
+                    (keys[i], array("f", vector).tobytes()),
+                )
+            self.db.execute("COMMIT")
+        return [found[k] for k in keys]
+
+    def embed_documents_sync(self, texts: list[str]) -> Any:
+        from textsearch.embeddings import embed_documents_sync
+
+        return self._cached("d", list(texts), lambda t: embed_documents_sync(self.inner, t))
+
+    def embed_query_sync(self, text: str) -> Any:
+        from textsearch.embeddings import embed_query_sync
+
+        return self._cached("q", [text], lambda t: [embed_query_sync(self.inner, t[0])])[0]
+
+    async def embed_documents(self, texts: list[str]) -> Any:
+        return self.embed_documents_sync(texts)
+
+    async def embed_query(self, text: str) -> Any:
+        return self.embed_query_sync(text)
+
+
+def hashing_embedder(dims: int) -> Any:
+    """Hashed word stems: a stand-in with no model, to try the pipeline (not a measurement)."""
+    import hashlib
+
+    from textsearch.embeddings import FunctionEmbedder
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * dims
+            for word in re.findall(r"\w+", text.lower()):
+                h = int.from_bytes(
+                    hashlib.blake2b(word[:6].encode(), digest_size=8).digest(), "little"
+                )
+                vector[h % dims] += 1.0 if (h >> 40) & 1 else -1.0
+            out.append(vector if any(vector) else [1.0] + [0.0] * (dims - 1))
+        return out
+
+    return FunctionEmbedder(embed, model=f"hashing-{dims}", dimensions=dims)
+
+
+def build_embedder(spec: str) -> Any:
+    import importlib
+
+    from textsearch import embeddings
+    from textsearch.embeddings import Embedder, FunctionEmbedder
+
+    if spec.split(":", 1)[0] == "hashing":
+        return hashing_embedder(int(spec.split(":", 1)[1]) if ":" in spec else 256)
+    from_spec = getattr(embeddings, "from_spec", None)
+    if from_spec is not None:
+        return from_spec(spec)
+    module_name, _, attribute = spec.partition(":")
+    target = getattr(importlib.import_module(module_name), attribute)
+    if isinstance(target, Embedder):
+        return target
+    made = target()
+    if isinstance(made, Embedder):
+        return made
+    return FunctionEmbedder(target, model=spec)
+
+
+def semantic_rows(name: str, corpus: dict[str, dict[str, str]], queries: dict[str, str],
+                  qrels: Qrels, args: argparse.Namespace) -> None:  # fmt: skip
+    from textsearch import LocalTextSearch
+
+    inner = build_embedder(args.embedder)
+    embedder = CachedEmbedder(inner, Path(args.vector_cache).expanduser())
+    started = time.perf_counter()
+    index = LocalTextSearch(embedder=embedder, engine=args.engine, match=args.match)
+    setattr(index, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
+    index.add_documents(
+        {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
+    )
+    print(
+        f"# {name}: {len(corpus)} docs indexed with {embedder.model} in "
+        f"{time.perf_counter() - started:.1f} s (engine: {index.engine})"
+    )
+    for q in queries.values():  # fill the query cache before timing
+        embedder.embed_query_sync(q)
+
+    def searcher(mode: str, fusion: str) -> Searcher:
+        def search(text: str, k: int) -> list[str]:
+            index.mode = mode  # type: ignore[assignment]
+            index._fusion = fusion  # type: ignore[assignment]
+            try:
+                return [d.id for d in index.get_documents_sync(text, top=k)]
+            except Exception:
+                return []
+
+        return search
+
+    for label, mode, fusion in (
+        ("keyword", "keyword", "blend"),
+        ("semantic", "semantic", "blend"),
+        ("hybrid-blend", "hybrid", "blend"),
+        ("hybrid-rrf", "hybrid", "rrf"),
+    ):
+        r = evaluate(searcher(mode, fusion), queries, qrels, lambda text: 0)
+        print(
+            f"{name:<10} {label:<12} {'full':<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
+            f"{'':>7}{r['p50']:6.2f} {r['p95']:7.2f}"
+        )
+    index.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
@@ -212,6 +383,13 @@ def main() -> int:
     parser.add_argument(
         "--title-repeat", type=int, help="tantivy engine: times the title is indexed (measuring)"
     )
+    parser.add_argument("--embedder", metavar="SPEC", help="measure semantic and hybrid modes")
+    parser.add_argument(
+        "--vector-cache",
+        default=str(Path("~/.cache/textsearch-bench")),
+        help="with --embedder: where vectors are kept between runs",
+    )
+    parser.add_argument("--queries", type=int, help="only the first N queries (a quick look)")
     args = parser.parse_args()
     if args.title_repeat is not None:
         from textsearch.connectors.local import _tantivy as _local_tantivy
@@ -227,6 +405,11 @@ def main() -> int:
             print(f"{name}: not found under {DATA}; skipped")
             continue
         corpus, queries, qrels = load(name)
+        if args.queries:
+            queries = dict(list(queries.items())[: args.queries])
+        if args.embedder:
+            semantic_rows(name, corpus, queries, qrels, args)
+            continue
         started = time.perf_counter()
         ours, index = textsearch_searcher(corpus, args.match, args.engine)
         print(

@@ -141,7 +141,7 @@ def test_python_dash_m_works(notes: Path) -> None:
 def test_progress_bar_on_a_terminal() -> None:
     from io import StringIO
 
-    from textsearch.cli import _Progress
+    from textsearch.cli._common import Progress as _Progress
 
     class Tty(StringIO):
         def isatty(self) -> bool:
@@ -200,9 +200,9 @@ def test_unexpected_errors_are_one_line(tmp_path: Path) -> None:
     def explode(args: object) -> object:
         raise RuntimeError("boom")
 
-    original = cli.PROVIDERS["local"]
-    cli.PROVIDERS["local"] = explode  # type: ignore[assignment]
+    original = cli.ARGUMENT_BUILDERS["local"]
+    cli.ARGUMENT_BUILDERS["local"] = explode  # type: ignore[assignment]
     try:
         assert cli.main(["search", "x", "--path", str(tmp_path)], out=StringIO()) == 1
     finally:
-        cli.PROVIDERS["local"] = original
+        cli.ARGUMENT_BUILDERS["local"] = original

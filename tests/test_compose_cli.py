@@ -9,12 +9,14 @@ from collections.abc import Iterator
 import pytest
 
 from textsearch import ConfigurationError, RateLimitError, cli
+from textsearch.cli._providers import search_filter
 from textsearch.compose import CachedTextSearch, FallbackTextSearch, FusedTextSearch
+from textsearch.registry import ProviderSpec, register, unregister
 from textsearch.testing import StaticTextSearch
 
 from ._compose_support import docs
 
-BUILT: list[StaticTextSearch] = []
+BUILT: list[Closing] = []
 
 
 class Closing(StaticTextSearch):
@@ -24,35 +26,33 @@ class Closing(StaticTextSearch):
         self.closed = True
 
 
-def _builder(name: str, *links: str, error: Exception | None = None) -> cli.ProviderBuilder:
-    def build(args: argparse.Namespace) -> StaticTextSearch:
+def _builder(name: str, *links: str, error: Exception | None = None) -> ProviderSpec:
+    def build() -> StaticTextSearch:
         search = Closing(docs(*links, prefix=name), match="always", name=name, error=error)
         BUILT.append(search)
         return search
 
-    return build
+    return ProviderSpec(name, StaticTextSearch, from_env=build)
 
 
-def _missing_key(args: argparse.Namespace) -> StaticTextSearch:
+def _missing_key() -> StaticTextSearch:
     raise ConfigurationError("--provider nokey needs an API key: set NOKEY_API_KEY")
 
 
 @pytest.fixture(autouse=True)
-def providers(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def providers() -> Iterator[None]:
     BUILT.clear()
-    monkeypatch.setitem(
-        cli.PROVIDERS,
-        "limited",
+    specs = [
         _builder("limited", "https://l.example/", error=RateLimitError("429")),
-    )
-    monkeypatch.setitem(
-        cli.PROVIDERS, "one", _builder("one", "https://a.example/", "https://b.example/")
-    )
-    monkeypatch.setitem(
-        cli.PROVIDERS, "two", _builder("two", "https://b.example/", "https://c.example/")
-    )
-    monkeypatch.setitem(cli.PROVIDERS, "nokey", _missing_key)
+        _builder("one", "https://a.example/", "https://b.example/"),
+        _builder("two", "https://b.example/", "https://c.example/"),
+        ProviderSpec("nokey", StaticTextSearch, from_env=_missing_key),
+    ]
+    for spec in specs:
+        register(spec)
     yield
+    for spec in specs:
+        unregister(spec.name)
 
 
 def _args(*argv: str) -> argparse.Namespace:
@@ -140,11 +140,11 @@ def test_usage_errors(capsys: pytest.CaptureFixture[str], argv: list[str], messa
 
 
 def test_filter_options_need_every_provider_to_support_them() -> None:
-    flt = cli._search_filter(
+    flt = search_filter(
         _args("search", "q", "--provider", "bing,bocha", "--freshness", "2024-01-01")
     )
     assert flt is not None and flt.field_names == ("freshness",)
     with pytest.raises(cli.UsageError, match="--freshness is not supported"):
-        cli._search_filter(_args("search", "q", "--provider", "bing,local", "--freshness", "Day"))
+        search_filter(_args("search", "q", "--provider", "bing,local", "--freshness", "Day"))
     with pytest.raises(cli.UsageError, match="--market is not supported"):
-        cli._search_filter(_args("search", "q", "--provider", "bing,bocha", "--market", "en-US"))
+        search_filter(_args("search", "q", "--provider", "bing,bocha", "--market", "en-US"))

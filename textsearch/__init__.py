@@ -59,6 +59,9 @@ if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
+    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
@@ -125,11 +128,21 @@ __all__ = [
     "SearxngTextSearch",
     "SearxngResult",
     "canonical_link",
+    # vector databases (DESIGN 11.3)
+    "ChromaDocument",
+    "ChromaTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
 
 
 # Everything but the error tree is loaded on first use, so that ``import textsearch`` costs
 # a few milliseconds (pydantic alone takes over 100 ms to import) and loads no connector.
+# The connector names come from the provider registry (textsearch.registry), through
+# textsearch.connectors.LAZY_EXPORTS; __all__ and the TYPE_CHECKING imports above are
+# written out for type checkers, and tests/test_registry.py keeps them equal to it.
 _CORE_EXPORTS: dict[str, str] = {
     **dict.fromkeys(
         (

@@ -246,13 +246,18 @@ class TextSearchFilter:
     def __iter__(self) -> Iterator[FilterClause]:
         return iter(tuple(self._clauses))
 
+    def _identity(self) -> tuple[tuple[str, str, type, object], ...]:
+        # Each value's type is part of the identity: True == 1 == 1.0 in Python, but not in
+        # JSON, PostgreSQL or the stores, so a cache keyed on filters must keep them apart.
+        return tuple((c.kind, c.field_name, type(c.value), c.value) for c in self._clauses)
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TextSearchFilter):
             return NotImplemented
-        return self._clauses == other._clauses
+        return self._identity() == other._identity()
 
     def __hash__(self) -> int:
-        return hash(tuple(self._clauses))
+        return hash(self._identity())
 
     def __repr__(self) -> str:
         parts = "".join(f".{c.kind}({c.field_name!r}, {c.value!r})" for c in self._clauses)

@@ -5,6 +5,15 @@ results for a query (``_fetch`` and its blocking twin ``_fetch_sync``), and how 
 one native result to a :class:`~textsearch.TextSearchResult` (``_to_text_search_result``).
 Everything else (option merging and validation, empty-query rejection, the three result
 shapes, the blocking twins, per-instance mappers, context management) comes from here.
+
+Wrappers (fusion, fallback, caching, grounding, the MCP server) use only public methods of
+what they wrap. Besides the :class:`TextSearch` protocol they look for optional ones,
+which :class:`BaseTextSearch` implements and a third-party connector may implement too:
+:class:`RequestChecker` (``check_request``: validate before sending), :class:`ResultMapper`
+(``to_text_search_result``/``to_string``: one native request gives all three shapes) and
+:class:`DocumentReader` (``get_document``: read a stored document), with
+:class:`DocumentLister` (``list_documents``) and :class:`SectionReader` (``get_section``)
+for the MCP server's resources.
 """
 
 from __future__ import annotations
@@ -25,7 +34,17 @@ from textsearch._types import (
 )
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
-__all__ = ["BaseTextSearch", "TextSearch", "resolve_options", "trusted_text_search_result"]
+__all__ = [
+    "BaseTextSearch",
+    "DocumentLister",
+    "DocumentReader",
+    "RequestChecker",
+    "ResultMapper",
+    "SectionReader",
+    "TextSearch",
+    "resolve_options",
+    "trusted_text_search_result",
+]
 
 NativeT = TypeVar("NativeT")
 
@@ -72,6 +91,106 @@ class TextSearch(Protocol):
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[Any]:
         """Blocking twin of :meth:`get_search_results`."""
+        ...
+
+
+@runtime_checkable
+class RequestChecker(Protocol):
+    """Optional: check a request without sending it (what wrappers call before searching).
+
+    :class:`BaseTextSearch` implements it. A wrapper (fusion, fallback, caching) that finds
+    it validates every request against every wrapped search before sending anything, so a
+    bad filter fails at once instead of after another provider has been asked. A search
+    without it is checked when it is called.
+    """
+
+    def check_request(self, query: str, options: SearchOptions) -> None:
+        """Raise if this search would refuse the request.
+
+        ``query`` and ``options`` are already resolved by :func:`resolve_options`: what is
+        left is the search's own rules (its ``max_top``, the filter fields it honours).
+
+        Raises:
+            InvalidRequestError: The request breaks one of the search's own rules.
+            UnsupportedFilterError: The filter names a field the search cannot honour.
+        """
+        ...
+
+
+@runtime_checkable
+class ResultMapper(Protocol):
+    """Optional: map one native result to the other two shapes.
+
+    :class:`BaseTextSearch` implements it. A wrapper that needs every shape at once (fusion,
+    the cache) then asks once with ``get_search_results`` and maps each native result,
+    instead of searching once per shape. A search without it is asked for its normalized
+    results, which then stand in for the native ones.
+    """
+
+    def to_text_search_result(self, item: Any) -> TextSearchResult:
+        """One native result as ``get_text_search_results`` gives it."""
+        ...
+
+    def to_string(self, item: Any) -> str:
+        """One native result as ``search`` gives it."""
+        ...
+
+
+@runtime_checkable
+class DocumentReader(Protocol):
+    """Optional: read one stored document by its key (the local index, PostgreSQL).
+
+    Grounding reads a result's whole document instead of downloading its page, and the MCP
+    server offers each result as a resource through it.
+    """
+
+    def get_document(self, key: str, *, filter: TextSearchFilter | None = None) -> Any:
+        """The document stored under ``key``, or ``None``.
+
+        Args:
+            key: The document's key (its ``id``).
+            filter: Only a document this filter matches is returned (``None`` otherwise),
+                so that a preset filter also bounds what can be read.
+        """
+        ...
+
+
+@runtime_checkable
+class DocumentLister(Protocol):
+    """Optional: enumerate the stored documents (the local index, PostgreSQL).
+
+    The MCP server lists them as resources through it, a page at a time.
+    """
+
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> Any:
+        """Up to ``limit`` documents (text left empty) with ids after ``after``, in id order.
+
+        Args:
+            filter: Only documents this filter admits, so that a preset filter also bounds
+                what is listed.
+            after: The last id of the previous page (``None``: from the start).
+            limit: Most documents returned.
+        """
+        ...
+
+
+@runtime_checkable
+class SectionReader(Protocol):
+    """Optional: read the section a passage link (``file#anchor``, ``file#L12``) points at."""
+
+    def get_section(self, link: str, *, filter: TextSearchFilter | None = None) -> Any:
+        """The section of a stored document that ``link`` names, or ``None``.
+
+        Args:
+            link: A passage link as search results give it.
+            filter: Only a section of a document this filter admits is returned.
+        """
         ...
 
 
@@ -224,6 +343,71 @@ class BaseTextSearch(ABC, Generic[NativeT]):
                     supported_fields=sorted(allowed),
                 )
 
+    # -- public hooks, for wrappers (fusion, fallback, caching, grounding, the MCP server) --
+
+    def prepare_request(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> tuple[str, SearchOptions]:
+        """Validate a request as the search methods do, without sending it.
+
+        Subclasses customise the rules through ``_prepare`` and ``_check_filter``.
+
+        Returns:
+            The query and the effective options.
+
+        Raises:
+            InvalidRequestError: Empty query, invalid options, or ``top`` above ``max_top``.
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+        """
+        return self._prepare(query, options, kwargs)
+
+    def check_request(self, query: str, options: SearchOptions) -> None:
+        """Check a request that a wrapper has already resolved (see :class:`RequestChecker`).
+
+        Raises:
+            InvalidRequestError: ``top`` is above ``max_top``, or another rule of this
+                connector is broken.
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+        """
+        plain = _BASE_PREPARE.get(type(self))
+        if plain is None:
+            plain = _keeps_base_prepare(type(self))
+        if plain and options.top <= self.max_top:
+            # The wrapper resolved the query and options by the same rules (resolve_options);
+            # what is left of _prepare is the connector's own filter check.
+            self._check_filter(options.filter)
+            return
+        self._prepare(query, options, {})
+
+    def check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        """Raise if this connector cannot honour a filter (no request is sent).
+
+        Raises:
+            UnsupportedFilterError: The filter names a field this connector cannot honour.
+            InvalidRequestError: A value this connector cannot use.
+        """
+        self._check_filter(search_filter)
+
+    def to_text_search_result(self, item: NativeT) -> TextSearchResult:
+        """One native result as :meth:`get_text_search_results` gives it.
+
+        Uses ``text_search_result_mapper`` when set, else the connector's own mapping.
+        """
+        return self._map_text(item)
+
+    def to_string(self, item: NativeT) -> str:
+        """One native result as :meth:`search` gives it (``string_mapper`` when set)."""
+        return self._map_string(item)
+
+    def strings_are_text(self) -> bool:
+        """Whether :meth:`to_string` is always the text of :meth:`to_text_search_result`.
+
+        True without a ``string_mapper`` or a custom string mapping: the string is the
+        normalized result's value, else its title, else its link. Wrappers then make
+        strings from the normalized results, which a connector may produce more cheaply.
+        """
+        return self.string_mapper is None and _default_strings(type(self))
+
     # -- shared plumbing ---------------------------------------------------------------
 
     def _prepare(
@@ -353,3 +537,30 @@ class BaseTextSearch(ABC, Generic[NativeT]):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+# Per type: does it keep BaseTextSearch's request preparation (only its filter check is its
+# own), and its string mapping? A type's answers never change, and these run per search.
+_BASE_PREPARE: dict[type, bool] = {}
+_DEFAULT_STRINGS: dict[type, bool] = {}
+
+
+def _keeps_base_prepare(kind: type[BaseTextSearch[Any]]) -> bool:
+    found = _BASE_PREPARE.get(kind)
+    if found is None:
+        found = _BASE_PREPARE[kind] = (
+            kind._prepare is BaseTextSearch._prepare
+            and kind.prepare_request is BaseTextSearch.prepare_request
+        )
+    return found
+
+
+def _default_strings(kind: type[BaseTextSearch[Any]]) -> bool:
+    found = _DEFAULT_STRINGS.get(kind)
+    if found is None:
+        found = _DEFAULT_STRINGS[kind] = (
+            kind._map_string is BaseTextSearch._map_string
+            and kind._default_string is BaseTextSearch._default_string
+            and kind.to_string is BaseTextSearch.to_string
+        )
+    return found

@@ -59,6 +59,13 @@ class RecordedCall:
     options: SearchOptions
 
 
+def _same(actual: Any, wanted: Any) -> bool:
+    """Equal as JSON and the real backends compare: ``True`` is not ``1``."""
+    if isinstance(actual, bool) or isinstance(wanted, bool):
+        return isinstance(actual, bool) and isinstance(wanted, bool) and actual is wanted
+    return bool(actual == wanted)
+
+
 class StaticTextSearch(BaseTextSearch[StaticDocument]):
     """An in-memory connector for tests.
 
@@ -75,7 +82,8 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         text_search_result_mapper: See :class:`~textsearch.BaseTextSearch`.
         name: The provider name composed searches report for it (``metadata["provider"]``
             of :class:`~textsearch.compose.FallbackTextSearch`, ``sources`` of
-            :class:`~textsearch.compose.FusedResult`).
+            :class:`~textsearch.compose.FusedResult`); by default the class's
+            ``provider_name`` (``"static"``, or what a subclass sets).
     """
 
     provider_name: ClassVar[str] = "static"
@@ -90,7 +98,7 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         max_top: int = 50,
         string_mapper: Callable[[StaticDocument], str] | None = None,
         text_search_result_mapper: Callable[[StaticDocument], TextSearchResult] | None = None,
-        name: str = "static",
+        name: str | None = None,
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -101,7 +109,8 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         self.report_total_count = total_count
         self.max_top = max_top  # type: ignore[misc]  # per-instance override of the ClassVar
         self.calls: list[RecordedCall] = []
-        self.name = name
+        # A subclass's provider_name names it unless a name is given.
+        self.name = name if name is not None else self.provider_name
 
     @staticmethod
     def _coerce(doc: StaticDocument | TextSearchResult | str | Mapping[str, Any]) -> StaticDocument:
@@ -138,9 +147,11 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
         for clause in options.filter.clauses:
             actual = self._field(doc, clause.field_name)
             if isinstance(clause, AnyTagEqualTo):
-                if not isinstance(actual, (list, tuple)) or clause.value not in actual:
+                if not isinstance(actual, (list, tuple)) or not any(
+                    _same(tag, clause.value) for tag in actual
+                ):
                     return False
-            elif actual != clause.value:
+            elif not _same(actual, clause.value):
                 return False
         return True
 

@@ -15,6 +15,7 @@ from tests.connectors._local_engines import local_engine  # noqa: F401  (every t
 from textsearch import LocalTextSearch
 from textsearch.connectors.local._passages import best_window, hit_pattern
 from textsearch.connectors.local._split import split_document
+from textsearch.errors import ConfigurationError
 from textsearch.grounding import format_results, ground_sync
 from textsearch.plugins import create_search_function, create_search_plugin
 
@@ -87,9 +88,10 @@ def test_markdown_passages_are_plain_text_with_their_line_numbers() -> None:
     text = passage.text
     for syntax in ("|---", "`", "**", "](", "![", "<https", "~~", "> A", "***", "[ref]"):
         assert syntax not in text, syntax
-    assert 'field; value.\n\nsite; "a.com|b.com" (subdomains too).' in text
+    assert 'field; value.\nsite; "a.com|b.com" (subdomains too).' in text
     assert "See the Brave page, a diagram and https://example.org." in text
-    assert "A quoted note with snake_case_name and 2*3*4, struck." in text
+    # CommonMark reads 2*3*4 as 2<em>3</em>4: the emphasis marks go, as a browser shows it
+    assert "A quoted note with snake_case_name and 234, struck." in text
     assert "| kept | as | written |" in text  # code inside a fence is left as written
     assert text.endswith("Last line: a < b.")
     assert passage.line == 3  # the first body line, as in the file
@@ -108,10 +110,11 @@ def test_markdown_files_indexed_before_plain_text_are_read_again_once(tmp_path: 
     s = LocalTextSearch(db)
     first = s.index_path(notes)
     assert (first.added, first.updated, first.unchanged) == (2, 0, 0)
-    # An index made by an earlier version has no mark: its Markdown files are read again.
+    # An index made by an earlier version has no mark: its Markdown, reStructuredText and
+    # .txt files (which may be reStructuredText) are read again.
     s._db.execute("DELETE FROM textsearch_meta WHERE key LIKE 'markdown_text:%'")
     again = s.index_path(notes)
-    assert (again.added, again.updated, again.unchanged) == (0, 1, 1)
+    assert (again.added, again.updated, again.unchanged) == (0, 2, 0)
     assert s.document_count == 2
     settled = s.index_path(notes)
     assert (settled.added, settled.updated, settled.unchanged) == (0, 0, 2)
@@ -356,7 +359,7 @@ def test_cli_json_and_piped_text_carry_no_markup(notes: Path, tmp_path: Path) ->
 def test_cli_highlights_with_ansi_on_a_terminal_only(notes: Path) -> None:
     from io import StringIO
 
-    from textsearch.cli import _terminal_highlight
+    from textsearch.cli.search import terminal_highlight as _terminal_highlight
 
     class Terminal(StringIO):
         def isatty(self) -> bool:
@@ -457,3 +460,146 @@ def test_hits_are_bounded_and_in_text_order() -> None:
     hits = finder.hits(text, 7)
     assert len(hits) == 7
     assert [start for start, _, _ in hits] == sorted(start for start, _, _ in hits)
+
+
+# -- markup read by real parsers (issue #22, DESIGN §11.4) ------------------------------------
+
+CODE_AFTER_BLANK = """# Testing
+
+```python
+def test_cat():
+    runner = CliRunner()
+    with runner.isolated_filesystem():
+        write()
+
+        result = runner.invoke(cat)
+    assert result.exit_code == 0
+```
+"""
+
+
+def test_code_lines_after_a_blank_line_keep_their_indentation() -> None:
+    pytest.importorskip("markdown_it")
+    # The first line after a blank line lost its indentation: result = ... left the with block.
+    _, passages = split_document(CODE_AFTER_BLANK, ".md")
+    text = "\n\n".join(p.text for p in passages)
+    assert "        write()\n\n        result = runner.invoke(cat)\n    assert" in text
+
+
+def test_code_is_kept_exactly_without_the_parsers_too() -> None:
+    from textsearch.connectors.local._split import _markdown_sections, _pack_blocks, _string_blocks
+
+    _, sections = _markdown_sections(CODE_AFTER_BLANK)
+    passages = _pack_blocks(_string_blocks(sections, fences=True), 1500)
+    assert "        write()\n\n        result = runner.invoke(cat)" in passages[0].text
+
+
+MYST = """---
+title: Testing click
+---
+(testing)=
+# Testing
+
+% a comment
+Use {class}`CliRunner` and see {ref}`the guide <guide>` or {func}`~click.testing.invoke`.
+
+:::{note}
+A **note** with `code`.
+:::
+
+```{code-block} python
+:caption: example.py
+
+import click
+```
+"""
+
+
+def test_myst_roles_directives_and_targets_become_text() -> None:
+    pytest.importorskip("markdown_it")
+    title, passages = split_document(MYST, ".md")
+    assert title == "Testing click"
+    (passage,) = passages
+    assert passage.heading == "Testing"
+    assert passage.text == (
+        "Use CliRunner and see the guide or invoke.\n\nA note with code.\n\nimport click"
+    )
+
+
+RST = """.. _testing:
+
+=======
+Testing
+=======
+
+.. versionadded:: 2.0
+   Added :class:`CliRunner` with ``invoke``.
+
+See :ref:`the guide <guide>` and |project|.
+
+.. |project| replace:: Click
+
+.. code-block:: python
+   :caption: test_cat.py
+   :emphasize-lines: 3
+
+   def test_cat():
+       with runner.isolated_filesystem():
+           write()
+
+           result = runner.invoke(cat)
+
+Literal block::
+
+    $ pip install click
+
+.. click:example::
+
+    @click.command()
+    def cli():
+        pass
+
+Options
+-------
+
+:param name: who to greet
+"""
+
+
+def test_rst_roles_directives_and_substitutions_become_text() -> None:
+    pytest.importorskip("docutils")
+    title, passages = split_document(RST, ".rst")
+    assert title == "Testing"
+    assert [p.heading for p in passages] == ["Testing", "Options"]
+    first = passages[0].text
+    assert "Added CliRunner with invoke." in first
+    assert "See the guide and Click." in first
+    assert "    with runner.isolated_filesystem():\n        write()\n\n        result =" in first
+    assert "$ pip install click" in first and "Literal block:" in first
+    assert "@click.command()\ndef cli():\n    pass" in first
+    for markup in (":class:", "``", ".. ", ":caption:", "|project|", "===", "::"):
+        assert markup not in first, markup
+    assert passages[1].text == "param name: who to greet"
+
+
+def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("docutils")
+    (tmp_path / "guide.txt").write_text(RST)
+    (tmp_path / "notes.txt").write_text("Plain notes.\n\nWith a :class:`thing` kept as is.\n")
+    s = LocalTextSearch()
+    s.index_path(tmp_path)
+    guide = s.get_text_search_results_sync("CliRunner").results[0]
+    assert "Testing" in (guide.name or "") and ":class:" not in (guide.value or "")
+    notes = s.get_text_search_results_sync("thing").results[0]
+    assert ":class:`thing`" in (notes.value or "")  # not reStructuredText: left alone
+    # Forced: every .txt file is read as reStructuredText, and re-read once for that.
+    report = s.index_path(tmp_path, formats={".txt": "rst"})
+    assert report.updated == 2
+    notes = s.get_text_search_results_sync("thing").results[0]
+    assert "With a thing kept as is." in (notes.value or "")
+    assert s.index_path(tmp_path, formats={".txt": "rst"}).unchanged == 2
+    with pytest.raises(ConfigurationError, match="formats"):
+        s.index_path(tmp_path, formats={".txt": "latex"})
+    s.close()

@@ -349,15 +349,15 @@ async def test_async_create_schema_upgrades_too(pg_dsn: str, pg_table: str) -> N
         assert [d.id for d in found] == ["x"]
 
 
-def test_rank_function_is_one_of_two_and_both_rank(pg_dsn: str, pg_table: str) -> None:
+def test_rank_function_is_one_of_three_and_each_ranks(pg_dsn: str, pg_table: str) -> None:
     with pytest.raises(ConfigurationError):
-        PostgresTextSearch(pg_dsn, table=pg_table, rank_function="bm25")  # type: ignore[arg-type]
+        PostgresTextSearch(pg_dsn, table=pg_table, rank_function="bm42")  # type: ignore[arg-type]
     docs = [
         {"id": "title", "title": "Walrus", "text": "Notes on tusks."},
         {"id": "body", "title": "Notes", "text": "A walrus was seen. Tusks too."},
         {"id": "none", "title": "Other", "text": "Penguins."},
     ]
-    for rank in ("ts_rank", "ts_rank_cd"):
+    for rank in ("bm25", "ts_rank", "ts_rank_cd"):
         with PostgresTextSearch(pg_dsn, table=pg_table, rank_function=rank) as search:
             search.create_schema_sync()
             search.add_documents_sync(docs)
@@ -365,22 +365,40 @@ def test_rank_function_is_one_of_two_and_both_rank(pg_dsn: str, pg_table: str) -
             assert [d.id for d in search.get_search_results_sync("walrus")] == ["title", "body"]
 
 
-def test_mcp_resources_open_the_whole_document_from_a_passage(search: PostgresTextSearch) -> None:
+def test_mcp_resources_open_a_passage_as_its_section(search: PostgresTextSearch) -> None:
     pytest.importorskip("mcp")
+    from textsearch import TextSearchFilter
     from textsearch.plugins import create_search_plugin
-    from textsearch.plugins._mcp import _links, _read_document, _readers
+    from textsearch.plugins._mcp import _links, _list_page, _read_document, _stores
 
     search.add_documents_sync(
-        [{"id": "guide", "title": "Ops", "text": GUIDE, "link": "https://x.org/ops"}], chunk=True
+        [
+            {"id": "guide", "title": "Ops", "text": GUIDE, "link": "https://x.org/ops"},
+            {"id": "b-note", "title": "Note", "text": "A short note.", "metadata": {"n": 1}},
+        ],
+        chunk=True,
     )
     plugin = create_search_plugin(search)
-    readers = _readers(plugin)
-    assert len(readers) == 1
-    # The normalized result a model sees links the passage; its resource is the whole document.
+    stores = _stores(plugin)
+    assert len(stores) == 1
+    # The normalized result a model sees links the passage; its resource is that section.
     results = search.get_text_search_results_sync("exponential backoff").results
-    ((uri, name),) = _links(results)
+    ((uri, name),) = _links(results, sections=True)
     assert name == "Ops › Retry policy"
-    document, start, end = _read_document(readers, uri)
-    assert "owners" in document.text and "deadline" in document.text and (start, end) == (0, None)
+    section, start, end = _read_document(stores, uri)
+    assert "exponential backoff" in section.text and (start, end) == (0, None)
+    assert "owners" not in section.text and "deadline" not in section.text
+    # The document's own URI is the whole document.
+    document, _, _ = _read_document(stores, "textsearch://documents/guide")
+    assert "owners" in document.text and "deadline" in document.text
     with pytest.raises(LookupError):
-        _read_document(readers, "textsearch://documents/nothing-here")
+        _read_document(stores, "textsearch://documents/nothing-here")
+    with pytest.raises(LookupError):  # an anchor the document does not have
+        _read_document(stores, "textsearch://documents/https%3A%2F%2Fx.org%2Fops%23gone")
+    # Listing: every document, in id order, a page at a time; a filter applies in SQL.
+    listed, cursor = _list_page(stores, None)
+    assert [d.id for d in listed] == ["b-note", "guide"] and cursor is None
+    assert [d.id for d in search.list_documents(after="b-note")] == ["guide"]
+    only = TextSearchFilter().equal_to("n", 1)
+    assert [d.id for d in search.list_documents(filter=only)] == ["b-note"]
+    assert search.get_section("https://x.org/ops#retry-policy", filter=only) is None

@@ -11,6 +11,7 @@ import time
 import psycopg
 import pytest
 
+from tests._secrets import reachable_text
 from tests.pg_server import PASSWORD, PgServer
 from textsearch import (
     AuthenticationError,
@@ -75,7 +76,28 @@ def test_wrong_password_is_an_authentication_error_and_never_shows_the_password(
     assert error.provider == "postgres" and error.hints
     shown = " ".join([str(error), repr(error), repr(search), caplog.text, str(error.__cause__)])
     assert wrong not in shown and PASSWORD not in shown
-    assert error.__cause__ is None and error.__suppress_context__
+    # nothing reachable from the error (chain, attributes) holds the password: psycopg's
+    # error, whose connection shows the DSN, is neither the cause nor the context
+    assert error.__cause__ is None and error.__context__ is None
+    assert wrong not in reachable_text(error)
+
+
+@pytest.mark.anyio
+async def test_wrong_password_async_keeps_no_secret_reachable(pg_server: PgServer) -> None:
+    wrong = "Wr0ng-async-Zq9"
+    async with PostgresTextSearch(pg_server.password_dsn(wrong)) as search:
+        with pytest.raises(AuthenticationError) as info:
+            await search.search("walrus")
+    assert info.value.__context__ is None and wrong not in reachable_text(info.value)
+
+
+def test_wrong_password_mid_use_keeps_no_secret_reachable(pg_server: PgServer) -> None:
+    wrong = "Wr0ng-later-Zq9"
+    search = PostgresTextSearch(pg_server.password_dsn(wrong))
+    for _ in range(2):  # the first connection and a retry after it
+        with pytest.raises(AuthenticationError) as info:
+            search.count_documents_sync()
+        assert wrong not in reachable_text(info.value)
 
 
 def test_right_password_works_and_repr_hides_it(
@@ -97,6 +119,8 @@ def test_invalid_dsn_is_reported_without_echoing_it() -> None:
     with pytest.raises(ConfigurationError) as info:
         PostgresTextSearch("host=x password=p4ss-in-bad-dsn 'unterminated")
     assert "p4ss-in-bad-dsn" not in str(info.value)
+    assert info.value.__context__ is None
+    assert "p4ss-in-bad-dsn" not in reachable_text(info.value)
 
 
 def test_missing_table_is_not_found_with_a_hint(pg_dsn: str) -> None:

@@ -132,7 +132,22 @@ def _is_cut_point(text: str, i: int) -> bool:
     if i in (0, len(text)):
         return True
     a, b = text[i - 1], text[i]
-    return a.isspace() or b.isspace() or bool(cjk.match(a)) or bool(cjk.match(b))
+    if a.isspace() or b.isspace() or bool(cjk.match(a)) or bool(cjk.match(b)):
+        return True
+    # inside a huge word (longer than 80 characters: a blob, a minified line) any point goes
+    start = i
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return i - start > 80
+
+
+def test_a_page_that_is_one_huge_word_keeps_text_not_only_the_marker() -> None:
+    out, cut = truncate_text("x" * 5000, 100)
+    assert cut and out.startswith("x" * 80) and out.endswith(DEFAULT_MARKER)
+    assert len(out) <= 100
+    # ordinary words are still never cut
+    out, _ = truncate_text("hello world " * 20, 50)
+    assert out == "hello world hello world hello world" + DEFAULT_MARKER
 
 
 @settings(max_examples=300, deadline=None)

@@ -462,6 +462,14 @@ async def test_redirect_to_another_loopback_address_is_refused(site: Site) -> No
     assert [p for p, _ in site.requests] == ["/to-loopback2"]
 
 
+def test_check_address_refuses_site_local_and_6to4_relay() -> None:
+    # ipaddress calls both global; neither is a public web server's address
+    assert check_address("fec0::1") == "fec0::1 is a site-local address"
+    assert check_address("feff::1") == "feff::1 is a site-local address"
+    assert check_address("192.88.99.1") == "192.88.99.1 is a 6to4 relay address"
+    assert check_address("192.88.100.1") is None
+
+
 def test_check_address_table() -> None:
     assert check_address("93.184.216.34") is None
     assert check_address("2606:4700::1111") is None

@@ -65,7 +65,7 @@ def test_preset_filter_survives_invalid_top(arguments: Any) -> None:
     options = ts.calls[0].options
     assert options.filter == _preset()
     assert 1 <= options.top <= 8  # clamped into the advertised bounds
-    assert "blog.example" not in text and "Guide des reprises" not in text
+    assert "blog.example" not in text and "Backoff on the blog" not in text
 
 
 @pytest.mark.parametrize(
@@ -235,13 +235,37 @@ def test_filter_parameter_default_is_applied_when_absent() -> None:
 # -- outputs ------------------------------------------------------------------------------
 
 
-def test_search_kind_gives_numbered_text() -> None:
+def test_search_kind_gives_numbered_text_with_titles_and_links() -> None:
     ts = StaticTextSearch(DOCS, match="any")
     fn = create_search_function(ts)
     text = fn.invoke_sync({"query": "backoff", "top": 2})
-    expected = format_results(ts.search_sync("backoff", top=2), query="backoff")
+    expected = format_results(ts.get_text_search_results_sync("backoff", top=2), query="backoff")
     assert text == expected
-    assert text.startswith('Found 2 results for "backoff":\n\n1. ')
+    assert text.startswith('Found 2 results for "backoff":\n\n1. Retry guide\n')
+    assert "URL: https://kb.example/retry" in text and "Backoff on the blog" in text
+
+
+def test_search_kind_structured_result_carries_titles_and_links() -> None:
+    import asyncio
+
+    import jsonschema
+
+    fn = create_search_function(StaticTextSearch(DOCS, match="any"))
+    outcome = asyncio.run(fn._run({"query": "backoff", "top": 2}))
+    jsonschema.validate(outcome.structured, fn.output_json_schema)
+    assert outcome.structured["results"][0] == {
+        "citation": 1,
+        "text": "Use exponential backoff when a call fails.",
+        "title": "Retry guide",
+        "link": "https://kb.example/retry",
+    }
+
+
+def test_search_kind_with_a_string_mapper_maps_the_search_strings() -> None:
+    ts = StaticTextSearch(DOCS, match="any")
+    fn = create_search_function(ts, string_mapper=lambda s: f"<{s}>")
+    text = fn.invoke_sync({"query": "backoff", "top": 1})
+    assert "1. <Use exponential backoff when a call fails.>" in text
 
 
 def test_text_search_results_kind_gives_compact_json_with_citations() -> None:

@@ -152,3 +152,68 @@ def test_get_document_applies_the_filter(tmp_path: Path) -> None:
     assert local.get_document("closed") is not None
     site = TextSearchFilter().equal_to("site", "kb.example")
     assert local.get_document("closed", filter=site) is not None
+
+
+@pytest.mark.anyio
+async def test_a_preset_filter_hides_documents_from_listing_and_section_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textsearch.plugins import _mcp
+
+    monkeypatch.setattr(_mcp, "LIST_PAGE_SIZE", 1)  # every page boundary is crossed
+    local = _index(tmp_path)
+    notes = tmp_path / "kb" / "notes.md"
+    notes.write_text("# Notes\n\nTop.\n\n## Pay\n\nPay day details.\n", encoding="utf-8")
+    local.index_path(tmp_path / "kb")
+    assert local.get_section(f"{notes}#pay") is not None  # readable without the preset
+    function = create_search_function(local, kind="text_search_results", filter=PUBLIC)
+    plugin = create_search_plugin(local, functions=[function])
+    async with Client(plugin.create_mcp_server(), cache=None) as client:
+        uris: list[str] = []
+        cursor = None
+        while True:
+            page = await client.list_resources(cursor=cursor)
+            uris += [str(r.uri) for r in page.resources]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert uris == ["textsearch://documents/open"]
+        for uri in (f"{notes}#pay", notes.as_uri() + "#pay", _mcp.document_uri(f"{notes}#pay")):
+            with pytest.raises(MCPError, match="No document"):
+                await _read(client, uri)
+    # two tools, one of them unfiltered: everything is listed once
+    both = create_search_plugin(
+        local, functions=[function, create_search_function(local, name="all")]
+    )
+    async with Client(both.create_mcp_server(), cache=None) as client:
+        listed: list[str] = []
+        cursor = None
+        while True:
+            page = await client.list_resources(cursor=cursor)
+            listed += [str(r.uri) for r in page.resources]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        assert len(listed) == len(set(listed)) == 5
+        assert "Pay day" in await _read(client, f"{notes}#pay")
+
+
+@pytest.mark.anyio
+async def test_listing_is_the_union_of_the_presets(tmp_path: Path) -> None:
+    local = _index(tmp_path)
+    plugin = create_search_plugin(
+        local,
+        functions=[
+            create_search_function(local, name="public", filter=PUBLIC),
+            create_search_function(
+                local, name="payroll", filter=TextSearchFilter().equal_to("id", "closed")
+            ),
+        ],
+    )
+    async with Client(plugin.create_mcp_server(), cache=None) as client:
+        page = await client.list_resources()
+        assert sorted(str(r.uri) for r in page.resources) == [
+            "textsearch://documents/closed",
+            "textsearch://documents/open",
+        ]
+        assert page.next_cursor is None

@@ -115,6 +115,7 @@ def test_an_in_process_mcp_run_leaves_the_environment_as_it_was(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from textsearch import cli
+    from textsearch.cli import mcp
 
     monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
     seen: list[str | None] = []
@@ -123,7 +124,7 @@ def test_an_in_process_mcp_run_leaves_the_environment_as_it_was(
         seen.append(os.environ.get("TEXTSEARCH_TRANSPORT"))
         return 0
 
-    monkeypatch.setattr(cli, "_serve_mcp", serve_and_look)
+    monkeypatch.setattr(mcp, "serve", serve_and_look)
     assert cli.main(["mcp", "--path", str(tmp_path)]) == 0
     assert seen == ["aiohttp"]
     assert "TEXTSEARCH_TRANSPORT" not in os.environ

@@ -40,3 +40,8 @@ __all__ = [
     "bearer_or_plain",
     "parse_retry_after",
 ]
+
+# The HTTP settings every HTTP connector takes (appended: the engine's exports stay above).
+from textsearch._http._settings import HttpSettings
+
+__all__ += ["HttpSettings"]

@@ -13,14 +13,14 @@ import inspect
 import logging
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from types import TracebackType
-from typing import Any, ClassVar, Literal
+from collections.abc import Callable, Sequence
+from types import FunctionType, TracebackType
+from typing import Any, ClassVar, Literal, cast
 
 from typing_extensions import Self
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.base import BaseTextSearch, TextSearch, resolve_options
+from textsearch.base import ResultMapper, TextSearch, resolve_options
 from textsearch.errors import ConfigurationError
 
 logger = logging.getLogger("textsearch.compose")
@@ -38,7 +38,7 @@ class Hit:
     """One result in every shape: the native model, its normalized form, and its string.
 
     The string is made only when asked (``search``), by the connector that produced the
-    result (``owner``, its ``string_mapper`` included) from the model it returned (``base``;
+    result (``owner``, through its public ``to_string``) from the model it returned (``base``;
     the same as ``native`` except for fused results).
     """
 
@@ -48,7 +48,7 @@ class Hit:
         self,
         native: Any,
         text: TextSearchResult,
-        owner: BaseTextSearch[Any] | None = None,
+        owner: ResultMapper | None = None,
         base: Any = None,
     ) -> None:
         self.native = native
@@ -60,7 +60,7 @@ class Hit:
     def string(self) -> str:
         """The result as the connector's ``search`` would give it."""
         if self.owner is not None:
-            return self.owner._map_string(self.base)
+            return self.owner.to_string(self.base)
         text = self.text
         return text.value or text.name or text.link or ""
 
@@ -140,37 +140,39 @@ def smallest_max_top(searches: Sequence[object]) -> int:
 def precheck(search: object, query: str, options: SearchOptions) -> None:
     """Validate a request against a search without sending it, when the search can.
 
-    :class:`~textsearch.BaseTextSearch` connectors and the wrappers check the query,
-    ``top`` and the filter in ``_prepare``; other ``TextSearch`` implementations are checked
-    when they are called.
+    A search with the public ``check_request`` hook (:class:`~textsearch.base.RequestChecker`:
+    every :class:`~textsearch.BaseTextSearch` connector and every wrapper) checks its own
+    rules, ``top`` and the filter; a search without it is checked when it is called.
     """
-    mode = _mode(search)
-    if mode == _PROTOCOL:
-        return
-    if mode == _BASE and _plain_prepare(type(search)):
-        limit: int = search.max_top  # type: ignore[attr-defined]
-        if options.top <= limit:
-            # The wrapper resolved the query and options by the same rules (resolve_options);
-            # what is left of BaseTextSearch._prepare is the connector's own filter check.
-            search._check_filter(options.filter)  # type: ignore[attr-defined]
-            return
-    search._prepare(query, options, {})  # type: ignore[attr-defined]
+    check = _checker(search)
+    if check is not None:
+        check(search, query, options)
 
 
-# Per type: does it keep BaseTextSearch._prepare (only its filter check is its own)?
-_PLAIN_PREPARES: dict[type, bool] = {}
-
-
-def _plain_prepare(kind: type) -> bool:
-    plain = _PLAIN_PREPARES.get(kind)
-    if plain is None:
-        plain = _PLAIN_PREPARES[kind] = kind._prepare is BaseTextSearch._prepare  # type: ignore[attr-defined]
-    return plain
-
-
-_WRAPPER, _BASE, _PROTOCOL = 0, 1, 2
+_WRAPPER, _MAPPER, _PROTOCOL = 0, 1, 2
 # isinstance against an ABC or a runtime-checkable Protocol is slow; a type's answer never changes.
 _MODES: dict[type, int] = {}
+# Per type: its check_request, unbound (found once; called on every request).
+_CHECKERS: dict[type, Callable[[Any, str, SearchOptions], None] | None] = {}
+
+
+def _checker(search: object) -> Callable[[Any, str, SearchOptions], None] | None:
+    kind = type(search)
+    try:
+        return _CHECKERS[kind]
+    except KeyError:
+        found = inspect.getattr_static(kind, "check_request", None)
+        check: Callable[[Any, str, SearchOptions], None] | None = None
+        if isinstance(found, FunctionType):
+            check = found  # a plain method: called unbound, without making a bound method
+        elif found is not None:
+            check = _check_bound  # a static or class method, or another descriptor
+        _CHECKERS[kind] = check
+        return check
+
+
+def _check_bound(search: Any, query: str, options: SearchOptions) -> None:
+    search.check_request(query, options)
 
 
 def _mode(search: object) -> int:
@@ -179,8 +181,10 @@ def _mode(search: object) -> int:
     if mode is None:
         if isinstance(search, Wrapper):
             mode = _WRAPPER
-        elif isinstance(search, BaseTextSearch):
-            mode = _BASE
+        elif callable(getattr(kind, "to_text_search_result", None)) and callable(
+            getattr(kind, "to_string", None)
+        ):
+            mode = _MAPPER  # it maps its own native results: one native request gives all shapes
         else:
             mode = _PROTOCOL
         _MODES[kind] = mode
@@ -191,10 +195,10 @@ async def fetch_hits(search: TextSearch, query: str, options: SearchOptions) -> 
     """Search once and get every result in all three shapes."""
     mode = _mode(search)
     if mode == _WRAPPER:
-        return await search._search_hits(query, options)  # type: ignore[attr-defined, no-any-return]
-    if mode == _BASE:
+        return await cast(Wrapper, search)._search_hits(query, options)
+    if mode == _MAPPER:
         native = await search.get_search_results(query, options)
-        return _hits_from_native(search, native)  # type: ignore[arg-type]
+        return _hits_from_native(cast(ResultMapper, search), native)
     text = await search.get_text_search_results(query, options)
     return _hits_from_text(text)
 
@@ -203,9 +207,10 @@ def fetch_hits_sync(search: TextSearch, query: str, options: SearchOptions) -> S
     """Blocking twin of :func:`fetch_hits`."""
     mode = _mode(search)
     if mode == _WRAPPER:
-        return search._search_hits_sync(query, options)  # type: ignore[attr-defined, no-any-return]
-    if mode == _BASE:
-        return _hits_from_native(search, search.get_search_results_sync(query, options))  # type: ignore[arg-type]
+        return cast(Wrapper, search)._search_hits_sync(query, options)
+    if mode == _MAPPER:
+        native = search.get_search_results_sync(query, options)
+        return _hits_from_native(cast(ResultMapper, search), native)
     return _hits_from_text(search.get_text_search_results_sync(query, options))
 
 
@@ -219,7 +224,10 @@ async def fetch_texts(
     a caller that needs no native result should not ask for them.
     """
     if _mode(search) == _WRAPPER:
-        return await search._run("text", query, options)  # type: ignore[attr-defined, no-any-return]
+        texts: SearchResults[TextSearchResult] = await cast(Wrapper, search)._run(
+            "text", query, options
+        )
+        return texts
     return await search.get_text_search_results(query, options)
 
 
@@ -228,13 +236,11 @@ def fetch_texts_sync(
 ) -> SearchResults[TextSearchResult]:
     """Blocking twin of :func:`fetch_texts`."""
     if _mode(search) == _WRAPPER:
-        return search._run_sync("text", query, options)  # type: ignore[attr-defined, no-any-return]
+        texts: SearchResults[TextSearchResult] = cast(Wrapper, search)._run_sync(
+            "text", query, options
+        )
+        return texts
     return search.get_text_search_results_sync(query, options)
-
-
-# Per type: does ``search()`` give ``value or name or link`` of the normalized result (the
-# default), so that strings can be made from the text path? A type's answer never changes.
-_DEFAULT_STRINGS: dict[type, bool] = {}
 
 
 def strings_from_text(search: object) -> bool:
@@ -244,23 +250,14 @@ def strings_from_text(search: object) -> bool:
         return True  # read through its normalized results anyway
     if mode == _WRAPPER:
         return False  # its providers may map strings their own way
-    if getattr(search, "string_mapper", None) is not None:
-        return False
-    kind = type(search)
-    default = _DEFAULT_STRINGS.get(kind)
-    if default is None:
-        default = (
-            kind._map_string is BaseTextSearch._map_string  # type: ignore[attr-defined]
-            and kind._default_string is BaseTextSearch._default_string  # type: ignore[attr-defined]
-        )
-        _DEFAULT_STRINGS[kind] = default
-    return default
+    # The public hook says so; a mapper without it may map strings its own way.
+    same = getattr(search, "strings_are_text", None)
+    return bool(same()) if callable(same) else False
 
 
-def _hits_from_native(
-    search: BaseTextSearch[Any], native: SearchResults[Any]
-) -> SearchResults[Hit]:
-    hits = [Hit(n, search._map_text(n), search) for n in native.results]
+def _hits_from_native(search: ResultMapper, native: SearchResults[Any]) -> SearchResults[Hit]:
+    to_text = search.to_text_search_result
+    hits = [Hit(n, to_text(n), search) for n in native.results]
     return SearchResults(hits, native.total_count, native.metadata)
 
 
@@ -373,6 +370,29 @@ class Wrapper(ABC):
         query, effective = self._resolve(query, options, kwargs)
         self._check_wrapped(query, effective)
         return query, effective
+
+    def prepare_request(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> tuple[str, SearchOptions]:
+        """Validate a request against every wrapped search, without sending it.
+
+        Returns:
+            The query and the effective options.
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options, or a wrapped search's rule.
+            UnsupportedFilterError: A wrapped search cannot honour the filter.
+        """
+        return self._prepare(query, options, kwargs)
+
+    def check_request(self, query: str, options: SearchOptions) -> None:
+        """Check an already resolved request (see :class:`~textsearch.base.RequestChecker`).
+
+        Raises:
+            InvalidRequestError: ``top`` above ``max_top``, or a wrapped search's rule.
+            UnsupportedFilterError: A wrapped search cannot honour the filter.
+        """
+        self._prepare(query, options, {})
 
     # -- the TextSearch protocol ----------------------------------------------------------
 

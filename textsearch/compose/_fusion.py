@@ -9,7 +9,7 @@ from collections.abc import Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from operator import itemgetter
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import (
     BaseModel,
@@ -49,6 +49,10 @@ from textsearch.errors import (
 
 __all__ = ["FusedResult", "FusedTextSearch"]
 
+#: Threads per provider for the blocking twins: room for a second round of requests while
+#: timed-out ones still hold their threads.
+_WORKERS_PER_PROVIDER = 4
+
 
 class FusedResult(BaseModel):
     """One result of :class:`FusedTextSearch`: a page and the providers that listed it.
@@ -80,23 +84,40 @@ class FusedResult(BaseModel):
         except PydanticSerializationError:
             return str(value)
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def name(self) -> str | None:
-        """The title."""
-        return self.text_search_result.name
+    if TYPE_CHECKING:
+        # What type checkers see: mypy does not follow a decorator over a property, and
+        # pydantic reads only the branch below, where the computed fields are made.
+        @property
+        def name(self) -> str | None:
+            """The title."""
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def value(self) -> str | None:
-        """The text."""
-        return self.text_search_result.value
+        @property
+        def value(self) -> str | None:
+            """The text."""
 
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def link(self) -> str | None:
-        """The link."""
-        return self.text_search_result.link
+        @property
+        def link(self) -> str | None:
+            """The link."""
+
+    else:
+
+        @computed_field
+        @property
+        def name(self) -> str | None:
+            """The title."""
+            return self.text_search_result.name
+
+        @computed_field
+        @property
+        def value(self) -> str | None:
+            """The text."""
+            return self.text_search_result.value
+
+        @computed_field
+        @property
+        def link(self) -> str | None:
+            """The link."""
+            return self.text_search_result.link
 
 
 # Memoised: fusion sees the same links again and again (an agent's searches overlap). A plain
@@ -145,9 +166,10 @@ class FusedTextSearch(Wrapper):
     serve (invalid options, a filter it cannot honour) is an error before any request:
     dropping that provider would silently change the results.
 
-    The blocking twins run the providers on a small thread pool owned by the wrapper
-    (released by ``close``); a provider past ``per_search_timeout`` is not waited for, but
-    its thread finishes in the background, bounded by the connector's own timeout. Without
+    The blocking twins run each provider on a small thread pool of its own, owned by the
+    wrapper (released by ``close``); a provider past ``per_search_timeout`` is not waited
+    for, but its thread finishes in the background, bounded by the connector's own timeout,
+    and holds only that provider's threads: a slow provider never starves another. Without
     a timeout the last provider runs in the calling thread, and so does any request that no
     worker has started by the time it is done.
     Wrapped searches are closed only with ``close_wrapped=True``.
@@ -200,7 +222,7 @@ class FusedTextSearch(Wrapper):
         ]
         self._all_text = (True,) * len(items)
         self._no_text = (False,) * len(items)
-        self._executor: ThreadPoolExecutor | None = None
+        self._executors: list[ThreadPoolExecutor | None] = [None] * len(self.searches)
         self._executor_lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -402,17 +424,20 @@ class FusedTextSearch(Wrapper):
 
     # -- blocking -------------------------------------------------------------------------
 
-    def _pool(self) -> ThreadPoolExecutor:
-        executor = self._executor
+    def _pool(self, index: int) -> ThreadPoolExecutor:
+        # One pool per provider: requests of a slow provider that outlive the per-search
+        # timeout keep only its own threads, so they can never starve another provider.
+        executor = self._executors[index]
         if executor is not None:
             return executor
         with self._executor_lock:
-            if self._executor is None:
-                # Room for a second round while a timed-out request still holds its thread.
-                self._executor = ThreadPoolExecutor(
-                    max_workers=2 * len(self.searches), thread_name_prefix="textsearch-fused"
+            executor = self._executors[index]
+            if executor is None:
+                executor = self._executors[index] = ThreadPoolExecutor(
+                    max_workers=_WORKERS_PER_PROVIDER,
+                    thread_name_prefix=f"textsearch-fused-{index}",
                 )
-            return self._executor
+            return executor
 
     def _one_sync(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
         """Blocking twin of :meth:`_one`."""
@@ -436,8 +461,10 @@ class FusedTextSearch(Wrapper):
         pooled = count - 1 if timeout is None else count
         futures: list[Future[Any]] = []
         if pooled:
-            submit = self._pool().submit
-            futures = [submit(self._one_sync, i, plan[i], query, options) for i in range(pooled)]
+            futures = [
+                self._pool(i).submit(self._one_sync, i, plan[i], query, options)
+                for i in range(pooled)
+            ]
         try:
             if timeout is not None:
                 outcomes = self._wait(futures, timeout)
@@ -494,8 +521,9 @@ class FusedTextSearch(Wrapper):
 
     def _release(self) -> None:
         with self._executor_lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
+            executors = [e for e in self._executors if e is not None]
+            self._executors = [None] * len(self.searches)
+        for executor in executors:
             executor.shutdown(wait=False, cancel_futures=True)
 
 

@@ -1,5 +1,7 @@
 """Connectors, one module per backend; each is imported only when first used.
 
+The names exported here come from the provider registry (:mod:`textsearch.registry`).
+
 ``from textsearch.connectors import BingTextSearch`` loads only the Bing module, and the Azure
 connector loads the Azure SDK only when it is used.
 """
@@ -9,10 +11,15 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from textsearch.registry import lazy_exports
+
 if TYPE_CHECKING:
     from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
     from textsearch.connectors.local import LocalDocument, LocalTextSearch
     from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
+    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
+    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
+    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
     from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
     from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
     from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
@@ -40,29 +47,19 @@ __all__ = [
     "SearxngResult",
     "PostgresDocument",
     "PostgresTextSearch",
+    # vector databases (DESIGN 11.3)
+    "ChromaDocument",
+    "ChromaTextSearch",
+    "QdrantDocument",
+    "QdrantTextSearch",
+    "MilvusDocument",
+    "MilvusTextSearch",
 ]
 
-#: public name -> module that defines it
-LAZY_EXPORTS: dict[str, str] = {
-    "LocalTextSearch": "textsearch.connectors.local",
-    "LocalDocument": "textsearch.connectors.local",
-    "AzureAISearchTextSearch": "textsearch.connectors.azure_ai_search",
-    "AzureSearchDocument": "textsearch.connectors.azure_ai_search",
-    "BingTextSearch": "textsearch.connectors.web.bing",
-    "BingWebPage": "textsearch.connectors.web.bing",
-    "BochaTextSearch": "textsearch.connectors.web.bocha",
-    "BochaWebPage": "textsearch.connectors.web.bocha",
-    "BraveTextSearch": "textsearch.connectors.web.brave",
-    "BraveWebResult": "textsearch.connectors.web.brave",
-    "TavilyTextSearch": "textsearch.connectors.web.tavily",
-    "TavilyResult": "textsearch.connectors.web.tavily",
-    "ExaTextSearch": "textsearch.connectors.web.exa",
-    "ExaResult": "textsearch.connectors.web.exa",
-    "SearxngTextSearch": "textsearch.connectors.web.searxng",
-    "SearxngResult": "textsearch.connectors.web.searxng",
-    "PostgresTextSearch": "textsearch.connectors.postgres",
-    "PostgresDocument": "textsearch.connectors.postgres",
-}
+#: public name -> module that defines it, read from the provider registry. ``__all__`` and
+#: the ``TYPE_CHECKING`` imports above stay written out for static type checkers; a test
+#: keeps them equal to this table.
+LAZY_EXPORTS: dict[str, str] = lazy_exports()
 
 
 def __getattr__(name: str) -> Any:

@@ -73,6 +73,8 @@ def check_vectors(
         ResponseFormatError: Wrong count, wrong or uneven length, an empty vector, a value
             that is not a number, NaN or infinity. Nothing malformed is ever stored.
     """
+    if type(vectors).__module__ == "numpy" and hasattr(vectors, "tolist"):
+        vectors = vectors.tolist()  # a 2-d array from a local model: one row per text
     if not isinstance(vectors, Sequence) or isinstance(vectors, (str, bytes)):
         raise ResponseFormatError(
             f"the embedder returned {type(vectors).__name__}, not a list of vectors",

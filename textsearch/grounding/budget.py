@@ -60,6 +60,11 @@ def measure(text: str, tokenizer: Tokenizer | None = None) -> int:
     return len(text) if tokenizer is None else _count(tokenizer, text)
 
 
+#: A word longer than this may be cut inside: a page that is one huge word (a base64 blob, a
+#: minified line) keeps some of its text instead of only the marker.
+_LONGEST_WORD = 80
+
+
 def _cut_points(text: str) -> list[int]:
     """Positions where ``text`` may be cut, ascending (0 always included)."""
     inside: set[int] = set()
@@ -67,6 +72,9 @@ def _cut_points(text: str) -> list[int]:
         inside.update(range(m.start() + 1, m.end()))
     points = [0]
     for i in range(1, len(text)):
+        if i - points[-1] > _LONGEST_WORD and i not in inside:
+            points.append(i)
+            continue
         before, after = text[i - 1], text[i]
         ok = (
             after.isspace()

@@ -103,6 +103,12 @@ _METADATA = frozenset(
     )
 )
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# Ranges Python's ipaddress still calls global: deprecated IPv6 site-local addresses (RFC
+# 3879, routed inside a site like private ones) and the 6to4 relay anycast (RFC 7526).
+_NOT_PUBLIC = (
+    (ipaddress.ip_network("fec0::/10"), "a site-local address"),
+    (ipaddress.ip_network("192.88.99.0/24"), "a 6to4 relay address"),
+)
 _USER_AGENT = "textsearch-grounding/0.1 (+https://github.com/textsearch/textsearch)"
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
 
@@ -190,6 +196,9 @@ def _address_problem(ip: IPAddress) -> str | None:
         return "a private address"
     if ip.is_reserved:
         return "a reserved address"
+    for network, what in _NOT_PUBLIC:
+        if ip.version == network.version and ip in network:
+            return what
     if not ip.is_global:
         return "not a public address"
     return None

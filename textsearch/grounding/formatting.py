@@ -60,6 +60,35 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _shaped(text: str) -> bool:
+    # Whether the line breaks of ``text`` carry meaning: paragraphs, or indented lines (code,
+    # lists). A snippet that is only soft-wrapped prose reads better as one line.
+    if "\n" not in text.strip():
+        return False
+    if "\n\n" in text.strip() or "\n\t" in text:
+        return True
+    return any(line.startswith("  ") for line in text.splitlines()[1:])
+
+
+def _indented(text: str, indent: str) -> str:
+    # ``text`` under a result's heading. Text whose line breaks carry meaning keeps its lines
+    # (code keeps its indentation), each continuation line indented, runs of blank lines made
+    # one; soft-wrapped prose becomes one line.
+    if not _shaped(text):
+        return _one_line(text)
+    out: list[str] = []
+    for line in text.strip("\n").splitlines():
+        line = line.rstrip()
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    if not out:
+        return ""
+    first = out[0].strip()
+    return "\n".join([first] + [indent + line if line else "" for line in out[1:]])
+
+
 def _header(count: int, query: str | None) -> str:
     noun = "result" if count == 1 else "results"
     if query is None:
@@ -74,7 +103,7 @@ def _numbered_block(item: ResultFields, number: int) -> str:
     first = item.name or item.value or item.link or ""
     lines.append(prefix + _one_line(first))
     if item.name and item.value:
-        lines.append(indent + _one_line(item.value))
+        lines.append(indent + _indented(item.value, indent))
     if item.link:
         lines.append(f"{indent}URL: {_one_line(item.link)}")
     source = item.source

@@ -2,8 +2,9 @@
 
 Which results are read: ``ground`` asks the connector for its native results
 (``get_search_results``), because they carry what normalized results lose (publication
-dates, site names, display URLs). For connectors built on :class:`~textsearch.BaseTextSearch`
-the title/text/link come from the connector's own mapping (including a custom
+dates, site names, display URLs). For connectors with the public ``to_text_search_result``
+hook (:class:`~textsearch.base.ResultMapper`: every :class:`~textsearch.BaseTextSearch`) the
+title/text/link come from the connector's own mapping (including a custom
 ``text_search_result_mapper``), and the extra fields are read from the native model. For
 other :class:`~textsearch.TextSearch` implementations the fields are read generically, and
 when the native results have no readable title, text or link (or ``get_search_results``
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from textsearch._types import SearchOptions, TextSearchFilter
-from textsearch.base import BaseTextSearch, TextSearch
+from textsearch.base import DocumentReader, ResultMapper, TextSearch
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._fields import ResultFields, extract_fields
 from textsearch.grounding.budget import Budget, truncate_text
@@ -89,7 +90,9 @@ def _options(
 
 
 def _merge(text_search: Any, natives: list[Any]) -> list[tuple[Any, ResultFields]]:
-    mapper = text_search._map_text if isinstance(text_search, BaseTextSearch) else None
+    # The connector's own mapping (its text_search_result_mapper included), through the
+    # public hook of BaseTextSearch and of any connector that offers it.
+    mapper = text_search.to_text_search_result if isinstance(text_search, ResultMapper) else None
     merged: list[tuple[Any, ResultFields]] = []
     for item in natives:
         fields = extract_fields(item)
@@ -274,9 +277,7 @@ def ground_sync(
         metadata = dict(normal.metadata)
     pages = None
     if full_pages:
-        stored, todo, options_ = _stored_pages(
-            merged, fetch_options, _document_reader(text_search)
-        )
+        stored, todo, options_ = _stored_pages(merged, fetch_options, _document_reader(text_search))
         fetched = fetch_pages_sync(todo, **options_) if todo else []
         pages = _all_pages(merged, stored, fetched)
     return _build(
@@ -293,9 +294,9 @@ def ground_sync(
 
 def _document_reader(text_search: Any) -> Callable[[Any], str | None] | None:
     """How to read a result's whole stored document, when the search can (LocalTextSearch)."""
-    get_document = getattr(text_search, "get_document", None)
-    if not callable(get_document):
+    if not isinstance(text_search, DocumentReader):
         return None
+    get_document = text_search.get_document
 
     def read(item: Any) -> str | None:
         key = getattr(item, "id", None)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import TextSearch
@@ -26,6 +26,8 @@ from textsearch.errors import (
 from textsearch.plugins import SearchFunction, SearchPlugin, create_search_function
 from textsearch.plugins._output import error_message, invalid_arguments_message
 
+T = TypeVar("T")
+
 __all__ = [
     "Reply",
     "call",
@@ -33,6 +35,7 @@ __all__ = [
     "check_text_search",
     "missing_extra",
     "require",
+    "one_or_many",
     "resolve_functions",
     "retrieval_options",
 ]
@@ -67,6 +70,16 @@ def require(module: str, *, extra: str, package: str) -> None:
         if exc.name is not None and (exc.name == module or module.startswith(exc.name + ".")):
             raise ImportError(missing_extra(extra, package), name=module) from exc
         raise
+
+
+def one_or_many(source: object, make: Callable[[SearchFunction], T]) -> T | list[T]:
+    """One framework tool per search function of ``source``: a list for a plugin, else one.
+
+    Raises:
+        ConfigurationError: ``source`` is not a function, a plugin or a connector.
+    """
+    tools = [make(function) for function in resolve_functions(source)]
+    return tools if isinstance(source, SearchPlugin) else tools[0]
 
 
 def resolve_functions(source: object) -> list[SearchFunction]:

@@ -22,7 +22,7 @@ require("agent_framework", extra="agent-framework", package="agent-framework-cor
 from agent_framework import FunctionTool
 
 from textsearch.base import TextSearch
-from textsearch.integrations._core import call, resolve_functions
+from textsearch.integrations._core import call, one_or_many
 from textsearch.plugins import SearchFunction, SearchPlugin
 
 __all__ = ["as_agent_framework_tool"]
@@ -66,16 +66,13 @@ def as_agent_framework_tool(
     cannot be changed by the model.
 
     Args:
-        source: A ``SearchFunction``; a ``SearchPlugin`` (one tool per function, in order);
-            or a connector (searched through ``create_search_function`` with its defaults).
+        source: A search function, a plugin (then one tool per function, in order, in a
+            list) or a connector (through ``create_search_function``'s defaults).
 
     Returns:
-        A ``FunctionTool``, or a list of them for a plugin.
+        A ``FunctionTool`` (a list of them for a plugin).
 
     Raises:
-        ConfigurationError: ``source`` is none of the above.
+        ConfigurationError: For any other ``source``.
     """
-    tools = [_tool(f) for f in resolve_functions(source)]
-    if isinstance(source, SearchPlugin):
-        return tools
-    return tools[0]
+    return one_or_many(source, _tool)

@@ -34,7 +34,7 @@ from textsearch.integrations._core import (
     call,
     call_sync,
     check_text_search,
-    resolve_functions,
+    one_or_many,
     retrieval_options,
 )
 from textsearch.plugins import SearchFunction, SearchPlugin
@@ -100,20 +100,16 @@ def as_langchain_tool(
     sentence. The preset filter and fixed values cannot be changed by the model.
 
     Args:
-        source: A ``SearchFunction``; a ``SearchPlugin`` (gives one tool per function, in
-            order); or a connector (searched through ``create_search_function`` with its
-            defaults).
+        source: A search function, a plugin (then one tool per function, in order, in a
+            list) or a connector (through ``create_search_function``'s defaults).
 
     Returns:
-        A ``BaseTool``, or a list of them for a plugin.
+        A ``BaseTool`` (a list of them for a plugin).
 
     Raises:
-        ConfigurationError: ``source`` is none of the above.
+        ConfigurationError: For any other ``source``.
     """
-    tools: list[BaseTool] = [_SearchTool(f) for f in resolve_functions(source)]
-    if isinstance(source, SearchPlugin):
-        return tools
-    return tools[0]
+    return one_or_many(source, _SearchTool)
 
 
 def _document(result: TextSearchResult) -> Document:

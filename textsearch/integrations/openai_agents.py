@@ -22,7 +22,7 @@ from agents import FunctionTool
 from agents.tool_context import ToolContext
 
 from textsearch.base import TextSearch
-from textsearch.integrations._core import call, resolve_functions
+from textsearch.integrations._core import call, one_or_many
 from textsearch.plugins import SearchFunction, SearchPlugin
 
 __all__ = ["as_openai_agents_tool"]
@@ -63,16 +63,13 @@ def as_openai_agents_tool(
     preset filter and fixed values cannot be changed by the model.
 
     Args:
-        source: A ``SearchFunction``; a ``SearchPlugin`` (one tool per function, in order);
-            or a connector (searched through ``create_search_function`` with its defaults).
+        source: A search function, a plugin (then one tool per function, in order, in a
+            list) or a connector (through ``create_search_function``'s defaults).
 
     Returns:
-        A ``FunctionTool``, or a list of them for a plugin.
+        A ``FunctionTool`` (a list of them for a plugin).
 
     Raises:
-        ConfigurationError: ``source`` is none of the above.
+        ConfigurationError: For any other ``source``.
     """
-    tools = [_tool(f) for f in resolve_functions(source)]
-    if isinstance(source, SearchPlugin):
-        return tools
-    return tools[0]
+    return one_or_many(source, _tool)

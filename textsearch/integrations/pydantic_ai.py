@@ -22,7 +22,7 @@ from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.toolsets import FunctionToolset
 
 from textsearch.base import TextSearch
-from textsearch.integrations._core import call, resolve_functions
+from textsearch.integrations._core import call, one_or_many, resolve_functions
 from textsearch.plugins import SearchFunction, SearchPlugin
 
 __all__ = ["as_pydantic_ai_tool", "textsearch_toolset"]
@@ -68,19 +68,16 @@ def as_pydantic_ai_tool(
     changed by the model.
 
     Args:
-        source: A ``SearchFunction``; a ``SearchPlugin`` (one tool per function, in order);
-            or a connector (searched through ``create_search_function`` with its defaults).
+        source: A search function, a plugin (then one tool per function, in order, in a
+            list) or a connector (through ``create_search_function``'s defaults).
 
     Returns:
-        A ``Tool``, or a list of them for a plugin.
+        A ``Tool`` (a list of them for a plugin).
 
     Raises:
-        ConfigurationError: ``source`` is none of the above.
+        ConfigurationError: For any other ``source``.
     """
-    tools = [_tool(f) for f in resolve_functions(source)]
-    if isinstance(source, SearchPlugin):
-        return tools
-    return tools[0]
+    return one_or_many(source, _tool)
 
 
 def textsearch_toolset(

@@ -60,7 +60,7 @@ _DEFAULT_NAMES: dict[str, str] = {
 _DEFAULT_DESCRIPTIONS: dict[str, str] = {
     "search": (
         "Search for information relevant to a query. Returns the most relevant passages "
-        "as numbered text."
+        "as numbered text, each with its title and link. Cite results by their link."
     ),
     "text_search_results": (
         "Search for information relevant to a query. Returns JSON: for each result a "
@@ -289,6 +289,8 @@ class SearchFunction:
     async def _search(self, parsed: ParsedArguments) -> SearchResults[Any]:
         ts = self.text_search
         if self.kind == "search":
+            if self._string_mapper is None:  # titles and links to cite: see render()
+                return await ts.get_text_search_results(parsed.query, parsed.options)
             return await ts.search(parsed.query, parsed.options)
         if self.kind == "text_search_results":
             return await ts.get_text_search_results(parsed.query, parsed.options)
@@ -297,6 +299,8 @@ class SearchFunction:
     def _search_sync(self, parsed: ParsedArguments) -> SearchResults[Any]:
         ts = self.text_search
         if self.kind == "search":
+            if self._string_mapper is None:  # titles and links to cite: see render()
+                return ts.get_text_search_results_sync(parsed.query, parsed.options)
             return ts.search_sync(parsed.query, parsed.options)
         if self.kind == "text_search_results":
             return ts.get_text_search_results_sync(parsed.query, parsed.options)
@@ -434,8 +438,10 @@ def create_search_function(
 
     Args:
         text_search: The connector to search.
-        kind: What the model receives. ``"search"``: numbered text of the connector's
-            strings (:func:`textsearch.grounding.format_results`).
+        kind: What the model receives. ``"search"``: numbered text
+            (:func:`textsearch.grounding.format_results`) with each result's title, text
+            and link, from the connector's ``get_text_search_results`` (with a
+            ``string_mapper``: the mapper's text of each of its ``search`` strings).
             ``"text_search_results"``: compact JSON with ``citation``, ``name``, ``value``
             and ``link`` per result. ``"search_results"``: compact JSON of the connector's
             native results, each with ``citation`` and ``link`` (string fields longer than
@@ -454,8 +460,8 @@ def create_search_function(
         max_top: Largest ``top`` the model may ask for. Lowered to the connector's own
             ``max_top`` when that is smaller.
         string_mapper: Turns each result (string, ``TextSearchResult`` or native model,
-            by kind) into the text the model sees; the texts are then numbered like the
-            ``"search"`` kind.
+            by kind; strings for ``"search"``) into the text the model sees; the texts are
+            then numbered like the ``"search"`` kind.
         max_repeats: Loop guard: the ``max_repeats``-th identical call in a row (same
             query after case folding and whitespace collapsing, same options) gets a
             short note that the model is repeating itself instead of another search;

@@ -201,6 +201,28 @@ class IndexingTextSearch:
         """
         return self._ready_sync().get_document(key, filter=filter)
 
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> Any:
+        """See ``LocalTextSearch.list_documents`` (waits for the indexing).
+
+        Raises:
+            IndexingInProgressError: Still indexing after ``wait`` seconds.
+        """
+        return self._ready_sync().list_documents(filter=filter, after=after, limit=limit)
+
+    def get_section(self, link: str, *, filter: TextSearchFilter | None = None) -> Any:
+        """See ``LocalTextSearch.get_section`` (waits for the indexing).
+
+        Raises:
+            IndexingInProgressError: Still indexing after ``wait`` seconds.
+        """
+        return self._ready_sync().get_section(link, filter=filter)
+
     def close(self) -> None:
         """Close the index once the indexing thread has let go of it."""
         if not self._started or self._done.wait(5.0):

@@ -9,16 +9,21 @@ What a client gets:
 * ``tools/call``: the results as text (for every client) and as ``structuredContent``
   matching the ``outputSchema``; any failure, including unknown or invalid arguments, is
   an ``isError`` result whose text says what to do, never a protocol error.
-* Resources, when a connector keeps documents (``LocalTextSearch``): each document can be
-  read whole, or a passage of it, as ``textsearch://documents/{id}`` (the id or the link,
-  percent-encoded), and results carry ``resource_link`` blocks pointing there. A
-  document's link itself (a path, a ``file://`` URI) is accepted too.
+* Resources, when a connector keeps documents (``LocalTextSearch``, ``PostgresTextSearch``):
+  the ``resources`` capability; ``resources/list`` lists each document as
+  ``textsearch://documents/{id}`` in keyed pages (``nextCursor``); reading a document's own
+  URI (its id or link, percent-encoded, or the link itself: a path, a ``file://`` URI) gives
+  the whole document, reading a passage link (``file#anchor``, ``file#L12``) that passage's
+  section. Results carry ``resource_link`` blocks pointing at their section or document.
+  Every path goes through :class:`_GuardedStore`: a preset filter bounds listing and reads.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+import base64
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -28,6 +33,7 @@ if TYPE_CHECKING:
     from mcp.types import (
         CallToolRequestParams,
         CallToolResult,
+        ListResourcesResult,
         ListResourceTemplatesResult,
         ListToolsResult,
         ReadResourceRequestParams,
@@ -39,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOCUMENT_URI_PREFIX",
+    "LIST_PAGE_SIZE",
     "MAX_RESOURCE_CHARS",
     "build_server",
     "document_uri",
@@ -65,7 +72,8 @@ class _Document(Protocol):
     link: str | None
 
 
-DocumentReader = Callable[[str], "_Document | None"]
+#: Documents listed per ``resources/list`` page.
+LIST_PAGE_SIZE = 100
 
 
 def require_mcp() -> None:
@@ -97,38 +105,73 @@ def require_mcp() -> None:
 
 
 def document_uri(key: str) -> str:
-    """The resource URI of a document, by its id or link."""
+    """The resource URI of a document, by its id or link, or of a section, by its link."""
     return DOCUMENT_URI_PREFIX + quote(key, safe="")
 
 
-class _GuardedReader:
-    """Reads documents of one search, never past the preset filters of its functions.
+class _GuardedStore:
+    """Lists and reads the documents of one search, never past the preset filters of its tools.
 
-    A document is readable only if at least one function over this search could return it:
-    a function without a preset filter admits every document; otherwise the document must
-    satisfy that function's preset filter. A reader that cannot apply a filter is never
-    consulted while one applies (closed, not open, when in doubt).
+    A document is readable (and listed) only if at least one function over this search could
+    return it: a function without a preset filter admits every document; otherwise the
+    document must satisfy that function's preset filter. A store that cannot apply a filter
+    is never consulted while one applies (closed, not open, when in doubt).
     """
 
-    def __init__(
-        self, read: Callable[..., Any], filters: list[TextSearchFilter | None]
-    ) -> None:
-        self._read = read
+    def __init__(self, search: Any, filters: list[TextSearchFilter | None]) -> None:
+        self._search = search
         self._filters = filters
+        self.lists = callable(getattr(search, "list_documents", None))
+        self.sections = callable(getattr(search, "get_section", None))
 
-    def __call__(self, key: str) -> _Document | None:
+    def _each(self, method: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        call = getattr(self._search, method)
         for preset in self._filters:
-            document = self._read(key) if preset is None else self._read(key, filter=preset)
+            yield call(*args, **kwargs) if preset is None else call(
+                *args, filter=preset, **kwargs
+            )
+
+    def document(self, key: str) -> _Document | None:
+        """The whole document whose id or link is ``key`` (or a passage link's document)."""
+        for document in self._each("get_document", key):
             if document is not None:
                 return cast("_Document", document)
         return None
 
+    def section(self, link: str) -> _Document | None:
+        """The section a passage link points at, if this search keeps sections."""
+        if not self.sections:
+            return None
+        for section in self._each("get_section", link):
+            if section is not None:
+                return cast("_Document", section)
+        return None
 
-def _accepts_filter(read: Callable[..., Any]) -> bool:
+    def read(self, key: str) -> _Document | None:
+        """A document by its own id or link: whole; by a passage link: that section."""
+        document = self.document(key)
+        if "#" not in key:
+            return document
+        if document is not None and (key in (document.id, document.link) or not self.sections):
+            return document
+        # A passage link (``get_document`` may have found the document it belongs to): the
+        # section, and nothing for a link whose section is gone.
+        return self.section(key)
+
+    def page(self, after: str | None, limit: int) -> list[_Document]:
+        """Up to ``limit`` readable documents with ids after ``after``, in id order."""
+        found: dict[str, _Document] = {}
+        for documents in self._each("list_documents", after=after, limit=limit):
+            for document in documents:
+                found.setdefault(document.id, document)
+        return [found[key] for key in sorted(found)[:limit]]
+
+
+def _accepts_filter(method: Callable[..., Any]) -> bool:
     import inspect
 
     try:
-        parameters = inspect.signature(read).parameters
+        parameters = inspect.signature(method).parameters
     except (TypeError, ValueError):
         return False
     return "filter" in parameters or any(
@@ -136,25 +179,29 @@ def _accepts_filter(read: Callable[..., Any]) -> bool:
     )
 
 
-def _readers(plugin: SearchPlugin) -> list[DocumentReader]:
-    by_search: dict[int, tuple[Callable[..., Any], list[TextSearchFilter | None]]] = {}
+def _stores(plugin: SearchPlugin) -> list[_GuardedStore]:
+    by_search: dict[int, tuple[Any, list[TextSearchFilter | None]]] = {}
     for function in plugin.functions:
         search = function.text_search
-        read = getattr(search, "get_document", None)
-        if not callable(read):
+        if not callable(getattr(search, "get_document", None)):
             continue
-        _, filters = by_search.setdefault(id(search), (read, []))
+        _, filters = by_search.setdefault(id(search), (search, []))
         preset = function.filter
         if preset is None:
             filters[:] = [None]  # one unfiltered function: every document is reachable
         elif None not in filters and preset not in filters:
             filters.append(preset)
-    readers: list[DocumentReader] = []
-    for read, filters in by_search.values():
-        if filters != [None] and not _accepts_filter(read):
-            continue
-        readers.append(_GuardedReader(read, filters))
-    return readers
+    stores: list[_GuardedStore] = []
+    for search, filters in by_search.values():
+        store = _GuardedStore(search, filters)
+        if filters != [None]:
+            if not _accepts_filter(search.get_document):
+                continue
+            # Listing or sections that cannot honour the filter are not offered at all.
+            store.lists = store.lists and _accepts_filter(search.list_documents)
+            store.sections = store.sections and _accepts_filter(search.get_section)
+        stores.append(store)
+    return stores
 
 
 def _keys(uri: str) -> tuple[list[str], int, int | None]:
@@ -182,20 +229,63 @@ def _keys(uri: str) -> tuple[list[str], int, int | None]:
     if uri.startswith("file://"):
         from urllib.request import url2pathname
 
-        keys.append(url2pathname(urlsplit(uri).path))
+        parts = urlsplit(uri)
+        path = url2pathname(parts.path)
+        keys.append(f"{path}#{unquote(parts.fragment)}" if parts.fragment else path)
     return keys, start, end
 
 
 def _read_document(
-    readers: Sequence[DocumentReader], uri: str
+    stores: Sequence[_GuardedStore], uri: str
 ) -> tuple[_Document, int, int | None]:
     keys, start, end = _keys(uri)
-    for reader in readers:
+    for store in stores:
         for key in keys:
-            document = reader(key)
+            document = store.read(key)
             if document is not None:
                 return document, start, end
     raise LookupError(uri)
+
+
+def _encode_cursor(store: int, after: str) -> str:
+    raw = json.dumps([store, after], separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode("ascii")
+
+
+def _decode_cursor(cursor: str | None) -> tuple[int, str | None]:
+    """``(store index, last id listed)`` of a ``resources/list`` cursor.
+
+    Raises:
+        ValueError: A cursor this server did not give out.
+    """
+    if cursor is None:
+        return 0, None
+    try:
+        store, after = json.loads(base64.urlsafe_b64decode(cursor.encode("ascii")))
+    except (ValueError, TypeError, UnicodeError):
+        raise ValueError("unknown cursor") from None
+    if not isinstance(store, int) or isinstance(store, bool) or store < 0:
+        raise ValueError("unknown cursor")
+    if not isinstance(after, str):
+        raise ValueError("unknown cursor")
+    return store, after
+
+
+def _list_page(
+    stores: Sequence[_GuardedStore], cursor: str | None
+) -> tuple[list[_Document], str | None]:
+    """One page of readable documents and the cursor of the next (``None`` at the end)."""
+    index, after = _decode_cursor(cursor)
+    listed: list[_Document] = []
+    while index < len(stores):
+        store = stores[index]
+        if store.lists:
+            page = store.page(after, LIST_PAGE_SIZE - len(listed))
+            listed += page
+            if len(listed) >= LIST_PAGE_SIZE:
+                return listed, _encode_cursor(index, page[-1].id)
+        index, after = index + 1, None
+    return listed, None
 
 
 def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
@@ -212,12 +302,21 @@ def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
     return body
 
 
-def _links(results: Sequence[Any]) -> list[tuple[str, str]]:
-    """``(uri, name)`` of each result that names a document: by id, else by link."""
+def _links(results: Sequence[Any], sections: bool) -> list[tuple[str, str]]:
+    """``(uri, name)`` of each result that names a document or, with ``sections``, a section.
+
+    A passage (a link with a fragment, under a section) links its section; any other
+    result its document, by id, else by link.
+    """
     links: list[tuple[str, str]] = []
     seen: set[str] = set()
     for item in results:
-        key = getattr(item, "id", None) or getattr(item, "link", None)
+        link = getattr(item, "link", None)
+        section = getattr(item, "section", None)
+        if sections and section and isinstance(link, str) and "#" in link:
+            key: Any = link
+        else:
+            key = getattr(item, "id", None) or link
         if not isinstance(key, str) or not key:
             continue
         uri = document_uri(key)
@@ -225,6 +324,8 @@ def _links(results: Sequence[Any]) -> list[tuple[str, str]]:
             continue
         seen.add(uri)
         title = getattr(item, "title", None) or getattr(item, "name", None) or key
+        if key == link and section and section != title:
+            title = f"{title} › {section}"
         links.append((uri, str(title)))
     return links
 
@@ -245,7 +346,8 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
     from textsearch.plugins._output import error_message
 
     tools = [types.Tool.model_validate(definition) for definition in plugin.to_mcp_tools()]
-    readers = _readers(plugin)
+    stores = _stores(plugin)
+    by_search = {id(store._search): store for store in stores}
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -258,13 +360,11 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
         outcome = await plugin._run(params.name, params.arguments)
         content: list[Any] = [types.TextContent(type="text", text=outcome.text)]
         function = plugin[params.name] if params.name in plugin else None
-        reads = function is not None and callable(
-            getattr(function.text_search, "get_document", None)
-        )
-        if reads and not outcome.is_error:
+        store = by_search.get(id(function.text_search)) if function is not None else None
+        if store is not None and not outcome.is_error:
             content += [
                 types.ResourceLink(type="resource_link", uri=uri, name=name, mime_type="text/plain")
-                for uri, name in _links(outcome.results)
+                for uri, name in _links(outcome.results, store.sections)
             ]
         return types.CallToolResult(
             content=content,
@@ -281,8 +381,10 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
                     uri_template=DOCUMENT_URI_PREFIX + "{id}{?start,end}",
                     name="document",
                     description=(
-                        "A whole document of the index by its id or link (percent-encoded), "
-                        "or the passage from character start to end. Search results link here."
+                        "A whole document of the index by its id or its own link, or one "
+                        "section by a result's passage link (file#anchor, file#L12), "
+                        "percent-encoded; start and end (characters) read a part. Search "
+                        "results link here."
                     ),
                     mime_type="text/plain",
                 )
@@ -295,7 +397,7 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
         uri = str(params.uri)
         try:
             # The reader takes the index's lock and may wait for indexing: not on the loop.
-            document, start, end = await asyncio.to_thread(_read_document, readers, uri)
+            document, start, end = await asyncio.to_thread(_read_document, stores, uri)
         except ValueError as exc:
             raise MCPError(_INVALID_PARAMS, f"Bad document range in {uri[:200]}: {exc}") from None
         except TextSearchError as exc:  # e.g. the index is still being built
@@ -314,9 +416,35 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
             ]
         )
 
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        try:
+            documents, next_cursor = await asyncio.to_thread(_list_page, stores, cursor)
+        except ValueError:
+            raise MCPError(
+                _INVALID_PARAMS, "Unknown cursor: pass the nextCursor of the previous page."
+            ) from None
+        except TextSearchError as exc:  # e.g. the index is still being built
+            raise MCPError(_INTERNAL_ERROR, error_message(exc)) from None
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=document_uri(document.id),
+                    name=document.title or document.id,
+                    description=document.link,
+                    mime_type="text/plain",
+                )
+                for document in documents
+            ],
+            next_cursor=next_cursor,
+        )
+
     resource_handlers: dict[str, Any] = {}
-    if readers:
+    if stores:
         resource_handlers = {
+            "on_list_resources": list_resources,
             "on_list_resource_templates": list_templates,
             "on_read_resource": read_resource,
         }

@@ -76,6 +76,8 @@ _ITEMS: dict[str, dict[str, Any]] = {
         "properties": {
             "citation": {"type": "integer", "minimum": 1},
             "text": {"type": "string"},
+            "title": _NULLABLE_STRING,
+            "link": _NULLABLE_STRING,
         },
         "required": ["citation", "text"],
     },
@@ -150,7 +152,8 @@ def render(
     """Turn one search's results into what the model receives, as text and as data.
 
     ``"search"`` (or any kind with a ``string_mapper``) gives the numbered text of
-    :func:`textsearch.grounding.format_results`; the other kinds give compact JSON with a
+    :func:`textsearch.grounding.format_results` (for ``"search"`` without a mapper, of
+    ``TextSearchResult`` s: title, text and link); the other kinds give compact JSON with a
     ``citation`` number (from 1, like the numbered text) and a ``link`` per result. The
     structured form has the same numbers. ``notes`` (adjusted arguments) come first.
     """
@@ -168,18 +171,28 @@ def render(
     if texts:
         from textsearch.grounding import format_results
 
-        strings = _unique(
-            [str(string_mapper(i) if string_mapper is not None else i) for i in items]
-        )
-        structured = {
-            **envelope,
-            "results": [{"citation": n, "text": t} for n, t in enumerate(strings, start=1)],
-        }
+        cited: list[dict[str, Any]]
+        shown: list[Any]
+        cites = kind == "search" and string_mapper is None
+        if cites and all(isinstance(i, TextSearchResult) for i in items):
+            # The default "search" kind: numbered text with each result's title and link,
+            # so that the model has something to cite.
+            shown = _unique(items)
+            cited = [
+                {"citation": n, "text": r.value or r.name or "", "title": r.name, "link": r.link}
+                for n, r in enumerate(shown, start=1)
+            ]
+        else:
+            shown = _unique(
+                [str(string_mapper(i) if string_mapper is not None else i) for i in items]
+            )
+            cited = [{"citation": n, "text": t} for n, t in enumerate(shown, start=1)]
+        structured = {**envelope, "results": cited}
         if results.total_count is not None:
             structured["total_count"] = results.total_count
         if notes:
             structured["notes"] = list(notes)
-        return Rendered(_with_notes(format_results(strings, query=query), notes), structured)
+        return Rendered(_with_notes(format_results(shown, query=query), notes), structured)
     entries: list[dict[str, Any]] = []
     for number, item in enumerate(_unique(items), start=1):
         if kind == "text_search_results" and isinstance(item, TextSearchResult):

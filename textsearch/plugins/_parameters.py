@@ -235,7 +235,7 @@ def web_filter_parameters(
     Raises:
         ConfigurationError: ``fields`` names something that is not a portable field.
     """
-    from textsearch.connectors.web._portable import PORTABLE_FIELDS
+    from textsearch.registry import PORTABLE_FILTER_FIELDS as PORTABLE_FIELDS
 
     if fields is not None:
         if isinstance(fields, str) or not isinstance(fields, Sequence):
@@ -553,7 +553,8 @@ def _shown(value: Any) -> str:
 def _same_number(value: int | float | str, clamped: Any) -> bool:
     try:
         return float(value) == float(clamped)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
+        # OverflowError: a model may send a whole number with hundreds of digits.
         return False
 
 

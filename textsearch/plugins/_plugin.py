@@ -208,6 +208,45 @@ class SearchPlugin:
 
         anyio.run(self.serve_mcp_async)
 
+    def serve_mcp_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        token: str | None = None,
+        max_body_bytes: int = 1_000_000,
+        max_concurrency: int = 32,
+    ) -> None:
+        """Serve the functions over MCP Streamable HTTP at ``http://host:port/mcp`` (blocking).
+
+        Stateless (no session between requests), like ``textsearch mcp --http``. Until
+        SIGINT or SIGTERM, then the requests in flight finish. A cross-origin browser request
+        is refused (403); with ``token`` every request needs ``Authorization: Bearer
+        <token>`` (else 401); larger bodies are 413, more requests at once 503.
+
+        Args:
+            host: Address to bind; anything but loopback needs ``token``.
+            port: TCP port.
+            token: The bearer token clients must send (compared in constant time).
+            max_body_bytes: Largest request body accepted.
+            max_concurrency: Requests handled at once.
+
+        Raises:
+            ImportError: The ``mcp`` package (2.x) is not installed.
+            ConfigurationError: No token while ``host`` is not loopback, or a bound below 1.
+            OSError: The address cannot be bound.
+        """
+        from textsearch.plugins._mcp_http import serve_http
+
+        serve_http(
+            self,
+            host,
+            port,
+            token=token,
+            max_body_bytes=max_body_bytes,
+            max_concurrency=max_concurrency,
+        )
+
 
 def create_search_plugin(
     text_search: TextSearch,

@@ -5,30 +5,5 @@ response parsing, the SDK bridge and its transport, and error translation. The p
 import path is :mod:`textsearch.connectors.azure_ai_search`.
 """
 
-from textsearch.connectors.azure._search import (
-    CONTENT_BLOCK_FIELDS,
-    DEFAULT_API_VERSION,
-    DEFAULT_LINK_FIELDS,
-    DEFAULT_NAME_FIELDS,
-    DEFAULT_VALUE_FIELDS,
-    AzureAISearchTextSearch,
-    AzureSearchCaption,
-    AzureSearchDocument,
-    content_block_result,
-    odata_literal,
-    search_in,
-)
-
-__all__ = [
-    "CONTENT_BLOCK_FIELDS",
-    "DEFAULT_API_VERSION",
-    "DEFAULT_LINK_FIELDS",
-    "DEFAULT_NAME_FIELDS",
-    "DEFAULT_VALUE_FIELDS",
-    "AzureAISearchTextSearch",
-    "AzureSearchCaption",
-    "AzureSearchDocument",
-    "content_block_result",
-    "odata_literal",
-    "search_in",
-]
+from textsearch.connectors.azure._search import *  # noqa: F403 - the connector's public names
+from textsearch.connectors.azure._search import __all__ as __all__

@@ -116,6 +116,7 @@ from textsearch.connectors.azure._transport import (
     deadline_watch,
     guard_injected_client,
 )
+from textsearch.embeddings import Embedder, embed_query, embed_query_sync
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -203,7 +204,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             is sent as a ``VectorizableTextQuery`` (the index needs a vectorizer); with one,
             the connector embeds the query and sends a ``VectorizedQuery``.
         embedding_function: ``str -> list[float]`` (sync or async; the blocking methods need a
-            sync one).
+            sync one), or an :class:`~textsearch.embeddings.Embedder` (e.g. ``OpenAIEmbedder``,
+            ``OnnxEmbedder.default()``), whose ``embed_query`` is used and whose output is
+            checked (a malformed vector is a ``ResponseFormatError``, an exception inside it a
+            ``ProviderError``).
         hybrid: With ``vector_fields``: also run the keyword query and fuse (default); ``False``
             for a pure vector query.
         vector_k: Nearest neighbours to retrieve (default: ``max(50, top + skip)``).
@@ -269,7 +273,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         order_by: Sequence[str] | None = None,
         scoring_profile: str | None = None,
         vector_fields: str | Sequence[str] | None = None,
-        embedding_function: EmbeddingFunction | None = None,
+        embedding_function: EmbeddingFunction | Embedder | None = None,
         hybrid: bool = True,
         vector_k: int | None = None,
         vector_filter_mode: Literal["preFilter", "postFilter"] | None = None,
@@ -337,8 +341,17 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self.order_by = tuple(order_by) if order_by is not None else None
         self.scoring_profile = scoring_profile
 
+        # An Embedder is not a callable; its query method stands in for the callable checks.
+        self._embedder = embedding_function if isinstance(embedding_function, Embedder) else None
+        self._embed_fn: EmbeddingFunction | None = (
+            None if self._embedder is not None else embedding_function  # type: ignore[assignment]
+        )
         vectors = check_vector_settings(
-            vector_fields, embedding_function, hybrid, vector_k, vector_filter_mode
+            vector_fields,
+            self._embedder.embed_query_sync if self._embedder is not None else embedding_function,
+            hybrid,
+            vector_k,
+            vector_filter_mode,
         )
         self.vector_fields = vectors
         self.embedding_function = embedding_function
@@ -563,8 +576,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     ) -> SearchResults[AzureSearchDocument]:
         request = build_request(self, query, options, self.build_filter_expression(options.filter))
         embedding: Sequence[float] | None = None
-        if request.embed and self.embedding_function is not None:
-            produced = self.embedding_function(query)
+        if request.embed and self._embedder is not None:
+            embedding = await embed_query(self._embedder, query)
+        elif request.embed and self._embed_fn is not None:
+            produced = self._embed_fn(query)
             if inspect.isawaitable(produced):
                 produced = await produced
             embedding = _check_embedding(produced)
@@ -592,8 +607,10 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[AzureSearchDocument]:
         request = build_request(self, query, options, self.build_filter_expression(options.filter))
         embedding: Sequence[float] | None = None
-        if request.embed and self.embedding_function is not None:
-            produced = self.embedding_function(query)
+        if request.embed and self._embedder is not None:
+            embedding = embed_query_sync(self._embedder, query)
+        elif request.embed and self._embed_fn is not None:
+            produced = self._embed_fn(query)
             if inspect.isawaitable(produced):
                 if inspect.iscoroutine(produced):
                     produced.close()

@@ -194,19 +194,29 @@ class EngineMixin:
             self._tantivy().reload(generation)
 
     def _rank_tantivy(
-        self, words: list[str], options: SearchOptions
+        self, words: list[str], options: SearchOptions, depth: int, count: bool
     ) -> tuple[list[tuple[int, float]], int | None]:
+        """The best ``depth`` passages from the top, and the number of matching results
+        (sections, or documents with ``one_per_document``) when the options ask for it."""
+        from textsearch.connectors.local._hybrid import group_count_sql
+
         ranker = self._tantivy()
-        count = options.include_total_count
         try:
             self._follow_other_writers()
             query = ranker.query(words, self.match, options.filter)
             if query is None:
                 return [], 0 if count else None
-            if self.one_per_document:
-                best, total = ranker.ranked_documents(query, options.top, options.skip, count)
-                return [(rowid, score) for score, rowid in best], total
-            hits, total = ranker.search(query, options.top, options.skip, count)
+            hits, _ = ranker.search(query, depth, 0, False)
+            total: int | None = None
+            if count:
+                matches = ranker.search(query, 1, 0, True)[1] or 0
+                every, _ = ranker.search(query, max(matches, 1), 0, False)
+                total = int(
+                    self._db.execute(
+                        group_count_sql("SELECT value FROM json_each(?)", self.one_per_document),
+                        (json.dumps([rowid for _, rowid, _ in every]),),
+                    ).fetchone()[0]
+                )
         except (ValueError, OSError, RuntimeError) as exc:
             raise self._tv.map_tantivy_error(exc, self.path) from None  # type: ignore[union-attr]
         return [(rowid, score) for score, rowid, _ in hits], total

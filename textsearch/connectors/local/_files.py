@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,7 @@ _SKIP_DIRS = frozenset(
     }
 )
 _MAX_FILE_BYTES = 20 * 1024 * 1024
+log = logging.getLogger("textsearch.local")
 
 
 @dataclass
@@ -61,17 +63,34 @@ class IndexReport:
 
 
 def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
+    """The files to index under ``root``: folders are not followed through links (no loops),
+    and a linked file is read only if it resolves inside ``root`` (a link in a shared folder
+    must not pull ``~/.ssh/id_rsa.md`` into an index, and then into a model's context)."""
+    inside = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
         for name in filenames:
             if not name.startswith(".") and name.lower().endswith(wanted):
-                yield Path(dirpath) / name
+                path = Path(dirpath) / name
+                if path.is_symlink() and not _within(path, inside):
+                    log.warning("not indexing %s: it links to a file outside %s", path, root)
+                    continue
+                yield path
+
+
+def _within(path: Path, root: Path) -> bool:
+    try:
+        path.resolve(strict=True).relative_to(root)
+    except (OSError, RuntimeError, ValueError):  # dangling, a loop, or outside
+        return False
+    return True
 
 
 def read_file(
     file: Path,
     previous: tuple[int | None, int | None, str | None] | None,
     report: IndexReport,
+    formats: Mapping[str, str] | None = None,
 ) -> FileWork | None:
     try:
         stat = file.stat()
@@ -91,7 +110,7 @@ def read_file(
         return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
     from textsearch.connectors.local._split import split_document  # index time only
 
-    title, passages = split_document(data, file.suffix)
+    title, passages = split_document(data, file.suffix, formats=formats)
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
 
 

@@ -8,7 +8,6 @@ cost down by leaving very common words out when the rarer ones fill the page.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._query import filter_sql
@@ -123,47 +122,41 @@ class FtsRanker:
         # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
         return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
 
-    def rank(
-        self, match: str, options: SearchOptions, one_per_document: bool
-    ) -> tuple[list[Any], int | None]:
-        """``(rowid, score)`` pairs, best first (score: higher is better), and the total."""
+    def rank(self, match: str, options: SearchOptions, depth: int) -> list[tuple[int, float]]:
+        """The best ``depth`` passages as ``(rowid, score)``, best first (higher is better).
+
+        Ties go to the lower rowid, so that a deeper list starts with a shallower one (pages
+        are cut from the top of this list after merging sections).
+        """
         where, params = filter_sql(options.filter)
         join = (
             " JOIN passages AS p ON p.rowid = f.rowid JOIN documents AS d ON d.rowid = p.doc"
-            if where or one_per_document
+            if where
             else ""
         )
-        doc_col = ", p.doc AS doc" if one_per_document else ""
-        inner = (
-            f"SELECT f.rowid AS rowid{doc_col}, {_BM25} AS score FROM passages_fts AS f{join} "
-            f"WHERE passages_fts MATCH ?{where}"
+        sql = (
+            f"SELECT f.rowid, {_BM25} AS score FROM passages_fts AS f{join} "
+            f"WHERE passages_fts MATCH ?{where} ORDER BY score, f.rowid LIMIT ?"
         )
-        if one_per_document:
-            # SQLite returns the other columns of the row that holds min(): the best passage.
-            # MATERIALIZED: bm25() works only in the full-text query itself, not in a
-            # flattened GROUP BY.
-            sql = (
-                f"WITH hits AS MATERIALIZED ({inner}) "
-                "SELECT rowid, min(score) AS best FROM hits GROUP BY doc ORDER BY best"
-            )
-        else:
-            sql = inner + " ORDER BY score"
-        ranked = [
+        return [
             (rowid, -float(score))
-            for rowid, score in self._db.execute(
-                sql + " LIMIT ? OFFSET ?", [match, *params, options.top, options.skip]
-            ).fetchall()
+            for rowid, score in self._db.execute(sql, [match, *params, depth]).fetchall()
         ]
-        total: int | None = None
-        if options.include_total_count:
-            what = "count(DISTINCT p.doc)" if one_per_document else "count(*)"
-            total = int(
-                self._db.execute(
-                    f"SELECT {what} FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}",
-                    [match, *params],
-                ).fetchone()[0]
-            )
-        return ranked, total
+
+    def count(self, match: str, options: SearchOptions, by_document: bool) -> int:
+        """How many results match: sections, or documents when ``by_document``."""
+        from textsearch.connectors.local._hybrid import group_count_sql
+
+        where, params = filter_sql(options.filter)
+        join = (
+            " JOIN passages AS q ON q.rowid = f.rowid JOIN documents AS d ON d.rowid = q.doc"
+            if where
+            else ""
+        )
+        source = f"SELECT f.rowid FROM passages_fts AS f{join} WHERE passages_fts MATCH ?{where}"
+        return int(
+            self._db.execute(group_count_sql(source, by_document), [match, *params]).fetchone()[0]
+        )
 
     def rebuild(self) -> None:
         """Index every stored passage again (after the tantivy engine kept the index)."""

@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from textsearch._types import (
@@ -67,16 +68,29 @@ from textsearch.connectors.local._schema import (
     normalize_document,
     retry_busy,
 )
-from textsearch.errors import ConfigurationError, UnsupportedFilterError
+from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local._vectors import VectorIndex
+    from textsearch.embeddings import Embedder
 
 __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "normalize_document"]
 
 # index_path commits after this many files, so an interrupted run keeps what it did.
-#: The version of the plain text made of Markdown files (``_local_split._plain_markdown``):
-#: an index whose Markdown files were read by another version reads them again once.
-MARKDOWN_TEXT_VERSION = "2"
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+#: The version of the plain text made of Markdown, reStructuredText and .txt files (the
+#: readers in ``_split``): an index whose files were read by another version, or with other
+#: ``formats``, reads them again once. 3: read by markdown-it-py and docutils.
+MARKDOWN_TEXT_VERSION = "3"
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 _BATCH_FILES = 100
+#: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
+_SPEC_KEY = "embedding_spec"
+_MODES = ("keyword", "semantic", "hybrid")
+# Passages taken from the top of each arm in hybrid mode: a page is cut from the fusion of
+# at least this many (more when the page reaches deeper).
+HYBRID_DEPTH = 100
+# Passages embedded per call of the embedder by embed_missing.
+_EMBED_BATCH = 256
 
 
 def _host(link: str | None) -> str | None:
@@ -141,6 +155,50 @@ def _stored_document(**fields: Any) -> LocalDocument:
     return document
 
 
+def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Validated vectors of ``texts``, from a blocking call.
+
+    Called on a thread that runs an event loop (``add_documents`` from async code), the
+    embedder runs on a worker thread: an async-only embedder cannot run its blocking twin
+    inside a running loop.
+    """
+    from textsearch.embeddings import embed_documents_sync
+
+    if "asyncio" in sys.modules:  # no loop can be running if asyncio was never imported
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as pool:
+                return pool.submit(embed_documents_sync, embedder, texts).result()
+    return embed_documents_sync(embedder, texts)
+
+
+def _checked_formats(formats: Mapping[str, str] | None) -> dict[str, str]:
+    from textsearch.connectors.local._split import FORMATS
+
+    checked: dict[str, str] = {}
+    for suffix, kind in (formats or {}).items():
+        if not isinstance(suffix, str) or not suffix.startswith(".") or kind not in FORMATS:
+            raise ConfigurationError(
+                f"formats: {suffix!r}: {kind!r} is not a suffix and a format "
+                f"(a suffix such as '.txt', a format among {', '.join(FORMATS)})"
+            )
+        checked[suffix.lower()] = kind
+    return checked
+
+
+def _text_version(formats: dict[str, str]) -> str:
+    if not formats:
+        return MARKDOWN_TEXT_VERSION
+    return MARKDOWN_TEXT_VERSION + ";" + ",".join(f"{k}={v}" for k, v in sorted(formats.items()))
+
+
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     if not chunk:
         return [Passage(None, None, 1, doc.text)]
@@ -176,10 +234,21 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             :meth:`search` returns.
         text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
             :class:`~textsearch.TextSearchResult`.
+        embedder: An :class:`~textsearch.embeddings.Embedder`: every passage added is
+            embedded, and its vector kept in the same file (with the model's id and
+            dimensions), so that passages can be found by meaning. Searching by meaning is
+            exact (every vector compared); ``pip install "textsearch-sdk[semantic]"`` (numpy)
+            makes it fast on large indexes.
+        mode: ``"keyword"`` (BM25 over the words), ``"semantic"`` (by meaning: nearest
+            vectors) or ``"hybrid"`` (both, fused); ``None`` (default): ``"hybrid"`` with an
+            embedder, else ``"keyword"``. In ``"keyword"`` mode the embedder is never called
+            at query time (it still embeds what is added).
 
     Raises:
         ConfigurationError: The database file cannot be opened or is not a textsearch index,
-            an argument is out of range, or ``engine="tantivy"`` without tantivy installed.
+            an argument is out of range, ``engine="tantivy"`` without tantivy installed,
+            ``mode="semantic"``/``"hybrid"`` without an embedder, or the index holds vectors
+            of another model or dimension count than the embedder's.
         ServiceUnavailableError: Rebuilding the ranking index had to wait more than 30 s
             for another process's write.
 
@@ -193,6 +262,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     :class:`~textsearch.ConfigurationError`. A tantivy folder that is missing, damaged or
     behind the SQLite file (a crash between the two commits) is rebuilt when the index is
     opened.
+
+    Each result is one section (passages of one section that both rank are one result, their
+    text joined within ``value_chars``), or one document with ``one_per_document``; pages are
+    cut after merging, so no section comes back on a later page.
 
     The async methods run the SQLite work in a worker thread, so the event loop is never
     blocked; one instance may be shared across threads and tasks (calls are serialized).
@@ -212,12 +285,39 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         snippet_tokens: int | None = None,
         string_mapper: Callable[[LocalDocument], str] | None = None,
         text_search_result_mapper: Callable[[LocalDocument], TextSearchResult] | None = None,
+        embedder: Embedder | None = None,
+        mode: Literal["keyword", "semantic", "hybrid"] | None = None,
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
         )
         if match not in ("any", "all"):
             raise ConfigurationError(f"match must be 'any' or 'all', not {match!r}")
+        if mode is None:
+            mode = "hybrid" if embedder is not None else "keyword"
+        if mode not in _MODES:
+            raise ConfigurationError(
+                f"mode must be 'keyword', 'semantic' or 'hybrid', not {mode!r}"
+            )
+        if embedder is not None:
+            from textsearch.embeddings import Embedder as _Embedder
+
+            if not isinstance(embedder, _Embedder):
+                raise ConfigurationError(
+                    "embedder must be an Embedder (model, dimensions, embed_documents, "
+                    f"embed_query and their _sync twins), not {type(embedder).__name__}"
+                )
+        elif mode != "keyword":
+            raise ConfigurationError(
+                f"mode={mode!r} searches by meaning and needs an embedder: "
+                "LocalTextSearch(..., embedder=...)"
+            )
+        self.embedder = embedder
+        self.mode: Literal["keyword", "semantic", "hybrid"] = mode
+        #: How hybrid mode fuses its two rankings (see ``_hybrid.fuse``): chosen by
+        #: measurement, settable for benchmarks.
+        self._fusion: Literal["blend", "rrf"] = "blend"
+        self._vector_index: VectorIndex | None = None
         if snippet_tokens is not None:
             if not isinstance(snippet_tokens, int) or not 1 <= snippet_tokens <= 64:
                 raise ConfigurationError("snippet_tokens must be an integer from 1 to 64")
@@ -240,12 +340,250 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         self._ranker: Any = None  # the TantivyRanker when engine == "tantivy"
         try:
             self._open_engine()
+            if embedder is not None:
+                with documented_errors(self.path):
+                    retry_busy(self._open_vectors, self.path)
         except BaseException:
             self._db.close()
             raise
 
     def __repr__(self) -> str:
         return f"LocalTextSearch(path={self.path!r})"
+
+    # -- vectors -----------------------------------------------------------------------
+
+    def _open_vectors(self) -> None:
+        """Create the vector table, record the model, refuse another model's vectors."""
+        from textsearch.connectors.local import _vectors
+
+        embedder = self.embedder
+        assert embedder is not None
+        with Transaction(self._db):
+            _vectors.create_vector_tables(self._db)
+            meta = self._vector_meta()
+            model = meta.get(_vectors.MODEL_KEY)
+            stored = meta.get(_vectors.DIMENSIONS_KEY)
+            dims = embedder.dimensions
+            if model is None:
+                self._set_vector_meta(_vectors.MODEL_KEY, embedder.model)
+                if dims is not None:
+                    self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
+            elif model != embedder.model or (
+                dims is not None and stored is not None and int(stored) != dims
+            ):
+                raise self._mismatch(model, stored, embedder.model, dims)
+            elif stored is None and dims is not None:
+                self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
+            spec = getattr(embedder, "spec", None)
+            if isinstance(spec, str) and spec:
+                self._set_vector_meta(_SPEC_KEY, spec)
+
+    @property
+    def embedding_spec(self) -> str | None:
+        """How the embedder of this index's vectors was named when it was built
+        (``"minilm"``, ``"openai:text-embedding-3-small"``...), if it came from
+        :func:`textsearch.embeddings.from_spec`; readable without an embedder, so the
+        command line reopens an index with the embedder it was made with.
+
+        Raises:
+            ConfigurationError: The index was closed.
+        """
+        with self._lock, documented_errors(self.path):
+            row = self._db.execute(
+                "SELECT value FROM textsearch_meta WHERE key = ?", (_SPEC_KEY,)
+            ).fetchone()
+        return str(row[0]) if row else None
+
+    def _mismatch(
+        self, model: str, stored: str | None, wanted: str, dims: int | None
+    ) -> ConfigurationError:
+        have = f"{stored} dimensions" if stored else "unknown dimensions"
+        new = f"{dims} dimensions" if dims else "dimensions not yet known"
+        return ConfigurationError(
+            f"the index {self.path!r} holds vectors of model {model!r} ({have}), not of this "
+            f"embedder's model {wanted!r} ({new}); open it with an embedder of {model!r}, or "
+            "re-embed it: open it without an embedder and call drop_vectors(), then open it "
+            "with the new embedder and call embed_missing_sync()"
+        )
+
+    def _vector_meta(self) -> dict[str, str]:
+        from textsearch.connectors.local import _vectors
+
+        return dict(
+            self._db.execute(
+                "SELECT key, value FROM textsearch_meta WHERE key IN (?, ?)",
+                (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY),
+            ).fetchall()
+        )
+
+    def _set_vector_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)", (key, value))
+
+    def _check_dimensions(self, length: int) -> None:
+        """Refuse vectors whose length is not the index's; record it the first time."""
+        from textsearch.connectors.local import _vectors
+
+        meta = self._vector_meta()
+        stored = meta.get(_vectors.DIMENSIONS_KEY)
+        if stored is None:
+            self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(length))
+        elif int(stored) != length:
+            assert self.embedder is not None
+            raise self._mismatch(
+                meta.get(_vectors.MODEL_KEY, "?"), stored, self.embedder.model, length
+            )
+
+    def _vectors_for(self, items: list[tuple[LocalDocument, list[Passage]]]) -> dict[bytes, bytes]:
+        """The vectors of these documents' passages by digest: kept ones, then new ones.
+
+        A passage whose embedded text is unchanged keeps its stored vector; the rest are
+        embedded (the embedder is called without the lock held when called from
+        ``add_documents``). Raises what the embedder raises; nothing is written here.
+        """
+        from textsearch.connectors.local import _vectors
+
+        embedder = self.embedder
+        if embedder is None:
+            return {}
+        wanted: dict[bytes, str] = {}
+        for doc, passages in items:
+            for section, _, _, text in _passage_rows(doc, passages):
+                content = _vectors.embedding_input(doc.title, section, text)
+                wanted.setdefault(_vectors.digest(content), content)
+        if not wanted:
+            return {}
+        found: dict[bytes, bytes] = {}
+        ids = json.dumps([doc.id for doc, _ in items])
+        with self._lock, documented_errors(self.path):
+            if _vectors.has_vector_table(self._db):
+                for key, blob in self._db.execute(
+                    "SELECT v.digest, v.vector FROM passage_vectors AS v "
+                    "JOIN passages AS p ON p.rowid = v.rowid "
+                    "JOIN documents AS d ON d.rowid = p.doc "
+                    "WHERE d.id IN (SELECT value FROM json_each(?))",
+                    (ids,),
+                ):
+                    if key in wanted:
+                        found[key] = blob
+        missing = [key for key in wanted if key not in found]
+        for begin in range(0, len(missing), _EMBED_BATCH):
+            keys = missing[begin : begin + _EMBED_BATCH]
+            vectors = _embed_blocking(embedder, [wanted[k] for k in keys])
+            for key, vector in zip(keys, vectors, strict=True):
+                found[key] = _vectors.encode(vector)
+        return found
+
+    def _store_vectors(self, rows: list[tuple[int, bytes]], vectors: Mapping[bytes, bytes]) -> None:
+        """Keep the vector of each new passage ``(rowid, digest)`` (inside a write)."""
+        from textsearch.connectors.local import _vectors
+
+        stored = [(rowid, key, vectors[key]) for rowid, key in rows if key in vectors]
+        if not stored:
+            return
+        self._check_dimensions(len(stored[0][2]) // 4)
+        self._db.executemany("INSERT OR REPLACE INTO passage_vectors VALUES (?, ?, ?)", stored)
+        _vectors.bump_generation(self._db)
+
+    def embed_missing_sync(self) -> int:
+        """Embed the passages stored without a vector; returns how many were embedded.
+
+        For an index built before the embedder was set (or with another instance that had
+        none). Work is committed every few hundred passages, so an interrupted run keeps
+        what it did.
+
+        Raises:
+            ConfigurationError: No embedder is set, or its vectors' length is not the
+                index's.
+            ProviderError: The embedder failed (``ResponseFormatError`` for malformed output).
+            ServiceUnavailableError: Another process kept the index file locked for 30 s.
+        """
+        from textsearch.connectors.local import _vectors
+
+        embedder = self.embedder
+        if embedder is None:
+            raise ConfigurationError(
+                "embed_missing needs an embedder: LocalTextSearch(embedder=...)"
+            )
+        done = 0
+        after = 0
+        while True:
+            with self._lock, documented_errors(self.path):
+                rows = self._db.execute(
+                    "SELECT p.rowid, d.title, p.section, p.text FROM passages AS p "
+                    "JOIN documents AS d ON d.rowid = p.doc "
+                    "WHERE p.rowid > ? AND NOT EXISTS "
+                    "(SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid) "
+                    "ORDER BY p.rowid LIMIT ?",
+                    (after, _EMBED_BATCH),
+                ).fetchall()
+            if not rows:
+                return done
+            after = rows[-1][0]
+            contents = [_vectors.embedding_input(t, s, x) for _, t, s, x in rows]
+            vectors = _embed_blocking(embedder, contents)
+
+            def write(
+                rows: list[Any] = rows,
+                contents: list[str] = contents,
+                vectors: list[list[float]] = vectors,
+            ) -> int:
+                with self._transaction():
+                    self._check_dimensions(len(vectors[0]))
+                    written = 0
+                    for (rowid, _, _, text), content, vector in zip(
+                        rows, contents, vectors, strict=True
+                    ):
+                        # Only if the passage is still the one embedded (another writer may
+                        # have replaced it meanwhile).
+                        written += self._db.execute(
+                            "INSERT OR REPLACE INTO passage_vectors "
+                            "SELECT ?, ?, ? WHERE EXISTS "
+                            "(SELECT 1 FROM passages WHERE rowid = ? AND text = ?)",
+                            (rowid, _vectors.digest(content), _vectors.encode(vector), rowid, text),
+                        ).rowcount
+                    _vectors.bump_generation(self._db)
+                    return written
+
+            with self._lock, documented_errors(self.path):
+                done += retry_busy(write, self.path)
+
+    async def embed_missing(self) -> int:
+        """Async twin of :meth:`embed_missing_sync` (the work runs in a worker thread)."""
+        import asyncio
+
+        return await asyncio.to_thread(self.embed_missing_sync)
+
+    def drop_vectors(self) -> int:
+        """Delete every stored vector and the recorded model; returns how many were deleted.
+
+        How to move an index to another embedding model: drop the vectors (opened without
+        an embedder), then open it with the new embedder and call :meth:`embed_missing_sync`.
+        With an embedder set, its model is recorded again.
+
+        Raises:
+            ServiceUnavailableError: Another process kept the index file locked for 30 s.
+        """
+        from textsearch.connectors.local import _vectors
+
+        def write() -> int:
+            with self._transaction():
+                if not _vectors.has_vector_table(self._db):
+                    return 0
+                count = self._db.execute("DELETE FROM passage_vectors").rowcount
+                self._db.execute(
+                    "DELETE FROM textsearch_meta WHERE key IN (?, ?, ?)",
+                    (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY, _SPEC_KEY),
+                )
+                if self.embedder is not None:
+                    self._set_vector_meta(_vectors.MODEL_KEY, self.embedder.model)
+                    spec = getattr(self.embedder, "spec", None)
+                    if isinstance(spec, str) and spec:
+                        self._set_vector_meta(_SPEC_KEY, spec)
+                _vectors.bump_generation(self._db)
+                return int(count)
+
+        with self._lock, documented_errors(self.path):
+            return retry_busy(write, self.path)
 
     # -- writing -----------------------------------------------------------------------
 
@@ -268,17 +606,22 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             InvalidRequestError: A document, a metadata key or a metadata value is invalid
                 (metadata numbers must be finite and fit in 64 bits).
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
+            ProviderError: The embedder failed (``ResponseFormatError``: malformed vectors);
+                nothing was written.
+            ConfigurationError: The embedder's vectors do not have the index's length.
         """
         prepared = [normalize_document(d) for d in docs]
+        items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
+        # Embedded before anything is written: a failing embedder leaves the index as it was.
+        vectors = self._vectors_for(items) if self.embedder is not None else None
 
         def write() -> None:
             with self._transaction():
                 if self._ranker is not None:
-                    self._add_many(prepared, chunk)
+                    self._add_many(items, vectors)
                     return
-                for doc in prepared:
-                    passages = _passages_of(doc, chunk)
-                    self._upsert(doc, passages, None, None, None, None)
+                for doc, passages in items:
+                    self._upsert(doc, passages, None, None, None, None, vectors)
 
         with self._lock, documented_errors(self.path):
             retry_busy(write, self.path)
@@ -327,6 +670,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         mtime_ns: int | None,
         size: int | None,
         sha256: str | None,
+        vectors: Mapping[bytes, bytes] | None = None,
     ) -> None:
         db = self._db
         self._delete(doc.id)
@@ -350,6 +694,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         assert docid is not None
         rows = _passage_rows(doc, passages)
         ranker = self._ranker
+        rowids: list[int] = []
         if ranker is None:
             for section, anchor, line, text in rows:
                 rowid = db.execute(
@@ -358,6 +703,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 ).lastrowid
                 assert rowid is not None
                 self._fts.add(rowid, doc.title, section, text)
+                rowids.append(rowid)
         else:
             # Rowids given explicitly (the write lock is held) so one executemany does it all.
             first = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
@@ -369,20 +715,36 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             tokens = self._tv.document_tokens(doc.id, doc.link, site, doc.metadata)  # type: ignore[union-attr]
             for i, (section, _, _, text) in enumerate(rows):
                 ranker.add(first + i, docid, doc.title, section, text, tokens)
+            rowids = list(range(first, first + len(rows)))
+        if vectors:
+            from textsearch.connectors.local import _vectors
+
+            self._store_vectors(
+                [
+                    (rowid, _vectors.digest(_vectors.embedding_input(doc.title, section, text)))
+                    for rowid, (section, _, _, text) in zip(rowids, rows, strict=True)
+                ],
+                vectors,
+            )
         if doc.metadata:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
                 [(k,) for k in doc.metadata],
             )
 
-    def _add_many(self, docs: list[LocalDocument], chunk: bool) -> None:
+    def _add_many(
+        self,
+        items: list[tuple[LocalDocument, list[Passage]]],
+        vectors: Mapping[bytes, bytes] | None,
+    ) -> None:
         """``add_documents`` with tantivy: a few ``executemany`` for the whole batch.
 
         Row by row, three statements per document cost more than the ranking index itself.
         """
         db = self._db
         ranker = self._tantivy()
-        latest = {doc.id: doc for doc in docs}  # a repeated id: the last one wins, as one by one
+        # a repeated id: the last one wins, as one by one
+        latest = {doc.id: (doc, passages) for doc, passages in items}
         ids = list(latest)
         for begin in range(0, len(ids), 500):
             part = ids[begin : begin + 500]
@@ -399,15 +761,21 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         passage_rows: list[tuple[Any, ...]] = []
         fields: set[str] = set()
         tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
-        for doc in latest.values():
+        vector_rows: list[tuple[int, bytes]] = []
+        if vectors:
+            from textsearch.connectors.local._vectors import digest, embedding_input
+        for doc, passages in latest.values():
             site = _host(doc.link)
             metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
-            passages = _passages_of(doc, chunk)
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
             for section, anchor, line, text in _passage_rows(doc, passages):
                 passage_rows.append((next_row, next_doc, section, anchor, line, text))
                 ranker.add(next_row, next_doc, doc.title, section, text, tokens)
+                if vectors:
+                    vector_rows.append(
+                        (next_row, digest(embedding_input(doc.title, section, text)))
+                    )
                 next_row += 1
             fields.update(doc.metadata)
             next_doc += 1
@@ -425,6 +793,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)", [(k,) for k in fields]
             )
+        if vectors:
+            self._store_vectors(vector_rows, vectors)
 
     def index_path(
         self,
@@ -432,6 +802,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         *,
         extensions: Sequence[str] = DEFAULT_EXTENSIONS,
         progress: Callable[[int, int, str], None] | None = None,
+        formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
         """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
 
@@ -452,9 +823,14 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             progress: Called as ``progress(done, total, file_path)`` after each file; an
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
+            formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                By default a suffix decides, and a ``.txt`` file whose content is
+                reStructuredText (title adornments, directives) is read as such.
 
         Raises:
-            ConfigurationError: The path does not exist.
+            ConfigurationError: The path does not exist, or ``formats`` names an unknown
+                format.
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
         if "\x00" in os.fspath(path):
@@ -463,6 +839,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
+        forced = _checked_formats(formats)
         files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
@@ -481,9 +858,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             row = self._db.execute(
                 "SELECT value FROM textsearch_meta WHERE key = ?", (mark,)
             ).fetchone()
-            reread = row is None or row[0] != MARKDOWN_TEXT_VERSION
+            version = _text_version(forced)
+            reread = row is None or row[0] != version
             if reread and not known:  # nothing indexed from here yet: nothing old to re-read
-                self._mark(mark)
+                self._mark(mark, version)
                 reread = False
             seen: set[str] = set()
             for begin in range(0, len(files), _BATCH_FILES):
@@ -497,10 +875,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         doc_id = str(file)
                         seen.add(doc_id)
                         previous = known.get(doc_id)
-                        if reread and file.suffix.lower() in MARKDOWN_SUFFIXES:
-                            item = read_file(file, None, report)  # compared with nothing
+                        suffix = file.suffix.lower()
+                        if reread and (suffix in MARKDOWN_SUFFIXES or suffix in forced):
+                            item = read_file(file, None, report, forced)  # compared with nothing
                         else:
-                            item = read_file(file, previous, report)
+                            item = read_file(file, previous, report, forced)
                         if item is not None:
                             self._write_one(item, doc_id, root_key, known.get(doc_id), report)
                         done += 1
@@ -512,14 +891,13 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     for doc_id in gone:
                         report.removed += self._delete(doc_id)
             if reread:
-                self._mark(mark)
+                self._mark(mark, version)
         return report
 
-    def _mark(self, mark: str) -> None:
+    def _mark(self, mark: str, version: str) -> None:
         with self._interruptible_batch():
             self._db.execute(
-                "INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)",
-                (mark, MARKDOWN_TEXT_VERSION),
+                "INSERT OR REPLACE INTO textsearch_meta VALUES (?, ?)", (mark, version)
             )
 
     def _interruptible_batch(self) -> Write:
@@ -567,7 +945,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             report.unchanged += 1
             return
         doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
-        self._upsert(doc, work.passages, root_key, work.mtime_ns, work.size, work.sha256)
+        # Unchanged passages keep their vectors; only the others are embedded.
+        vectors = self._vectors_for([(doc, work.passages)]) if self.embedder is not None else None
+        self._upsert(doc, work.passages, root_key, work.mtime_ns, work.size, work.sha256, vectors)
         if previous is None:
             report.added += 1
         else:
@@ -602,45 +982,85 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
-        plan = plan_query(query)
-        if not plan.terms:
+        vector = None
+        if self.mode != "keyword" and query.strip():
+            from textsearch.embeddings import embed_query_sync
+
+            # The filter is checked first: bad input fails before the embedder is called.
             with self._lock, documented_errors(self.path):
                 self._validate_filter(options.filter)
-            total = 0 if options.include_total_count else None
-            return SearchResults([], total, {"match": "none", "engine": self.engine})
+                filter_sql(options.filter)
+            assert self.embedder is not None
+            vector = embed_query_sync(self.embedder, query)
+        return self._search(query, options, vector)
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
+        # A worker thread keeps the event loop free: a broad query on a large index can take
+        # tens of milliseconds. asyncio is imported here, not at module level: it costs
+        # 60-120 ms of import time that the command line and sync users never need.
+        import asyncio
+
+        vector = None
+        if self.mode != "keyword" and query.strip():
+            from textsearch.embeddings import embed_query
+
+            await asyncio.to_thread(self._checked_filter, options)
+            assert self.embedder is not None
+            vector = await embed_query(self.embedder, query)
+        return await asyncio.to_thread(self._search, query, options, vector)
+
+    def _checked_filter(self, options: SearchOptions) -> None:
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(options.filter)
+            filter_sql(options.filter)
+
+    def _search(
+        self, query: str, options: SearchOptions, vector: list[float] | None
+    ) -> SearchResults[LocalDocument]:
+        from textsearch.connectors.local._hybrid import collapse
+
+        plan = plan_query(query)
+        keyword = bool(plan.terms) and self.mode != "semantic"
+        if not keyword and vector is None:
+            with self._lock, documented_errors(self.path):
+                self._validate_filter(options.filter)
+            none = 0 if options.include_total_count else None
+            return SearchResults([], none, {"match": "none", "engine": self.engine})
         info: dict[str, Any] = {"match": self.match, "engine": self.engine}
+        if self.mode != "keyword":
+            info["mode"] = self.mode
+            if self.mode == "hybrid":
+                info["fusion"] = self._fusion
+        wanted = options.skip + options.top
+        # Passages of one section are merged into one result: rank a few more than asked,
+        # and more again while the merged list is short of the page (rare: only sections
+        # split into passages that both rank merge).
+        depth = wanted + 2 + wanted // 4
+        memo: dict[str, Any] = {}  # this query's vector scores, kept while the depth grows
+        total: int | None = None
+        rows: dict[int, Any] = {}  # the ranked passages read so far, by rowid
         with self._lock, documented_errors(self.path):
             self._validate_filter(options.filter)
             filter_sql(options.filter)  # checks values (64-bit numbers) for both engines
-            if self._ranker is not None:
-                ranked, total = self._rank_tantivy(plan.words, options)
-            else:
-                match = plan.match(self.match)
-                if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
-                    match, left_out = self._fts.plan_any(plan.terms, options)
-                    if left_out:
-                        info["left_out"] = left_out
-                ranked, total = self._fts.rank(match, options, self.one_per_document)
-            rows: dict[int, Any] = {}
-            if ranked:
-                marks = ",".join("?" * len(ranked))
-                rows = {
-                    r[0]: r
-                    for r in self._db.execute(
-                        "SELECT p.rowid, d.id, d.title, p.section, p.anchor, p.line, p.text, "
-                        "d.link, d.metadata FROM passages AS p JOIN documents AS d "
-                        f"ON d.rowid = p.doc WHERE p.rowid IN ({marks})",
-                        [r[0] for r in ranked],
-                    )
-                }
+            while True:
+                ranked, exhausted, counted = self._ranked(
+                    plan, keyword, vector, options, depth, info, memo
+                )
+                if counted is not None:
+                    total = counted
+                self._fetch_rows(rows, ranked)
+                groups = collapse(rows, ranked, self.one_per_document, self.value_chars)
+                if len(groups) >= wanted or exhausted:
+                    break
+                depth *= 4
+            page = groups[options.skip : wanted]
         pattern = hit_pattern(plan.words)
         docs = []
         build = _stored_document
-        for rowid, score in ranked:
-            row = rows.get(rowid)
-            if row is None:  # written by another process's tantivy commit, not yet its SQLite
-                continue
-            _, doc_id, title, section, anchor, line, text, link, metadata = row
+        for group in page:
+            parts = [rows[r] for r in sorted(group.members)]
+            _, _, doc_id, title, section, anchor, line, _, link, metadata = parts[0]
+            text = parts[0][7] if len(parts) == 1 else "\n\n".join(p[7] for p in parts)
             docs.append(
                 build(
                     id=doc_id,
@@ -651,18 +1071,132 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
-                    score=score,
+                    score=group.score,
                 )
             )
         return SearchResults(docs, total, info)
 
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
-        # A worker thread keeps the event loop free: a broad query on a large index can take
-        # tens of milliseconds. asyncio is imported here, not at module level: it costs
-        # 60-120 ms of import time that the command line and sync users never need.
-        import asyncio
+    def _fetch_rows(self, rows: dict[int, Any], ranked: list[tuple[int, float]]) -> None:
+        """Read the ranked passages not read yet (a passage ranked by tantivy but not yet in
+        SQLite, committed by another process in between, is simply not found)."""
+        wanted = [rowid for rowid, _ in ranked if rowid not in rows]
+        if not wanted:
+            return
+        select = (
+            "SELECT p.rowid, p.doc, d.id, d.title, p.section, p.anchor, p.line, p.text, "
+            "d.link, d.metadata FROM passages AS p JOIN documents AS d ON d.rowid = p.doc "
+        )
+        if len(wanted) <= 500:
+            found = self._db.execute(
+                select + f"WHERE p.rowid IN ({','.join('?' * len(wanted))})", wanted
+            )
+        else:
+            found = self._db.execute(
+                select + "WHERE p.rowid IN (SELECT value FROM json_each(?))", (json.dumps(wanted),)
+            )
+        for row in found:
+            rows[row[0]] = row
 
-        return await asyncio.to_thread(self._fetch_sync, query, options)
+    def _ranked(
+        self,
+        plan: Any,
+        keyword: bool,
+        vector: list[float] | None,
+        options: SearchOptions,
+        depth: int,
+        info: dict[str, Any],
+        memo: dict[str, Any],
+    ) -> tuple[list[tuple[int, float]], bool, int | None]:
+        """The best ``depth`` passages of this mode, whether there are no more, the total."""
+        from textsearch.connectors.local._hybrid import fuse
+
+        # Counted once per query, not again each time the depth grows.
+        count = options.include_total_count and "counted" not in memo
+        memo["counted"] = True
+        arm_depth = max(depth, HYBRID_DEPTH) if keyword and vector is not None else depth
+        words: list[tuple[int, float]] = []
+        total: int | None = None
+        if keyword:
+            words, total = self._keyword_arm(plan, options, arm_depth, info, count)
+            if vector is None:
+                return words, len(words) < arm_depth, total
+        assert vector is not None
+        meaning, cosine_of, admitted, meaning_total = self._semantic_arm(
+            vector, options, arm_depth, memo, count
+        )
+        if count:
+            total = max(total or 0, meaning_total or 0)
+        if not keyword:
+            return meaning, len(meaning) >= admitted, total
+        fused = fuse(words, meaning, cosine_of, self._fusion)
+        exhausted = len(words) < arm_depth and len(meaning) >= admitted
+        return fused, exhausted, total
+
+    def _keyword_arm(
+        self, plan: Any, options: SearchOptions, depth: int, info: dict[str, Any], count: bool
+    ) -> tuple[list[tuple[int, float]], int | None]:
+        if self._ranker is not None:
+            return self._rank_tantivy(plan.words, options, depth, count)
+        match = plan.match(self.match)
+        if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+            # Planned for the page asked for (merging sections rarely shortens it).
+            match, left_out = self._fts.plan_any(plan.terms, options)
+            if left_out:
+                info["left_out"] = left_out
+        ranked = self._fts.rank(match, options, depth)
+        total = self._fts.count(match, options, self.one_per_document) if count else None
+        return ranked, total
+
+    def _semantic_arm(
+        self,
+        vector: list[float],
+        options: SearchOptions,
+        depth: int,
+        memo: dict[str, Any],
+        count: bool,
+    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int, int | None]:
+        from textsearch.connectors.local._hybrid import group_count_sql
+        from textsearch.connectors.local._vectors import VectorIndex
+
+        index = self._vector_index
+        if index is None:
+            index = self._vector_index = VectorIndex()
+        index.follow(self._db)
+        allowed = None
+        where, params = filter_sql(options.filter)
+        if where and "scores" not in memo and "pairs" not in memo:
+            allowed = [
+                r[0]
+                for r in self._db.execute(
+                    f"SELECT d.rowid FROM documents AS d WHERE 1{where}", params
+                )
+            ]
+        if len(index) and len(vector) != index.dimensions:
+            stored = self._vector_meta()
+            assert self.embedder is not None
+            raise self._mismatch(
+                stored.get("embedding_model", "?"),
+                str(index.dimensions),
+                self.embedder.model,
+                len(vector),
+            )
+        ranked, cosine_of, admitted = index.search(vector, depth, allowed, memo)
+        total: int | None = None
+        if count:
+            source = (
+                "SELECT v.rowid FROM passage_vectors AS v JOIN passages AS q ON q.rowid = v.rowid "
+                f"JOIN documents AS d ON d.rowid = q.doc WHERE 1{where}"
+            )
+            total = (
+                int(
+                    self._db.execute(
+                        group_count_sql(source, self.one_per_document), params
+                    ).fetchone()[0]
+                )
+                if len(index)
+                else 0
+            )
+        return ranked, cosine_of, admitted, total
 
     def _to_text_search_result(self, item: LocalDocument) -> TextSearchResult:
         name = f"{item.title} › {item.section}" if item.title and item.section else item.title
@@ -729,6 +1263,109 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             text="\n\n".join(parts),
             link=row[3],
             metadata=json.loads(row[4]),
+        )
+
+    def list_documents(
+        self,
+        *,
+        filter: TextSearchFilter | None = None,
+        after: str | None = None,
+        limit: int = 100,
+    ) -> list[LocalDocument]:
+        """The stored documents in order of id, a page at a time, without their text.
+
+        Pages are keyed, not counted: pass the last id of a page as ``after`` to get the
+        next one, so documents added or removed meanwhile never shift a page.
+
+        Args:
+            filter: Only documents this filter admits (the same clauses as a search's).
+            after: Only ids after this one (in code-point order).
+            limit: Most documents returned, 1 to 1,000.
+
+        Returns:
+            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty
+            (read a document with :meth:`get_document`).
+
+        Raises:
+            ConfigurationError: The index was closed.
+            InvalidRequestError: ``limit`` is out of range.
+            UnsupportedFilterError: The filter names a field the index cannot filter on.
+        """
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(filter)
+            where, params = filter_sql(filter)
+            rows = self._db.execute(
+                "SELECT d.id, d.title, d.link, d.metadata FROM documents AS d "
+                f"WHERE d.id > ?{where} ORDER BY d.id LIMIT ?",
+                ("" if after is None else after, *params, limit),
+            ).fetchall()
+        return [
+            LocalDocument(id=r[0], title=r[1], link=r[2], metadata=json.loads(r[3])) for r in rows
+        ]
+
+    def get_section(
+        self, link: str, *, filter: TextSearchFilter | None = None
+    ) -> LocalDocument | None:
+        """The section a passage link (``file#anchor`` or ``file#L12``) points at.
+
+        A long section is stored as several passages with the same link; the text is all of
+        them, in order. Search results link their passages this way.
+
+        Args:
+            link: A passage link as search results give it.
+            filter: Only a section of a document this filter admits is returned.
+
+        Returns:
+            The document's ``id``, ``title`` and ``metadata`` with the section's ``text``,
+            ``section``, ``line`` and ``link``; ``None`` when ``link`` is not a passage link
+            of a stored document.
+
+        Raises:
+            ConfigurationError: The index was closed.
+            UnsupportedFilterError: The filter names a field the index cannot filter on.
+        """
+        base, hash_, fragment = link.partition("#")
+        if not hash_ or not base or not fragment:
+            return None
+        with self._lock, documented_errors(self.path):
+            self._validate_filter(filter)
+            where, params = filter_sql(filter)
+            doc = self._db.execute(
+                "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
+                f"WHERE d.link = ?{where} ORDER BY d.rowid LIMIT 1",
+                (base, *params),
+            ).fetchone()
+            if doc is None:
+                return None
+            passages = self._db.execute(
+                "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
+                (doc[0],),
+            ).fetchall()
+        found = [
+            i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link
+        ]
+        if not found:
+            return None
+        # A section is the run of passages under one heading (a long one is split); a
+        # passage outside any section stands alone.
+        start = end = found[0]
+        section, anchor, line = passages[start][:3]
+        if section is not None:
+            while start > 0 and passages[start - 1][:2] == (section, anchor):
+                start -= 1
+            while end + 1 < len(passages) and passages[end + 1][:2] == (section, anchor):
+                end += 1
+            line = passages[start][2]
+        return LocalDocument(
+            id=doc[1],
+            title=doc[2],
+            text="\n\n".join(p[3] for p in passages[start : end + 1]),
+            link=_passage_link(base, anchor, line) or link,
+            metadata=json.loads(doc[4]),
+            section=section,
+            line=line,
         )
 
     def close(self) -> None:

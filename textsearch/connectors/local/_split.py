@@ -9,11 +9,12 @@ milliseconds, not seconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
+from textsearch.connectors.local._blocks import Block, MarkupSection
 from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
-__all__ = ["split_document", "split_text"]
+__all__ = ["FORMATS", "format_of", "split_document", "split_text"]
 
 _SPLIT_MIN = 200  # a cut never leaves a piece shorter than this when it can be avoided
 
@@ -24,7 +25,25 @@ _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _RST_UNDER = re.compile(r"([=\-~^\"'`#*+_:.])\1{2,}\s*")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
-_INLINE_MD = re.compile(r"[*_`]+|\[([^\]]*)\]\([^)]*\)")
+_INLINE_MD = re.compile(r"[*_`]+|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
+# For a heading's name: emphasis marks go, but an underscore inside a word stays (``equal_to``
+# is a name, not emphasis), and code spans keep their text as written (``__init__``).
+_HEADING_MD = re.compile(
+    r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)"
+)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+
+
+def _heading_name(found: str) -> str:
+    found = found[:500]  # a name, not a paragraph: also bounds the code-span search
+    parts: list[str] = []
+    last = 0
+    for match in _CODE_SPAN.finditer(found):
+        parts.append(_HEADING_MD.sub(r"\1", found[last : match.start()]))
+        parts.append(match.group(2).strip())
+        last = match.end()
+    parts.append(_HEADING_MD.sub(r"\1", found[last:]).replace("`", ""))
+    return "".join(parts).strip()
 
 
 def _github_slug(heading: str, used: dict[str, int]) -> str:
@@ -47,17 +66,20 @@ _MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*
 _MD_BREAK = re.compile(r"^\s{0,3}([-*_])(?:\s*\1){2,}\s*$")  # a thematic break
 _MD_REF_DEF = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*\S+.*$")
 _MD_QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
+# Bounded quantifiers keep every pattern linear: from any position a pattern looks at most a
+# few hundred characters ahead (unbounded ones rescanned the rest of the line from every
+# opener: 100 KB of "[" lines took 10.7 s). Only the fallback reader uses these.
 _MD_INLINE = (
-    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # image: its alt text
-    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # link: its text
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference link
-    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),  # autolink
-    (re.compile(r"<!--.*?-->"), ""),
-    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # inline code
-    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
-    (re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
-    (re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])"), r"\1"),
-    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),
+    (re.compile(r"!\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)"), r"\1"),  # image: its alt text
+    (re.compile(r"\[([^\]\n]{1,300})\]\([^)\n]{0,500}\)"), r"\1"),  # link: its text
+    (re.compile(r"\[([^\]\n]{1,300})\]\[[^\]\n]{0,300}\]"), r"\1"),  # reference link
+    (re.compile(r"<(https?://[^>\s]{1,2000})>"), r"\1"),  # autolink
+    (re.compile(r"<!--.{0,1000}?-->"), ""),
+    (re.compile(r"(`{1,3})([^`\n]{1,1000}?)\1"), r"\2"),  # inline code
+    (re.compile(r"(\*\*|__)(?=\S)([^\n]{1,300}?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=[^\s*])([^\n]{1,300}?)(?<=[^\s*])\*(?![\w*])"), r"\1"),
+    (re.compile(r"(?<![\w_])_(?=[^\s_])([^\n]{1,300}?)(?<=[^\s_])_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(?=\S)([^\n]{1,300}?)(?<=\S)~~"), r"\1"),
     (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # backslash escapes
 )
 
@@ -171,7 +193,7 @@ def _markdown_sections(raw: str) -> tuple[str | None, list[_Section]]:
             sections.append((heading, anchor, first, "\n".join(body)))
             # `first` is the line number of the section's first body line.
             anchor = _github_slug(found, used)
-            heading = _INLINE_MD.sub(r"\1", found).strip() or found
+            heading = _heading_name(found) or found
             first, body = i + 1 + skip, []
             if title is None:
                 title = heading
@@ -304,45 +326,196 @@ def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Pa
     return passages
 
 
-_SPLITTERS = {
-    "markdown": _markdown_sections,
-    "rst": _rst_sections,
-    "text": _plain_sections,
-}
+# -- packing blocks (what the markup readers make) into passages -------------------------------
+
+
+def _cut_code(text: str, limit: int) -> list[str]:
+    """Cut an over-long code block between lines, each line kept exactly."""
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for line in text.split("\n"):
+        while len(line) > limit:  # one line longer than a passage: cut where it must be
+            if current:
+                pieces.append("\n".join(current))
+                current, size = [], 0
+            pieces.append(line[:limit])
+            line = line[limit:]
+        if current and size + len(line) + 1 > limit:
+            pieces.append("\n".join(current))
+            current, size = [], 0
+        current.append(line)
+        size += len(line) + 1
+    if current and any(part.strip() for part in current):
+        pieces.append("\n".join(current))
+    return pieces
+
+
+def _pack_blocks(sections: list[MarkupSection], limit: int) -> list[Passage]:
+    """Passages of at most ``limit`` characters; prose tidied, code blocks kept exactly."""
+    passages: list[Passage] = []
+    for heading, anchor, line, blocks in sections:
+        current: list[str] = []
+        size = 0
+        start_line = line
+        for block in blocks:
+            if block.code:
+                text = block.text.strip("\n")
+                pieces = [text] if len(text) <= limit else _cut_code(text, limit)
+            else:
+                text = _tidy(block.text)
+                if not text:
+                    continue
+                pieces = [text] if len(text) <= limit else _cut(text, limit)
+            for piece in pieces:
+                if current and size + len(piece) + 2 > limit:
+                    passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+                    current, size = [], 0
+                if not current:
+                    start_line = block.line or line
+                current.append(piece)
+                size += len(piece) + 2
+        if current:
+            passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+    return passages
+
+
+def _string_blocks(sections: list[_Section], *, fences: bool) -> list[MarkupSection]:
+    """Blocks of sections read line by line: paragraphs between blank lines, and (when
+    ``fences``) fenced code blocks whole and exact, blank lines and indentation included."""
+    result: list[MarkupSection] = []
+    for heading, anchor, first, body in sections:
+        blocks: list[Block] = []
+        lines = body.split("\n")
+        paragraph: list[str] = []
+        paragraph_line = first
+        code: list[str] | None = None
+        code_line = first
+        for number, text in enumerate(lines, start=first):
+            if fences and _FENCE.match(text):
+                if code is None:
+                    if paragraph:
+                        blocks.append(Block(paragraph_line, "\n".join(paragraph)))
+                        paragraph = []
+                    code, code_line = [], number + 1
+                else:
+                    blocks.append(Block(code_line, "\n".join(code), True))
+                    code = None
+                continue
+            if code is not None:
+                code.append(text)
+            elif not text.strip():
+                if paragraph:
+                    blocks.append(Block(paragraph_line, "\n".join(paragraph)))
+                    paragraph = []
+            else:
+                if not paragraph:
+                    paragraph_line = number
+                paragraph.append(text)
+        if code is not None:
+            blocks.append(Block(code_line, "\n".join(code), True))
+        if paragraph:
+            blocks.append(Block(paragraph_line, "\n".join(paragraph)))
+        result.append((heading, anchor, first, blocks))
+    return result
+
+
+# -- formats ----------------------------------------------------------------------------------
+
+#: The formats ``index_path(..., formats=...)`` can force for a file suffix.
+FORMATS = ("markdown", "myst", "rst", "html", "text")
 _FORMAT_OF_SUFFIX = {
     ".md": "markdown",
     ".markdown": "markdown",
+    ".myst": "markdown",
     ".rst": "rst",
+    ".rest": "rst",
     ".html": "html",
     ".htm": "html",
 }
 
 
+def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
+    from textsearch.connectors.local import _markdown, _rst
+
+    if _markdown.available():
+        try:
+            return _markdown.markdown_sections(raw, _rst.rst_blocks if _rst.available() else None)
+        except RecursionError:
+            pass  # nesting the parser cannot take: read it line by line below
+    title, sections = _markdown_sections(raw)
+    plain = [(h, a, n, _plain_markdown(body)) for h, a, n, body in sections]
+    return title, _string_blocks(plain, fences=True)
+
+
+def _rst(raw: str) -> tuple[str | None, list[MarkupSection]]:
+    from textsearch.connectors.local import _rst
+
+    if _rst.available():
+        try:
+            return _rst.rst_sections(raw)
+        except RecursionError:
+            pass
+    title, sections = _rst_sections(raw)
+    return title, _string_blocks(sections, fences=False)
+
+
+def format_of(suffix: str, text: str | None, formats: Mapping[str, str] | None = None) -> str:
+    """The format a file is read as: forced by ``formats``, else by suffix and content."""
+    suffix = suffix.lower()
+    if formats and suffix in formats:
+        return "markdown" if formats[suffix] == "myst" else formats[suffix]
+    kind = _FORMAT_OF_SUFFIX.get(suffix, "text")
+    if kind == "text" and suffix == ".txt" and text is not None:
+        from textsearch.connectors.local._rst import looks_like_rst
+
+        if looks_like_rst(text):
+            return "rst"
+    return kind
+
+
 def split_document(
-    raw: str | bytes, suffix: str, *, limit: int = DEFAULT_PASSAGE_CHARS
+    raw: str | bytes,
+    suffix: str,
+    *,
+    limit: int = DEFAULT_PASSAGE_CHARS,
+    formats: Mapping[str, str] | None = None,
 ) -> tuple[str | None, list[Passage]]:
     """Return ``(title, passages)`` of a file's text, by the format its suffix names.
 
     A file's bytes are decoded here: UTF-8 (a BOM ignored, bad bytes replaced), except
     HTML, which the HTML converter decodes as a browser would (BOM, ``<meta charset>``).
+    A ``.txt`` file that is reStructuredText (title adornments, directives) is read as
+    such; ``formats`` (suffix to ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"`` or
+    ``"text"``) forces a reading.
     """
-    kind = _FORMAT_OF_SUFFIX.get(suffix.lower(), "text")
+    kind = format_of(suffix, None, formats)
     if kind == "html":
         title, sections = _html_sections(raw)
+        passages = _pack(sections, limit, tidy=False)
+        return title, passages or [Passage(None, None, 1, "")]
+    if isinstance(raw, bytes):
+        raw = raw.decode("utf-8-sig", errors="replace")
+    elif raw.startswith("\ufeff"):
+        raw = raw[1:]
+    if kind == "text":
+        kind = format_of(suffix, raw, formats)
+    if kind == "markdown":
+        title, blocks = _markdown(raw)
+    elif kind == "rst":
+        title, blocks = _rst(raw)
     else:
-        if isinstance(raw, bytes):
-            raw = raw.decode("utf-8-sig", errors="replace")
-        title, sections = _SPLITTERS[kind](raw)
-        if kind == "markdown":
-            sections = [(h, a, n, _plain_markdown(body)) for h, a, n, body in sections]
-    passages = _pack(sections, limit, tidy=kind != "html")
+        title, sections = _plain_sections(raw)
+        blocks = _string_blocks(sections, fences=False)
+    passages = _pack_blocks(blocks, limit)
     return title, passages or [Passage(None, None, 1, "")]
 
 
 def split_text(text: str, *, limit: int = DEFAULT_PASSAGE_CHARS) -> list[Passage]:
     """Split a document given to ``add_documents(..., chunk=True)``: Markdown headings, then
-    paragraphs (plain text is Markdown without headings)."""
+    paragraphs (plain text is Markdown without headings). The text is kept as given (its
+    markup too); fenced code blocks stay whole and exact."""
     _, sections = _markdown_sections(text)
-    return _pack(sections, limit) or [Passage(None, None, 1, "")]
-
-
+    return _pack_blocks(_string_blocks(sections, fences=True), limit) or [
+        Passage(None, None, 1, "")
+    ]

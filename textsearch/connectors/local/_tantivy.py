@@ -398,33 +398,6 @@ class TantivyRanker:
         ]
         return hits, total
 
-    def ranked_documents(
-        self, query: tantivy.Query, top: int, skip: int, count: bool
-    ) -> tuple[list[tuple[float, int]], int | None]:
-        """The best passage of each document: fetch more hits until the page is full."""
-        wanted = top + skip
-        limit = max(4 * wanted, 50)
-        while True:
-            hits, _ = self.search(query, limit, 0, False)
-            best: dict[int, tuple[float, int]] = {}
-            for score, rowid, doc in hits:
-                if doc not in best:
-                    best[doc] = (score, rowid)
-            exhausted = len(hits) < limit
-            if len(best) >= wanted or exhausted:
-                break
-            limit *= 4
-        ranked = list(best.values())[skip:wanted]
-        total: int | None = None
-        if count:
-            if exhausted:
-                total = len(best)
-            else:
-                matches = self.search(query, 1, 0, True)[1] or 0
-                every, _ = self.search(query, matches, 0, False)
-                total = len({doc for _, _, doc in every})
-        return ranked, total
-
 
 def filter_clauses(
     schema: tantivy.Schema, search_filter: TextSearchFilter | None

@@ -2,7 +2,9 @@
 
 Messages are built from the server's message and from the non-secret parts of the connection
 string (host, port, database, user); the password never reaches a message, a hint or a repr.
-Original exceptions are not chained (``from None``), so a traceback does not carry them either.
+Original exceptions are never chained: the documented error is raised outside the ``except``
+block that caught psycopg's, so neither ``__cause__`` nor ``__context__`` reaches an exception
+that may hold the connection string (psycopg's errors keep the failed connection).
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ def parse_dsn(dsn: str) -> dict[str, str]:
     try:
         return {k: str(v) for k, v in conninfo_to_dict(dsn).items() if v is not None}
     except Exception:
-        # The parser's message quotes the DSN, which may hold a password: never repeat it.
-        raise ConfigurationError(
-            "the PostgreSQL DSN is not a valid connection string "
-            "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
-        ) from None
+        pass
+    # The parser's message quotes the DSN, which may hold a password: never repeat it, and
+    # raise outside the except block so the parser's error is not even the __context__.
+    raise ConfigurationError(
+        "the PostgreSQL DSN is not a valid connection string "
+        "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
+    )
 
 
 def describe(params: dict[str, str]) -> str:

@@ -21,6 +21,18 @@ from textsearch.errors import TextSearchError
 
 T = TypeVar("T")
 
+_CONFIGURE = "SELECT set_config('statement_timeout', %s, false)"
+# With vectors: pgvector's iterative index scans (0.8+), which keep an HNSW scan going until
+# enough rows pass a search's filters. 'relaxed_order' may return a scan's rows slightly out
+# of order, which is harmless here (every statement sorts the nearest rows by their distance
+# again) and measured 2-5x faster than 'strict_order' for 60 rows of a 20k-row table (under
+# load). An older pgvector that is already loaded refuses the unknown parameter: then
+# searches run without it.
+_CONFIGURE_VECTORS = (
+    "DO $$BEGIN PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', false); "
+    "EXCEPTION WHEN OTHERS THEN NULL; END$$"
+)
+
 
 @dataclass(frozen=True)
 class PoolSettings:
@@ -33,6 +45,7 @@ class PoolSettings:
     statement_timeout: float
     pool_timeout: float
     connect_timeout: float
+    vectors: bool = False
 
     def connection_kwargs(self) -> dict[str, Any]:
         # libpq counts connect_timeout in whole seconds (and treats 1 as 2).
@@ -67,10 +80,9 @@ class SyncPool:
         self._lock = threading.Lock()
 
     def _configure(self, conn: Any) -> None:
-        conn.execute(
-            "SELECT set_config('statement_timeout', %s, false)",
-            (self.settings.statement_timeout_ms,),
-        )
+        conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
+        if self.settings.vectors:
+            conn.execute(_CONFIGURE_VECTORS)
 
     def _get(self) -> Any:
         if self._pool is not None:
@@ -83,10 +95,13 @@ class SyncPool:
                 s = self.settings
                 # A direct first connection reports a refused server or a wrong password at
                 # once and precisely, where the pool would only time out.
+                error: TextSearchError | None = None
                 try:
                     psycopg.connect(s.dsn, **s.connection_kwargs()).close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    error = s.error(exc)
+                if error is not None:
+                    raise error  # outside the except block: psycopg's error is not chained
                 pool = ConnectionPool(
                     s.dsn,
                     min_size=s.min_size,
@@ -106,19 +121,25 @@ class SyncPool:
         for attempt in (0, 1):
             pool = self._get()
             conn: Any = None
+            failure: BaseException | None = None
             try:
                 with pool.connection(timeout=s.pool_timeout) as conn:
                     return fn(conn)
             except TextSearchError:
                 raise
             except Exception as exc:
-                if attempt == 0 and _broken(conn):
-                    self._recheck(pool)
-                    continue
-                error = self._diagnose(exc, pool)
-                if error is None and attempt == 0:
-                    continue
-                raise (error or s.error(exc)) from None
+                failure = exc
+            # Decided and raised outside the except block: the documented error never keeps
+            # psycopg's (which holds the connection, password included) as its __context__.
+            if attempt == 0 and _broken(conn):
+                self._recheck(pool)
+                continue
+            error = self._diagnose(failure, pool)
+            if error is None and attempt == 0:
+                continue
+            error = error or s.error(failure)
+            del failure
+            raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recheck(self, pool: Any) -> None:
@@ -164,10 +185,9 @@ class AsyncPool:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def _configure(self, conn: Any) -> None:
-        await conn.execute(
-            "SELECT set_config('statement_timeout', %s, false)",
-            (self.settings.statement_timeout_ms,),
-        )
+        await conn.execute(_CONFIGURE, (self.settings.statement_timeout_ms,))
+        if self.settings.vectors:
+            await conn.execute(_CONFIGURE_VECTORS)
 
     async def _get(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -177,11 +197,14 @@ class AsyncPool:
 
             s = self.settings
             if self._pool is None:
+                error: TextSearchError | None = None
                 try:
                     conn = await psycopg.AsyncConnection.connect(s.dsn, **s.connection_kwargs())
                     await conn.close()
                 except Exception as exc:
-                    raise s.error(exc) from None
+                    error = s.error(exc)
+                if error is not None:
+                    raise error  # outside the except block: psycopg's error is not chained
             if self._pool is None or self._loop is not loop:
                 # A pool belongs to one event loop; a new loop (another asyncio.run) gets its own.
                 self._pool = AsyncConnectionPool(
@@ -204,22 +227,27 @@ class AsyncPool:
         for attempt in (0, 1):
             pool = await self._get()
             conn: Any = None
+            failure: BaseException | None = None
             try:
                 async with pool.connection(timeout=s.pool_timeout) as conn:
                     return await fn(conn)
             except TextSearchError:
                 raise
             except Exception as exc:
-                if attempt == 0 and _broken(conn):
-                    try:
-                        await pool.check()
-                    except Exception:
-                        pass
-                    continue
-                error = await self._diagnose(exc, pool)
-                if error is None and attempt == 0:
-                    continue
-                raise (error or s.error(exc)) from None
+                failure = exc
+            # Outside the except block, as in SyncPool.run: nothing of psycopg's is chained.
+            if attempt == 0 and _broken(conn):
+                try:
+                    await pool.check()
+                except Exception:
+                    pass
+                continue
+            error = await self._diagnose(failure, pool)
+            if error is None and attempt == 0:
+                continue
+            error = error or s.error(failure)
+            del failure
+            raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:

@@ -58,10 +58,13 @@ class PostgresDocument(BaseModel):
         section: The heading of the passage's section, if it has one.
         line: The line the passage starts on, when known.
         passage: The passage's number in its document (0 for the first).
-        score: Relevance, higher is better: 1 plus ``r / (1 + r)`` when the passage satisfies
-            the whole query (every word, quoted phrases), else ``r / (1 + r)``, where ``r`` is
-            ``ts_rank`` (or ``ts_rank_cd``, see ``rank_function``) over the query's words,
-            titles and section headings weighted above bodies.
+        score: Relevance, higher is better. Keyword mode: 1 plus ``r / (1 + r)`` when the
+            passage satisfies the whole query (every word, quoted phrases), else
+            ``r / (1 + r)``, where ``r`` is BM25 (or ``ts_rank`` / ``ts_rank_cd``, see
+            ``rank_function``) over the query's words, titles and section headings weighted
+            above bodies. Semantic mode: the cosine similarity of the passage's vector to the
+            query's. Hybrid mode: the reciprocal-rank fusion of both, the sum of
+            ``1 / (60 + rank)`` over the arms that found the passage.
         snippet: The window of the text with the most query words (about ``snippet_words``
             x 2 words), plain text unless ``highlight`` markers were configured.
     """

@@ -12,6 +12,7 @@ with a hint to call ``create_schema()``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, TableSpec
@@ -43,6 +44,9 @@ ROW_COLUMNS = (
     "sha256",
 )
 _STAGE = "textsearch_passage_stage"
+_OLD_TERMS = "textsearch_terms_stage"
+#: second key of the advisory lock every writer of one table holds until it commits
+WRITE_LOCK_KEY = 0x7453
 #: bytes above which a row's values are compressed or moved out of line (two rows per 8 kB page)
 TOAST_TUPLE_TARGET = 4080
 
@@ -63,6 +67,93 @@ class SchemaBuilder:
     def regclass_name(self) -> str:
         """The table's name as ``to_regclass`` reads it (parts validated, then quoted)."""
         return ".".join(f'"{part}"' for part in self.spec.table)
+
+    def stats_regclass_name(self) -> str:
+        """The term-statistics table's name as ``to_regclass`` reads it."""
+        return ".".join(f'"{part}"' for part in self.spec.stats_table)
+
+    # -- term statistics (BM25) ------------------------------------------------------------
+    #
+    # ``<table>_terms`` holds, for every lexeme of the stored vectors, the number of passages
+    # holding it; the row whose term is '' holds the number of passages and the sum of their
+    # lengths (distinct lexemes per passage). Every write through this connector updates it in
+    # the transaction that changes the passages, under a lock that one writer of the table
+    # holds at a time, so readers always see statistics matching the rows they see.
+
+    def write_lock(self) -> pgsql.Composable:
+        """Serialize the writers of this table (readers never wait for it)."""
+        return sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}), {})").format(
+            sql.Literal(self.spec.table_name), sql.Literal(WRITE_LOCK_KEY)
+        )
+
+    def has_stats(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+        """One row: whether the statistics table exists (tables of older versions lack it)."""
+        return sql.SQL("SELECT to_regclass(%s) IS NOT NULL"), (self.stats_regclass_name(),)
+
+    def drop_stats(self) -> pgsql.Composable:
+        return sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(*self.spec.stats_table))
+
+    def create_stats(self) -> list[pgsql.Composable]:
+        """Create the statistics table and fill it from the rows already there."""
+        stats = sql.Identifier(*self.spec.stats_table)
+        return [
+            sql.SQL(
+                "CREATE TABLE {} (term text PRIMARY KEY, passages bigint NOT NULL, "
+                "length bigint NOT NULL DEFAULT 0)"
+            ).format(stats),
+            sql.SQL("INSERT INTO {} (term, passages, length) {}").format(
+                stats, self._counts(sql.SQL(""))
+            ),
+        ]
+
+    def _counts(self, where: pgsql.Composable) -> pgsql.Composable:
+        """Per lexeme, passages holding it; for '', passages and their summed length."""
+        return sql.SQL(
+            "SELECT l, count(*), 0 FROM {table} AS d, "
+            "unnest(tsvector_to_array(d.search_vector)) AS l {where} GROUP BY l "
+            "UNION ALL SELECT '', count(*), coalesce(sum(length(d.search_vector)), 0) "
+            "FROM {table} AS d {where}"
+        ).format(table=self.table, where=where)
+
+    def _ids_where(self, ids: pgsql.Composable) -> pgsql.Composable:
+        return sql.SQL("WHERE d.id IN ({})").format(ids)
+
+    def stats_before(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+        """Keep the counts of the passages about to be replaced or deleted."""
+        stage = sql.Identifier(_OLD_TERMS)
+        return [
+            sql.SQL(
+                "CREATE TEMP TABLE IF NOT EXISTS {} (term text, passages bigint, length bigint) "
+                "ON COMMIT DELETE ROWS"
+            ).format(stage),
+            sql.SQL("INSERT INTO {} {}").format(stage, self._counts(self._ids_where(ids))),
+        ]
+
+    def stats_after(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+        """Apply the change: counts of the passages now stored minus those kept before.
+
+        Terms are updated in sorted order; terms no passage holds any more are removed.
+        """
+        stats = sql.Identifier(*self.spec.stats_table)
+        stage = sql.Identifier(_OLD_TERMS)
+        return [
+            sql.SQL(
+                "INSERT INTO {stats} AS s (term, passages, length) "
+                "SELECT term, sum(n), sum(len) FROM ("
+                "{counts} UNION ALL SELECT term, -passages, -length FROM {stage}"
+                ") AS c (term, n, len) GROUP BY term HAVING sum(n) <> 0 OR sum(len) <> 0 "
+                "ORDER BY term ON CONFLICT (term) DO UPDATE SET "
+                "passages = s.passages + EXCLUDED.passages, length = s.length + EXCLUDED.length"
+            ).format(stats=stats, counts=self._counts(self._ids_where(ids)), stage=stage),
+            sql.SQL(
+                "DELETE FROM {} WHERE term <> '' AND passages <= 0 "
+                "AND term IN (SELECT term FROM {})"
+            ).format(stats, stage),
+        ]
+
+    def staged_ids(self) -> pgsql.Composable:
+        stage = _STAGE + ("_embedded" if self.spec.embedding_column else "")
+        return sql.SQL("SELECT DISTINCT id FROM {}").format(sql.Identifier(stage))
 
     def _vector(self) -> pgsql.Composable:
         # Title and section heading weigh A, the passage's text B: a heading names what its
@@ -189,6 +280,50 @@ class SchemaBuilder:
             ).format(self._index_name("_root_idx"), self.table),
         ]
 
+    # -- embeddings (pgvector) ---------------------------------------------------------------
+
+    def embedding_probe(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+        """The embedding column's dimensions and comment (no row: no such column)."""
+        column = self.spec.embedding_column or ""
+        return (
+            sql.SQL(
+                "SELECT a.atttypmod, col_description(a.attrelid, a.attnum), "
+                "format_type(a.atttypid, a.atttypmod) FROM pg_attribute AS a "
+                "WHERE a.attrelid = to_regclass(%s) AND a.attname = %s AND NOT a.attisdropped"
+            ),
+            (self.regclass_name(), column),
+        )
+
+    def add_embedding(self, dimensions: int, model: str) -> list[pgsql.Composable]:
+        """The vector column, its HNSW (cosine) index, and the model recorded on the column."""
+        column = sql.Identifier(self.spec.embedding_column or "")
+        record = json.dumps({"textsearch_embedder": model, "dimensions": dimensions})
+        return [
+            sql.SQL("CREATE EXTENSION IF NOT EXISTS vector"),
+            sql.SQL("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {} vector({})").format(
+                self.table, column, sql.Literal(dimensions)
+            ),
+            sql.SQL("COMMENT ON COLUMN {}.{} IS {}").format(
+                self.table, column, sql.Literal(record)
+            ),
+            sql.SQL("CREATE INDEX IF NOT EXISTS {} ON {} USING hnsw ({} vector_cosine_ops)").format(
+                self._index_name("_embedding_idx"), self.table, column
+            ),
+        ]
+
+    def missing_embeddings(self) -> pgsql.Composable:
+        return sql.SQL(
+            "SELECT id, passage, title, section, text FROM {} WHERE {} IS NULL "
+            "ORDER BY id, passage LIMIT %s"
+        ).format(self.table, sql.Identifier(self.spec.embedding_column or ""))
+
+    def set_embeddings(self) -> pgsql.Composable:
+        return sql.SQL(
+            "UPDATE {table} AS t SET {col} = v.e::vector FROM "
+            "(SELECT unnest(%s::text[]) AS id, unnest(%s::int[]) AS passage, "
+            "unnest(%s::text[]) AS e) AS v WHERE t.id = v.id AND t.passage = v.passage"
+        ).format(table=self.table, col=sql.Identifier(self.spec.embedding_column or ""))
+
     def upsert(self) -> list[pgsql.Composable]:
         """Statements of one batch: a session temp table, COPY into it, insert, trim.
 
@@ -199,36 +334,51 @@ class SchemaBuilder:
         snapshot) then sees and trims them, so the last writer's document is whole. Rows go in
         by ``(id, passage)`` order so concurrent batches lock rows in the same order.
         """
-        columns = sql.SQL(", ").join(sql.Identifier(c) for c in ROW_COLUMNS)
+        names = ROW_COLUMNS + ((self.spec.embedding_column,) if self.spec.embedding_column else ())
+        columns = sql.SQL(", ").join(sql.Identifier(c) for c in names)
         updates = sql.SQL(", ").join(
-            sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in ROW_COLUMNS[2:]
+            sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(c)) for c in names[2:]
         )
+        # A table with embeddings stages its vectors too (as text: pgvector's input reads it).
+        stage = _STAGE + ("_embedded" if self.spec.embedding_column else "")
+        extra = ", embedding text" if self.spec.embedding_column else ""
+        embedded = {"embedding": sql.SQL("embedding::vector")}
+        selected = sql.SQL(", ").join(embedded.get(c, sql.Identifier(c)) for c in names)
         return [
             sql.SQL(
                 "CREATE TEMP TABLE IF NOT EXISTS {} (id text, passage int, title text, "
                 "section text, anchor text, line int, text text, link text, site text, "
-                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text) "
-                "ON COMMIT DELETE ROWS"
-            ).format(sql.Identifier(_STAGE)),
-            sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(_STAGE), columns),
+                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text"
+                + extra
+                + ") ON COMMIT DELETE ROWS"
+            ).format(sql.Identifier(stage)),
+            sql.SQL("COPY {} ({}) FROM STDIN").format(sql.Identifier(stage), columns),
             sql.SQL(
-                "INSERT INTO {table} ({columns}) SELECT {columns} FROM {stage} "
+                "INSERT INTO {table} ({columns}) SELECT {selected} FROM {stage} "
                 "ORDER BY id, passage ON CONFLICT (id, passage) DO UPDATE SET {updates}"
             ).format(
-                table=self.table, columns=columns, stage=sql.Identifier(_STAGE), updates=updates
+                table=self.table,
+                columns=columns,
+                selected=selected,
+                stage=sql.Identifier(stage),
+                updates=updates,
             ),
             sql.SQL(
                 "DELETE FROM {table} AS t USING (SELECT id, count(*) AS n FROM {stage} "
                 "GROUP BY id) AS s WHERE t.id = s.id AND t.passage >= s.n"
-            ).format(table=self.table, stage=sql.Identifier(_STAGE)),
+            ).format(table=self.table, stage=sql.Identifier(stage)),
         ]
 
     def delete(self) -> pgsql.Composable:
         """Delete whole documents; the one column counted is how many documents existed."""
         return sql.SQL(
-            "WITH gone AS (DELETE FROM {} WHERE id = ANY(%s) RETURNING id) "
+            "WITH gone AS (DELETE FROM {} WHERE id = ANY(%(ids)s) RETURNING id) "
             "SELECT count(DISTINCT id) FROM gone"
         ).format(self.table)
+
+    @staticmethod
+    def deleted_ids() -> pgsql.Composable:
+        return sql.SQL("SELECT unnest(%(ids)s::text[])")
 
     def touch(self) -> pgsql.Composable:
         return sql.SQL("UPDATE {} SET mtime_ns = %s, size = %s WHERE id = %s").format(self.table)

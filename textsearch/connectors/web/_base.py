@@ -1,6 +1,7 @@
-"""Shared plumbing of the web-search connectors (Bing, Bocha): keys, URLs, parsing, cleanup.
+"""What the web providers share besides their connector class: keys, URLs, parsing, cleanup.
 
-Everything here is I/O-free; the sending lives in :mod:`textsearch._http._engine`.
+Everything here is I/O-free; the connector class is in
+:mod:`textsearch.connectors.web._connector`, the sending in :mod:`textsearch._http._engine`.
 """
 
 from __future__ import annotations
@@ -11,26 +12,28 @@ import os
 import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, ClassVar, Final, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 
 import httpx
-from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    TypeAdapter,
+    ValidationError,
+)
 from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpEngine,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
+from textsearch._http import HttpResponse
+from textsearch._types import SearchOptions, TextSearchResult
+from textsearch.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ProviderError,
+    ResponseFormatError,
 )
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.base import BaseTextSearch
-from textsearch.errors import ConfigurationError, ResponseFormatError
 
 NativeT = TypeVar("NativeT")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -99,6 +102,47 @@ def check_header_name(value: object, owner: str) -> str:
     return value
 
 
+def check_choice(value: str, choices: tuple[str, ...], argument: str, connector: object) -> str:
+    """``value``, one of ``choices``; else a :class:`ConfigurationError` naming them."""
+    if value not in choices:
+        raise ConfigurationError(
+            f"{type(connector).__name__}: {argument} must be one of {', '.join(choices)}, "
+            f"not {value!r}"
+        )
+    return value
+
+
+def check_flag(value: bool, argument: str, connector: object) -> bool:
+    """``value``, ``True`` or ``False``; else a :class:`ConfigurationError`."""
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{type(connector).__name__}: {argument} must be True or False")
+    return value
+
+
+def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
+    """How many results to ask a provider without paging for: ``top + skip``, sliced after.
+
+    Raises:
+        InvalidRequestError: ``top + skip`` is above the provider's maximum.
+    """
+    wanted = options.top + options.skip
+    if wanted > most:
+        raise InvalidRequestError(
+            f"{provider} has no paging: skip is served by asking for top + skip results, at "
+            f"most {most} (got top={options.top}, skip={options.skip})"
+        )
+    return wanted
+
+
+def no_results(response: HttpResponse, provider: str) -> ResponseFormatError:
+    """The error for a 2xx body without its ``results``."""
+    return ResponseFormatError(
+        f"{provider}: HTTP {response.status_code} but the body has no 'results'",
+        provider=provider,
+        status_code=response.status_code,
+    )
+
+
 def clean_text(value: str | None, *, unescape: bool = False) -> str | None:
     """Remove hit-highlight markers (U+E000/U+E001) and inline HTML decorations."""
     if value is None:
@@ -141,6 +185,19 @@ def load_json_object(content: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+#: How a provider's error statuses read: status -> (error class or None, hints).
+StatusTable = dict[int, tuple["type[ProviderError] | None", tuple[str, ...]]]
+
+
+def by_status(
+    status: int, table: StatusTable, extra: str | None = None
+) -> tuple[type[ProviderError] | None, tuple[str, ...]]:
+    """The error class and hints ``table`` gives ``status`` (``None`` and none if absent),
+    with ``extra`` (e.g. a request id) as a last hint."""
+    error_class, hints = table.get(status, (None, ()))
+    return error_class, (*hints, extra) if extra else hints
+
+
 def as_text(value: object) -> str | None:
     """A string field of an error body, whatever JSON type it came as."""
     if value is None or isinstance(value, (dict, list)):
@@ -168,6 +225,29 @@ def blank_to_none(value: Any) -> Any:
     return None if isinstance(value, str) and not value.strip() else value
 
 
+def _plain(value: str | None) -> str | None:
+    return unescaped_text(value) if value is not None else None
+
+
+# Plain after-validators: much cheaper per field than a field_validator.
+#: Text without hit-highlight markers or inline decoration tags.
+CleanText = Annotated[str | None, AfterValidator(clean_text)]
+#: Text without markers, decoration tags or HTML entities.
+PlainText = Annotated[str | None, AfterValidator(_plain)]
+
+
+def lenient_date(value: Any) -> Any:
+    """A date written in a shape we do not know is an unknown date, not a bad answer."""
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    return value if isinstance(value, datetime) else None
+
+
+#: A date-time that may come in any shape (unknown shapes are ``None``).
+AnyDate = Annotated[datetime | None, BeforeValidator(lenient_date)]
 #: A list that may come as ``null``.
 NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
 #: A date-time that may come as ``""`` (unknown).
@@ -253,8 +333,7 @@ def validate_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
-            "not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
             provider=provider,
             status_code=status,
         )
@@ -281,8 +360,7 @@ def validate_items(
     if skipped and not results:
         # Not one result has the documented shape: that is a different format, not noise.
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
-            "shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
             provider=provider,
             status_code=status,
         )
@@ -322,8 +400,7 @@ def text_items(
         return [], 0
     if not isinstance(items, list):
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, "
-            "not a list",
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
             provider=provider,
             status_code=status,
         )
@@ -364,8 +441,7 @@ def text_items(
         append(result)
     if skipped and not results:
         raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected "
-            "shape",
+            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
             provider=provider,
             status_code=status,
         )
@@ -442,170 +518,3 @@ def validate_body(
             provider=provider,
             status_code=response.status_code,
         ) from None
-
-
-def _strings(results: SearchResults[TextSearchResult]) -> SearchResults[str]:
-    # The same default as BaseTextSearch._default_string: the text, else the title or link.
-    return SearchResults(
-        [r.value or r.name or r.link or "" for r in results.results],
-        results.total_count,
-        results.metadata,
-    )
-
-
-class WebSearchConnector(BaseTextSearch[NativeT]):
-    """Base of the HTTP connectors: owns the :class:`HttpEngine` and the client lifecycle."""
-
-    env_var: ClassVar[str] = ""
-
-    def __init__(
-        self,
-        *,
-        api_key: str | None,
-        read_error: Callable[[int, HttpResponse], ErrorDetail],
-        http_client: httpx.AsyncClient | httpx.Client | Any | None,
-        timeout: float | httpx.Timeout | None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[NativeT], str] | None = None,
-        text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
-    ) -> None:
-        super().__init__(
-            string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
-        )
-        owner = type(self).__name__
-        self._api_key = self._resolve_key(api_key, owner)
-        try:
-            self._engine = HttpEngine(
-                provider=self.provider_name,
-                read_error=read_error,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=max_retries,
-                max_retry_wait=max_retry_wait,
-                secret=self._api_key,
-                deadline=deadline,
-                verify=verify,
-                transport=transport,
-            )
-        except ConfigurationError as exc:
-            raise ConfigurationError(f"{owner}: {exc}") from None
-
-    def _resolve_key(self, api_key: str | None, owner: str) -> str:
-        # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
-        return resolve_api_key(api_key, self.env_var, owner)
-
-    @property
-    def timeout(self) -> httpx.Timeout:
-        """The timeout applied to each request."""
-        return self._engine.timeout
-
-    @property
-    def deadline(self) -> float:
-        """Total seconds per search: every attempt, wait and redirect included."""
-        return self._engine.deadline
-
-    @property
-    def max_retries(self) -> int:
-        """Retries after the first attempt."""
-        return self._engine.max_retries
-
-    @property
-    def max_retry_wait(self) -> float:
-        """Longest single wait between attempts, in seconds."""
-        return self._engine.max_retry_wait
-
-    # -- the text path: validate only what is used ---------------------------------------
-
-    def _text_request(
-        self, query: str, options: SearchOptions
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
-        """A request whose parser maps straight to ``TextSearchResult``s, or ``None``.
-
-        A connector that offers one spares ``get_text_search_results`` and ``search`` the
-        validation of every field of its native model (dates, deep links...) that these
-        never use: the page costs a fraction of the CPU. Not used when a custom mapper is set.
-        """
-        return None
-
-    def _text_plan(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]] | None:
-        if self.text_search_result_mapper is not None:
-            return None
-        query, effective = self._prepare(query, options, kwargs)
-        return self._text_request(query, effective)
-
-    async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Search and return normalized name/value/link results.
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
-        plan = self._text_plan(query, options, kwargs)
-        if plan is None:
-            return await super().get_text_search_results(query, options, **kwargs)
-        return await self._engine.send(*plan)
-
-    def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
-        plan = self._text_plan(query, options, kwargs)
-        if plan is None:
-            return super().get_text_search_results_sync(query, options, **kwargs)
-        return self._engine.send_sync(*plan)
-
-    async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Search and return each result as a string (by default the result's text).
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
-        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
-        if plan is None:
-            return await super().search(query, options, **kwargs)
-        return _strings(await self._engine.send(*plan))
-
-    def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`; raises the same errors."""
-        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
-        if plan is None:
-            return super().search_sync(query, options, **kwargs)
-        return _strings(self._engine.send_sync(*plan))
-
-    async def _send(
-        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
-    ) -> SearchResults[NativeT]:
-        return await self._engine.send(request, parse)
-
-    def _send_sync(
-        self, request: HttpRequest, parse: Callable[[HttpResponse], SearchResults[NativeT]]
-    ) -> SearchResults[NativeT]:
-        return self._engine.send_sync(request, parse)
-
-    def close(self) -> None:
-        """Close the blocking HTTP client this connector created (never an injected one).
-
-        An async client it created is closed by :meth:`aclose` (or ``async with``).
-        """
-        self._engine.close()
-
-    async def aclose(self) -> None:
-        """Close every HTTP client this connector created (never an injected one)."""
-        await self._engine.aclose()

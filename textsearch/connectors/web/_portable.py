@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Final, Literal
+from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
 from textsearch._types import AnyTagEqualTo, FilterClause, TextSearchFilter
@@ -132,9 +132,7 @@ def _plain_letters(domain: str) -> bool:
     would otherwise pass as part of one "domain" and reach a search engine that may read
     them as an OR, widening a preset ``site``.
     """
-    return all(
-        ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain
-    )
+    return all(ch.isascii() or unicodedata.category(ch)[0] in ("L", "M", "N") for ch in domain)
 
 
 def parse_domains(name: str, value: object, owner: str = "filter") -> tuple[str, ...]:
@@ -207,6 +205,18 @@ def parse_freshness(value: object, owner: str = "filter") -> Freshness:
         f"{owner}: filter 'freshness' must be day, week, month, year or "
         f"YYYY-MM-DD..YYYY-MM-DD (start <= end), not {value!r}"
     )
+
+
+def is_date_range(text: str) -> bool:
+    """Whether ``text`` is ``YYYY-MM-DD`` or ``YYYY-MM-DD..YYYY-MM-DD`` with start <= end."""
+    parts = text.split("..")
+    if not 1 <= len(parts) <= 2 or not all(_DATE.fullmatch(p) for p in parts):
+        return False
+    try:
+        days = [date.fromisoformat(p) for p in parts]
+    except ValueError:
+        return False
+    return days[0] <= days[-1]
 
 
 def language_code(value: object, owner: str) -> str:
@@ -380,3 +390,13 @@ def _ascii_host(name: str) -> str:
         return name.encode("idna").decode("ascii")
     except UnicodeError:
         return name
+
+
+def domain_lists(portable: PortableFilter, include: str, exclude: str) -> dict[str, Any]:
+    """``site`` and ``exclude_site`` as two lists of domains under the provider's names."""
+    body: dict[str, Any] = {}
+    if portable.site:
+        body[include] = list(portable.site)
+    if portable.exclude_site:
+        body[exclude] = list(portable.exclude_site)
+    return body

@@ -26,26 +26,21 @@ import re
 import unicodedata
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Annotated, Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final, NamedTuple
 
 import httpx
 from pydantic import AfterValidator, Field
+from typing_extensions import Unpack
 
 from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
     BodyStatusError,
     ErrorDetail,
     HttpRequest,
     HttpResponse,
-    VerifyTypes,
-    bearer_or_plain,
 )
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
-    SearchResults,
     TextSearchFilter,
     TextSearchResult,
 )
@@ -53,23 +48,26 @@ from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     LenientDatetime,
     NullableList,
-    WebSearchConnector,
     WireModel,
     as_text,
     check_header_name,
-    check_url,
     clean_text,
-    int_field,
     load_json_body,
     load_json_object,
     object_field,
-    text_items,
     unescaped_text,
-    validate_items,
+)
+from textsearch.connectors.web._connector import (
+    Page,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
+    web_pages,
 )
 from textsearch.connectors.web._portable import (
     country_code,
     intersect_domains,
+    is_date_range,
     parse_domains,
     site_operators,
 )
@@ -153,6 +151,21 @@ _BOOLEAN_OR: Final = re.compile("(?<![^\\W_])OR(?![^\\W_])|[|\uff5c]")
 # Bing answers 404 beyond 2,048 URL characters; its docs advise < 1,500 for the parameters.
 _MAX_QUERY_CHARS: Final = 1500
 _MAX_URL_CHARS: Final = 2048
+
+
+class _Filter(NamedTuple):
+    """A Bing filter in wire form.
+
+    Operators for ``q``, query parameters, and whether the answer comes decorated (HTML
+    entities and tags asked for).
+    """
+
+    operators: tuple[str, ...]
+    params: tuple[tuple[str, str], ...]
+    decorated: bool
+
+
+_NO_FILTER: Final = _Filter((), (), False)
 
 _RETIRED_MESSAGE: Final = (
     "the public Bing Search v7 API was retired by Microsoft on 2025-08-11 (HTTP 410 Gone); "
@@ -416,14 +429,8 @@ def _freshness(text: str) -> str:
         # Portable "year": Bing has no such word, but takes a date range.
         today = date.today()
         return f"{(today - timedelta(days=365)).isoformat()}..{today.isoformat()}"
-    parts = text.split("..")
-    if 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
-        try:
-            days = [date.fromisoformat(p) for p in parts]
-        except ValueError:
-            days = []
-        if days and days[0] <= days[-1]:
-            return text
+    if is_date_range(text):
+        return text
     raise InvalidRequestError(
         "Bing filter 'freshness' must be Day, Week, Month, Year, YYYY-MM-DD or "
         f"YYYY-MM-DD..YYYY-MM-DD (start <= end), not {text!r}"
@@ -461,39 +468,18 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         custom_config: A Bing Custom Search configuration id; the ``/v7.0/custom/search``
             endpoint is then used (derived from ``endpoint`` when it ends in ``/v7.0/search``).
         auth_header: Header that carries the key. ``Authorization`` sends ``Bearer <key>``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an ``httpx2`` one, e.g.
-            the client an OpenAI/Anthropic/MCP stack holds) to use; it is never closed
-            by this connector. The other kind is created when needed and owned. Its
-            ``follow_redirects`` is not used: redirects are followed by the connector, to
-            the same origin only (a redirect elsewhere is a ``ProviderError`` with
-            ``code="cross_origin_redirect"``: the key never leaves for another host).
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        string_mapper: Turns a :class:`BingWebPage` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BingWebPage` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **settings: The mappers (of :class:`BingWebPage`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad endpoint, header name or setting.
+        ConfigurationError: No key, or a bad endpoint, header name, ``custom_config`` or
+            setting.
     """
 
-    provider_name: ClassVar[str] = "bing"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 50
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(
+        "bing", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bing_error, BingWebPage,
+        text_fields=("name", "snippet", "url"),
+        shown=("endpoint", "custom_config", "auth_header"))  # fmt: skip
 
     def __init__(
         self,
@@ -502,18 +488,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         endpoint: str = DEFAULT_ENDPOINT,
         custom_config: str | None = None,
         auth_header: str = "Ocp-Apim-Subscription-Key",
-        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[BingWebPage], str] | None = None,
-        text_search_result_mapper: Callable[[BingWebPage], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[WebSettings[BingWebPage]],
     ) -> None:
         owner = type(self).__name__
-        url = check_url(endpoint, "endpoint=", owner)
         self.auth_header = check_header_name(auth_header, owner)
         if custom_config is not None:
             if isinstance(custom_config, bool) or not isinstance(custom_config, (str, int)):
@@ -521,52 +498,24 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
             custom_config = str(custom_config).strip()
             if not custom_config:
                 raise ConfigurationError(f"{owner}: custom_config= must not be empty")
-        super().__init__(
-            api_key=api_key,
-            read_error=read_bing_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
-        )
-        self.endpoint = str(url)
         self.custom_config = custom_config
-        # Parameters already in the endpoint are kept (httpx would replace them).
-        fixed = list(url.params.multi_items())
-        path = url.path
+        super().__init__(api_key, endpoint, settings, auth=auth_header)
         if custom_config is not None:
-            if path.rstrip("/").endswith("/v7.0/search"):
-                path = path.rstrip("/")[: -len("search")] + "custom/search"
-            fixed = [(k, v) for k, v in fixed if k != "customConfig"]
-            fixed.append(("customConfig", custom_config))
-        self._url = str(url.copy_with(path=path, query=None))
-        self._fixed_params = tuple(fixed)
-        self._headers = {auth_header: bearer_or_plain(auth_header, self._api_key)}
-
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(endpoint={self.endpoint!r}, "
-            f"custom_config={self.custom_config!r}, auth_header={self.auth_header!r})"
-        )
+            # The Custom Search endpoint beside the one given, and its configuration id.
+            url = httpx.URL(self._url)
+            if url.path.rstrip("/").endswith("/v7.0/search"):
+                path = url.path.rstrip("/")[: -len("search")] + "custom/search"
+                self._url = str(url.copy_with(path=path))
+            fixed = [(k, v) for k, v in self._fixed_params if k != "customConfig"]
+            self._fixed_params = (*fixed, ("customConfig", custom_config))
 
     # -- filters and request (pure) ----------------------------------------------------
 
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(
-        self, search_filter: TextSearchFilter | None
-    ) -> tuple[list[str], list[tuple[str, str]], bool]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
         operators: list[str] = []
         params: dict[str, str] = {}
         if not search_filter:
-            return operators, [], False
+            return _NO_FILTER
         sites: tuple[str, ...] | None = None
         excluded: list[str] = []
         for clause in search_filter.clauses:
@@ -626,10 +575,10 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         if "mkt" in params and "cc" in params:
             raise InvalidRequestError("Bing filters 'mkt' and 'cc' cannot be used together")
         decorated = params.get("textFormat") == "HTML" or params.get("textDecorations") == "true"
-        return operators, list(params.items()), decorated
+        return _Filter(tuple(operators), tuple(params.items()), decorated)
 
-    def _build_request(self, query: str, options: SearchOptions) -> tuple[HttpRequest, bool]:
-        operators, filter_params, decorated = self._translate_filter(options.filter)
+    def _request(self, query: str, options: SearchOptions, translated: _Filter) -> HttpRequest:
+        operators = translated.operators
         if operators:
             # Operators first: Bing reads only the first 10 terms of a query.
             q = " ".join(operators) + " " + _guard_query(query)
@@ -640,104 +589,39 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                 f"the Bing query is {len(q)} characters long (with filter operators); "
                 f"keep it under {_MAX_QUERY_CHARS}"
             )
-        params = [*self._fixed_params, ("q", q), ("count", str(options.top))]
-        if options.skip:
-            params.append(("offset", str(options.skip)))
-        params.extend(filter_params)
-        return HttpRequest("GET", self._url, tuple(params), None, self._headers), decorated
+        offset = (("offset", str(options.skip)),) if options.skip else ()
+        return self._get((("q", q), ("count", str(options.top)), *offset, *translated.params))
 
-    def _parser(
-        self, options: SearchOptions, decorated: bool, *, text: bool = False
-    ) -> Callable[[HttpResponse], SearchResults[Any]]:
-        """The page parser (``text=True``: straight to ``TextSearchResult``s).
+    def _read_page(
+        self, response: HttpResponse, options: SearchOptions, translated: _Filter
+    ) -> Page:
+        provider, status = self.provider_name, response.status_code
+        body = load_json_body(response, provider)
+        metadata: dict[str, Any] = {}
+        trace = response.headers.get("bingapis-traceid")
+        if trace:
+            metadata["trace_id"] = trace
+        market = response.headers.get("bingapis-market")
+        if market:
+            metadata["market"] = market
+        context = object_field(body, "queryContext", provider, status)
+        altered = as_text(context.get("alteredQuery")) if context else None
+        if altered:
+            metadata["altered_query"] = altered
+        answer = object_field(body, "webPages", provider, status)
+        if answer is None:
+            # No web pages is an empty result, unless the body is an error in disguise.
+            _raise_for_error_body(response, provider)
+        return web_pages(answer, metadata, options.include_total_count)
 
-        The text parser reads and checks only the fields that are used (see
-        :meth:`_text_request`).
-        """
-        include_total = options.include_total_count
-        top = options.top
-        provider = self.provider_name
+    def _clean(self, translated: _Filter) -> Callable[[str], str]:
+        return _unescaped_unmarked if translated.decorated else _unmarked
 
-        def parse(response: HttpResponse) -> SearchResults[BingWebPage]:
-            status = response.status_code
-            body = load_json_body(response, provider)
-            metadata: dict[str, Any] = {}
-            trace = response.headers.get("bingapis-traceid")
-            if trace:
-                metadata["trace_id"] = trace
-            market = response.headers.get("bingapis-market")
-            if market:
-                metadata["market"] = market
-            context = object_field(body, "queryContext", provider, status)
-            altered = as_text(context.get("alteredQuery")) if context else None
-            if altered:
-                metadata["altered_query"] = altered
-            answer = object_field(body, "webPages", provider, status)
-            if answer is None:
-                # No web pages is an empty result, unless the body is an error in disguise.
-                _raise_for_error_body(response, provider)
-                return SearchResults([], 0 if include_total else None, metadata)
-            web_search_url = as_text(answer.get("webSearchUrl"))
-            if web_search_url:
-                metadata["web_search_url"] = web_search_url
-            if answer.get("someResultsRemoved") is True:
-                metadata["some_results_removed"] = True
-            pages: list[Any]
-            if text:
-                pages, skipped = text_items(
-                    answer.get("value"), ("name", "snippet", "url"),
-                    _unescaped_unmarked if decorated else _unmarked, top=top,
-                    provider=provider, status=status,
-                )  # fmt: skip
-            else:
-                pages, skipped = validate_items(
-                    answer.get("value"), BingWebPage, top=top, provider=provider, status=status
-                )
-                if decorated:
-                    pages = [_undecorate(p) for p in pages]
-            if skipped:
-                metadata["skipped"] = skipped
-            total = int_field(answer, "totalEstimatedMatches") if include_total else None
-            return SearchResults(pages, total, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    def _text_request(
-        self, query: str, options: SearchOptions
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]]:
-        request, decorated = self._build_request(query, options)
-        return request, self._parser(options, decorated, text=True)
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BingWebPage]:
-        request, decorated = self._build_request(query, options)
-        return await self._send(request, self._parser(options, decorated))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[BingWebPage]:
-        request, decorated = self._build_request(query, options)
-        return self._send_sync(request, self._parser(options, decorated))
+    def _finish(self, results: list[BingWebPage], translated: _Filter) -> list[BingWebPage]:
+        return [_undecorate(p) for p in results] if translated.decorated else results
 
     def _to_text_search_result(self, item: BingWebPage) -> TextSearchResult:
         return trusted_text_search_result(item.name, item.snippet, item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_pages(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BingWebPage]:
-        """Search and return Bing's web pages (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field Bing cannot honour.
-            ProviderError: Bing answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Bing could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_pages_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BingWebPage]:
-        """Blocking twin of :meth:`get_web_pages`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_pages = WebSearchConnector.get_search_results
+    get_web_pages_sync = WebSearchConnector.get_search_results_sync

@@ -18,46 +18,40 @@ string ``code``) are read.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
-import httpx
 from pydantic import field_validator
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    BodyStatusError,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
+from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
-    SearchResults,
     TextSearchFilter,
     TextSearchResult,
 )
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
-    WebSearchConnector,
+    CleanText,
+    LenientDatetime,
     WireModel,
     as_text,
-    check_url,
-    clean_text,
-    int_field,
+    check_flag,
     load_json_body,
     load_json_object,
     object_field,
-    validate_items,
 )
+from textsearch.connectors.web._connector import (
+    Page,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
+    web_pages,
+)
+from textsearch.connectors.web._portable import is_date_range
 from textsearch.errors import (
     AuthenticationError,
-    ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
@@ -96,23 +90,24 @@ class BochaWebPage(WireModel):
 
     id: str | None = None
     """Bocha's id of the result, when it sends one."""
-    name: str | None = None
+    name: CleanText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    display_url: str | None = None
+    display_url: CleanText = None
     """The URL as displayed, without decoration tags."""
-    snippet: str | None = None
+    snippet: CleanText = None
     """A short passage of the page."""
-    summary: str | None = None
+    summary: CleanText = None
     """A longer summary of the page (sent when ``summary=True``)."""
     site_name: str | None = None
     """Name of the site."""
     site_icon: str | None = None
     """URL of the site's icon."""
-    date_published: datetime | None = None
+    # Bocha writes unknown strings as "": an unknown date, not a malformed response.
+    date_published: LenientDatetime = None
     """When the page was published, with the offset Bocha sends (usually +08:00)."""
-    date_last_crawled: datetime | None = None
+    date_last_crawled: LenientDatetime = None
     """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
     although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
     language: str | None = None
@@ -123,17 +118,6 @@ class BochaWebPage(WireModel):
     """Whether the page is family friendly, when known."""
     is_navigational: bool | None = None
     """Whether the page is a navigational result, when known."""
-
-    @field_validator("name", "snippet", "summary", "display_url")
-    @classmethod
-    def _clean(cls, value: str | None) -> str | None:
-        return clean_text(value)
-
-    @field_validator("date_published", "date_last_crawled", mode="before")
-    @classmethod
-    def _blank_date(cls, value: Any) -> Any:
-        # Bocha writes unknown strings as "": an unknown date, not a malformed response.
-        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("date_last_crawled")
     @classmethod
@@ -201,14 +185,8 @@ def _freshness(value: object) -> str:
     for word in FRESHNESS_WORDS:
         if text.lower() == word.lower():
             return word
-    parts = text.split("..")
-    if text and 1 <= len(parts) <= 2 and all(_DATE.fullmatch(p) for p in parts):
-        try:
-            days = [date.fromisoformat(p) for p in parts]
-        except ValueError:
-            days = []
-        if days and days[0] <= days[-1]:
-            return text
+    if is_date_range(text):
+        return text
     raise InvalidRequestError(
         "Bocha filter 'freshness' must be one of "
         + ", ".join(FRESHNESS_WORDS)
@@ -262,88 +240,29 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             ``https://api.bocha.cn``); ``/v1/web-search`` is appended.
         summary: Ask Bocha for a long summary of each page and use it as the result's
             value (else the snippet is used).
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an ``httpx2`` one, e.g.
-            the client an OpenAI/Anthropic/MCP stack holds) to use; it is never closed
-            by this connector. The other kind is created when needed and owned. Its
-            ``follow_redirects`` is not used: redirects are followed by the connector, to
-            the same origin only (a redirect elsewhere is a ``ProviderError`` with
-            ``code="cross_origin_redirect"``: the key never leaves for another host).
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        string_mapper: Turns a :class:`BochaWebPage` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BochaWebPage` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **settings: The mappers (of :class:`BochaWebPage`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, a bad base URL or setting, or ``summary`` not a bool.
     """
 
-    provider_name: ClassVar[str] = "bocha"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 50
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(
+        "bocha", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bocha_error, BochaWebPage,
+        path="/v1/web-search", shown=("base_url", "summary"))  # fmt: skip
 
     def __init__(
         self,
         api_key: str | None = None,
         *,
-        base_url: str = DEFAULT_BASE_URL,
         summary: bool = True,
-        http_client: httpx.AsyncClient | httpx.Client | Any | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[BochaWebPage], str] | None = None,
-        text_search_result_mapper: Callable[[BochaWebPage], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        base_url: str = DEFAULT_BASE_URL,
+        **settings: Unpack[WebSettings[BochaWebPage]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        if not isinstance(summary, bool):
-            raise ConfigurationError(f"{owner}: summary= must be True or False")
-        super().__init__(
-            api_key=api_key,
-            read_error=read_bocha_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.summary = summary
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/v1/web-search"
-        self._headers = {"Authorization": f"Bearer {self._api_key}"}
+        self.summary = check_flag(summary, "summary=", self)
+        super().__init__(api_key, base_url, settings)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(base_url={self.base_url!r}, summary={self.summary!r})"
-
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
         body: dict[str, str] = {}
         if not search_filter:
             return body
@@ -387,7 +306,9 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
                 body[key] = "|".join(domains)
         return body
 
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, str]
+    ) -> HttpRequest:
         top, skip = options.top, options.skip
         if skip % top:
             raise InvalidRequestError(
@@ -398,83 +319,34 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         body: dict[str, Any] = {"query": query, "count": top, "summary": self.summary}
         if skip:
             body["page"] = skip // top + 1
-        body.update(self._translate_filter(options.filter))
-        return HttpRequest("POST", self._url, (), body, self._headers)
+        body.update(translated)
+        return self._post(body)
 
-    def _parser(
-        self, options: SearchOptions
-    ) -> Callable[[HttpResponse], SearchResults[BochaWebPage]]:
-        include_total = options.include_total_count
-        top = options.top
-        provider = self.provider_name
-
-        def parse(response: HttpResponse) -> SearchResults[BochaWebPage]:
-            http_status = response.status_code
-            envelope = load_json_body(response, provider)
-            code = envelope.get("code")
-            status = _status_of(code)
-            if code is not None and status != 200:
-                # Bocha reports some failures inside an HTTP 200 body.
-                raise BodyStatusError(status or 500, _detail(status or 500, envelope))
-            data = object_field(envelope, "data", provider, http_status)
-            if data is None:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {http_status} but the body has no 'data'",
-                    provider=provider,
-                    status_code=http_status,
-                )
-            metadata: dict[str, Any] = {}
-            log_id = as_text(envelope.get("log_id"))
-            if log_id:
-                metadata["log_id"] = log_id
-            answer = object_field(data, "webPages", provider, http_status)
-            if answer is None:
-                return SearchResults([], 0 if include_total else None, metadata)
-            web_search_url = as_text(answer.get("webSearchUrl"))
-            if web_search_url:
-                metadata["web_search_url"] = web_search_url
-            if answer.get("someResultsRemoved") is True:
-                metadata["some_results_removed"] = True
-            pages, skipped = validate_items(
-                answer.get("value"), BochaWebPage, top=top, provider=provider, status=http_status
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        provider, http_status = self.provider_name, response.status_code
+        envelope = load_json_body(response, provider)
+        code = envelope.get("code")
+        status = _status_of(code)
+        if code is not None and status != 200:
+            # Bocha reports some failures inside an HTTP 200 body.
+            raise BodyStatusError(status or 500, _detail(status or 500, envelope))
+        data = object_field(envelope, "data", provider, http_status)
+        if data is None:
+            raise ResponseFormatError(
+                f"{provider}: HTTP {http_status} but the body has no 'data'",
+                provider=provider,
+                status_code=http_status,
             )
-            if skipped:
-                metadata["skipped"] = skipped
-            total = int_field(answer, "totalEstimatedMatches") if include_total else None
-            return SearchResults(pages, total, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BochaWebPage]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[BochaWebPage]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+        metadata: dict[str, Any] = {}
+        log_id = as_text(envelope.get("log_id"))
+        if log_id:
+            metadata["log_id"] = log_id
+        answer = object_field(data, "webPages", provider, http_status)
+        return web_pages(answer, metadata, options.include_total_count)
 
     def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:
         value = (item.summary or item.snippet) if self.summary else (item.snippet or item.summary)
         return trusted_text_search_result(item.name, value, item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_pages(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BochaWebPage]:
-        """Search and return Bocha's web pages (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``skip`` not a multiple
-                of ``top`` (before any request).
-            UnsupportedFilterError: The filter names a field Bocha cannot honour.
-            ProviderError: Bocha answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Bocha could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_pages_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BochaWebPage]:
-        """Blocking twin of :meth:`get_web_pages`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_pages = WebSearchConnector.get_search_results
+    get_web_pages_sync = WebSearchConnector.get_search_results_sync

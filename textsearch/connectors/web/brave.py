@@ -14,41 +14,33 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import Annotated, Any, ClassVar, Final
 
-import httpx
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    BodyStatusError,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
+from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
-    WebSearchConnector,
+    AnyDate,
+    PlainText,
     as_text,
-    check_url,
+    check_flag,
     clean_text,
     load_json_body,
     load_json_object,
     object_field,
-    text_items,
-    unescaped_text,
-    validate_body,
-    validate_items,
+)
+from textsearch.connectors.web._connector import (
+    Page,
+    SiteFilter,
+    WebSearchConnector,
+    WebSettings,
+    WebSpec,
 )
 from textsearch.connectors.web._portable import (
     PORTABLE_FIELDS,
-    PortableFilter,
     site_operators,
     split_filter,
     url_allowed,
@@ -56,7 +48,6 @@ from textsearch.connectors.web._portable import (
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
-    ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
@@ -84,32 +75,12 @@ class _Snake(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True, use_attribute_docstrings=True)
 
 
-def _text(value: str | None) -> str | None:
-    # A plain after-validator: cheaper per field than a field_validator (see bing.py).
-    return clean_text(value, unescape=True) if value is not None else None
-
-
-def _lenient_date(value: Any) -> Any:
-    # A date Brave writes in a shape we do not know is an unknown date, not a bad answer.
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return value if isinstance(value, datetime) else None
-
-
 def _snippets(value: Any) -> Any:
     if value is None:
         return []
     if isinstance(value, list):
         return [clean_text(v, unescape=True) for v in value if isinstance(v, str)]
     return value
-
-
-#: Text without markup: Brave's <strong> highlights and HTML entities removed.
-_Text = Annotated[str | None, AfterValidator(_text)]
-_Date = Annotated[datetime | None, BeforeValidator(_lenient_date)]
 
 
 class BraveMetaUrl(_Snake):
@@ -147,17 +118,17 @@ class BraveWebResult(_Snake):
     removed (the connector also asks for ``text_decorations=false``).
     """
 
-    title: _Text = None
+    title: PlainText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    description: _Text = None
+    description: PlainText = None
     """A passage of the page."""
     age: str | None = None
     """How old the page is, as Brave words it (``2 days ago``, ``March 3, 2025``)."""
-    page_age: _Date = None
+    page_age: AnyDate = None
     """When the page was published or last changed, when Brave knows it."""
-    page_fetched: _Date = None
+    page_fetched: AnyDate = None
     """When Brave last fetched the page."""
     language: str | None = None
     """Main language of the page."""
@@ -178,31 +149,6 @@ class BraveWebResult(_Snake):
     """A thumbnail, when there is one."""
     extra_snippets: Annotated[list[str], BeforeValidator(_snippets)] = Field(default_factory=list)
     """Up to five more passages of the page (``extra_snippets=True``)."""
-
-
-class _Query(_Snake):
-    original: str | None = None
-    altered: str | None = None
-    more_results_available: bool | None = None
-
-
-class _Web(_Snake):
-    # Each result is validated on its own (validate_items): one odd result is skipped and
-    # counted, it does not fail the page.
-    results: list[Any] = Field(default_factory=list)
-
-    @field_validator("results", mode="before")
-    @classmethod
-    def _drop_nulls(cls, value: Any) -> Any:
-        if value is None:
-            return []
-        return [v for v in value if v is not None] if isinstance(value, list) else value
-
-
-class _SearchResponse(_Snake):
-    type: str | None = None
-    query: _Query | None = None
-    web: _Web | None = None
 
 
 def _error_object(body: dict[str, Any]) -> dict[str, Any]:
@@ -301,36 +247,18 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         api_key: The subscription token; defaults to the ``BRAVE_SEARCH_API_KEY`` variable.
         endpoint: Full URL of the web search endpoint.
         extra_snippets: Ask for up to five extra passages per result (some plans only).
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on rate limits, 5xx, timeouts and connection failures
-            (0 disables). A spent quota is never retried.
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        string_mapper: Turns a :class:`BraveWebResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`BraveWebResult` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **settings: The mappers (of :class:`BraveWebResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad endpoint or setting.
+        ConfigurationError: No key, a bad endpoint or setting, or ``extra_snippets`` not a
+            bool.
     """
 
-    provider_name: ClassVar[str] = "brave"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = 20
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(
+        "brave", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_brave_error, BraveWebResult, max_top=20,
+        text_fields=("title", "description", "url"), auth="X-Subscription-Token",
+        headers=(("Accept", "application/json"),), shown=("endpoint",))  # fmt: skip
 
     def __init__(
         self,
@@ -338,55 +266,13 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         *,
         endpoint: str = DEFAULT_ENDPOINT,
         extra_snippets: bool = False,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[BraveWebResult], str] | None = None,
-        text_search_result_mapper: Callable[[BraveWebResult], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[WebSettings[BraveWebResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(endpoint, "endpoint=", owner)
-        if not isinstance(extra_snippets, bool):
-            raise ConfigurationError(f"{owner}: extra_snippets= must be True or False")
-        super().__init__(
-            api_key=api_key,
-            read_error=read_brave_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
-        )
-        self.endpoint = str(url)
-        self.extra_snippets = extra_snippets
-        self._fixed_params = tuple(url.params.multi_items())
-        self._url = str(url.copy_with(query=None))
-        self._headers = {"X-Subscription-Token": self._api_key, "Accept": "application/json"}
+        self.extra_snippets = check_flag(extra_snippets, "extra_snippets=", self)
+        super().__init__(api_key, endpoint, settings)
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(endpoint={self.endpoint!r})"
-
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _portable(self, search_filter: TextSearchFilter | None) -> PortableFilter:
-        return split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]
-
-    def _translate_filter(
-        self, search_filter: TextSearchFilter | None
-    ) -> tuple[str, list[tuple[str, str]]]:
-        portable = self._portable(search_filter)
+    def _translate(self, search_filter: TextSearchFilter | None) -> SiteFilter:
+        portable = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]
         params: list[tuple[str, str]] = []
         if portable.country:
             params.append(("country", portable.country))
@@ -401,9 +287,10 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
             else:
                 start, end = fresh.dates()
                 params.append(("freshness", f"{start.isoformat()}to{end.isoformat()}"))
-        return site_operators(portable.site, portable.exclude_site), params
+        site, exclude = portable.site, portable.exclude_site
+        return SiteFilter(site_operators(site, exclude), tuple(params), site, exclude)
 
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
+    def _request(self, query: str, options: SearchOptions, translated: SiteFilter) -> HttpRequest:
         top, skip = options.top, options.skip
         if skip % top:
             raise InvalidRequestError(
@@ -417,7 +304,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                 f"Brave serves at most {MAX_OFFSET + 1} pages (offset 0-{MAX_OFFSET}); "
                 f"skip={skip} with top={top} asks for page {page + 1}"
             )
-        operators, filter_params = self._translate_filter(options.filter)
+        operators = translated.operators
         q = f"{query} {operators}" if operators else query
         if len(q) > MAX_QUERY_CHARS or len(q.split()) > MAX_QUERY_WORDS:
             raise InvalidRequestError(
@@ -425,163 +312,69 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
                 f"{MAX_QUERY_WORDS} words (site filters included); this one has {len(q)} "
                 f"characters and {len(q.split())} words"
             )
-        params = [*self._fixed_params, ("q", q), ("count", str(top))]
+        params = [("q", q), ("count", str(top))]
         if page:
             params.append(("offset", str(page)))
         # Without this Brave wraps matches in <strong>: markup a model should never see.
         params.append(("text_decorations", "false"))
         if self.extra_snippets:
             params.append(("extra_snippets", "true"))
-        params.extend(filter_params)
-        return HttpRequest("GET", self._url, tuple(params), None, self._headers)
+        params.extend(translated.params)
+        return self._get(params)
 
-    def _parser(
-        self, options: SearchOptions
-    ) -> Callable[[HttpResponse], SearchResults[BraveWebResult]]:
-        top = options.top
-        provider = self.provider_name
-        portable = self._portable(options.filter)
-        site, exclude = portable.site, portable.exclude_site
-
-        def parse(response: HttpResponse) -> SearchResults[BraveWebResult]:
-            # validate_body skips a leading BOM (which some gateways add).
-            body = validate_body(_SearchResponse, response, provider)
-            if body.type == "ErrorResponse":
-                raw = load_json_object(response.content) or {}
-                status = _error_object(raw).get("status")
-                code = status if isinstance(status, int) and 400 <= status <= 599 else 500
-                raise BodyStatusError(code, read_brave_error(code, response))
-            if body.type != "search" and body.web is None and body.query is None:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but not a Brave search response "
-                    "(no 'type': 'search', 'query' or 'web')",
-                    provider=provider,
-                    status_code=response.status_code,
-                )
-            metadata: dict[str, Any] = {}
-            if body.query is not None:
-                if body.query.altered:
-                    metadata["altered_query"] = body.query.altered
-                if body.query.more_results_available is not None:
-                    metadata["more_results_available"] = body.query.more_results_available
-            items = body.web.results if body.web is not None else []
-            results, skipped = validate_items(
-                items, BraveWebResult, top=max(1, len(items)), provider=provider,
-                status=response.status_code,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
+    def _read_page(
+        self, response: HttpResponse, options: SearchOptions, translated: SiteFilter
+    ) -> Page:
+        provider, status = self.provider_name, response.status_code
+        body = load_json_body(response, provider)
+        kind = body.get("type")
+        if kind == "ErrorResponse":
+            error_status = _error_object(body).get("status")
+            code = (
+                error_status
+                if isinstance(error_status, int) and 400 <= error_status <= 599
+                else 500
+            )
+            raise BodyStatusError(code, read_brave_error(code, response))
+        web = object_field(body, "web", provider, status)
+        query = object_field(body, "query", provider, status)
+        if kind != "search" and web is None and query is None:
+            raise ResponseFormatError(
+                f"{provider}: HTTP {status} but not a Brave search response "
+                "(no 'type': 'search', 'query' or 'web')",
+                provider=provider,
+                status_code=status,
+            )
+        metadata: dict[str, Any] = {}
+        if query is not None:
+            altered = as_text(query.get("altered"))
+            if altered:
+                metadata["altered_query"] = altered
+            more = query.get("more_results_available")
+            if isinstance(more, bool):
+                metadata["more_results_available"] = more
+        items = web.get("results") if web is not None else None
+        if isinstance(items, list):
+            # Brave's nulls are no results (neither shape counts them as skipped).
+            items = [item for item in items if item is not None]
+            site, exclude = translated.site, translated.exclude
             if site or exclude:
                 # site:/-site: live in the query text, where Brave reads them as operators;
                 # checking each host keeps them from ever being loosened.
-                kept = [r for r in results if url_allowed(r.url, site, exclude)]
-                if len(kept) < len(results):
-                    metadata["filtered_out"] = len(results) - len(kept)
-                results = kept
-            results = results[:top]
-            # Brave gives no estimate of the total, so it is unknown (None) even if asked.
-            return SearchResults(results, None, metadata)
-
-        return parse
-
-    def _text_parser(
-        self, options: SearchOptions
-    ) -> Callable[[HttpResponse], SearchResults[TextSearchResult]]:
-        """The page parser for the text shapes: reads and checks only title, text and link.
-
-        Same answers as :meth:`_parser` mapped to ``TextSearchResult``s (error bodies, site
-        checks, ``top``), without validating every field of :class:`BraveWebResult` that the
-        text shapes never use (profile, meta URL, dates...).
-        """
-        top = options.top
-        provider = self.provider_name
-        portable = self._portable(options.filter)
-        site, exclude = portable.site, portable.exclude_site
-
-        def parse(response: HttpResponse) -> SearchResults[TextSearchResult]:
-            status = response.status_code
-            body = load_json_body(response, provider)
-            kind = body.get("type")
-            if kind == "ErrorResponse":
-                error_status = _error_object(body).get("status")
-                code = (
-                    error_status
-                    if isinstance(error_status, int) and 400 <= error_status <= 599
-                    else 500
-                )
-                raise BodyStatusError(code, read_brave_error(code, response))
-            web = object_field(body, "web", provider, status)
-            query = object_field(body, "query", provider, status)
-            if kind != "search" and web is None and query is None:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {status} but not a Brave search response "
-                    "(no 'type': 'search', 'query' or 'web')",
-                    provider=provider,
-                    status_code=status,
-                )
-            metadata: dict[str, Any] = {}
-            if query is not None:
-                altered = as_text(query.get("altered"))
-                if altered:
-                    metadata["altered_query"] = altered
-                more = query.get("more_results_available")
-                if isinstance(more, bool):
-                    metadata["more_results_available"] = more
-            items = web.get("results") if web is not None else None
-            if (site or exclude) and isinstance(items, list):
                 kept = [
                     item
                     for item in items
-                    if not isinstance(item, dict)  # left for text_items to count as skipped
+                    if not isinstance(item, dict)  # left to be counted as skipped
                     or url_allowed(as_text(item.get("url")), site, exclude)
                 ]
                 if len(kept) < len(items):
                     metadata["filtered_out"] = len(items) - len(kept)
                 items = kept
-            results, skipped = text_items(
-                items, ("title", "description", "url"), unescaped_text, top=top,
-                provider=provider, status=status, ignore_nulls=True,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
-            return SearchResults(results, None, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    def _text_request(
-        self, query: str, options: SearchOptions
-    ) -> tuple[HttpRequest, Callable[[HttpResponse], SearchResults[TextSearchResult]]]:
-        return self._build_request(query, options), self._text_parser(options)
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[BraveWebResult]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[BraveWebResult]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+        # Brave gives no estimate of the total, so it is unknown (None) even if asked.
+        return Page(items, metadata)
 
     def _to_text_search_result(self, item: BraveWebResult) -> TextSearchResult:
         return trusted_text_search_result(item.title, item.description, item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BraveWebResult]:
-        """Search and return Brave's web results (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty or too long query, invalid options, ``skip`` not a
-                multiple of ``top`` or beyond page 10 (before any request).
-            UnsupportedFilterError: The filter names a field Brave cannot honour.
-            ProviderError: Brave answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Brave could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[BraveWebResult]:
-        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_results = WebSearchConnector.get_search_results
+    get_web_results_sync = WebSearchConnector.get_search_results_sync

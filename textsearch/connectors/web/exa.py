@@ -15,33 +15,29 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar, Final
 
-import httpx
 from pydantic import Field, field_validator
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
-    WebSearchConnector,
+    AnyDate,
+    PlainText,
+    StatusTable,
     WireModel,
     as_text,
-    check_url,
+    by_status,
+    check_choice,
     clean_text,
     load_json_object,
+    no_results,
+    unpaged_count,
     validate_body,
-    validate_items,
 )
+from textsearch.connectors.web._connector import Page, WebSearchConnector, WebSettings, WebSpec
 from textsearch.connectors.web._portable import (
     COUNTRY,
     EXCLUDE_SITE,
@@ -49,17 +45,14 @@ from textsearch.connectors.web._portable import (
     FRESHNESS_DAYS,
     SAFE_SEARCH,
     SITE,
+    domain_lists,
     split_filter,
 )
 from textsearch.errors import (
     AuthenticationError,
-    ConfigurationError,
-    InvalidRequestError,
     PermissionDeniedError,
-    ProviderError,
     QuotaExceededError,
     RateLimitError,
-    ResponseFormatError,
 )
 
 __all__ = ["ExaResult", "ExaTextSearch"]
@@ -70,8 +63,16 @@ SUPPORTED_FILTER_FIELDS: Final = frozenset({SITE, EXCLUDE_SITE, FRESHNESS, COUNT
 MAX_RESULTS: Final = 100
 SEARCH_TYPES: Final = ("auto", "neural", "keyword", "fast", "deep")
 CONTENTS: Final = ("highlights", "summary", "text", "none")
+DEFAULT_CONTENTS: Final = "highlights"
 #: Characters of page text asked for with ``contents="text"``: a passage, not a whole page.
 TEXT_CHARACTERS: Final = 2000
+#: The ``contents`` object of the request for each ``contents=`` choice.
+_CONTENTS: Final[dict[str, dict[str, Any] | None]] = {
+    "highlights": {"highlights": True},
+    "summary": {"summary": True},
+    "text": {"text": {"maxCharacters": TEXT_CHARACTERS}},
+    "none": None,
+}
 
 
 class ExaResult(WireModel):
@@ -81,31 +82,26 @@ class ExaResult(WireModel):
     """Exa's id of the document (usually its URL)."""
     url: str | None = None
     """URL of the page."""
-    title: str | None = None
+    title: PlainText = None
     """Title of the page; Exa sends ``null`` when it has none."""
-    published_date: datetime | None = None
+    published_date: AnyDate = None
     """When the page was published, when Exa knows it."""
     author: str | None = None
     """Author of the page, when known."""
     score: float | None = None
     """Exa's relevance score (some search types send none)."""
-    text: str | None = None
+    text: PlainText = None
     """Page text (``contents="text"``)."""
     highlights: list[str] = Field(default_factory=list)
     """The passages that match the query best (``contents="highlights"``)."""
     highlight_scores: list[float] = Field(default_factory=list)
     """A score for each highlight."""
-    summary: str | None = None
+    summary: PlainText = None
     """A summary of the page (``contents="summary"``)."""
     image: str | None = None
     """URL of the page's main image."""
     favicon: str | None = None
     """URL of the site's icon."""
-
-    @field_validator("title", "text", "summary", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return clean_text(value, unescape=True) if isinstance(value, str) else value
 
     @field_validator("highlights", "highlight_scores", mode="before")
     @classmethod
@@ -119,16 +115,6 @@ class ExaResult(WireModel):
                 if v is not None
             ]
         return value
-
-    @field_validator("published_date", mode="before")
-    @classmethod
-    def _lenient_date(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            except ValueError:
-                return None  # an unknown date, not a malformed answer
-        return value if isinstance(value, datetime) else None
 
 
 class _SearchResponse(WireModel):
@@ -146,6 +132,21 @@ class _SearchResponse(WireModel):
         return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
+_BY_STATUS: Final[StatusTable] = {
+    402: (
+        QuotaExceededError,
+        ("the Exa account has no credits left or this key's budget is spent",),
+    ),
+    401: (AuthenticationError, (f"check api_key= / {ENV_VAR}",)),
+    403: (PermissionDeniedError, ()),
+    429: (RateLimitError, ("too many requests per second for this key; slow down",)),
+}
+_FEATURE_OFF: Final[StatusTable] = {
+    **_BY_STATUS,
+    403: (PermissionDeniedError, ("this feature is not enabled for the Exa account",)),
+}
+
+
 def read_exa_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"requestId", "error", "tag"}`` (the 429 body has only ``error``).
 
@@ -154,24 +155,9 @@ def read_exa_error(status: int, response: HttpResponse) -> ErrorDetail:
     body = load_json_object(response.content) or {}
     message = as_text(body.get("error")) or as_text(body.get("message"))
     tag = as_text(body.get("tag"))
-    error_class: type[ProviderError] | None = None
-    hints: tuple[str, ...] = ()
-    if status == 402:
-        error_class = QuotaExceededError
-        hints = ("the Exa account has no credits left or this key's budget is spent",)
-    elif status == 401:
-        error_class = AuthenticationError
-        hints = (f"check api_key= / {ENV_VAR}",)
-    elif status == 403:
-        error_class = PermissionDeniedError
-        if tag == "FEATURE_DISABLED":
-            hints = ("this feature is not enabled for the Exa account",)
-    elif status == 429:
-        error_class = RateLimitError
-        hints = ("too many requests per second for this key; slow down",)
     request_id = as_text(body.get("requestId"))
-    if request_id:
-        hints = (*hints, f"requestId: {request_id}")
+    table = _FEATURE_OFF if tag == "FEATURE_DISABLED" else _BY_STATUS
+    error_class, hints = by_status(status, table, request_id and f"requestId: {request_id}")
     return ErrorDetail(code=tag, message=message, error_class=error_class, hints=hints)
 
 
@@ -193,35 +179,17 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         contents: What Exa returns as each result's text: ``highlights`` (the passages
             that match best), ``summary``, ``text`` (the start of the page, 2,000
             characters) or ``none``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        string_mapper: Turns an :class:`ExaResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns an :class:`ExaResult` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **settings: The mappers (of :class:`ExaResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, or a bad base URL, search type, contents or setting.
     """
 
-    provider_name: ClassVar[str] = "exa"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = MAX_RESULTS
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(
+        "exa", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_exa_error, ExaResult, max_top=MAX_RESULTS,
+        shown=("base_url", "search_type", "contents"),
+        path="/search", auth="x-api-key")  # fmt: skip
 
     def __init__(
         self,
@@ -229,66 +197,27 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         *,
         base_url: str = DEFAULT_BASE_URL,
         search_type: str = "auto",
-        contents: str = "highlights",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[ExaResult], str] | None = None,
-        text_search_result_mapper: Callable[[ExaResult], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        contents: str = DEFAULT_CONTENTS,
+        **settings: Unpack[WebSettings[ExaResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        if search_type not in SEARCH_TYPES:
-            raise ConfigurationError(
-                f"{owner}: search_type= must be one of {', '.join(SEARCH_TYPES)}, "
-                f"not {search_type!r}"
-            )
-        if contents not in CONTENTS:
-            raise ConfigurationError(
-                f"{owner}: contents= must be one of {', '.join(CONTENTS)}, not {contents!r}"
-            )
-        super().__init__(
-            api_key=api_key,
-            read_error=read_exa_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.search_type = search_type
-        self.contents = contents
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
-        self._headers = {"x-api-key": self._api_key}
+        self.search_type = check_choice(search_type, SEARCH_TYPES, "search_type=", self)
+        self.contents = check_choice(contents, CONTENTS, "contents=", self)
+        super().__init__(api_key, base_url, settings)
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(base_url={self.base_url!r}, "
-            f"search_type={self.search_type!r}, contents={self.contents!r})"
-        )
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, Any]
+    ) -> HttpRequest:
+        wanted = unpaged_count(options, MAX_RESULTS, "Exa")
+        body: dict[str, Any] = {"query": query, "type": self.search_type, "numResults": wanted}
+        contents = _CONTENTS[self.contents]
+        if contents is not None:
+            body["contents"] = contents
+        body.update(translated)
+        return self._post(body)
 
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         portable, _ = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)
-        body: dict[str, Any] = {}
-        if portable.site:
-            body["includeDomains"] = list(portable.site)
-        if portable.exclude_site:
-            body["excludeDomains"] = list(portable.exclude_site)
+        body = domain_lists(portable, "includeDomains", "excludeDomains")
         fresh = portable.freshness
         if fresh is not None and fresh.word is not None:
             # Exa takes instants: counting whole calendar days back would let "day" reach up
@@ -307,67 +236,19 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             body["moderation"] = portable.safe_search != "off"
         return body
 
-    def _contents(self) -> dict[str, Any] | None:
-        if self.contents == "highlights":
-            return {"highlights": True}
-        if self.contents == "summary":
-            return {"summary": True}
-        if self.contents == "text":
-            return {"text": {"maxCharacters": TEXT_CHARACTERS}}
-        return None
-
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
-        wanted = options.top + options.skip
-        if wanted > MAX_RESULTS:
-            raise InvalidRequestError(
-                f"Exa has no paging: skip is served by asking for top + skip results, at "
-                f"most {MAX_RESULTS} (got top={options.top}, skip={options.skip})"
-            )
-        body: dict[str, Any] = {"query": query, "type": self.search_type, "numResults": wanted}
-        contents = self._contents()
-        if contents is not None:
-            body["contents"] = contents
-        body.update(self._translate_filter(options.filter))
-        return HttpRequest("POST", self._url, (), body, self._headers)
-
-    def _parser(self, options: SearchOptions) -> Callable[[HttpResponse], SearchResults[ExaResult]]:
-        top, skip = options.top, options.skip
-        provider = self.provider_name
-
-        def parse(response: HttpResponse) -> SearchResults[ExaResult]:
-            # validate_body skips a leading BOM (which some gateways add).
-            body = validate_body(_SearchResponse, response, provider)
-            if body.results is None:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'results'",
-                    provider=provider,
-                    status_code=response.status_code,
-                )
-            metadata: dict[str, Any] = {}
-            if body.request_id:
-                metadata["request_id"] = body.request_id
-            resolved = body.resolved_search_type or body.search_type
-            if resolved:
-                metadata["resolved_search_type"] = resolved
-            if body.cost_dollars and isinstance(body.cost_dollars.get("total"), (int, float)):
-                metadata["cost_dollars"] = body.cost_dollars["total"]
-            results, skipped = validate_items(
-                body.results, ExaResult, top=skip + top, provider=provider,
-                status=response.status_code,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
-            return SearchResults(results[skip : skip + top], None, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[ExaResult]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[ExaResult]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        body = validate_body(_SearchResponse, response, self.provider_name)
+        if body.results is None:
+            raise no_results(response, self.provider_name)
+        metadata: dict[str, Any] = {}
+        if body.request_id:
+            metadata["request_id"] = body.request_id
+        resolved = body.resolved_search_type or body.search_type
+        if resolved:
+            metadata["resolved_search_type"] = resolved
+        if body.cost_dollars and isinstance(body.cost_dollars.get("total"), (int, float)):
+            metadata["cost_dollars"] = body.cost_dollars["total"]
+        return Page(body.results, metadata, None, options.skip)
 
     def _to_text_search_result(self, item: ExaResult) -> TextSearchResult:
         if item.highlights:
@@ -376,24 +257,5 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
             value = item.summary or item.text
         return TextSearchResult(name=item.title, value=value or None, link=item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[ExaResult]:
-        """Search and return Exa's results (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``top + skip`` above 100
-                (before any request).
-            UnsupportedFilterError: The filter names a field Exa cannot honour.
-            ProviderError: Exa answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Exa could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[ExaResult]:
-        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_results = WebSearchConnector.get_search_results
+    get_web_results_sync = WebSearchConnector.get_search_results_sync

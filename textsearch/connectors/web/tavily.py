@@ -15,44 +15,26 @@ parameter, so ``language`` and ``safe_search`` are an
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing_extensions import Unpack
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
-from textsearch.connectors.web._base import (
-    WebSearchConnector,
-    as_text,
-    check_url,
-    clean_text,
-    load_json_object,
-    validate_body,
-    validate_items,
-)
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
+from textsearch.connectors.web import _base as web
+from textsearch.connectors.web._connector import Page, WebSearchConnector, WebSettings, WebSpec
 from textsearch.connectors.web._portable import (
     COUNTRY,
     EXCLUDE_SITE,
     FRESHNESS,
     SITE,
+    domain_lists,
     split_filter,
 )
 from textsearch.errors import (
-    ConfigurationError,
     InvalidRequestError,
-    ProviderError,
     QuotaExceededError,
-    ResponseFormatError,
     UnsupportedFilterError,
 )
 
@@ -103,11 +85,11 @@ class _Snake(BaseModel):
 class TavilyResult(_Snake):
     """One result of Tavily Search (``results[]``)."""
 
-    title: str | None = None
+    title: web.PlainText = None
     """Title of the page."""
     url: str | None = None
     """URL of the page."""
-    content: str | None = None
+    content: web.PlainText = None
     """The passage of the page that answers the query best."""
     score: float | None = None
     """Tavily's relevance score (0-1)."""
@@ -117,11 +99,6 @@ class TavilyResult(_Snake):
     """URL of the site's icon, when ``include_favicon`` was asked."""
     published_date: str | None = None
     """Publication date as Tavily writes it (``news`` topic)."""
-
-    @field_validator("title", "content", mode="before")
-    @classmethod
-    def _clean(cls, value: Any) -> Any:
-        return clean_text(value, unescape=True) if isinstance(value, str) else value
 
     @field_validator("published_date", mode="before")
     @classmethod
@@ -148,29 +125,32 @@ class _SearchResponse(_Snake):
         return [v for v in value if v is not None] if isinstance(value, list) else value
 
 
+_BY_STATUS: Final[web.StatusTable] = {
+    432: (
+        QuotaExceededError,
+        ("the plan's monthly credit limit is reached; upgrade the plan or wait",),
+    ),
+    433: (
+        QuotaExceededError,
+        ("the pay-as-you-go spending limit is reached; raise it in the Tavily dashboard",),
+    ),
+    401: (None, (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)),
+    429: (None, ("too many requests for this key; slow down",)),
+}
+
+
 def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"detail": {"error": "..."}}`` (or a plain ``detail`` string)."""
-    body = load_json_object(response.content) or {}
+    body = web.load_json_object(response.content) or {}
     detail = body.get("detail")
     if isinstance(detail, dict):
-        message = as_text(detail.get("error")) or as_text(detail.get("message"))
+        message = web.as_text(detail.get("error")) or web.as_text(detail.get("message"))
     else:
-        message = as_text(detail) or as_text(body.get("error"))
-    error_class: type[ProviderError] | None = None
-    hints: tuple[str, ...] = ()
-    if status == 432:
-        error_class = QuotaExceededError
-        hints = ("the plan's monthly credit limit is reached; upgrade the plan or wait",)
-    elif status == 433:
-        error_class = QuotaExceededError
-        hints = ("the pay-as-you-go spending limit is reached; raise it in the Tavily dashboard",)
-    elif status == 401:
-        hints = (f"check api_key= / {ENV_VAR} (keys start with 'tvly-')",)
-    elif status == 429:
-        hints = ("too many requests for this key; slow down",)
-    request_id = as_text(body.get("request_id"))
-    if request_id:
-        hints = (*hints, f"request_id: {request_id}")
+        message = web.as_text(detail) or web.as_text(body.get("error"))
+    request_id = web.as_text(body.get("request_id"))
+    error_class, hints = web.by_status(
+        status, _BY_STATUS, request_id and f"request_id: {request_id}"
+    )
     return ErrorDetail(message=message, error_class=error_class, hints=hints)
 
 
@@ -183,35 +163,17 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         search_depth: ``basic`` (1 credit), ``advanced`` (2 credits), ``fast`` or
             ``ultra-fast``.
         topic: ``general``, ``news`` or ``finance``.
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use; it is never closed
-            by this connector. The other kind is created when needed and owned.
-        timeout: Seconds or an ``httpx.Timeout`` (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        string_mapper: Turns a :class:`TavilyResult` into the string :meth:`search` returns.
-        text_search_result_mapper: Turns a :class:`TavilyResult` into a ``TextSearchResult``.
-        deadline: Total seconds per search, every attempt, wait and redirect included
-            (default 60); past it, ``SearchTimeoutError``. ``timeout=`` stays per phase.
-        verify: TLS verification for the clients this connector creates: ``True``
-            (default), a CA bundle path, an ``ssl.SSLContext`` (e.g. a corporate CA), or
-            ``False`` (warns). No need to inject a client for a private CA.
-        transport: How async searches are sent: ``"httpx"``, or ``"aiohttp"`` (the fast path
-            for long-running processes, several times less CPU per search; needs
-            ``textsearch-sdk[fast]``). ``"auto"`` (default) is httpx unless the
-            ``TEXTSEARCH_TRANSPORT=aiohttp`` environment variable is set. Blocking
-            searches use httpx, or urllib3 with ``"urllib3"`` (async ones on httpx) or
-            ``"fast"`` (async ones on aiohttp), also as ``TEXTSEARCH_TRANSPORT`` values.
-            An injected client is always used as given for its kind.
+        **settings: The mappers (of :class:`TavilyResult`) and the HTTP settings: see
+            :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, or a bad base URL or setting.
+        ConfigurationError: No key, or a bad base URL, search depth, topic or setting.
     """
 
-    provider_name: ClassVar[str] = "tavily"
-    open_world: ClassVar[bool] = True
-    env_var: ClassVar[str] = ENV_VAR
-    max_top: ClassVar[int] = MAX_RESULTS
-    supported_filter_fields: ClassVar[frozenset[str] | None] = SUPPORTED_FILTER_FIELDS
+    spec: ClassVar[WebSpec] = WebSpec(
+        "tavily", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_tavily_error, TavilyResult,
+        max_top=MAX_RESULTS, path="/search",
+        shown=("base_url", "search_depth", "topic"))  # fmt: skip
 
     def __init__(
         self,
@@ -220,66 +182,16 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         base_url: str = DEFAULT_BASE_URL,
         search_depth: str = "basic",
         topic: str = "general",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        string_mapper: Callable[[TavilyResult], str] | None = None,
-        text_search_result_mapper: Callable[[TavilyResult], TextSearchResult] | None = None,
-        deadline: float = DEFAULT_DEADLINE,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[WebSettings[TavilyResult]],
     ) -> None:
-        owner = type(self).__name__
-        url = check_url(base_url, "base_url=", owner)
-        if search_depth not in SEARCH_DEPTHS:
-            raise ConfigurationError(
-                f"{owner}: search_depth= must be one of {', '.join(SEARCH_DEPTHS)}, "
-                f"not {search_depth!r}"
-            )
-        if topic not in TOPICS:
-            raise ConfigurationError(
-                f"{owner}: topic= must be one of {', '.join(TOPICS)}, not {topic!r}"
-            )
-        super().__init__(
-            api_key=api_key,
-            read_error=read_tavily_error,
-            http_client=http_client,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            string_mapper=string_mapper,
-            text_search_result_mapper=text_search_result_mapper,
-            deadline=deadline,
-            verify=verify,
-            transport=transport,
-        )
-        self.base_url = str(url).rstrip("/")
-        self.search_depth = search_depth
-        self.topic = topic
-        self._url = str(url.copy_with(query=None)).rstrip("/") + "/search"
-        self._headers = {"Authorization": f"Bearer {self._api_key}"}
+        self.search_depth = web.check_choice(search_depth, SEARCH_DEPTHS, "search_depth=", self)
+        self.topic = web.check_choice(topic, TOPICS, "topic=", self)
+        super().__init__(api_key, base_url, settings)
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(base_url={self.base_url!r}, "
-            f"search_depth={self.search_depth!r}, topic={self.topic!r})"
-        )
-
-    # -- filters and request (pure) ----------------------------------------------------
-
-    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise for unsupported fields and bad values before any request."""
-        self._translate_filter(search_filter)
-
-    def _translate_filter(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
+    def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, Any]:
         owner = type(self).__name__
         portable, _ = split_filter(search_filter, owner, SUPPORTED_FILTER_FIELDS)
-        body: dict[str, Any] = {}
-        if portable.site:
-            body["include_domains"] = list(portable.site)
-        if portable.exclude_site:
-            body["exclude_domains"] = list(portable.exclude_site)
+        body = domain_lists(portable, "include_domains", "exclude_domains")
         fresh = portable.freshness
         if fresh is not None:
             if fresh.word is not None:
@@ -304,84 +216,34 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
             body["country"] = name
         return body
 
-    def _build_request(self, query: str, options: SearchOptions) -> HttpRequest:
-        wanted = options.top + options.skip
-        if wanted > MAX_RESULTS:
-            raise InvalidRequestError(
-                f"Tavily has no paging: skip is served by asking for top + skip results, at "
-                f"most {MAX_RESULTS} (got top={options.top}, skip={options.skip})"
-            )
+    def _request(
+        self, query: str, options: SearchOptions, translated: dict[str, Any]
+    ) -> HttpRequest:
         body: dict[str, Any] = {
             "query": query,
-            "max_results": wanted,
+            "max_results": web.unpaged_count(options, MAX_RESULTS, "Tavily"),
             "search_depth": self.search_depth,
             "topic": self.topic,
         }
-        body.update(self._translate_filter(options.filter))
-        return HttpRequest("POST", self._url, (), body, self._headers)
+        body.update(translated)
+        return self._post(body)
 
-    def _parser(
-        self, options: SearchOptions
-    ) -> Callable[[HttpResponse], SearchResults[TavilyResult]]:
-        top, skip = options.top, options.skip
-        provider = self.provider_name
-
-        def parse(response: HttpResponse) -> SearchResults[TavilyResult]:
-            # validate_body skips a leading BOM (which some gateways add).
-            body = validate_body(_SearchResponse, response, provider)
-            if "results" not in body.model_fields_set:
-                raise ResponseFormatError(
-                    f"{provider}: HTTP {response.status_code} but the body has no 'results'",
-                    provider=provider,
-                    status_code=response.status_code,
-                )
-            metadata: dict[str, Any] = {}
-            if body.request_id:
-                metadata["request_id"] = body.request_id
-            if body.answer:
-                metadata["answer"] = body.answer
-            if body.response_time is not None:
-                metadata["response_time"] = body.response_time
-            results, skipped = validate_items(
-                body.results, TavilyResult, top=skip + top, provider=provider,
-                status=response.status_code,
-            )  # fmt: skip
-            if skipped:
-                metadata["skipped"] = skipped
-            # Tavily gives no total; the window is sliced out of top + skip results.
-            return SearchResults(results[skip : skip + top], None, metadata)
-
-        return parse
-
-    # -- hooks ---------------------------------------------------------------------------
-
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
-        return await self._send(self._build_request(query, options), self._parser(options))
-
-    def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[TavilyResult]:
-        return self._send_sync(self._build_request(query, options), self._parser(options))
+    def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
+        body = web.validate_body(_SearchResponse, response, self.provider_name)
+        if "results" not in body.model_fields_set:
+            raise web.no_results(response, self.provider_name)
+        metadata: dict[str, Any] = {}
+        if body.request_id:
+            metadata["request_id"] = body.request_id
+        if body.answer:
+            metadata["answer"] = body.answer
+        if body.response_time is not None:
+            metadata["response_time"] = body.response_time
+        # Tavily gives no total; the window is sliced out of top + skip results.
+        return Page(body.results, metadata, None, options.skip)
 
     def _to_text_search_result(self, item: TavilyResult) -> TextSearchResult:
         return TextSearchResult(name=item.title, value=item.content, link=item.url)
 
-    # -- provider-specific names ---------------------------------------------------------
-
-    async def get_web_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TavilyResult]:
-        """Search and return Tavily's results (same as :meth:`get_search_results`).
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``top + skip`` above 20
-                (before any request).
-            UnsupportedFilterError: The filter names a field Tavily cannot honour.
-            ProviderError: Tavily answered with an error (see ``textsearch.errors``).
-            SearchTransportError: Tavily could not be reached.
-        """
-        return await self.get_search_results(query, options, **kwargs)
-
-    def get_web_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TavilyResult]:
-        """Blocking twin of :meth:`get_web_results`; raises the same errors."""
-        return self.get_search_results_sync(query, options, **kwargs)
+    get_web_results = WebSearchConnector.get_search_results
+    get_web_results_sync = WebSearchConnector.get_search_results_sync

@@ -1,0 +1,123 @@
+"""The markup readers on real documentation: a Sphinx project's reStructuredText (Flask), a
+MyST project's Markdown (click) and Django's reStructuredText in ``.txt`` files.
+
+The sets are the ``docs`` folders of released sdists, downloaded once into a cache folder by
+``benchmarks/doc_sets.py`` (through pip); a test skips when its set cannot be had. Checked on
+every file: no role, directive, adornment line or backtick literal is left in the text, the
+section names are titles, and every line of every code block is in a passage, indentation
+and all.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from textsearch.connectors.local._split import format_of, split_document
+
+pytest.importorskip("markdown_it")
+pytest.importorskip("docutils")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+import doc_sets
+
+ROLE = re.compile(r":[\w:.+-]+:`|\{[\w:.+-]+\}`")
+DIRECTIVE = re.compile(r"^\s*\.\. [\w:.+-]+::", re.MULTILINE)
+ADORNMENT = re.compile(r"^\s*([=\-~^\"'`#*+_:.])\1{3,}\s*$", re.MULTILINE)
+BACKTICKS = re.compile(r"``[^`\n]+``|(?<!`)`[^`\n]+`(?!`)")
+
+
+@pytest.fixture(scope="module", params=sorted(doc_sets.SETS))
+def doc_set(request: pytest.FixtureRequest) -> tuple[str, Path]:
+    try:
+        return request.param, doc_sets.doc_set(request.param)
+    except OSError as exc:
+        pytest.skip(f"doc set {request.param} not available: {exc}")
+
+
+def _files(root: Path) -> Iterator[Path]:
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".md", ".rst", ".txt") and path.is_file():
+            yield path
+
+
+def _inline_literals(text: str, kind: str) -> list[str]:
+    """Inline literals (``x``) of a reStructuredText file: markup they show is text."""
+    if kind == "markdown":
+        return []
+    from textsearch.connectors.local._rst import _parse
+
+    found = _parse(text).findall(lambda n: n.tagname == "literal")
+    return sorted((node.astext() for node in found), key=len, reverse=True)
+
+
+def _code_blocks(text: str, kind: str) -> list[str]:
+    """The code blocks of a file, found by the parsers themselves (not by the reader)."""
+    if kind == "markdown":
+        from markdown_it import MarkdownIt
+        from mdit_py_plugins.colon_fence import colon_fence_plugin
+
+        md = MarkdownIt("commonmark").use(colon_fence_plugin)
+        blocks = []
+        for token in md.parse(text):
+            if token.type == "code_block" or (
+                token.type == "fence" and not token.info.startswith("{")
+            ):
+                blocks.append(token.content)
+            elif token.type == "fence" and token.info.startswith(("{code-block}", "{code}")):
+                body = token.content.split("\n")
+                while body and body[0].startswith(":"):
+                    body.pop(0)
+                blocks.append("\n".join(body))
+        return blocks
+    from textsearch.connectors.local._rst import _parse
+
+    document = _parse(text)
+    return [node.astext() for node in document.findall(lambda n: n.tagname == "literal_block")]
+
+
+@pytest.mark.timeout(900)
+def test_no_markup_survives_and_code_is_kept_exactly(doc_set: tuple[str, Path]) -> None:
+    name, root = doc_set
+    problems: list[str] = []
+    files = 0
+    code_lines = 0
+    for path in _files(root):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        kind = format_of(path.suffix, raw)
+        if kind == "text":
+            continue
+        files += 1
+        _, passages = split_document(raw, path.suffix)
+        text_lines = {line for p in passages for line in p.text.split("\n")}
+        code = set()
+        for block in _code_blocks(raw, kind):
+            for line in block.rstrip("\n").split("\n"):
+                if not line.strip():
+                    continue
+                code.add(line)
+                code_lines += 1
+                if line not in text_lines and line.rstrip() not in text_lines:
+                    problems.append(f"{path.name}: code line lost or re-indented: {line!r}")
+        prose = "\n".join(
+            line for p in passages for line in p.text.split("\n") if line not in code
+        )
+        for literal in _inline_literals(raw, kind):
+            prose = prose.replace(literal, " ")
+        for label, pattern in (
+            ("role", ROLE), ("directive", DIRECTIVE), ("adornment", ADORNMENT),
+            ("backtick literal", BACKTICKS),
+        ):  # fmt: skip
+            for found in pattern.finditer(prose):
+                problems.append(f"{path.name}: {label} left: {found.group(0)!r}")
+        for passage in passages:
+            heading = passage.heading or ""
+            if ADORNMENT.fullmatch(heading) or ROLE.search(heading) or "`" in heading:
+                problems.append(f"{path.name}: section named {heading!r}")
+    assert files > 20, f"{name}: only {files} files read"
+    assert code_lines > 100, f"{name}: only {code_lines} code lines found"
+    assert not problems, f"{name}: {len(problems)} problems:\n" + "\n".join(problems[:40])

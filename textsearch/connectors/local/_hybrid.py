@@ -1,0 +1,124 @@
+"""Fusing the keyword and meaning rankings, and one result per section.
+
+Both steps work on a ranked list of passage rowids taken from its top: collapsing keeps the
+first (best) passage of each section, so the collapsed list's first ``n`` entries depend
+only on the passages ranked before them, and pages cut from it are disjoint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Group", "collapse", "fuse", "group_count_sql"]
+
+Fusion = Literal["blend", "rrf"]
+#: Reciprocal rank fusion's constant (the usual 60).
+RRF_K = 60
+#: Weight of the meaning arm in the score blend. Measured on SciFact with all-MiniLM-L6-v2
+#: (issue #20): a 50/50 blend 0.731 nDCG@10, reciprocal rank fusion 0.718.
+BLEND_WEIGHT = 0.5
+
+
+@dataclass(slots=True)
+class Group:
+    """One result: the best passage of a section (or document) and its matching neighbours."""
+
+    rowid: int
+    score: float
+    section_key: object
+    members: list[int] = field(default_factory=list)
+
+
+def _section_key(rowid: int, anchor: str | None) -> object:
+    # Passages of one section share its anchor, hence its link; a passage without one (plain
+    # text, the top of a file) is linked by its own line and is its own section.
+    return anchor if anchor is not None else ("row", rowid)
+
+
+def collapse(
+    rows: Mapping[int, Sequence[Any]],
+    ranked: list[tuple[int, float]],
+    by_document: bool,
+    text_budget: int,
+) -> list[Group]:
+    """Group ranked passages into results: one per section, or one per document.
+
+    ``rows`` holds each ranked passage's stored row (rowid, document rowid, ..., anchor at
+    5, text at 7); a passage missing from it (deleted by another writer since it was ranked)
+    is skipped. A result's members are the ranked passages of its best passage's section,
+    best first, as long as their text fits ``text_budget`` characters (the best one always
+    does); the others are merged away all the same, so the section never comes back on a
+    later page.
+    """
+    groups: dict[object, Group] = {}
+    used: dict[object, int] = {}
+    out: list[Group] = []
+    for rowid, score in ranked:
+        row = rows.get(rowid)
+        if row is None:
+            continue
+        doc, anchor, length = row[1], row[5], len(row[7])
+        section = _section_key(rowid, anchor)
+        key: object = doc if by_document else (doc, section)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = Group(rowid, score, section, [rowid])
+            used[key] = length
+            out.append(group)
+        elif section == group.section_key and used[key] + length <= text_budget:
+            group.members.append(rowid)
+            used[key] += length
+    return out
+
+
+def group_count_sql(rowid_source: str, by_document: bool) -> str:
+    """SQL counting the results (sections or documents) among the passages of a subquery."""
+    key = "p.doc" if by_document else "p.doc, CASE WHEN p.anchor IS NULL THEN p.rowid END, p.anchor"
+    return (
+        f"SELECT count(*) FROM (SELECT 1 FROM passages AS p WHERE p.rowid IN ({rowid_source}) "
+        f"GROUP BY {key})"
+    )
+
+
+def fuse(
+    keyword: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+    cosine_of: Callable[[int], float | None],
+    method: Fusion,
+) -> list[tuple[int, float]]:
+    """One ranking from the two arms' top passages (each best first).
+
+    ``"rrf"``: reciprocal rank fusion. ``"blend"``: ``BLEND_WEIGHT`` times the cosine and
+    the rest times BM25, each scaled to 0..1 over its arm's list; a keyword hit outside the
+    meaning arm's list still gets its exact cosine (every passage's is known), scaled the same
+    way and floored at 0. Ties go to the lower rowid, so the order is reproducible.
+    """
+    scores: dict[int, float] = {}
+    if method == "rrf":
+        for ranking in (keyword, semantic):
+            for rank, (rowid, _) in enumerate(ranking, start=1):
+                scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
+    else:
+        if keyword:
+            high, low = keyword[0][1], keyword[-1][1]
+            span = high - low
+            for rowid, score in keyword:
+                scores[rowid] = (1 - BLEND_WEIGHT) * ((score - low) / span if span > 0 else 1.0)
+        if semantic:
+            high, low = semantic[0][1], semantic[-1][1]
+            span = high - low
+
+            def scaled(cosine: float) -> float:
+                return min(1.0, max(0.0, (cosine - low) / span)) if span > 0 else 1.0
+
+            for rowid, cosine in semantic:
+                scores[rowid] = scores.get(rowid, 0.0) + BLEND_WEIGHT * scaled(cosine)
+            in_semantic = {rowid for rowid, _ in semantic}
+            for rowid, _ in keyword:
+                if rowid not in in_semantic:
+                    exact = cosine_of(rowid)
+                    if exact is not None:
+                        scores[rowid] += BLEND_WEIGHT * scaled(exact)
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))

@@ -1,0 +1,311 @@
+"""Markdown and MyST to sections of plain text, read with markdown-it-py.
+
+CommonMark with GFM tables, YAML front matter, and MyST's roles (``{class}`X` ``), targets,
+comments, block breaks and directive fences (```` ```{note} ````, ``:::{note}``). The parser
+decides what is markup; this module only walks its tokens and keeps the words: link and
+image text, code without its backticks, table cells, list items. Code blocks are kept
+exactly as written. markdown-it-py caps nesting and is linear in its input, which is what
+lets a crafted file not stall indexing (tests/connectors/test_local_crafted_input.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from textsearch.connectors.local._blocks import Block, MarkupSection, github_slug, strip_tags
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
+
+__all__ = ["available", "markdown_sections"]
+
+# MyST directives whose body is code (kept exactly) or is not text for a reader.
+_CODE_DIRECTIVES = frozenset(
+    {"code", "code-block", "sourcecode", "code-cell", "doctest", "testcode", "testoutput",
+     "ipython", "jupyter-execute", "math", "prompt", "console"}
+)  # fmt: skip
+_DROPPED_DIRECTIVES = frozenset(
+    {"toctree", "contents", "include", "literalinclude", "raw", "highlight", "currentmodule",
+     "image", "index", "tableofcontents", "bibliography"}
+)  # fmt: skip
+_ARGUMENT_NOT_TEXT = _CODE_DIRECTIVES | {"figure", "eval-rst", "only", "ifconfig"}
+_MAX_DIRECTIVE_DEPTH = 8
+
+
+def available() -> bool:
+    """Whether markdown-it-py and mdit-py-plugins are installed (the ``markup`` extra)."""
+    try:
+        _parser()
+    except ImportError:
+        return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.colon_fence import colon_fence_plugin
+    from mdit_py_plugins.front_matter import front_matter_plugin
+    from mdit_py_plugins.myst_blocks import myst_block_plugin
+    from mdit_py_plugins.myst_role import myst_role_plugin
+
+    # "commonmark" caps nesting at 20 levels: deeper quotes or lists stay text.
+    parser = (
+        MarkdownIt("commonmark")
+        .enable("table")
+        .enable("strikethrough")
+        .use(front_matter_plugin)
+        .use(myst_role_plugin)
+        .use(myst_block_plugin)
+        .use(colon_fence_plugin)
+    )
+    # Link targets are never shown: normalizing and checking them was ~20% of the parse.
+    parser.normalizeLink = _same  # type: ignore[method-assign]
+    parser.normalizeLinkText = _same  # type: ignore[method-assign,assignment]
+    parser.validateLink = _accepted  # type: ignore[method-assign]
+    # Inline content is parsed by the reader, and only where it holds markup (_inline_of);
+    # text_join only merges tokens the reader joins anyway.
+    parser.disable(["inline", "text_join"])
+    return parser
+
+
+def _same(url: str) -> str:
+    return url
+
+
+def _accepted(url: str) -> bool:
+    return True
+
+
+# The characters at which an inline rule can start (escape, code, emphasis, strikethrough,
+# link, image, autolink, raw HTML, entity, MyST role). Content without any is its own text.
+_INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&{]")
+_TRAILING_BLANKS = re.compile(r"[ \t]+\n")
+
+
+def _inline_of(token: Token, env: dict[str, Any]) -> str:
+    content = token.content
+    if _INLINE_MARKUP.search(content) is None:
+        # What the inline parser would make: soft and hard breaks as newlines.
+        return _TRAILING_BLANKS.sub("\n", content).rstrip()
+    children: list[Token] = []
+    parser = _parser()
+    parser.inline.parse(content, parser, env, children)
+    return inline_text(children)
+
+
+def role_text(content: str) -> str:
+    """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"."""
+    content = content.strip()
+    if content.endswith(">") and " <" in content:
+        return content[: content.rindex(" <")].strip()
+    if content.startswith(("~", "!")):
+        content = content[1:]
+        if "." in content and not content.endswith("."):
+            # Sphinx shows only the last name of ~a.b.c
+            return content.rsplit(".", 1)[1]
+    return content
+
+
+def inline_text(tokens: Sequence[Token]) -> str:
+    """The plain text of a run of inline tokens."""
+    out: list[str] = []
+    for token in tokens:
+        kind = token.type
+        if kind in ("text", "text_special", "code_inline") or kind.startswith("math"):
+            out.append(token.content)
+        elif kind == "softbreak" or kind == "hardbreak":
+            out.append("\n")
+        elif kind == "image":
+            out.append(inline_text(token.children or ()))  # its alt text
+        elif kind == "myst_role":
+            out.append(role_text(token.content))
+        # html_inline: one tag, comment or CDATA section; the text around it is text
+    return "".join(out)
+
+
+class _Reader:
+    """Walks markdown-it's tokens into sections; one per file (and per directive body)."""
+
+    def __init__(self, rst: Callable[[str, int], list[Block]] | None) -> None:
+        self.title: str | None = None
+        self.sections: list[MarkupSection] = []
+        self.blocks: list[Block] = []
+        self.heading: str | None = None
+        self.anchor: str | None = None
+        self.first = 1
+        self.used: dict[str, int] = {}
+        self.rst = rst
+        self.fresh = False  # the next block starts anew even where blocks are joined
+
+    def add(self, line: int, text: str, *, code: bool = False, join: bool = False) -> None:
+        if code:
+            if text.strip():
+                self.blocks.append(Block(line, text, True))
+            return
+        if not text.strip():
+            return
+        last = self.blocks[-1] if self.blocks else None
+        if join and last is not None and not last.code and not self.fresh:
+            last.text += "\n" + text
+        else:
+            self.blocks.append(Block(line, text))
+        self.fresh = False
+
+    def close_section(self) -> None:
+        self.sections.append((self.heading, self.anchor, self.first, self.blocks))
+        self.blocks = []
+
+    def read(self, source: str, offset: int, depth: int, *, sections: bool) -> None:
+        env: dict[str, Any] = {}
+        tokens = _parser().parse(source, env)
+        lists: list[list[Any]] = []  # per open list: [ordered?, next number, depth]
+        item_prefix: str | None = None  # set at an item's start, used by its first block
+        in_table: list[str] | None = None
+        table_rows: list[str] = []
+        table_line = 0
+        quote_depth = 0
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            kind = token.type
+            line = (token.map[0] if token.map else 0) + offset + 1
+            if kind == "heading_open":
+                text = _inline_of(tokens[i + 1], env).strip()
+                top = sections and token.level == 0 and not lists and not quote_depth
+                if top and text:
+                    self.close_section()
+                    self.heading, self.anchor = text, github_slug(text, self.used)
+                    self.first = (token.map[1] if token.map else 0) + offset + 1
+                    if self.title is None:
+                        self.title = text
+                else:
+                    self.add(line, text)
+                i += 3
+                continue
+            if kind == "inline":
+                text = _inline_of(token, env)
+                if in_table is not None:
+                    in_table.append(" ".join(text.split()))
+                elif lists:
+                    indent = "  " * (len(lists) - 1)
+                    if item_prefix is not None:
+                        text, item_prefix = item_prefix + text, None
+                    self.add(line, _indent(text, indent), join=True)
+                else:
+                    self.add(line, text)
+            elif kind == "bullet_list_open" or kind == "ordered_list_open":
+                start = int(token.attrs.get("start", 1) or 1) if kind[0] == "o" else 0
+                if not lists:
+                    self.fresh = True  # a list is a block of its own
+                lists.append([kind[0] == "o", start])
+            elif kind == "bullet_list_close" or kind == "ordered_list_close":
+                lists.pop()
+            elif kind == "list_item_open":
+                ordered, number = lists[-1]
+                item_prefix = f"{number}. " if ordered else "- "
+                lists[-1][1] = number + 1
+            elif kind == "blockquote_open":
+                quote_depth += 1
+            elif kind == "blockquote_close":
+                quote_depth -= 1
+            elif kind == "code_block" or kind == "fence" and not token.info.startswith("{"):
+                self.add(line, token.content.rstrip("\n"), code=True)
+                item_prefix = None
+            elif kind == "fence" or kind == "colon_fence":
+                self.directive(token, line, depth)
+                item_prefix = None
+            elif kind == "html_block":
+                self.add(line, strip_tags(token.content).strip("\n"))
+            elif kind == "front_matter":
+                if self.title is None and offset == 0:
+                    self.title = _front_matter_title(token.content)
+            elif kind == "table_open":
+                table_rows, table_line = [], line
+            elif kind == "tr_open":
+                in_table = []
+            elif kind == "tr_close" and in_table is not None:
+                row = "; ".join(cell for cell in in_table if cell)
+                if row and row[-1] not in ".!?:;":
+                    row += "."  # rows stay apart when a snippet joins the lines
+                if row:
+                    table_rows.append(row)
+                in_table = None
+            elif kind == "table_close":
+                self.add(table_line, "\n".join(table_rows))
+            i += 1
+
+    def directive(self, token: Token, line: int, depth: int) -> None:
+        info = token.info.strip()
+        name, _, argument = info.partition("}")
+        name = name.lstrip("{").strip().lower()
+        argument = argument.strip()
+        body, skipped = _directive_body(token.content)
+        body_line = line + 1 + skipped
+        short = name.rpartition(":")[2]  # a domain's directive (py:function) by its name
+        if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
+            return
+        if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
+            self.add(line, argument)
+        if name in _CODE_DIRECTIVES or "example" in name:
+            self.add(body_line, body.rstrip("\n"), code=True)
+        elif name == "eval-rst" and self.rst is not None:
+            self.blocks.extend(self.rst(body, body_line - 1))
+        elif depth >= _MAX_DIRECTIVE_DEPTH:
+            self.add(body_line, body)
+        else:
+            self.read(body, body_line - 1, depth + 1, sections=False)
+
+
+def _indent(text: str, indent: str) -> str:
+    if not indent:
+        return text
+    return "\n".join(indent + part for part in text.split("\n"))
+
+
+def _directive_body(content: str) -> tuple[str, int]:
+    """A MyST directive's body without its options (``:key: value`` lines or a ``---`` block).
+
+    Returns the body and how many lines were taken off its top.
+    """
+    lines = content.split("\n")
+    skipped = 0
+    if lines and lines[0].strip() == "---":
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), None)
+        if end is not None:
+            skipped = end + 1
+    else:
+        while skipped < len(lines) and lines[skipped].startswith(":"):
+            skipped += 1
+    if skipped and skipped < len(lines) and not lines[skipped].strip():
+        skipped += 1
+    return "\n".join(lines[skipped:]), skipped
+
+
+def _front_matter_title(content: str) -> str | None:
+    for raw in content.split("\n"):
+        if raw.startswith("title:"):
+            return raw[6:].strip().strip("'\"") or None
+    return None
+
+
+def markdown_sections(
+    raw: str, rst: Callable[[str, int], list[Block]] | None = None
+) -> tuple[str | None, list[MarkupSection]]:
+    """``(title, sections)`` of a Markdown or MyST document.
+
+    Sections start at each top-level heading; the title is the front matter's ``title:``,
+    else the first heading. ``rst`` reads a MyST ``{eval-rst}`` body (``(text, line offset)``
+    to blocks), when reStructuredText can be read.
+
+    Raises:
+        ImportError: markdown-it-py or mdit-py-plugins is not installed.
+    """
+    reader = _Reader(rst)
+    reader.read(raw, 0, 0, sections=True)
+    reader.close_section()
+    return reader.title, reader.sections

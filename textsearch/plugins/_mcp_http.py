@@ -1,0 +1,304 @@
+"""The plugin's MCP server over Streamable HTTP (stateless), on the official ``mcp`` package.
+
+One endpoint, ``/mcp``, served by uvicorn (installed with ``mcp``). In front of the ``mcp``
+transport, a small ASGI guard:
+
+* **Origin**: a browser sends ``Origin`` on cross-origin requests; the MCP specification asks
+  servers to check it (DNS rebinding). A request without ``Origin`` (every non-browser
+  client) passes; with one, it passes only when it is a loopback origin and the server is
+  bound to loopback, or when it is the server's own origin (scheme, host and port of the
+  request's ``Host``). Anything else is ``403``.
+* **Bearer token**: when a token is set, ``Authorization: Bearer <token>`` must carry it
+  (compared in constant time), else ``401`` with ``WWW-Authenticate: Bearer``. The token is
+  never logged nor echoed.
+* **Bounds**: request bodies above ``max_body_bytes`` are ``413`` (checked by the ``mcp``
+  transport before parsing); more than ``max_concurrency`` requests in flight are ``503``.
+
+Stateless means no session is kept between requests: any replica behind a load balancer
+can answer any request.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from textsearch.plugins._plugin import SearchPlugin
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_CONCURRENCY",
+    "MCP_PATH",
+    "build_http_app",
+    "is_loopback",
+    "serve_http",
+]
+
+#: The one path of the endpoint.
+MCP_PATH = "/mcp"
+#: Largest request body accepted (a tool call is a few hundred bytes).
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+#: Requests handled at once; more are answered 503 at once.
+DEFAULT_MAX_CONCURRENCY = 32
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address, IPv6 with or without brackets) is loopback."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def _reply(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]]) -> None:
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Guard:
+    """Origin, token and concurrency checks in front of the ``mcp`` transport."""
+
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, loopback: bool, max_concurrency: int
+    ) -> None:
+        self._app = app
+        self._token = token.encode() if token else None
+        self._loopback = loopback
+        self._max = max_concurrency
+        self._busy = 0
+
+    def _origin_ok(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return True
+        try:
+            parts = urlsplit(origin)
+            host = parts.hostname
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not host:
+            return False
+        if self._loopback and is_loopback(host):
+            return True
+        # The server's own origin (a page it served, or a proxy in front of it).
+        return parts.netloc.lower() == (_header(scope, b"host") or "").lower()
+
+    def _token_ok(self, scope: Scope) -> bool:
+        if self._token is None:
+            return True
+        given = _header(scope, b"authorization") or ""
+        scheme, _, value = given.partition(" ")
+        # compare_digest on bytes of any length: no timing hint of the token's prefix.
+        return scheme.lower() == "bearer" and hmac.compare_digest(
+            value.strip().encode("latin-1", "replace"), self._token
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan
+            await self._app(scope, receive, send)
+            return
+        if scope.get("path") not in (MCP_PATH, MCP_PATH + "/"):
+            await _reply(send, 404, f"Not found: the MCP endpoint is {MCP_PATH}", [])
+            return
+        if not self._origin_ok(scope):
+            await _reply(send, 403, "Forbidden: this Origin may not use the MCP server", [])
+            return
+        if not self._token_ok(scope):
+            await _reply(
+                send,
+                401,
+                "Unauthorized: send Authorization: Bearer <token>",
+                [(b"www-authenticate", b'Bearer realm="textsearch-mcp"')],
+            )
+            return
+        if self._busy >= self._max:
+            await _reply(send, 503, "Busy: too many requests at once, retry shortly", [
+                (b"retry-after", b"1")
+            ])
+            return
+        self._busy += 1
+        try:
+            if scope.get("path") != MCP_PATH:
+                scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
+            await self._app(scope, receive, send)
+        finally:
+            self._busy -= 1
+
+
+def build_http_app(
+    plugin: SearchPlugin,
+    *,
+    host: str,
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> ASGIApp:
+    """The ASGI application serving ``plugin`` at ``/mcp``, guarded as the module says.
+
+    Raises:
+        ImportError: ``mcp`` (2.x) is not installed.
+        ConfigurationError: No token while ``host`` is not loopback, or a bound below 1.
+    """
+    from textsearch.errors import ConfigurationError
+    from textsearch.plugins._mcp import build_server
+
+    loopback = is_loopback(host)
+    if not token and not loopback:
+        raise ConfigurationError(
+            f"serving MCP on {host} (not loopback) needs a bearer token: pass --token or set "
+            "TEXTSEARCH_MCP_TOKEN"
+        )
+    if max_body_bytes < 1 or max_concurrency < 1:
+        raise ConfigurationError("max_body_bytes and max_concurrency must be at least 1")
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    server = build_server(plugin)
+    # Host checking (DNS rebinding) where the server is reachable only as loopback; on
+    # other binds the Host is whatever the proxy or the network calls it, and the token
+    # guards the door. Origin is checked by the guard either way.
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=loopback,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
+        allowed_origins=[],
+    )
+    inner = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        json_response=True,
+        stateless_http=True,
+        max_request_body_size=max_body_bytes,
+        transport_security=security,
+        host=host,
+    )
+    # The guard has checked Origin; the transport's own check would refuse every Origin
+    # left in its empty allow-list, so it sees none.
+    strip = _StripOrigin(inner) if loopback else inner
+    return _Guard(strip, token=token, loopback=loopback, max_concurrency=max_concurrency)
+
+
+class _StripOrigin:
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = [(k, v) for k, v in scope.get("headers", ()) if k.lower() != b"origin"]
+            scope = {**scope, "headers": headers}
+        await self._app(scope, receive, send)
+
+
+def _server_class() -> type[Any]:
+    import contextlib
+    import signal
+    import threading
+    from collections.abc import Iterator
+
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, whose SIGINT/SIGTERM stop it gracefully and then return.
+
+        uvicorn raises the signal again once stopped, which kills the process before the
+        search is closed (SIGTERM) or prints a traceback (SIGINT); the command line ends
+        with its own exit code instead.
+        """
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+
+            def stop(sig: int, frame: Any) -> None:
+                if self.should_exit and sig == signal.SIGINT:
+                    self.force_exit = True  # a second Ctrl-C: do not wait for requests
+                self.should_exit = True
+
+            wanted = (signal.SIGINT, signal.SIGTERM)
+            originals = {sig: signal.signal(sig, stop) for sig in wanted}
+            try:
+                yield
+            finally:
+                for sig, handler in originals.items():
+                    signal.signal(sig, handler)
+
+    return Server
+
+
+def serve_http(
+    plugin: SearchPlugin,
+    host: str,
+    port: int,
+    *,
+    token: str | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+) -> None:
+    """Serve the plugin over Streamable HTTP at ``http://host:port/mcp`` until SIGINT/SIGTERM.
+
+    On either signal the server stops accepting connections, lets the requests in flight
+    finish (up to 10 seconds) and returns.
+
+    Raises:
+        ImportError: ``mcp`` (2.x) is not installed.
+        ConfigurationError: No token while ``host`` is not loopback, or a bound below 1.
+        OSError: The address cannot be bound.
+    """
+    app = build_http_app(
+        plugin,
+        host=host,
+        token=token,
+        max_body_bytes=max_body_bytes,
+        max_concurrency=max_concurrency,
+    )
+    import uvicorn
+
+    _Server = _server_class()
+    config = uvicorn.Config(
+        app,
+        host=host.strip("[]"),
+        port=port,
+        lifespan="on",
+        access_log=False,  # request lines are not needed, and nothing about callers is kept
+        log_level="warning",
+        limit_concurrency=max_concurrency * 2 + 8,  # connections, a backstop behind the guard
+        timeout_graceful_shutdown=10,
+        server_header=False,
+    )
+    server = _Server(config)
+    server.run()
+    if not server.started:
+        raise OSError(f"could not serve MCP on {host}:{port}")

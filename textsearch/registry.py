@@ -1,0 +1,610 @@
+"""One registry of providers: name → how to build it, its extra, its filter options, its models.
+
+The command line (``textsearch search --provider NAME``, ``textsearch mcp --provider NAME``)
+and the lazy exports of :mod:`textsearch` and :mod:`textsearch.connectors` read this
+registry; nothing else keeps a list of providers. A built-in provider is one
+:class:`ProviderSpec` in ``BUILTIN_PROVIDERS`` below; adding one is adding an entry (plus,
+for static type checkers only, its names in the ``TYPE_CHECKING`` imports and ``__all__``
+of :mod:`textsearch` and :mod:`textsearch.connectors`, which tests keep equal to the registry).
+
+Third-party connectors join in two ways:
+
+- at run time, ``register(ProviderSpec(...))``;
+- installed, through the ``textsearch.connectors`` entry-point group (the way ``llm`` finds
+  its plugins). In ``pyproject.toml``::
+
+      [project.entry-points."textsearch.connectors"]
+      acme = "acme_textsearch:PROVIDER"   # a ProviderSpec, or a class with from_env()
+
+  Entry points are read lazily: only when a name is neither built in nor registered, and
+  only the entry point of that name is loaded. A plugin that fails to load gives a
+  :class:`~textsearch.ConfigurationError` naming it; the built-in providers never load a
+  plugin, so a broken one cannot break them.
+
+Nothing here imports a connector: a spec names its class as ``"module:Class"`` and the
+module is imported only when the provider is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from textsearch.errors import ConfigurationError
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "PORTABLE_FILTER_FIELDS",
+    "ProviderSpec",
+    "find_provider",
+    "get_provider",
+    "lazy_exports",
+    "providers",
+    "register",
+    "unregister",
+]
+
+#: The entry-point group third-party connectors register under.
+ENTRY_POINT_GROUP = "textsearch.connectors"
+
+#: The portable web filter fields, in the order of DESIGN §10.3: every web connector
+#: translates them to its provider's own parameters.
+PORTABLE_FILTER_FIELDS: tuple[str, ...] = (
+    "site",
+    "exclude_site",
+    "freshness",
+    "language",
+    "country",
+    "safe_search",
+)
+
+
+class ProviderSpec:
+    """How to build one provider, and what the tools around it need to know about it.
+
+    Args:
+        name: The provider's name (``--provider NAME``): lower case letters, digits, ``-``
+            and ``_``.
+        connector: The connector class as ``"module:Class"`` (imported only when used), or
+            the class itself.
+        native_model: The class of its native results as ``"module:Class"``, if any.
+        from_env: Builds the provider from the environment alone (keys, endpoints). Default:
+            the class's own ``from_env()`` when it has one, else the class called without
+            arguments (connectors read their key from the environment).
+        extra: The extra that installs its optional dependencies (``pip install
+            "textsearch-sdk[EXTRA]"``), named when an import fails.
+        cli_options: Command-line option → the filter field it sets for this provider
+            (``{"market": "mkt"}``: ``--market en-US`` is ``equal_to("mkt", "en-US")``).
+            ``--site`` is portable and not listed here.
+        secret_variables: Environment variables that may hold a secret, masked in
+            ``--verbose`` logs.
+        description: One line for help texts.
+
+    Raises:
+        ConfigurationError: A malformed name or connector reference.
+    """
+
+    # A plain class, not a dataclass: ``import textsearch`` reads this module, and the
+    # dataclasses module costs more to import than everything else it needs.
+    __slots__ = (
+        "cli_options",
+        "connector",
+        "description",
+        "extra",
+        "from_env",
+        "name",
+        "native_model",
+        "secret_variables",
+    )
+
+    name: str
+    connector: str | type[Any]
+    native_model: str | None
+    from_env: Callable[[], Any] | None
+    extra: str | None
+    cli_options: Mapping[str, str]
+    secret_variables: tuple[str, ...]
+    description: str
+
+    def __init__(
+        self,
+        name: str,
+        connector: str | type[Any],
+        native_model: str | None = None,
+        from_env: Callable[[], Any] | None = None,
+        extra: str | None = None,
+        cli_options: Mapping[str, str] | None = None,
+        secret_variables: Sequence[str] = (),
+        description: str = "",
+    ) -> None:
+        if (
+            not isinstance(name, str)
+            or not name
+            or not name[0].isalpha()
+            or not all(c.isascii() and (c.isalnum() or c in "-_") for c in name)
+            or name != name.lower()
+        ):
+            raise ConfigurationError(
+                f"provider name {name!r} must be lower-case letters, digits, '-' or '_', "
+                "starting with a letter"
+            )
+        for label, reference in (("connector", connector), ("native_model", native_model)):
+            if isinstance(reference, str) and (
+                reference.count(":") != 1 or not all(reference.split(":"))
+            ):
+                raise ConfigurationError(
+                    f"provider {name!r}: {label} must be 'module:Name', got {reference!r}"
+                )
+        if not isinstance(connector, (str, type)):
+            raise ConfigurationError(
+                f"provider {name!r}: connector must be a class or 'module:Class'"
+            )
+        if from_env is not None and not callable(from_env):
+            raise ConfigurationError(f"provider {name!r}: from_env must be callable")
+        values = {
+            "name": name,
+            "connector": connector,
+            "native_model": native_model,
+            "from_env": from_env,
+            "extra": extra,
+            # Frozen values: a spec can be shared and compared safely.
+            "cli_options": MappingProxyType(dict(cli_options or {})),
+            "secret_variables": tuple(secret_variables),
+            "description": description,
+        }
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key: str, value: object) -> None:
+        raise AttributeError(f"ProviderSpec is frozen: cannot set {key!r}")
+
+    def _key(self) -> tuple[Any, ...]:
+        return (
+            self.name,
+            self.connector,
+            self.native_model,
+            self.from_env,
+            self.extra,
+            tuple(sorted(self.cli_options.items())),
+            self.secret_variables,
+            self.description,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProviderSpec):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"ProviderSpec(name={self.name!r}, connector={self.connector!r})"
+
+    # -- names, for the lazy exports ----------------------------------------------------
+
+    @property
+    def module(self) -> str:
+        """The module that defines the connector class."""
+        if isinstance(self.connector, str):
+            return self.connector.partition(":")[0]
+        return self.connector.__module__
+
+    @property
+    def class_name(self) -> str:
+        """The connector class's name."""
+        if isinstance(self.connector, str):
+            return self.connector.partition(":")[2]
+        return self.connector.__name__
+
+    def exports(self) -> dict[str, str]:
+        """Public name → module, for the connector class and its native model."""
+        found = {self.class_name: self.module}
+        if self.native_model is not None:
+            module, _, name = self.native_model.partition(":")
+            found[name] = module
+        return found
+
+    # -- loading ------------------------------------------------------------------------
+
+    def load(self) -> type[Any]:
+        """The connector class (imports its module).
+
+        Raises:
+            ConfigurationError: Its module or an optional dependency is missing (the
+                message names the extra to install).
+        """
+        if not isinstance(self.connector, str):
+            return self.connector
+        missing = None
+        try:
+            module = importlib.import_module(self.module)
+        except ImportError as exc:
+            missing = self._missing(exc)
+        if missing is not None:
+            raise missing  # outside the except block: no chained ImportError
+        value = getattr(module, self.class_name, None)
+        if not isinstance(value, type):
+            raise ConfigurationError(
+                f"provider {self.name!r}: {self.connector!r} does not name a class"
+            )
+        return value
+
+    @property
+    def filter_fields(self) -> frozenset[str] | None:
+        """The filter fields the connector accepts (its ``supported_filter_fields``).
+
+        ``None``: it does not declare them (checked per request). Read from the class, so
+        the registry and the connector cannot disagree; imports the connector's module.
+
+        Raises:
+            ConfigurationError: The connector cannot be imported.
+        """
+        declared = getattr(self.load(), "supported_filter_fields", None)
+        return frozenset(declared) if isinstance(declared, (set, frozenset)) else None
+
+    def create(self) -> Any:
+        """Build the provider from the environment.
+
+        Raises:
+            ConfigurationError: A setting is missing (the message names the variable), or
+                an optional dependency is not installed (it names the extra).
+        """
+        missing = None
+        try:
+            if self.from_env is not None:
+                return self.from_env()
+            cls = self.load()
+            factory = getattr(cls, "from_env", None)
+            return factory() if callable(factory) else cls()
+        except ImportError as exc:
+            missing = self._missing(exc)
+        raise missing  # outside the except block: no chained ImportError
+
+    def _missing(self, exc: ImportError) -> ConfigurationError:
+        hint = (
+            f'; install it with: pip install "textsearch-sdk[{self.extra}]"' if self.extra else ""
+        )
+        return ConfigurationError(f"provider {self.name!r} cannot be loaded: {exc}{hint}")
+
+
+# -- the built-in providers ---------------------------------------------------------------
+
+
+def _local() -> Any:
+    from textsearch.connectors.local import LocalTextSearch
+
+    return LocalTextSearch()
+
+
+def _azure() -> Any:
+    # Name every missing variable in one line, before the SDK is imported.
+    names = ("AZURE_SEARCH_ENDPOINT", "AZURE_SEARCH_INDEX", "AZURE_SEARCH_API_KEY")
+    missing = [name for name in names if not os.environ.get(name)]
+    if missing:
+        raise ConfigurationError(
+            "the azure provider needs the environment variables "
+            + ", ".join(names)
+            + "; missing: "
+            + ", ".join(missing)
+        )
+    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch
+
+    return AzureAISearchTextSearch()
+
+
+def _bing() -> Any:
+    from textsearch.connectors.web.bing import DEFAULT_ENDPOINT, BingTextSearch
+
+    return BingTextSearch(
+        # The public v7 API is retired; a compatible gateway can be set from the environment.
+        endpoint=os.environ.get("BING_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
+        auth_header=os.environ.get("BING_SEARCH_AUTH_HEADER") or "Ocp-Apim-Subscription-Key",
+    )
+
+
+def _bocha() -> Any:
+    from textsearch.connectors.web.bocha import DEFAULT_BASE_URL, BochaTextSearch
+
+    return BochaTextSearch(base_url=os.environ.get("BOCHA_BASE_URL") or DEFAULT_BASE_URL)
+
+
+def _brave() -> Any:
+    from textsearch.connectors.web.brave import DEFAULT_ENDPOINT, BraveTextSearch
+
+    return BraveTextSearch(endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT)
+
+
+def _tavily() -> Any:
+    from textsearch.connectors.web.tavily import DEFAULT_BASE_URL, TavilyTextSearch
+
+    return TavilyTextSearch(base_url=os.environ.get("TAVILY_BASE_URL") or DEFAULT_BASE_URL)
+
+
+def _exa() -> Any:
+    from textsearch.connectors.web.exa import DEFAULT_BASE_URL, ExaTextSearch
+
+    return ExaTextSearch(base_url=os.environ.get("EXA_BASE_URL") or DEFAULT_BASE_URL)
+
+
+def _postgres() -> Any:
+    # The DSN comes from TEXTSEARCH_POSTGRES_DSN (or libpq's PG* variables), never a flag:
+    # a password on the command line would show in the process list and shell history.
+    from textsearch.connectors.postgres import PostgresTextSearch
+
+    table = os.environ.get("TEXTSEARCH_POSTGRES_TABLE") or "textsearch_documents"
+    return PostgresTextSearch(table=table)
+
+
+def _embedder_from_env() -> Any:
+    spec = os.environ.get("TEXTSEARCH_EMBEDDER", "").strip()
+    if not spec:
+        return None
+    from textsearch.embeddings import from_spec
+
+    return from_spec(spec)
+
+
+def _vector_store(class_path: str, location_variable: str, what: str) -> Callable[[], Any]:
+    """A vector store from the environment: where it is, the collection, the embedder."""
+
+    def build() -> Any:
+        location = os.environ.get(location_variable, "").strip()
+        if not location:
+            raise ConfigurationError(
+                f"set {location_variable} to {what}, TEXTSEARCH_COLLECTION to the collection "
+                "(default: textsearch) and TEXTSEARCH_EMBEDDER to the embedder (e.g. minilm)"
+            )
+        module, _, name = class_path.partition(":")
+        connector = getattr(importlib.import_module(module), name)
+        collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
+        return connector(location, collection, embedder=_embedder_from_env())
+
+    return build
+
+
+_VECTORS = "textsearch.connectors.vectors"
+_WEB = "textsearch.connectors.web"
+_FRESHNESS = {"freshness": "freshness"}
+
+#: The providers that ship with textsearch, in the order help texts list them.
+BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
+    ProviderSpec(
+        "local",
+        "textsearch.connectors.local:LocalTextSearch",
+        native_model="textsearch.connectors.local:LocalDocument",
+        from_env=_local,
+        description="the embedded index (no key, no network)",
+    ),
+    ProviderSpec(
+        "azure",
+        "textsearch.connectors.azure_ai_search:AzureAISearchTextSearch",
+        native_model="textsearch.connectors.azure_ai_search:AzureSearchDocument",
+        from_env=_azure,
+        extra="azure",
+        secret_variables=("AZURE_SEARCH_API_KEY",),
+        description="Azure AI Search",
+    ),
+    ProviderSpec(
+        "bing",
+        f"{_WEB}.bing:BingTextSearch",
+        native_model=f"{_WEB}.bing:BingWebPage",
+        from_env=_bing,
+        cli_options={"freshness": "freshness", "market": "mkt"},
+        secret_variables=("BING_SEARCH_API_KEY",),
+        description="Bing Web Search API (or a compatible gateway)",
+    ),
+    ProviderSpec(
+        "bocha",
+        f"{_WEB}.bocha:BochaTextSearch",
+        native_model=f"{_WEB}.bocha:BochaWebPage",
+        from_env=_bocha,
+        cli_options=_FRESHNESS,
+        secret_variables=("BOCHA_API_KEY",),
+        description="Bocha web search",
+    ),
+    ProviderSpec(
+        "brave",
+        f"{_WEB}.brave:BraveTextSearch",
+        native_model=f"{_WEB}.brave:BraveWebResult",
+        from_env=_brave,
+        cli_options=_FRESHNESS,
+        secret_variables=("BRAVE_SEARCH_API_KEY",),
+        description="Brave Search API",
+    ),
+    ProviderSpec(
+        "tavily",
+        f"{_WEB}.tavily:TavilyTextSearch",
+        native_model=f"{_WEB}.tavily:TavilyResult",
+        from_env=_tavily,
+        cli_options=_FRESHNESS,
+        secret_variables=("TAVILY_API_KEY",),
+        description="Tavily search",
+    ),
+    ProviderSpec(
+        "exa",
+        f"{_WEB}.exa:ExaTextSearch",
+        native_model=f"{_WEB}.exa:ExaResult",
+        from_env=_exa,
+        cli_options=_FRESHNESS,
+        secret_variables=("EXA_API_KEY",),
+        description="Exa search",
+    ),
+    ProviderSpec(
+        "searxng",
+        f"{_WEB}.searxng:SearxngTextSearch",
+        native_model=f"{_WEB}.searxng:SearxngResult",
+        cli_options=_FRESHNESS,
+        description="a SearXNG instance (SEARXNG_URL)",
+    ),
+    ProviderSpec(
+        "postgres",
+        "textsearch.connectors.postgres:PostgresTextSearch",
+        native_model="textsearch.connectors.postgres:PostgresDocument",
+        from_env=_postgres,
+        extra="postgres",
+        description="PostgreSQL full-text search (TEXTSEARCH_POSTGRES_DSN)",
+    ),
+    ProviderSpec(
+        "chroma",
+        f"{_VECTORS}.chroma:ChromaTextSearch",
+        native_model=f"{_VECTORS}.chroma:ChromaDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.chroma:ChromaTextSearch",
+            "TEXTSEARCH_CHROMA",
+            "a folder, ':memory:' or the server's http(s):// URL",
+        ),
+        extra="chroma",
+        description="a Chroma collection (TEXTSEARCH_CHROMA, TEXTSEARCH_COLLECTION)",
+    ),
+    ProviderSpec(
+        "qdrant",
+        f"{_VECTORS}.qdrant:QdrantTextSearch",
+        native_model=f"{_VECTORS}.qdrant:QdrantDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.qdrant:QdrantTextSearch",
+            "TEXTSEARCH_QDRANT",
+            "a folder, ':memory:' or the server's URL",
+        ),
+        extra="qdrant",
+        secret_variables=("QDRANT_API_KEY",),
+        description="a Qdrant collection (TEXTSEARCH_QDRANT, TEXTSEARCH_COLLECTION)",
+    ),
+    ProviderSpec(
+        "milvus",
+        f"{_VECTORS}.milvus:MilvusTextSearch",
+        native_model=f"{_VECTORS}.milvus:MilvusDocument",
+        from_env=_vector_store(
+            f"{_VECTORS}.milvus:MilvusTextSearch",
+            "TEXTSEARCH_MILVUS",
+            "a Milvus Lite file (*.db) or the server's URI",
+        ),
+        extra="milvus",
+        secret_variables=("MILVUS_TOKEN",),
+        description="a Milvus collection (TEXTSEARCH_MILVUS, TEXTSEARCH_COLLECTION)",
+    ),
+)
+
+# -- the registry -------------------------------------------------------------------------
+
+_lock = threading.Lock()
+_registered: dict[str, ProviderSpec] = {spec.name: spec for spec in BUILTIN_PROVIDERS}
+_BUILTIN_NAMES = frozenset(_registered)
+
+
+def register(spec: ProviderSpec, *, replace: bool = False) -> ProviderSpec:
+    """Add a provider to the registry (the CLI and the MCP server can then name it).
+
+    Args:
+        spec: The provider.
+        replace: Replace a provider of the same name (a built-in one included).
+
+    Returns:
+        ``spec``.
+
+    Raises:
+        ConfigurationError: ``spec`` is not a :class:`ProviderSpec`, or its name is taken
+            and ``replace`` is false.
+    """
+    if not isinstance(spec, ProviderSpec):
+        raise ConfigurationError(f"register() takes a ProviderSpec, got {type(spec).__name__}")
+    with _lock:
+        if spec.name in _registered and not replace:
+            raise ConfigurationError(
+                f"a provider named {spec.name!r} is already registered (pass replace=True)"
+            )
+        _registered[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a provider registered with :func:`register` (no error when absent).
+
+    A built-in provider that was replaced comes back; a built-in one cannot be removed.
+    """
+    with _lock:
+        if name in _BUILTIN_NAMES:
+            _registered[name] = next(s for s in BUILTIN_PROVIDERS if s.name == name)
+        else:
+            _registered.pop(name, None)
+
+
+def providers() -> tuple[ProviderSpec, ...]:
+    """The built-in and registered providers (installed plugins are not loaded here)."""
+    with _lock:
+        return tuple(_registered.values())
+
+
+def get_provider(name: str) -> ProviderSpec:
+    """The provider of this name: built in, registered, or from an installed plugin.
+
+    Raises:
+        ConfigurationError: No provider has this name (the message lists the known ones),
+            or the plugin of this name fails to load (the message names it).
+    """
+    spec = find_provider(name)
+    if spec is None:
+        known = ", ".join(s.name for s in providers())
+        raise ConfigurationError(f"unknown provider {name!r} (known: {known})")
+    return spec
+
+
+def find_provider(name: str) -> ProviderSpec | None:
+    """Like :func:`get_provider`, but ``None`` when no provider has this name.
+
+    Raises:
+        ConfigurationError: The plugin of this name fails to load (the message names it).
+    """
+    with _lock:
+        found = _registered.get(name)
+    if found is not None or not isinstance(name, str):
+        return found
+    spec = _from_entry_point(name)
+    if spec is None:
+        return None
+    with _lock:
+        return _registered.setdefault(name, spec)
+
+
+def _from_entry_point(name: str) -> ProviderSpec | None:
+    from importlib.metadata import entry_points
+
+    matches = list(entry_points(group=ENTRY_POINT_GROUP, name=name))
+    if not matches:
+        return None
+    point = matches[0]
+    where = f"plugin provider {name!r} (entry point {point.value!r} in group {ENTRY_POINT_GROUP!r})"
+    failure = None
+    try:
+        loaded = point.load()
+    except Exception as exc:  # any failure of third-party code: named, never a traceback
+        failure = f"{where} failed to load: {type(exc).__name__}: {exc}"
+    if failure is not None:
+        # Raised outside the except block: the plugin's exception is not kept as __context__.
+        raise ConfigurationError(failure)
+    if isinstance(loaded, ProviderSpec):
+        if loaded.name != name:
+            raise _plugin_error(f"{where} gives a ProviderSpec named {loaded.name!r}")
+        return loaded
+    if isinstance(loaded, type) and callable(getattr(loaded, "from_env", None)):
+        return ProviderSpec(name, loaded)
+    raise _plugin_error(
+        f"{where} must point at a ProviderSpec or a connector class with from_env(), "
+        f"got {type(loaded).__name__}"
+    )
+
+
+def _plugin_error(message: str) -> ConfigurationError:
+    return ConfigurationError(message)
+
+
+def lazy_exports(specs: Iterable[ProviderSpec] = BUILTIN_PROVIDERS) -> dict[str, str]:
+    """Public name → defining module, for the connector classes and native models."""
+    table: dict[str, str] = {}
+    for spec in specs:
+        table.update(spec.exports())
+    return table
