@@ -74,6 +74,7 @@ from textsearch._http._guards import (
     UnsupportedEncoding,
     within,
 )
+from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import register_secret, scrub, scrub_exception
 from textsearch._http._transports._httpx import (
     DEFAULT_LIMITS,
@@ -186,8 +187,7 @@ class HttpEngine(ExchangeMixin):
         self._async_client: httpx.AsyncClient | None = None
         self._sync_client: httpx.Client | None = None
         self._owns_async = True
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._async_closer: LoopCloser | None = None  # closes the owned one in its loop
         self._owns_sync = True
         self._sync_armed = True
         self._lock = threading.Lock()
@@ -239,13 +239,15 @@ class HttpEngine(ExchangeMixin):
         client = self._async_client
         if not self._owns_async and client is not None:
             return client
-        loop = asyncio.get_running_loop()
-        if client is not None and not client.is_closed and self._async_loop is not loop:
-            self._release_async(client)
+        closer = self._async_closer
+        if closer is not None and closer.loop is not asyncio.get_running_loop():
+            self._release_async()
             client = None
         if client is None or client.is_closed:
-            self._async_loop = loop
             client = make_async_client(self.timeout, self._verify)
+            # Closed in this loop by aclose(), or as the loop ends if nobody calls it: its
+            # connections cannot be closed once the loop is gone (see _loop).
+            self._async_closer = LoopCloser(client.aclose)
             self._async_client = client
         return client
 
@@ -260,19 +262,18 @@ class HttpEngine(ExchangeMixin):
                     self._sync_client = client
         return client
 
-    def _release_async(self, client: httpx.AsyncClient) -> None:
-        """Close an owned async client from outside its event loop, as far as possible."""
+    def _drop_async(self) -> LoopCloser | None:
+        """Forget the owned async client (and its transport); return what closes it."""
         self._async_client = None
         self._httpx_async = None  # its transport must not keep the client alive either
-        loop, self._async_loop = self._async_loop, None
-        if loop is None or loop.is_closed():
-            return  # its loop is gone and its sockets with it; nothing can be awaited there
-        if loop.is_running():
-            task = loop.create_task(client.aclose())
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-        else:
-            loop.run_until_complete(client.aclose())
+        closer, self._async_closer = self._async_closer, None
+        return closer
+
+    def _release_async(self) -> None:
+        """Close the owned async client from outside its event loop, as far as possible."""
+        closer = self._drop_async()
+        if closer is not None:
+            closer.release()
 
     def close(self) -> None:
         """Close the clients this engine created (never an injected one).
@@ -284,9 +285,8 @@ class HttpEngine(ExchangeMixin):
             self._sync_client = None
             self._httpx_sync = None
             client.close()
-        aclient = self._async_client
-        if aclient is not None and self._owns_async and not aclient.is_closed:
-            self._release_async(aclient)
+        if self._owns_async:
+            self._release_async()
         if self._fast is not None:
             self._fast.close()
         if self._blocking is not None:
@@ -294,15 +294,9 @@ class HttpEngine(ExchangeMixin):
 
     async def aclose(self) -> None:
         """Close every client this engine created (never an injected one)."""
-        client = self._async_client
-        if client is not None and self._owns_async:
-            if self._async_loop is not asyncio.get_running_loop():
-                self._release_async(client)  # it belongs to another (maybe closed) loop
-            else:
-                self._async_client = None
-                self._httpx_async = None
-                self._async_loop = None
-                await client.aclose()
+        closer = self._drop_async() if self._owns_async else None
+        if closer is not None:
+            await closer.aclose()
         if self._fast is not None:
             await self._fast.aclose()
         self.close()

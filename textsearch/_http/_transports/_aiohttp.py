@@ -20,6 +20,7 @@ import httpx
 from multidict import CIMultiDict
 
 from textsearch._http._guards import ACCEPT_ENCODING, REDIRECT_STATUSES, BodyReader
+from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
 from textsearch._http._transports.base import Answer, StatusSink
@@ -91,8 +92,7 @@ class AiohttpTransport:
         self._verify = verify
         self._ssl: ssl.SSLContext | bool | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._closer: LoopCloser | None = None  # closes the session in its loop (see _loop)
         self._proxies: dict[str, str | None] = {}
         self._headers: dict[int, tuple[Mapping[str, str], CIMultiDict[str]]] = {}
 
@@ -127,12 +127,11 @@ class AiohttpTransport:
         return merged
 
     def session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        session = self._session
-        if session is not None and not session.closed and self._loop is loop:
-            return session
-        if session is not None:
-            self._release()
+        session, closer = self._session, self._closer
+        if session is not None and closer is not None:
+            if closer.loop is asyncio.get_running_loop() and not session.closed:
+                return session
+            self.close()
         if self._ssl is None:
             self._ssl = default_ssl_context() if self._verify is True else self._verify
         connector = aiohttp.TCPConnector(limit=POOL_SIZE, ssl=self._ssl)
@@ -149,7 +148,7 @@ class AiohttpTransport:
             # aiohttp silently resends an idempotent request once when a connection drops;
             # the engine's own retries (max_retries=, logged, counted) decide that here.
             session._retry_connection = False
-        self._loop = loop
+        self._closer = LoopCloser(session.close)
         return session
 
     async def exchange(
@@ -202,25 +201,14 @@ class AiohttpTransport:
         except asyncio.TimeoutError as exc:  # aiohttp's own per-phase timeouts
             raise _as_httpx_error(exc) from None
 
-    def _release(self) -> None:
-        session, loop = self._session, self._loop
-        self._session = self._loop = None
-        if session is None or session.closed or loop is None or loop.is_closed():
-            return
-        if loop.is_running():
-            task = loop.create_task(session.close())
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-        else:
-            loop.run_until_complete(session.close())
-
     async def aclose(self) -> None:
-        session = self._session
-        if session is not None and self._loop is asyncio.get_running_loop():
-            self._session = self._loop = None
-            await session.close()
-        else:
-            self._release()
+        closer = self._closer
+        self._session = self._closer = None
+        if closer is not None:
+            await closer.aclose()
 
     def close(self) -> None:
-        self._release()
+        closer = self._closer
+        self._session = self._closer = None
+        if closer is not None:
+            closer.release()

@@ -33,10 +33,11 @@ import inspect
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
 
+from textsearch._http._loop import LoopCloser
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.azure._errors import (
@@ -94,7 +95,6 @@ from textsearch.connectors.azure._query import (
     security_expression,
 )
 from textsearch.connectors.azure._sdk import (
-    _close_at_loop_end,
     _detached,
     _is_async_credential,
     _read_async,
@@ -298,8 +298,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self._search_client = search_client
         self._sync_search_client = sync_search_client
         self._owned_async: Any = None
-        self._owned_async_loop: asyncio.AbstractEventLoop | None = None
-        self._owned_async_keeper: AsyncGenerator[None, None] | None = None
+        self._owned_async_closer: LoopCloser | None = None
         self._owned_sync: Any = None
 
         # -- where and who ----------------------------------------------------------------
@@ -527,22 +526,19 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         if self._search_client is not None:
             guard_injected_client(self._search_client, is_async=True)
             return self._search_client
-        loop = asyncio.get_running_loop()
-        if self._owned_async is not None and self._owned_async_loop is loop:
-            return self._owned_async
+        closer = self._owned_async_closer
+        if closer is not None:
+            if closer.loop is asyncio.get_running_loop():
+                return self._owned_async
+            closer.release()  # made in another loop (maybe one already ended)
         endpoint, index = self._need_location()
         client = new_async_client(
             endpoint, index, self._key_credential(), self._client_options(is_async=True)
         )
-        # The client's aiohttp session belongs to this loop. A suspended async generator
-        # closes it when the loop shuts down its async generators (asyncio.run does, before
-        # closing the loop), so a client left open by a caller who never used ``async with``,
-        # or replaced because a later call runs in another loop, is still closed in its loop.
-        keeper = _close_at_loop_end(client)
+        # The client's aiohttp session belongs to this loop: closed there by aclose(), or as
+        # the loop ends when the caller never uses ``async with`` (textsearch._http._loop).
         self._owned_async = client
-        self._owned_async_loop = loop
-        self._owned_async_keeper = keeper
-        await keeper.__anext__()  # runs to its ``yield`` at once (no suspension)
+        self._owned_async_closer = LoopCloser(client.close)
         return client
 
     def _sync_client(self) -> Any:
@@ -738,10 +734,9 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     async def aclose(self) -> None:
         """Close the SDK clients this connector created (never injected ones)."""
         self._owned_async = None
-        keeper, self._owned_async_keeper = self._owned_async_keeper, None
-        loop, self._owned_async_loop = self._owned_async_loop, None
-        if keeper is not None and loop is asyncio.get_running_loop():
-            await keeper.aclose()  # closes the client
+        closer, self._owned_async_closer = self._owned_async_closer, None
+        if closer is not None:
+            await closer.aclose()
         self.close()
 
     def close(self) -> None:
