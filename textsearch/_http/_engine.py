@@ -336,17 +336,12 @@ class HttpEngine(ExchangeMixin):
         parse: Callable[[HttpResponse], ResultT],
     ) -> ResultT:
         while True:
-            state.attempt += 1
-            outcome = _Attempt()
-            started = time.perf_counter()
+            outcome = state.next_attempt()
             try:
-                status, headers, content, url, _ = await exchange(state, outcome)
-                self._judge(outcome, status, headers, content, url, parse)
-            except _ATTEMPT_ERRORS as exc:
-                outcome.error = exc
+                answer: Answer | Exception = await exchange(state, outcome)
             except Exception as exc:
-                outcome.error = self._foreign(exc)
-            wait = self._after_attempt(outcome, state, started)
+                answer = exc
+            wait = self._settle(outcome, state, answer, parse)
             if wait is None:
                 return outcome.result  # type: ignore[no-any-return]
             await self.async_sleep(wait)
@@ -363,22 +358,41 @@ class HttpEngine(ExchangeMixin):
         exchange = partial(self._exchange_sync, self._sync_transport())
         state = _Send(request, time.monotonic() + self.deadline)
         while True:
-            state.attempt += 1
-            outcome = _Attempt()
-            started = time.perf_counter()
+            outcome = state.next_attempt()
             try:
-                status, headers, content, url, _ = exchange(state, outcome)
-                self._judge(outcome, status, headers, content, url, parse)
-            except _ATTEMPT_ERRORS as exc:
-                outcome.error = exc
+                answer: Answer | Exception = exchange(state, outcome)
             except Exception as exc:
-                outcome.error = self._foreign(exc)
-            wait = self._after_attempt(outcome, state, started)
+                answer = exc
+            wait = self._settle(outcome, state, answer, parse)
             if wait is None:
                 return outcome.result  # type: ignore[no-any-return]
             self.sleep(wait)
 
     # -- the shared, I/O-free part -----------------------------------------------------
+
+    def _settle(
+        self,
+        outcome: _Attempt,
+        state: _Send,
+        answer: Answer | Exception,
+        parse: Callable[[HttpResponse], Any],
+    ) -> float | None:
+        """Judge one attempt's answer (or failure): ``None`` when done, else seconds to wait.
+
+        Raises the final error when there is nothing left to try; an exception that is not
+        a transport's or a parser's (a bug) propagates as it is.
+        """
+        if isinstance(answer, Exception):
+            outcome.error = answer if isinstance(answer, _ATTEMPT_ERRORS) else self._foreign(answer)
+        else:
+            status, headers, content, url, _ = answer
+            try:
+                self._judge(outcome, status, headers, content, url, parse)
+            except _ATTEMPT_ERRORS as exc:
+                outcome.error = exc
+            except Exception as exc:
+                outcome.error = self._foreign(exc)
+        return self._after_attempt(outcome, state)
 
     def _judge(
         self,
@@ -410,9 +424,9 @@ class HttpEngine(ExchangeMixin):
         if outcome.retry_after is None and outcome.detail is not None:
             outcome.retry_after = outcome.detail.retry_after
 
-    def _after_attempt(self, outcome: _Attempt, state: _Send, started: float) -> float | None:
+    def _after_attempt(self, outcome: _Attempt, state: _Send) -> float | None:
         """Log the attempt; return ``None`` when done, else seconds to wait; or raise."""
-        latency_ms = (time.perf_counter() - started) * 1000.0
+        latency_ms = (time.perf_counter() - outcome.started) * 1000.0
         error = outcome.error
         status = outcome.status
         attempt = state.attempt

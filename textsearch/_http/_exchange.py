@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ssl
 import threading
+import time
 from typing import Any
 
 import httpx
@@ -33,9 +34,10 @@ __all__ = ["ExchangeMixin"]
 class _Attempt:
     """The outcome of one try, in a form the shared retry logic can judge."""
 
-    __slots__ = ("detail", "error", "result", "retry_after", "status")
+    __slots__ = ("detail", "error", "result", "retry_after", "started", "status")
 
     def __init__(self) -> None:
+        self.started = time.perf_counter()
         self.status: int | None = None
         self.result: Any = None
         self.error: BaseException | None = None
@@ -53,6 +55,11 @@ class _Send:
         self.deadline = deadline
         self.attempt = 0
         self.note: str | None = None
+
+    def next_attempt(self) -> _Attempt:
+        """Count one more attempt and start its outcome (and its clock)."""
+        self.attempt += 1
+        return _Attempt()
 
 
 class ExchangeMixin:
