@@ -254,6 +254,16 @@ NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
 LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
 
 
+def _refuse_empty(content: bytes, response: HttpResponse, provider: str, what: str) -> None:
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+
+
 def load_json_body(
     response: HttpResponse, provider: str, *, what: str = "search response"
 ) -> dict[str, Any]:
@@ -264,13 +274,7 @@ def load_json_body(
             object.
     """
     content = response.content
-    if not content.strip():
-        raise ResponseFormatError(
-            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
-            provider=provider,
-            status_code=response.status_code,
-            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
-        )
+    _refuse_empty(content, response, provider, what)
     try:
         # bytes: json detects UTF-8/16/32 and skips a UTF-8 byte-order mark by itself
         data = decode_json(content)
@@ -496,13 +500,7 @@ def validate_body(
         content = response.content
     if content.startswith(_BOM):
         content = content[len(_BOM) :]  # pydantic's JSON parser refuses it; json.loads skips it
-    if not content.strip():
-        raise ResponseFormatError(
-            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
-            provider=provider,
-            status_code=response.status_code,
-            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
-        )
+    _refuse_empty(content, response, provider, what)
     try:
         return model.model_validate_json(content)
     except ValidationError as exc:
