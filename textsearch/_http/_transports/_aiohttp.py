@@ -23,7 +23,7 @@ from textsearch._http._guards import ACCEPT_ENCODING, REDIRECT_STATUSES, BodyRea
 from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
-from textsearch._http._transports.base import Answer, StatusSink
+from textsearch._http._transports.base import Answer, StatusSink, missing_extra
 
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
@@ -31,9 +31,7 @@ if TYPE_CHECKING:
 try:
     import aiohttp
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        'the aiohttp fast path needs aiohttp: pip install "textsearch-sdk[fast]"'
-    ) from exc
+    raise missing_extra("aiohttp") from exc
 
 __all__ = ["AiohttpTransport"]
 

@@ -38,7 +38,7 @@ from textsearch._http._guards import (
 )
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
-from textsearch._http._transports.base import Answer, StatusSink
+from textsearch._http._transports.base import Answer, StatusSink, missing_extra
 
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
@@ -49,9 +49,7 @@ try:
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        'the urllib3 fast path needs urllib3: pip install "textsearch-sdk[fast]"'
-    ) from exc
+    raise missing_extra("urllib3") from exc
 
 __all__ = ["Urllib3Transport"]
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
 
-__all__ = ["Answer", "AsyncTransport", "StatusSink", "SyncTransport"]
+__all__ = ["Answer", "AsyncTransport", "StatusSink", "SyncTransport", "missing_extra"]
 
 
 class Answer(NamedTuple):
@@ -77,3 +77,8 @@ class SyncTransport(Protocol):
     def close(self) -> None:
         """Close what the transport opened (a shared client it was given stays open)."""
         ...
+
+
+def missing_extra(module: str) -> ImportError:
+    """The error for a fast path whose library is not installed, saying how to get it."""
+    return ImportError(f'the {module} fast path needs {module}: pip install "textsearch-sdk[fast]"')

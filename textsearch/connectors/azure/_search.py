@@ -146,6 +146,20 @@ _NO_CONTEXT: Any = object()
 # -- the connector --------------------------------------------------------------------------
 
 
+class _Read:
+    """One search's SDK read, shared by the async path and its blocking twin: what came
+    back, or the documented error mapped from the failure (with its detached cause)."""
+
+    __slots__ = ("answers", "count", "failure", "raws", "started")
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.failure: tuple[Exception, BaseException] | None = None
+        self.raws: list[Any] = []
+        self.count: Any = None
+        self.answers: Any = None
+
+
 class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     """Search an Azure AI Search index.
 
@@ -582,23 +596,19 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         kwargs = request.sdk_kwargs(embedding)
         client = await self._async_client()
         kwargs.update(self._per_call_options())
-        started = time.perf_counter()
-        failure: tuple[Exception, BaseException] | None = None
-        raws: list[Any] = []
-        count: Any = None
-        answers: Any = None
+        read = _Read()
         with self._scope() as deadline:
             try:
                 # The deadline cancels the whole search, waits between attempts included: a
                 # read that receives a byte now and then would otherwise never time out.
-                raws, count, answers = await asyncio.wait_for(
+                read.raws, read.count, read.answers = await asyncio.wait_for(
                     _read_async(client, kwargs, request), self.deadline
                 )
             except (Exception, asyncio.TimeoutError) as exc:
-                failure = self._failure(query, started, exc, deadline)
-                if failure is None:
+                read.failure = self._failure(query, read.started, exc, deadline)
+                if read.failure is None:
                     raise
-        return self._finish(query, started, request, raws, count, answers, failure)
+        return self._finish(query, request, read)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[AzureSearchDocument]:
         request = build_request(self, query, options, self.build_filter_expression(options.filter))
@@ -618,19 +628,15 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         kwargs = request.sdk_kwargs(embedding)
         client = self._sync_client()
         kwargs.update(self._per_call_options())
-        started = time.perf_counter()
-        failure: tuple[Exception, BaseException] | None = None
-        raws: list[Any] = []
-        count: Any = None
-        answers: Any = None
+        read = _Read()
         with self._scope() as deadline, deadline_watch():
             try:
-                raws, count, answers = _read_sync(client, kwargs, request)
+                read.raws, read.count, read.answers = _read_sync(client, kwargs, request)
             except Exception as exc:
-                failure = self._failure(query, started, exc, deadline)
-                if failure is None:
+                read.failure = self._failure(query, read.started, exc, deadline)
+                if read.failure is None:
                     raise
-        return self._finish(query, started, request, raws, count, answers, failure)
+        return self._finish(query, request, read)
 
     def _scope(self) -> Any:
         return deadline_scope(self.deadline, max_bytes=self.max_response_bytes, tokens=self._tokens)
@@ -655,24 +661,18 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         return mapped, _detached(exc, self._error_context().redact)
 
     def _finish(
-        self,
-        query: str,
-        started: float,
-        request: _Request,
-        raws: list[Any],
-        count: Any,
-        answers: Any,
-        failure: tuple[Exception, BaseException] | None,
+        self, query: str, request: _Request, read: _Read
     ) -> SearchResults[AzureSearchDocument]:
+        failure = read.failure
         if failure is not None:
             # Raised outside the handler so the SDK's exception (whose request headers hold
             # the key) is neither the cause nor the context; a detached copy is the cause.
             raise failure[0] from failure[1]
         try:
             results = assemble(
-                raws,
-                count,
-                answers,
+                read.raws,
+                read.count,
+                read.answers,
                 top=request.top,
                 include_total_count=request.include_total_count,
                 wants_answers=request.wants_answers,
@@ -680,9 +680,9 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                 index_name=self._index_name,
             )
         except ResponseFormatError as exc:
-            log_failure(self._index_name, query, started, exc)
+            log_failure(self._index_name, query, read.started, exc)
             raise
-        log_success(self._index_name, query, started, results)
+        log_success(self._index_name, query, read.started, results)
         return results
 
     def _error_context(self) -> ErrorContext:
