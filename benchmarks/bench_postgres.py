@@ -73,18 +73,63 @@ def make_queries(words: list[str], count: int, seed: int) -> tuple[list[str], li
     return typical, broad
 
 
-def run(query: Query, queries: list[str], clients: int) -> tuple[list[float], float]:
-    """Latencies (ms) and throughput (queries/s) of ``clients`` threads sharing the queries."""
+class ServerClock:
+    """CPU time (ms) the server's processes spent, from Linux's ``/proc/<pid>/schedstat``.
+
+    Read before and after each query of one client, it is the server's own work for that query
+    (nanosecond resolution), which a loaded machine leaves nearly unchanged where it stretches
+    the wall time (the time spent waiting for a core is another field of the same file).
+    """
+
+    def __init__(self, postmaster: int) -> None:
+        self.postmaster = postmaster
+        self.samples: list[float] = []
+        #: the client thread's own CPU time per query (ms), beside the server's
+        self.client: list[float] = []
+
+    @staticmethod
+    def available(postmaster: int | None) -> bool:
+        return postmaster is not None and Path(f"/proc/{postmaster}/schedstat").exists()
+
+    def __call__(self) -> float:
+        total = 0
+        try:
+            children = Path(f"/proc/{self.postmaster}/task/{self.postmaster}/children")
+            pids = [self.postmaster, *map(int, children.read_text().split())]
+        except OSError:
+            return 0.0
+        for pid in pids:
+            try:
+                total += int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue  # a backend that just ended
+        return total / 1e6
+
+
+def run(
+    query: Query, queries: list[str], clients: int, clock: ServerClock | None = None
+) -> tuple[list[float], float]:
+    """Latencies (ms) and throughput (queries/s) of ``clients`` threads sharing the queries.
+
+    With ``clock`` (one client only), each query's server CPU time is kept in
+    ``clock.samples`` and the client thread's in ``clock.client``.
+    """
     latencies: list[float] = []
+    server: list[float] = []
+    own: list[float] = []
     lock = threading.Lock()
     shares = [queries[i::clients] for i in range(clients)]
 
     def client(share: list[str]) -> None:
         local: list[float] = []
         for q in share:
-            t0 = time.perf_counter()
+            c0 = clock() if clock else 0.0
+            t0, u0 = time.perf_counter(), time.thread_time()
             query(q)
             local.append((time.perf_counter() - t0) * 1000)
+            if clock:
+                server.append(clock() - c0)
+                own.append((time.thread_time() - u0) * 1000)
         with lock:
             latencies.extend(local)
 
@@ -95,6 +140,8 @@ def run(query: Query, queries: list[str], clients: int) -> tuple[list[float], fl
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - start
+    if clock:
+        clock.samples, clock.client = server, own
     return latencies, len(queries) / elapsed
 
 
@@ -105,8 +152,21 @@ def report(name: str, label: str, latencies: list[float], qps: float) -> str:
     )
 
 
-def index(add: Callable[[list[dict[str, object]]], object], docs: int, batch: int, seed: int,
-          words: list[str], cum: list[float]) -> float:
+def server_report(samples: list[float], label: str = "server CPU per query") -> str:
+    return (
+        f"{'':<9} {label:<22} p50 {statistics.median(samples):7.2f} ms  "
+        f"p95 {percentile(samples, 95):7.2f} ms  mean {statistics.fmean(samples):.2f} ms"
+    )
+
+
+def index(
+    add: Callable[[list[dict[str, object]]], object],
+    docs: int,
+    batch: int,
+    seed: int,
+    words: list[str],
+    cum: list[float],
+) -> float:
     seconds = 0.0  # only the connector's writing is timed, not the generation of the text
     pending: list[dict[str, object]] = []
     for doc in documents(docs, words, cum, seed):
@@ -141,6 +201,22 @@ def reuse_server(root: Path, extra_conf: str) -> object:
         conf.write(extra_conf.rstrip("\n") + "\n")
     server.start()
     return server
+
+
+def prewarm(dsn: str, table: str) -> None:
+    """Read a kept table and its indexes into the shared buffers of a restarted server.
+
+    A restarted server starts with empty shared buffers; a fresh build leaves them full.
+    """
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        conn.execute(
+            "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
+            "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
+            (table, table),
+        )
 
 
 def existing_documents(dsn: str, table: str) -> int | None:
@@ -191,9 +267,7 @@ def relevance(dsn: str, datasets: list[str], max_candidates: list[int]) -> None:
         cut = {q: rel.cut_query(t) for q, t in queries.items()}
         for cap in max_candidates:
             for rank in ("bm25", "ts_rank", "ts_rank_cd"):
-                pg = PostgresTextSearch(
-                    dsn, table=table, rank_function=rank, max_candidates=cap
-                )
+                pg = PostgresTextSearch(dsn, table=table, rank_function=rank, max_candidates=cap)
                 setattr(pg, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
 
                 def search(text: str, k: int, pg: PostgresTextSearch = pg) -> list[str]:
@@ -267,10 +341,16 @@ def main() -> int:
         from tests.pg_server import remove_server, start_server
 
         # A server is tuned for its data: the 100k table and indexes (~600 MB) fit in 1 GB.
+        # pg_stat_statements gives the server's own time per statement (a loaded machine's
+        # wall time also counts the client and the scheduler).
+        conf = (
+            f"shared_buffers = {args.shared_buffers}\n"
+            "shared_preload_libraries = 'pg_stat_statements'"
+        )
         if keep:
-            server = reuse_server(args.data_dir, f"shared_buffers = {args.shared_buffers}")
+            server = reuse_server(args.data_dir, conf)
         else:
-            server = start_server(f"shared_buffers = {args.shared_buffers}")
+            server = start_server(conf)
         dsn = server.dsn
     table = f"bench_{args.docs}_{args.seed}" if keep else f"bench_{os.getpid()}"
     try:
@@ -279,15 +359,7 @@ def main() -> int:
         pg = PostgresTextSearch(dsn, table=table, max_size=args.clients, timeout=60)
         if keep and existing_documents(dsn, table) == args.docs:
             lines.append(f"postgres  reusing {table} ({args.docs:,} documents) in {args.data_dir}")
-            with psycopg.connect(dsn, autocommit=True) as conn:
-                # A restarted server starts with empty shared buffers: read the table and its
-                # indexes into them, as a fresh build leaves them.
-                conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
-                conn.execute(
-                    "SELECT pg_prewarm(c.oid) FROM pg_class AS c WHERE c.oid = %s::regclass "
-                    "OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = %s::regclass)",
-                    (table, table),
-                )
+            prewarm(dsn, table)
         else:
             pg.create_schema_sync()
             seconds = index(pg.add_documents_sync, args.docs, args.batch, args.seed, words, cum)
@@ -321,10 +393,19 @@ def main() -> int:
             search_local = local
             queries["local"] = lambda q: search_local.get_text_search_results_sync(q)
 
+        postmaster = getattr(getattr(server, "process", None), "pid", None)
+        clock = (
+            ServerClock(postmaster) if postmaster and ServerClock.available(postmaster) else None
+        )
         for name, query in queries.items():
             for label, sample in (("typical", typical), ("broad", broad)):
-                single, qps1 = run(query, sample, 1)
+                single, qps1 = run(query, sample, 1, clock if name == "postgres" else None)
                 lines.append(report(name, f"{label}, 1 client", single, qps1))
+                if clock and name == "postgres":
+                    lines.append(server_report(clock.samples))
+                    lines.append(server_report(clock.client, "client CPU per query"))
+                    both = [a + b for a, b in zip(clock.samples, clock.client, strict=True)]
+                    lines.append(server_report(both, "server + client CPU"))
                 many, qps16 = run(query, sample, args.clients)
                 lines.append(report(name, f"{label}, {args.clients} clients", many, qps16))
                 lines.append(f"{'':<9} {label} throughput x{qps16 / qps1:.2f} with {args.clients}")

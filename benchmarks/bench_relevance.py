@@ -375,6 +375,66 @@ def semantic_rows(name: str, corpus: dict[str, dict[str, str]], queries: dict[st
     index.close()
 
 
+def store_rows(name: str, corpus: dict[str, dict[str, str]], queries: dict[str, str],
+               qrels: Qrels, args: argparse.Namespace) -> None:  # fmt: skip
+    import tempfile
+
+    import textsearch
+
+    inner = build_embedder(args.embedder)
+    embedder = CachedEmbedder(inner, Path(args.vector_cache).expanduser())
+    folder = tempfile.mkdtemp(prefix=f"bench-{args.store}-")
+    modes: list[str | None]
+    if args.store == "chroma":
+        import chromadb
+
+        client = chromadb.EphemeralClient()
+        made = [textsearch.ChromaTextSearch(client, name, embedder=embedder)]
+        modes = ["semantic"]
+    elif args.store == "qdrant":
+        location = str(Path(folder) / "qdrant")
+        first = textsearch.QdrantTextSearch(location, name, embedder=embedder, mode="semantic")
+        made = [first]
+        modes = ["semantic", "hybrid"]
+    else:
+        location = str(Path(folder) / "milvus.db")
+        first = textsearch.MilvusTextSearch(location, name, embedder=embedder, mode="semantic")
+        made = [first]
+        modes = ["semantic", "hybrid"]
+    store: Any = made[0]
+    setattr(store, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
+    started = time.perf_counter()
+    docs = [{"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()]
+    for begin in range(0, len(docs), 500):
+        store.add_documents_sync(docs[begin : begin + 500])
+    print(
+        f"# {name}: {len(corpus)} docs into {args.store} through add_documents in "
+        f"{time.perf_counter() - started:.1f} s ({embedder.model})"
+    )
+    for q in queries.values():  # fill the query cache before timing
+        embedder.embed_query_sync(q)
+
+    def searcher(mode: str | None) -> Searcher:
+        def search(text: str, k: int) -> list[str]:
+            store.mode = mode
+            seen: list[str] = []
+            for d in store.get_search_results_sync(text, top=k).results:
+                if d.id not in seen:  # a document can hold several passages
+                    seen.append(d.id)
+            return seen
+
+        return search
+
+    for mode in modes:
+        r = evaluate(searcher(mode), queries, qrels, lambda text: 0)
+        label = f"{args.store}-{mode}"
+        print(
+            f"{name:<10} {label:<16} {'full':<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
+            f"{'':>3}{r['p50']:6.2f} {r['p95']:7.2f}"
+        )
+    store.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
@@ -390,6 +450,11 @@ def main() -> int:
         help="with --embedder: where vectors are kept between runs",
     )
     parser.add_argument("--queries", type=int, help="only the first N queries (a quick look)")
+    parser.add_argument(
+        "--store",
+        choices=["chroma", "qdrant", "milvus"],
+        help="with --embedder: measure that vector store's search modes instead",
+    )
     args = parser.parse_args()
     if args.title_repeat is not None:
         from textsearch.connectors.local import _tantivy as _local_tantivy
@@ -407,6 +472,9 @@ def main() -> int:
         corpus, queries, qrels = load(name)
         if args.queries:
             queries = dict(list(queries.items())[: args.queries])
+        if args.embedder and args.store:
+            store_rows(name, corpus, queries, qrels, args)
+            continue
         if args.embedder:
             semantic_rows(name, corpus, queries, qrels, args)
             continue

@@ -15,27 +15,12 @@ from __future__ import annotations
 
 import importlib
 import logging as _logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textsearch.errors import (
-    AllProvidersFailedError,
-    AuthenticationError,
-    BadRequestError,
-    ConfigurationError,
-    InvalidRequestError,
-    NotFoundError,
-    PermissionDeniedError,
-    ProviderError,
-    ProviderRetiredError,
-    QuotaExceededError,
-    RateLimitError,
-    ResponseFormatError,
-    SearchTimeoutError,
-    SearchTransportError,
-    ServiceUnavailableError,
-    TextSearchError,
-    UnsupportedFilterError,
-)
+from textsearch import _lazy, errors
+
+# The error tree is cheap and always loaded; its names are public here too (see __all__).
+from textsearch.errors import *  # noqa: F403
 
 if TYPE_CHECKING:
     from textsearch._types import (
@@ -76,47 +61,30 @@ __version__ = "0.1.0"
 _logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
-    "AllProvidersFailedError",
     "AnyTagEqualTo",
-    "AuthenticationError",
     "AzureAISearchTextSearch",
     "AzureSearchDocument",
-    "BadRequestError",
     "BaseTextSearch",
     "BingTextSearch",
     "BingWebPage",
     "BochaTextSearch",
     "BochaWebPage",
     "CachedTextSearch",
-    "ConfigurationError",
     "EqualTo",
     "FallbackTextSearch",
     "FilterClause",
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
-    "InvalidRequestError",
     "LocalDocument",
     "LocalTextSearch",
-    "NotFoundError",
-    "PermissionDeniedError",
     "PostgresDocument",
     "PostgresTextSearch",
-    "ProviderError",
-    "ProviderRetiredError",
-    "QuotaExceededError",
-    "RateLimitError",
-    "ResponseFormatError",
     "SearchOptions",
     "SearchResults",
-    "SearchTimeoutError",
-    "SearchTransportError",
-    "ServiceUnavailableError",
     "TextSearch",
-    "TextSearchError",
     "TextSearchFilter",
     "TextSearchResult",
-    "UnsupportedFilterError",
     "__version__",
     # live web connectors (DESIGN 10.2)
     "BraveTextSearch",
@@ -136,6 +104,8 @@ __all__ = [
     "MilvusDocument",
     "MilvusTextSearch",
 ]
+# The error classes, imported above.
+__all__ += errors.__all__
 
 
 # Everything but the error tree is loaded on first use, so that ``import textsearch`` costs
@@ -143,44 +113,23 @@ __all__ = [
 # The connector names come from the provider registry (textsearch.registry), through
 # textsearch.connectors.LAZY_EXPORTS; __all__ and the TYPE_CHECKING imports above are
 # written out for type checkers, and tests/test_registry.py keeps them equal to it.
-_CORE_EXPORTS: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "AnyTagEqualTo",
-            "EqualTo",
-            "FilterClause",
-            "FilterValue",
-            "SearchOptions",
-            "SearchResults",
-            "TextSearchFilter",
-            "TextSearchResult",
-        ),
-        "textsearch._types",
-    ),
-    "BaseTextSearch": "textsearch.base",
-    "TextSearch": "textsearch.base",
-    **dict.fromkeys(
-        (
-            "CachedTextSearch",
-            "FallbackTextSearch",
-            "FusedResult",
-            "FusedTextSearch",
-            "canonical_link",
-        ),
-        "textsearch.compose",
-    ),
-}
+# Every other lazy name is in the __all__ of one of these core modules, each of which
+# imports the ones before it: trying them in order imports nothing that is not needed.
+_CORE_MODULES = ("textsearch._types", "textsearch.base", "textsearch.compose")
 
 
-def __getattr__(name: str) -> Any:
+def _module_of(name: str) -> str | None:
     from textsearch.connectors import LAZY_EXPORTS
 
-    module = _CORE_EXPORTS.get(name) or LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    module = LAZY_EXPORTS.get(name)
+    if module is not None or name not in __all__:
+        return module
+    return next(
+        (core for core in _CORE_MODULES if name in importlib.import_module(core).__all__), None
+    )
+
+
+__getattr__ = _lazy.lazy_getattr(__name__, globals(), _module_of)
 
 
 def __dir__() -> list[str]:

@@ -118,6 +118,14 @@ def _idna(host: str) -> str:
 
 
 @lru_cache(maxsize=8192)
+def _stripped_parts(url: object) -> tuple[str, tuple[str, str, str, str] | None]:
+    """The address without surrounding whitespace, and its canonical parts (``None``: not a URL)."""
+    if not isinstance(url, str):
+        return str(url).strip(), None
+    text = url.strip()
+    return text, _parts(text)
+
+
 def _parts(text: str) -> tuple[str, str, str, str] | None:
     """``(scheme, authority, path, query)`` canonicalised, or ``None`` when not a URL."""
     try:
@@ -168,10 +176,7 @@ def canonical_link(url: str) -> str:
         >>> canonical_link("HTTPS://Example.COM:443/a/./b/%7euser?utm_source=x&id=3#top")
         'https://example.com/a/b/~user?id=3'
     """
-    if not isinstance(url, str):
-        return str(url).strip()
-    text = url.strip()
-    parts = _parts(text)
+    text, parts = _stripped_parts(url)
     if parts is None:
         return text
     scheme, authority, path, query = parts
@@ -186,10 +191,7 @@ def link_key(url: str) -> str:
     list both spellings of one page, and no site serves different content on them in
     practice. Not a URL: only use it to compare.
     """
-    if not isinstance(url, str):
-        return str(url).strip()
-    text = url.strip()
-    parts = _parts(text)
+    text, parts = _stripped_parts(url)
     if parts is None:
         return text
     scheme, authority, path, query = parts

@@ -174,10 +174,7 @@ class TextSearchFilter:
         Raises:
             InvalidRequestError: The field name is empty or the value is not plain data.
         """
-        self._clauses.append(
-            EqualTo(field_name=self._check_field(field_name), value=_check_value(value))
-        )
-        return self
+        return self._add(EqualTo, field_name, value)
 
     def any_tag_equal_to(self, field_name: str, value: FilterValue) -> TextSearchFilter:
         """Require the collection ``field_name`` to contain ``value``; returns this filter.
@@ -185,8 +182,13 @@ class TextSearchFilter:
         Raises:
             InvalidRequestError: The field name is empty or the value is not plain data.
         """
+        return self._add(AnyTagEqualTo, field_name, value)
+
+    def _add(
+        self, clause: type[EqualTo] | type[AnyTagEqualTo], field_name: object, value: object
+    ) -> TextSearchFilter:
         self._clauses.append(
-            AnyTagEqualTo(field_name=self._check_field(field_name), value=_check_value(value))
+            clause(field_name=self._check_field(field_name), value=_check_value(value))
         )
         return self
 

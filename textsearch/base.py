@@ -21,7 +21,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 from typing_extensions import Self
 
@@ -36,12 +36,14 @@ from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
     "BaseTextSearch",
+    "Closeable",
     "DocumentLister",
     "DocumentReader",
     "RequestChecker",
     "ResultMapper",
     "SectionReader",
     "TextSearch",
+    "TextSearchMethods",
     "resolve_options",
     "trusted_text_search_result",
 ]
@@ -268,7 +270,144 @@ def trusted_text_search_result(
     return result
 
 
-class BaseTextSearch(ABC, Generic[NativeT]):
+class Closeable:
+    """``with`` and ``async with`` for a search: leaving the block closes it.
+
+    ``async with`` calls :meth:`aclose`, ``with`` calls :meth:`close`; both do nothing by
+    default. :class:`BaseTextSearch` and the compose wrappers are built on it, and a
+    third-party connector or wrapper may be too.
+    """
+
+    __slots__ = ()
+
+    async def aclose(self) -> None:
+        """Release what this search holds; by default the same as :meth:`close`."""
+        self.close()
+
+    def close(self) -> None:
+        """Release what this search holds; nothing by default."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+#: The result shapes: ``search`` (strings), ``get_text_search_results`` (normalized) and
+#: ``get_search_results`` (native).
+Shape = Literal["search", "text", "native"]
+
+
+class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
+    """The six :class:`TextSearch` methods and ``prepare_request``, written once.
+
+    A subclass supplies ``_prepare(query, options, kwargs)``, which validates a request
+    and returns the query and the effective options, and ``_answer(kind, query, options)``
+    with its blocking twin ``_answer_sync``, which run a validated request and return the
+    results in one shape (``kind``: ``"search"``, ``"text"`` or ``"native"``).
+    :class:`BaseTextSearch` and the compose wrappers are built on it.
+    """
+
+    __slots__ = ()
+
+    @abstractmethod
+    def _prepare(
+        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+    ) -> tuple[str, SearchOptions]:
+        """Validate a request; the query and the effective options."""
+
+    @abstractmethod
+    async def _answer(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        """Run a validated request; its results in the shape ``kind``."""
+
+    @abstractmethod
+    def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        """Blocking twin of :meth:`_answer`."""
+
+    def prepare_request(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> tuple[str, SearchOptions]:
+        """Validate a request as the search methods do, without sending it.
+
+        Returns:
+            The query and the effective options.
+
+        Raises:
+            InvalidRequestError: Empty query, invalid options, ``top`` above ``max_top``, or
+                another rule of this search (a wrapper: of a wrapped search).
+            UnsupportedFilterError: The filter names a field this search cannot honour.
+        """
+        return self._prepare(query, options, kwargs)
+
+    async def search(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Search and return each result as a string (by default the result's text).
+
+        Raises:
+            InvalidRequestError: Empty query or invalid options (before any request).
+            UnsupportedFilterError: The filter names a field this search cannot honour.
+            ProviderError: The backend answered with an error (a wrapper:
+                ``AllProvidersFailedError`` when every wrapped search failed).
+            SearchTransportError: The backend could not be reached.
+        """
+        query, effective = self._prepare(query, options, kwargs)
+        return await self._answer("search", query, effective)
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Search and return normalized name/value/link results; raises like :meth:`search`."""
+        query, effective = self._prepare(query, options, kwargs)
+        return await self._answer("text", query, effective)
+
+    async def get_search_results(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[NativeT]:
+        """Search and return the backend's own typed results; raises like :meth:`search`."""
+        query, effective = self._prepare(query, options, kwargs)
+        return await self._answer("native", query, effective)
+
+    def search_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[str]:
+        """Blocking twin of :meth:`search`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._answer_sync("search", query, effective)
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[TextSearchResult]:
+        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._answer_sync("text", query, effective)
+
+    def get_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+    ) -> SearchResults[NativeT]:
+        """Blocking twin of :meth:`get_search_results`; raises the same errors."""
+        query, effective = self._prepare(query, options, kwargs)
+        return self._answer_sync("native", query, effective)
+
+
+class BaseTextSearch(TextSearchMethods[NativeT], ABC):
     """Shared implementation of :class:`TextSearch` for connectors.
 
     Subclasses implement :meth:`_fetch` and :meth:`_fetch_sync` (usually as thin wrappers
@@ -344,22 +483,6 @@ class BaseTextSearch(ABC, Generic[NativeT]):
                 )
 
     # -- public hooks, for wrappers (fusion, fallback, caching, grounding, the MCP server) --
-
-    def prepare_request(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> tuple[str, SearchOptions]:
-        """Validate a request as the search methods do, without sending it.
-
-        Subclasses customise the rules through ``_prepare`` and ``_check_filter``.
-
-        Returns:
-            The query and the effective options.
-
-        Raises:
-            InvalidRequestError: Empty query, invalid options, or ``top`` above ``max_top``.
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-        """
-        return self._prepare(query, options, kwargs)
 
     def check_request(self, query: str, options: SearchOptions) -> None:
         """Check a request that a wrapper has already resolved (see :class:`RequestChecker`).
@@ -440,72 +563,18 @@ class BaseTextSearch(ABC, Generic[NativeT]):
             [self._map_string(r) for r in native.results], native.total_count, native.metadata
         )
 
-    # -- public async API --------------------------------------------------------------
+    # -- the search methods (TextSearchMethods) call these -------------------------------
 
-    async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Search and return each result as a string (by default the result's text).
+    async def _answer(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        native = await self._fetch(query, options)
+        return native if kind == "native" else self._shaped(kind, native)
 
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
-        query, effective = self._prepare(query, options, kwargs)
-        return self._as_strings(await self._fetch(query, effective))
+    def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        native = self._fetch_sync(query, options)
+        return native if kind == "native" else self._shaped(kind, native)
 
-    async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Search and return normalized name/value/link results.
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
-        query, effective = self._prepare(query, options, kwargs)
-        return self._as_text(await self._fetch(query, effective))
-
-    async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[NativeT]:
-        """Search and return the backend's own typed results.
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: The filter names a field this connector cannot honour.
-            ProviderError: The backend answered with an error.
-            SearchTransportError: The backend could not be reached.
-        """
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._fetch(query, effective)
-
-    # -- public blocking API -----------------------------------------------------------
-
-    def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._as_strings(self._fetch_sync(query, effective))
-
-    def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._as_text(self._fetch_sync(query, effective))
-
-    def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[NativeT]:
-        """Blocking twin of :meth:`get_search_results`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._fetch_sync(query, effective)
+    def _shaped(self, kind: Shape, native: SearchResults[NativeT]) -> SearchResults[Any]:
+        return self._as_strings(native) if kind == "search" else self._as_text(native)
 
     # -- resources ---------------------------------------------------------------------
 
@@ -516,28 +585,6 @@ class BaseTextSearch(ABC, Generic[NativeT]):
     def close(self) -> None:
         """Release resources this connector created (never ones that were injected)."""
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
 
 # Per type: does it keep BaseTextSearch's request preparation (only its filter check is its
 # own), and its string mapping? A type's answers never change, and these run per search.
@@ -546,21 +593,18 @@ _DEFAULT_STRINGS: dict[type, bool] = {}
 
 
 def _keeps_base_prepare(kind: type[BaseTextSearch[Any]]) -> bool:
-    found = _BASE_PREPARE.get(kind)
-    if found is None:
-        found = _BASE_PREPARE[kind] = (
-            kind._prepare is BaseTextSearch._prepare
-            and kind.prepare_request is BaseTextSearch.prepare_request
-        )
-    return found
+    return _keeps(_BASE_PREPARE, kind, ("_prepare", "prepare_request"))
 
 
 def _default_strings(kind: type[BaseTextSearch[Any]]) -> bool:
-    found = _DEFAULT_STRINGS.get(kind)
+    return _keeps(_DEFAULT_STRINGS, kind, ("_map_string", "_default_string", "to_string"))
+
+
+def _keeps(answers: dict[type, bool], kind: type, methods: tuple[str, ...]) -> bool:
+    # Whether ``kind`` overrides none of ``methods`` of BaseTextSearch (remembered per type).
+    found = answers.get(kind)
     if found is None:
-        found = _DEFAULT_STRINGS[kind] = (
-            kind._map_string is BaseTextSearch._map_string
-            and kind._default_string is BaseTextSearch._default_string
-            and kind.to_string is BaseTextSearch.to_string
+        found = answers[kind] = all(
+            getattr(kind, name) is getattr(BaseTextSearch, name) for name in methods
         )
     return found

@@ -69,7 +69,25 @@ class UnsupportedFilterError(InvalidRequestError):
         self.supported_fields: tuple[str, ...] = tuple(supported_fields)
 
 
-class ProviderError(TextSearchError):
+class _ReportedError(TextSearchError):
+    """What a backend's error and a failure to reach it share: who, what, and hints."""
+
+    def __init__(
+        self, message: str, *, provider: str | None = None, hints: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.hints: tuple[str, ...] = tuple(hints)
+
+    def __str__(self) -> str:
+        text = self.message
+        if self.hints:
+            text += " (hint: " + "; ".join(self.hints) + ")"
+        return text
+
+
+class ProviderError(_ReportedError):
     """The backend answered, and its answer was an error.
 
     Attributes:
@@ -92,20 +110,11 @@ class ProviderError(TextSearchError):
         retry_after: float | None = None,
         hints: Sequence[str] = (),
     ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.provider = provider
+        super().__init__(message, provider=provider, hints=hints)
         self.status_code = status_code
         self.code = code
         self.sub_code = sub_code
         self.retry_after = retry_after
-        self.hints: tuple[str, ...] = tuple(hints)
-
-    def __str__(self) -> str:
-        text = self.message
-        if self.hints:
-            text += " (hint: " + "; ".join(self.hints) + ")"
-        return text
 
     def __repr__(self) -> str:
         return (
@@ -172,31 +181,13 @@ class AllProvidersFailedError(ProviderError):
         self.errors: list[Exception] = list(errors)
 
 
-class SearchTransportError(TextSearchError):
+class SearchTransportError(_ReportedError):
     """The backend could not be reached (connection, TLS, protocol) after the configured retries.
 
     Attributes:
         provider: Short name of the backend.
         hints: Short, actionable suggestions (for example the endpoint that was tried).
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider: str | None = None,
-        hints: Sequence[str] = (),
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.provider = provider
-        self.hints: tuple[str, ...] = tuple(hints)
-
-    def __str__(self) -> str:
-        text = self.message
-        if self.hints:
-            text += " (hint: " + "; ".join(self.hints) + ")"
-        return text
 
 
 class SearchTimeoutError(SearchTransportError, TimeoutError):

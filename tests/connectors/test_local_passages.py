@@ -582,6 +582,109 @@ def test_rst_roles_directives_and_substitutions_become_text() -> None:
     assert passages[1].text == "param name: who to greet"
 
 
+RST_TABS = (
+    "Build\n=====\n\n"
+    ".. code-block:: make\n\n   all: x.o\n   \tcc -o all x.o   \n\n"
+    "A literal block::\n\n\tif x:\n\t\treturn 1\n\n"
+    "Tabs in prose\tare blanks.\n"
+)
+
+
+def test_rst_code_blocks_keep_their_tabs_and_blanks_byte_for_byte() -> None:
+    pytest.importorskip("docutils")
+    # docutils expands tabs to spaces and drops trailing blanks: a Makefile's recipe line
+    # must start with a tab, so the reader takes code lines back from the file.
+    _, passages = split_document(RST_TABS, ".rst")
+    text = passages[0].text
+    assert "all: x.o\n\tcc -o all x.o   " in text
+    assert "if x:\n\treturn 1" in text  # the block's own indent (one tab) off, the rest kept
+    assert "        cc" not in text and "        return" not in text
+    # MyST's {eval-rst} bodies too, and their lines are the file's.
+    myst = "# Build\n\n```{eval-rst}\n.. code-block:: make\n\n   all:\n   \tcc x.c\n```\n"
+    (passage,) = split_document(myst, ".md")[1]
+    assert passage.text == "all:\n\tcc x.c" and passage.line == 6
+
+
+def test_code_right_under_a_code_directive_is_kept() -> None:
+    pytest.importorskip("docutils")
+    # With no blank line after the directive, docutils reads the first lines as its argument:
+    # click's docs lost whole examples that way.
+    rst = (
+        "Run\n===\n\n.. click:example::\n    @click.command()\n    def hello():\n        pass\n\n"
+        "    hello.name = 'hi'\n\n.. click:run::\n    invoke(hello)\n\n"
+        ".. code-block:: python\n\n   x = 1\n"
+    )
+    (passage,) = split_document(rst, ".rst")[1]
+    assert passage.text == (
+        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\n"
+        "invoke(hello)\n\nx = 1"
+    )
+    assert passage.line == 5
+
+
+def test_rst_with_a_line_too_long_for_docutils_keeps_the_rest_of_the_file() -> None:
+    pytest.importorskip("docutils")
+    # docutils refuses a whole document with a line over 10,000 characters.
+    rst = "Guide\n=====\n\nThe findme paragraph.\n\n" + "x" * 20_000 + "\n\nLast words.\n"
+    (passage,) = split_document(rst, ".rst")[1]
+    assert passage.heading == "Guide"
+    assert "The findme paragraph." in passage.text and "Last words." in passage.text
+
+
+def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
+    pytest.importorskip("docutils")
+    deep = "".join("  " * depth + "- item\n\n" for depth in range(300))
+    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # the line reader's
+    assert passages and passages[0].heading == "Deep"
+    _, passages = split_document(RST, ".rst")
+    assert [p.heading for p in passages] == ["Testing", "Options"]
+
+
+# MyST {eval-rst} bodies, and whether docutils must read them (markup, a list, a title,
+# a body...) or they are plain enough to be read without it.
+EVAL_RST_BODIES = [
+    (".. currentmodule:: click\n", False),
+    (".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
+     "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n", False),
+    (".. code-block:: python\n   :caption: x\n\n      deeper\n   back\n", False),
+    (".. code-block:: python\n\n\n   a\n\n   b\n   \n\n", False),
+    (".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n", False),
+    ("Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n", False),
+    (".. click:example::\n    no blank line\n", True),
+    (".. code::\n\n   x\nplain text right after\n", True),
+    (".. code:: python\n   :caption: x\n     continued\n\n   y\n", True),
+    (".. autoclass:: x\n\n   Body text.\n", True),
+    (".. note:: plain\n", True),
+    (".. figure:: x.png\n", True),
+    ("A. Smith wrote\nthis.\n", True),
+    ("Title\n=====\n", True),
+    ("Term\n   definition\n", True),
+    ("Text ending::\n\n    code\n", True),
+    ("a_b_ and c\n", True),
+    ("(a) one\n", True),
+    ("Para\n- not a list\n", True),
+    ("Some *emphasis* and ``code``.\n", True),
+]
+
+
+@pytest.mark.parametrize(("body", "needs_docutils"), EVAL_RST_BODIES)
+def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(
+    body: str, needs_docutils: bool
+) -> None:
+    pytest.importorskip("docutils")
+    from textsearch.connectors.local import _rst
+
+    fast = _rst._directives_only(body, 20)
+    assert (fast is None) is needs_docutils
+    document = _rst._parse(body)
+    walker = _rst._Walker(document, body, 20, False)
+    for child in document.children:
+        walker.walk(child)
+    if fast is not None:
+        assert fast == walker.blocks
+    assert _rst.rst_blocks(body, 20) == walker.blocks
+
+
 def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
     tmp_path: Path,
 ) -> None:

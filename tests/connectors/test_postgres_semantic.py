@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import psycopg
@@ -421,3 +422,31 @@ def test_embed_missing_refuses_an_existing_table(pg_dsn: str, recorder: Recorder
     )
     with pytest.raises(ConfigurationError, match="read-only"):
         search.embed_missing_sync()
+
+
+def test_stored_vectors_are_the_float4_rounding_of_the_embedders_values(
+    pg_dsn: str, pg_table: str
+) -> None:
+    # Values whose float4 rounding is hard to get right from a shortened text: many digits,
+    # tiny and large magnitudes, halfway-looking tails.
+    values = [0.1, -1 / 3, 1e-30, 123456.789, 2.0000001192092896, -7.006492321624085e-46, 1.0]
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        return [values for _ in texts]
+
+    embedder = FunctionEmbedder(embed, model="fixed-7", dimensions=len(values))
+    with PostgresTextSearch(pg_dsn, table=pg_table, embedder=embedder, mode="semantic") as search:
+        search.create_schema_sync()
+        search.add_documents_sync([{"id": "a", "text": "anything at all"}])
+        found = search.get_search_results_sync("anything")
+    with psycopg.connect(pg_dsn) as conn:
+        row = conn.execute(
+            f'SELECT embedding::text FROM "{pg_table}" WHERE id = %s', ("a",)
+        ).fetchone()
+    assert row is not None
+    stored = [float(x) for x in row[0].strip("[]").split(",")]
+    expected = list(array("f", values))
+    assert [array("f", [x])[0] for x in stored] == expected
+    # The query's vector is the same as the passage's: the nearest, at distance ~0.
+    assert ids(found) == ["a"]
+    assert found[0].score == pytest.approx(1.0, abs=1e-6)

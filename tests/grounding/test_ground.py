@@ -5,10 +5,12 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import anyio
 import pytest
 
 from textsearch import (
     InvalidRequestError,
+    ProviderError,
     SearchOptions,
     SearchResults,
     TextSearch,
@@ -177,6 +179,50 @@ async def test_falls_back_to_text_results_when_native_is_unreadable_or_missing()
     assert missing.calls == ["native", "text"] and grounded.references == "[1] T"
 
 
+class NoNativeFailingText(ProtocolOnly):
+    """No native results, and a text search that fails: the error must reach the caller."""
+
+    def __init__(self) -> None:
+        super().__init__([], [])
+        self.error = ProviderError("backend down", provider="kb")
+
+    async def get_search_results(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[Any]:
+        self.calls.append("native")
+        raise NotImplementedError
+
+    def get_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[Any]:
+        self.calls.append("native_sync")
+        raise NotImplementedError
+
+    async def get_text_search_results(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[TextSearchResult]:
+        self.calls.append("text")
+        raise self.error
+
+    def get_text_search_results_sync(
+        self, query: str, options: SearchOptions | None = None, **kw: Any
+    ) -> SearchResults[TextSearchResult]:
+        self.calls.append("text_sync")
+        raise self.error
+
+
+@pytest.mark.anyio
+async def test_a_connector_error_after_the_fallback_reaches_the_caller_unchained() -> None:
+    failing = NoNativeFailingText()
+    with pytest.raises(ProviderError) as raised:
+        await ground(failing, "q")
+    assert raised.value is failing.error and raised.value.__context__ is None
+    with pytest.raises(ProviderError) as raised_sync:
+        ground_sync(failing, "q")
+    assert raised_sync.value is failing.error and raised_sync.value.__context__ is None
+    assert failing.calls == ["native", "text", "native_sync", "text_sync"]
+
+
 def test_bad_arguments() -> None:
     search = StaticTextSearch(DOCS)
     with pytest.raises(InvalidRequestError):
@@ -238,6 +284,27 @@ def test_full_pages_replace_snippets_and_keep_them_on_failure(page_server: str) 
         "[1] Full page\nURL: " in grounded.prompt and "The whole article text." in grounded.prompt
     )
     assert "snippet b" in grounded.prompt and "snippet a" not in grounded.prompt
+
+
+@pytest.mark.anyio
+async def test_async_full_pages_match_the_blocking_ones(page_server: str) -> None:
+    search = StaticTextSearch(
+        [
+            {"name": "A", "value": "snippet a", "link": f"{page_server}/ok"},
+            {"name": "B", "value": "snippet b", "link": f"{page_server}/missing"},
+        ],
+        match="always",
+    )
+    fetch_options = {"allow_private": True}
+    awaited = await ground(search, "q", full_pages=True, fetch_options=fetch_options)
+    # ground_sync refuses to run inside an event loop: it runs in a worker thread here.
+    blocking = await anyio.to_thread.run_sync(
+        lambda: ground_sync(search, "q", full_pages=True, fetch_options=fetch_options)
+    )
+    assert awaited.pages is not None and [p.ok for p in awaited.pages] == [True, False]
+    assert awaited.pages[0].result == search.documents[0]
+    assert awaited.prompt == blocking.prompt and "The whole article text." in awaited.prompt
+    assert awaited.references == blocking.references
 
 
 def test_filter_argument_is_anded_with_the_options_filter_never_replacing_it() -> None:

@@ -128,3 +128,32 @@ async def test_successful_calls_keep_the_preset_on_both_paths() -> None:
     assert not call_sync(function, '{"query": "retry", "top": 1}').failed
     assert len(search.calls) == 2
     assert_preset_kept(search)
+
+
+# module -> (tool adapter, module of the framework's tool class, its name)
+TOOL_ADAPTERS = {
+    "langchain": ("as_langchain_tool", "langchain_core.tools", "BaseTool"),
+    "llama_index": ("as_llama_index_tool", "llama_index.core.tools", "FunctionTool"),
+    "pydantic_ai": ("as_pydantic_ai_tool", "pydantic_ai", "Tool"),
+    "openai_agents": ("as_openai_agents_tool", "agents", "FunctionTool"),
+    "agent_framework": ("as_agent_framework_tool", "agent_framework", "FunctionTool"),
+}
+
+
+@pytest.mark.parametrize("module", sorted(TOOL_ADAPTERS))
+def test_every_tool_adapter_keeps_its_name_docs_and_type_hints(module: str) -> None:
+    import inspect
+    import typing
+
+    name, framework, class_name = TOOL_ADAPTERS[module]
+    adapter = getattr(importlib.import_module(f"textsearch.integrations.{module}"), name)
+    tool_class = getattr(importlib.import_module(framework), class_name)
+    assert adapter.__name__ == name and adapter.__module__ == f"textsearch.integrations.{module}"
+    assert list(inspect.signature(adapter).parameters) == ["source"]
+    hints = typing.get_type_hints(adapter)
+    assert hints["return"] == tool_class | list[tool_class]
+    doc = inspect.getdoc(adapter) or ""
+    assert doc.count("Args:") == 1 and f"A ``{class_name}`` (a list of them" in doc
+    assert "ConfigurationError: For any other ``source``." in doc
+    with pytest.raises(ConfigurationError, match="got int"):
+        adapter(3)

@@ -222,3 +222,19 @@ async def test_requests_beyond_the_concurrency_bound_get_503() -> None:
         release = anyio.Event()
         release.set()
         assert (await http.post("/mcp", headers=headers)).status_code == 200
+
+
+def test_guard_settings_are_checked_once_and_never_show_the_token() -> None:
+    from textsearch.errors import ConfigurationError
+    from textsearch.plugins import create_search_plugin
+    from textsearch.plugins._mcp_http import HttpGuardSettings, build_http_app
+    from textsearch.testing import StaticTextSearch
+
+    plugin = create_search_plugin(StaticTextSearch(["retry with backoff"]))
+    settings = HttpGuardSettings(token="s3cret-token", max_concurrency=2)
+    assert "s3cret-token" not in repr(settings)
+    with pytest.raises(ConfigurationError, match="bearer token"):
+        build_http_app(plugin, host="0.0.0.0")
+    with pytest.raises(ConfigurationError, match="at least 1"):
+        build_http_app(plugin, host="127.0.0.1", settings=HttpGuardSettings(max_body_bytes=0))
+    assert callable(build_http_app(plugin, host="0.0.0.0", settings=settings))

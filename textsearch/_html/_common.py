@@ -101,6 +101,73 @@ class Heading:
         return [heading or None, self.own or self.inside or self.before, []]
 
 
+class Output:
+    """A page's text built twice side by side: the whole page, and only its main content
+    (what is inside ``<main>`` or ``<article>``); :meth:`finish` chooses. A section is
+    ``[heading, anchor, parts]``. Both converters write through this one class."""
+
+    __slots__ = (
+        "heading", "inside", "last_anchor", "main", "main_chars", "main_parts", "whole",
+        "whole_chars", "whole_parts",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.whole: list[list[Any]] = [[None, None, []]]
+        self.inside: list[list[Any]] = [[None, None, []]]
+        self.whole_parts: list[str] = self.whole[-1][2]
+        self.main_parts: list[str] = self.inside[-1][2]
+        self.whole_chars = self.main_chars = 0
+        self.main = 0  # how many <main>/<article> elements are open
+        self.heading: Heading | None = None  # the heading being read
+        self.last_anchor: str | None = None  # an anchor with no text after it yet
+
+    def text(self, text: str) -> None:
+        heading = self.heading
+        if heading is not None:
+            heading.parts.append(text)
+        else:
+            # Characters of text, not of the markup's indentation, decide the choice.
+            size = len(text.strip())
+            self.whole_parts.append(text)
+            self.whole_chars += size
+            if self.main:
+                self.main_parts.append(text)
+                self.main_chars += size
+        if self.last_anchor is not None and not text.isspace():
+            self.last_anchor = None
+
+    def newline(self) -> None:
+        self.whole_parts.append("\n")
+        if self.main:
+            self.main_parts.append("\n")
+
+    def open_heading(self, anchor: str | None) -> None:
+        self.heading = Heading(anchor, self.last_anchor)
+
+    def end_heading(self, decode: Callable[[str], str] | None) -> None:
+        """Start the section that the heading being read (now whole) heads."""
+        heading, self.heading = self.heading, None
+        if heading is None:
+            return
+        section = heading.section(decode)
+        self.whole.append(section)
+        self.whole_parts = section[2]
+        if self.main:
+            self.inside.append([section[0], section[1], []])
+            self.main_parts = self.inside[-1][2]
+
+    def anchor(self, anchor: str) -> None:
+        """An element with an id: it names the heading being read, or the next one."""
+        self.last_anchor = anchor
+        if self.heading is not None:
+            self.heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+
+    def finish(self, title: str | None, decode: Callable[[str], str] | None) -> Sections:
+        return assemble(
+            title, self.whole, self.inside, self.whole_chars, self.main_chars, decode
+        )
+
+
 def assemble(
     title: str | None,
     whole: list[list[Any]],

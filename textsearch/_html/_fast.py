@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from itertools import accumulate
-from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
@@ -22,9 +21,8 @@ from textsearch._html._common import (
     HEADINGS,
     MAIN,
     SKIP,
-    Heading,
+    Output,
     Sections,
-    assemble,
     sniff_encoding,
 )
 from textsearch._html._common import one_line as _one_line
@@ -140,14 +138,7 @@ def html_sections(html: str | bytes) -> Sections:
     head = tree.head
     if head is not None:
         head.decompose()
-    whole: list[list[Any]] = [[None, None, []]]
-    inside: list[list[Any]] = [[None, None, []]]
-    whole_parts: list[str] = whole[-1][2]
-    main_parts: list[str] = inside[-1][2]
-    whole_chars = main_chars = 0
-    main = 0
-    heading: Heading | None = None
-    last_anchor: str | None = None
+    out = Output()  # the whole page and its main content, side by side
     # Elements entered and not yet left; an element is left when its children are done.
     stack: list[tuple[LexborNode, int]] = []
     root = tree.root
@@ -160,44 +151,26 @@ def html_sections(html: str | bytes) -> Sections:
             node = parent.next
             if tag in _STATEFUL:
                 if tag in _MAIN:
-                    main -= 1
-                elif tag in _HEADINGS and heading is not None:
-                    section = heading.section(None)
-                    whole.append(section)
-                    whole_parts = section[2]
-                    if main:
-                        inside.append([section[0], section[1], []])
-                        main_parts = inside[-1][2]
-                    heading = last_anchor = None
+                    out.main -= 1
+                elif tag in _HEADINGS and out.heading is not None:
+                    out.end_heading(None)
+                    out.last_anchor = None
                 if tag in _BLOCK:
-                    whole_parts.append("\n")
-                    if main:
-                        main_parts.append("\n")
+                    out.newline()
             continue
         tag = node.tag_id
         if tag == _TEXT:
             text = node.text_content or ""
-            if heading is not None:
-                heading.parts.append(text)
-            else:
-                # Characters of text, not of the markup's indentation.
-                size = len(text.strip())
-                whole_parts.append(text)
-                whole_chars += size
-                if main:
-                    main_parts.append(text)
-                    main_chars += size
-            if last_anchor is not None and not text.isspace():
-                last_anchor = None
+            out.text(text)
             node = node.next
             continue
         if tag not in _STATEFUL:
             # Inline markup, comments, unknown elements: only their text counts, but an id
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
-            if heading is not None and tag != _COMMENT:
+            if out.heading is not None and tag != _COMMENT:
                 inner = _anchor(node)
                 if inner:
-                    heading.inside = inner
+                    out.heading.inside = inner
             child = node.first_child
             if child is None:
                 node = node.next
@@ -209,36 +182,24 @@ def html_sections(html: str | bytes) -> Sections:
             node = node.next
             continue
         if tag in _LINE_BREAKS:
-            whole_parts.append("\n")
-            if main:
-                main_parts.append("\n")
+            out.newline()
             node = node.next
             continue
         anchor = _anchor(node) if tag in _ANCHORS or tag in _HEADINGS else None
-        if heading is not None and tag in _BLOCK:
+        if out.heading is not None and tag in _BLOCK:
             # A block inside a heading (<h2>Title<p>..., which HTML5 nests): the heading
             # ends here and the block is body text.
-            section = heading.section(None)
-            whole.append(section)
-            whole_parts = section[2]
-            if main:
-                inside.append([section[0], section[1], []])
-                main_parts = inside[-1][2]
-            heading = None
+            out.end_heading(None)
         stack.append((node, tag))
         if tag in _MAIN:
-            main += 1
+            out.main += 1
         elif tag in _HEADINGS:
-            heading = Heading(anchor, last_anchor)
+            out.open_heading(anchor)
             node = node.first_child
             continue
         if anchor and tag in _ANCHORS:
-            last_anchor = anchor
-            if heading is not None:
-                heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+            out.anchor(anchor)
         if tag in _BLOCK:
-            whole_parts.append("\n")
-            if main:
-                main_parts.append("\n")
+            out.newline()
         node = node.first_child
-    return assemble(title, whole, inside, whole_chars, main_chars, None)
+    return out.finish(title, None)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from html import unescape
-from typing import Any
 
 from textsearch._html._common import (
     ANCHORS,
@@ -22,9 +21,8 @@ from textsearch._html._common import (
     HEADINGS,
     MAIN,
     SKIP,
-    Heading,
+    Output,
     Sections,
-    assemble,
     decode_html,
 )
 from textsearch._html._common import one_line as _one_line
@@ -93,21 +91,13 @@ def html_sections(html: str | bytes) -> Sections:
     if "\x00" in html:
         html = html.replace("\x00", "")
     title_parts: list[str] = []
-    # Two versions are built side by side (the whole page, and only its main content);
-    # the choice between them is made at the end. A section: [heading, anchor, parts].
-    whole: list[list[Any]] = [[None, None, []]]
-    inside: list[list[Any]] = [[None, None, []]]
-    whole_parts: list[str] = whole[-1][2]
-    main_parts: list[str] = inside[-1][2]
-    whole_chars = main_chars = 0
+    out = Output()  # the whole page and its main content, side by side
     stack: list[str] = []
     # How many of each tag are open: `tag in stack` in O(1), since pages often leave <p>,
     # <li> or <td> unclosed and the stack grows deep (a scan per end tag was quadratic).
     open_count: dict[str, int] = {}
-    chrome = main = 0
+    chrome = 0
     in_title = False
-    heading: Heading | None = None
-    last_anchor: str | None = None
     position = 0
     length = len(html)
     search = _TAG.search
@@ -119,18 +109,7 @@ def html_sections(html: str | bytes) -> Sections:
             if in_title:
                 title_parts.append(text)
             elif chrome == 0:
-                if heading is not None:
-                    heading.parts.append(text)
-                else:
-                    # Characters of text, not of the markup's indentation.
-                    size = len(text.strip())
-                    whole_parts.append(text)
-                    whole_chars += size
-                    if main:
-                        main_parts.append(text)
-                        main_chars += size
-                if last_anchor is not None and not text.isspace():
-                    last_anchor = None
+                out.text(text)
         if match is None:
             break
         position = match.end()
@@ -141,11 +120,11 @@ def html_sections(html: str | bytes) -> Sections:
         if tag not in _STATEFUL:
             # Inline markup (span, em, code...): no effect on the text, but an id on it
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
-            if heading is not None and not match.group(1):
+            if out.heading is not None and not match.group(1):
                 attrs = match.group(3)
                 inner = _attr_id(attrs) if attrs else None
                 if inner:
-                    heading.inside = inner
+                    out.heading.inside = inner
             continue
         if not match.group(1):
             if tag in SKIP:
@@ -163,52 +142,36 @@ def html_sections(html: str | bytes) -> Sections:
                 in_title = True
                 continue
             if tag in _VOID:
-                whole_parts.append("\n")
-                if main:
-                    main_parts.append("\n")
+                out.newline()
                 continue
             attrs = match.group(3)
             anchor = _attr_id(attrs) if attrs and (tag in ANCHORS or tag in HEADINGS) else None
-            if heading is not None and tag in BLOCK:
+            if out.heading is not None and tag in BLOCK:
                 # A block inside a heading means the heading was never closed (<h2>Title<p>..):
                 # end it here, or it would swallow the rest of the page.
-                section = heading.section(unescape)
-                whole.append(section)
-                whole_parts = section[2]
-                if main:
-                    inside.append([section[0], section[1], []])
-                    main_parts = inside[-1][2]
-                heading = None
+                out.end_heading(unescape)
             if tag in _CLOSES_P and stack and stack[-1] == "p" and tag != "p":
                 stack.pop()
                 open_count["p"] -= 1
-                whole_parts.append("\n")
-                if main:
-                    main_parts.append("\n")
+                out.newline()
             if tag in _SELF_CLOSING_SIBLINGS and stack and stack[-1] == tag:
                 stack.pop()  # <p>a<p>b, <li>a<li>b: the new one closes the previous one
                 open_count[tag] -= 1
                 if tag in BLOCK:
-                    whole_parts.append("\n")
-                    if main:
-                        main_parts.append("\n")
+                    out.newline()
             stack.append(tag)
             open_count[tag] = open_count.get(tag, 0) + 1
             if tag in CHROME:
                 chrome += 1
             elif tag in MAIN:
-                main += 1
+                out.main += 1
             elif tag in HEADINGS and chrome == 0:
-                heading = Heading(anchor, last_anchor)
+                out.open_heading(anchor)
                 continue
             if anchor and tag in ANCHORS:
-                last_anchor = anchor
-                if heading is not None:
-                    heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
+                out.anchor(anchor)
             if tag in BLOCK:
-                whole_parts.append("\n")
-                if main:
-                    main_parts.append("\n")
+                out.newline()
                 if tag == "pre" and html.startswith("\n", position):
                     position += 1  # a browser drops the newline right after <pre>
         else:
@@ -223,20 +186,13 @@ def html_sections(html: str | bytes) -> Sections:
                 if top in CHROME:
                     chrome -= 1
                 elif top in MAIN:
-                    main -= 1
-                elif top in HEADINGS and heading is not None:
-                    section = heading.section(unescape)
-                    whole.append(section)
-                    whole_parts = section[2]
-                    if main:
-                        inside.append([section[0], section[1], []])
-                        main_parts = inside[-1][2]
-                    heading = last_anchor = None
+                    out.main -= 1
+                elif top in HEADINGS and out.heading is not None:
+                    out.end_heading(unescape)
+                    out.last_anchor = None
                 if top in BLOCK:
-                    whole_parts.append("\n")
-                    if main:
-                        main_parts.append("\n")
+                    out.newline()
                 if top == tag:
                     break
     title = _one_line(unescape("".join(title_parts))) or None
-    return assemble(title, whole, inside, whole_chars, main_chars, unescape)
+    return out.finish(title, unescape)

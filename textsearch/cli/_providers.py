@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from textsearch._types import TextSearchFilter
 from textsearch.base import TextSearch
-from textsearch.cli._common import UsageError, close, default_index_file
+from textsearch.cli._common import UsageError, close, default_index_file, positive
 from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -191,6 +191,20 @@ def search_filter(args: argparse.Namespace) -> TextSearchFilter | None:
             )
         result.equal_to(field_name, value)
     return result or None
+
+
+def add_search_command(
+    commands: Any, name: str, *, help: str, query_help: str
+) -> argparse.ArgumentParser:
+    """Add a command that searches: its query, the provider options and ``--top``.
+
+    Shared by search and ground; the caller adds the command's own options after these.
+    """
+    parser: argparse.ArgumentParser = commands.add_parser(name, help=help)
+    parser.add_argument("query", help=query_help)
+    add_provider_arguments(parser)
+    parser.add_argument("--top", type=positive, default=5, help="number of results (default 5)")
+    return parser
 
 
 def add_provider_arguments(parser: argparse.ArgumentParser, *, cache: bool = False) -> None:

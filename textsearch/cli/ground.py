@@ -8,17 +8,17 @@ import sys
 from typing import Any, TextIO
 
 from textsearch.cli._common import EXIT_OK, close, positive
-from textsearch.cli._providers import add_provider_arguments, build_provider, search_filter
+from textsearch.cli._providers import add_search_command, build_provider, search_filter
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``ground`` command to the sub-command parsers."""
-    grounding: argparse.ArgumentParser = commands.add_parser(
-        "ground", help="search and print a ready prompt with numbered sources"
+    grounding = add_search_command(
+        commands,
+        "ground",
+        help="search and print a ready prompt with numbered sources",
+        query_help="the question",
     )
-    grounding.add_argument("query", help="the question")
-    add_provider_arguments(grounding)
-    grounding.add_argument("--top", type=positive, default=5, help="number of results (default 5)")
     grounding.add_argument("--site", metavar="DOMAIN", help="only results from this site")
     grounding.add_argument(
         "--template",

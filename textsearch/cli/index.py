@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from textsearch.cli._common import EXIT_OK, Progress, UsageError, default_index_file
 from textsearch.cli._providers import add_embedder_argument, open_local, postgres_from_args
 from textsearch.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local import IndexReport
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -44,14 +47,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
         report = search.index_path(folder, progress=progress)
         progress.finish()
         total = search.document_count
-    out.write(
-        f"indexed {report.indexed} file(s) (added {report.added}, updated {report.updated}), "
-        f"unchanged {report.unchanged}, removed {report.removed}, failed {len(report.failed)}; "
-        f"{total} document(s) in {db_path}\n"
-    )
-    for path, reason in report.failed:
-        out.write(f"failed: {path}: {reason}\n")
-    return EXIT_OK
+    return _report(out, report, f"{total} document(s) in {db_path}")
 
 
 def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
@@ -65,10 +61,15 @@ def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
         report = search.index_path(folder, progress=progress)
         progress.finish()
         total = search.count_documents_sync()
+    return _report(out, report, f"{total} document(s) in PostgreSQL table {search.table}")
+
+
+def _report(out: TextIO, report: IndexReport, where: str) -> int:
+    # One line of counts, then one line per file that failed.
     out.write(
         f"indexed {report.indexed} file(s) (added {report.added}, updated {report.updated}), "
         f"unchanged {report.unchanged}, removed {report.removed}, failed {len(report.failed)}; "
-        f"{total} document(s) in PostgreSQL table {search.table}\n"
+        f"{where}\n"
     )
     for path, reason in report.failed:
         out.write(f"failed: {path}: {reason}\n")

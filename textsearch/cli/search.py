@@ -9,8 +9,8 @@ from typing import Any, TextIO
 
 from textsearch._types import SearchOptions
 from textsearch.base import TextSearch, resolve_options
-from textsearch.cli._common import EXIT_OK, UsageError, close, non_negative, positive
-from textsearch.cli._providers import add_provider_arguments, build_provider, search_filter
+from textsearch.cli._common import EXIT_OK, UsageError, close, non_negative
+from textsearch.cli._providers import add_search_command, build_provider, search_filter
 
 #: --format choices of ``textsearch search`` (text styles of format_results, and JSON).
 SEARCH_FORMATS = ("numbered", "citations", "markdown", "labelled", "json")
@@ -18,12 +18,9 @@ SEARCH_FORMATS = ("numbered", "citations", "markdown", "labelled", "json")
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Add the ``search`` command to the sub-command parsers."""
-    parser: argparse.ArgumentParser = commands.add_parser(
-        "search", help="search and print the results"
+    parser = add_search_command(
+        commands, "search", help="search and print the results", query_help="what to search for"
     )
-    parser.add_argument("query", help="what to search for")
-    add_provider_arguments(parser)
-    parser.add_argument("--top", type=positive, default=5, help="number of results (default 5)")
     parser.add_argument("--skip", type=non_negative, default=0, help="results to skip (paging)")
     parser.add_argument("--site", metavar="DOMAIN", help="only results from this site")
     parser.add_argument(

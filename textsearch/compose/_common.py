@@ -1,7 +1,8 @@
 """What the three wrappers share: the public methods, naming, validation and closing.
 
 A wrapper implements ``_run(kind, query, options)`` and its blocking twin once; the six
-public methods of :class:`~textsearch.TextSearch` are thin calls into them. ``kind`` is the
+public methods of :class:`~textsearch.TextSearch` (from
+:class:`~textsearch.base.TextSearchMethods`) are thin calls into them. ``kind`` is the
 shape asked for: ``"search"`` (strings), ``"text"`` (``TextSearchResult``), ``"native"``
 (the backend's own models) or ``"hits"`` (all three at once, which fusion needs and which
 wrappers pass to each other through ``_search_hits``).
@@ -12,15 +13,13 @@ from __future__ import annotations
 import inspect
 import logging
 import math
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from types import FunctionType, TracebackType
+from types import FunctionType
 from typing import Any, ClassVar, Literal, cast
 
-from typing_extensions import Self
-
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
-from textsearch.base import ResultMapper, TextSearch, resolve_options
+from textsearch.base import ResultMapper, Shape, TextSearch, TextSearchMethods, resolve_options
 from textsearch.errors import ConfigurationError
 
 logger = logging.getLogger("textsearch.compose")
@@ -322,8 +321,11 @@ def close_sync(search: object) -> None:
         close()
 
 
-class Wrapper(ABC):
-    """The public face shared by the wrappers; each wrapper supplies ``_run``/``_run_sync``."""
+class Wrapper(TextSearchMethods[Any]):
+    """The public face shared by the wrappers; each wrapper supplies ``_run``/``_run_sync``.
+
+    The search methods come from :class:`~textsearch.base.TextSearchMethods`.
+    """
 
     #: Short name used in metadata, logs and errors.
     provider_name: ClassVar[str] = "composed"
@@ -371,20 +373,6 @@ class Wrapper(ABC):
         self._check_wrapped(query, effective)
         return query, effective
 
-    def prepare_request(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> tuple[str, SearchOptions]:
-        """Validate a request against every wrapped search, without sending it.
-
-        Returns:
-            The query and the effective options.
-
-        Raises:
-            InvalidRequestError: Empty query or invalid options, or a wrapped search's rule.
-            UnsupportedFilterError: A wrapped search cannot honour the filter.
-        """
-        return self._prepare(query, options, kwargs)
-
     def check_request(self, query: str, options: SearchOptions) -> None:
         """Check an already resolved request (see :class:`~textsearch.base.RequestChecker`).
 
@@ -394,57 +382,13 @@ class Wrapper(ABC):
         """
         self._prepare(query, options, {})
 
-    # -- the TextSearch protocol ----------------------------------------------------------
+    # -- the TextSearch methods (TextSearchMethods) call these ------------------------------
 
-    async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Search and return each result as a string.
+    async def _answer(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        return await self._run(kind, query, options)
 
-        Raises:
-            InvalidRequestError: Empty query or invalid options (before any request).
-            UnsupportedFilterError: A wrapped search cannot honour the filter.
-            AllProvidersFailedError: Every wrapped search failed.
-            ProviderError: A wrapped search failed in a way another would not fix.
-            SearchTransportError: A wrapped search could not be reached.
-        """
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._run("search", query, effective)
-
-    async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Search and return normalized name/value/link results; raises like :meth:`search`."""
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._run("text", query, effective)
-
-    async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[Any]:
-        """Search and return the native results; raises like :meth:`search`."""
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._run("native", query, effective)
-
-    def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._run_sync("search", query, effective)
-
-    def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._run_sync("text", query, effective)
-
-    def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[Any]:
-        """Blocking twin of :meth:`get_search_results`; raises the same errors."""
-        query, effective = self._prepare(query, options, kwargs)
-        return self._run_sync("native", query, effective)
+    def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        return self._run_sync(kind, query, options)
 
     # Used by fusion and by wrappers of wrappers: all shapes in one request.
     async def _search_hits(self, query: str, options: SearchOptions) -> SearchResults[Hit]:
@@ -474,25 +418,3 @@ class Wrapper(ABC):
         if self.close_wrapped:
             for search in self._wrapped:
                 close_sync(search)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

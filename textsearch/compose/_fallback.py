@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
 from textsearch._types import SearchOptions, SearchResults
@@ -138,7 +138,14 @@ class FallbackTextSearch(Wrapper):
             and all(self._falls_over(e) for e in exc.errors)
         )
 
-    def _failed(self, index: int, exc: Exception, skipped: list[dict[str, Any]]) -> None:
+    def _failed(
+        self,
+        index: int,
+        exc: Exception,
+        skipped: list[dict[str, Any]],
+        errors: list[Exception],
+    ) -> None:
+        errors.append(exc)
         retry_after = getattr(exc, "retry_after", None)
         wait = self.cooldown
         if isinstance(retry_after, (int, float)) and retry_after > wait:
@@ -151,6 +158,12 @@ class FallbackTextSearch(Wrapper):
             "fallback: %s failed (%s); skipping it for %.3g s", name, type(exc).__name__, wait
         )
         skipped.append({"provider": name, "reason": str(exc), "error": type(exc).__name__})
+
+    def _candidates(self, skipped: list[dict[str, Any]]) -> Iterator[tuple[int, TextSearch]]:
+        # The providers to ask, in order: one cooling down is noted in ``skipped`` instead.
+        for index, search in enumerate(self.searches):
+            if not self._cooling(index, self._clock(), skipped):
+                yield index, search
 
     def _cooling(self, index: int, now: float, skipped: list[dict[str, Any]]) -> bool:
         until = self._until[index]
@@ -197,33 +210,23 @@ class FallbackTextSearch(Wrapper):
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         skipped: list[dict[str, Any]] = []
         errors: list[Exception] = []
-        for index, search in enumerate(self.searches):
-            if self._cooling(index, self._clock(), skipped):
-                continue
+        for index, search in self._candidates(skipped):
             try:
-                result = await call(search, kind, query, options)
+                return self._answered(index, await call(search, kind, query, options), skipped)
             except Exception as exc:
                 if not self._falls_over(exc):
                     raise
-                self._failed(index, exc, skipped)
-                errors.append(exc)
-                continue
-            return self._answered(index, result, skipped)
+                self._failed(index, exc, skipped, errors)
         raise self._all_failed(errors, skipped)
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         skipped: list[dict[str, Any]] = []
         errors: list[Exception] = []
-        for index, search in enumerate(self.searches):
-            if self._cooling(index, self._clock(), skipped):
-                continue
+        for index, search in self._candidates(skipped):
             try:
-                result = call_sync(search, kind, query, options)
+                return self._answered(index, call_sync(search, kind, query, options), skipped)
             except Exception as exc:
                 if not self._falls_over(exc):
                     raise
-                self._failed(index, exc, skipped)
-                errors.append(exc)
-                continue
-            return self._answered(index, result, skipped)
+                self._failed(index, exc, skipped, errors)
         raise self._all_failed(errors, skipped)

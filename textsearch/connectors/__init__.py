@@ -8,9 +8,9 @@ connector loads the Azure SDK only when it is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from textsearch import _lazy
 from textsearch.registry import lazy_exports
 
 if TYPE_CHECKING:
@@ -61,15 +61,5 @@ __all__ = [
 #: keeps them equal to this table.
 LAZY_EXPORTS: dict[str, str] = lazy_exports()
 
-
-def __getattr__(name: str) -> Any:
-    module = LAZY_EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__ = _lazy.lazy_getattr(__name__, globals(), LAZY_EXPORTS)
+__dir__ = _lazy.public_dir(globals())

@@ -17,9 +17,9 @@ embedders below load on first use, and an adapter loads its library when it is b
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from textsearch import _lazy
 from textsearch.embeddings._base import (
     Embedder,
     FunctionEmbedder,
@@ -40,14 +40,18 @@ if TYPE_CHECKING:
     from textsearch.embeddings._openai import OpenAIEmbedder
     from textsearch.embeddings._spec import from_spec
 
-_LAZY = {
-    "OpenAIEmbedder": "textsearch.embeddings._openai",
-    "OnnxEmbedder": "textsearch.embeddings._onnx",
-    "SentenceTransformersEmbedder": "textsearch.embeddings._adapters",
-    "FastEmbedEmbedder": "textsearch.embeddings._adapters",
-    "Model2VecEmbedder": "textsearch.embeddings._adapters",
-    "from_spec": "textsearch.embeddings._spec",
-}
+_LAZY = _lazy.by_module(
+    {
+        "textsearch.embeddings._openai": ("OpenAIEmbedder",),
+        "textsearch.embeddings._onnx": ("OnnxEmbedder",),
+        "textsearch.embeddings._adapters": (
+            "SentenceTransformersEmbedder",
+            "FastEmbedEmbedder",
+            "Model2VecEmbedder",
+        ),
+        "textsearch.embeddings._spec": ("from_spec",),
+    }
+)
 
 __all__ = [
     "Embedder",
@@ -65,15 +69,5 @@ __all__ = [
     "from_spec",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__ = _lazy.lazy_getattr(__name__, globals(), _LAZY)
+__dir__ = _lazy.public_dir(globals())

@@ -7,9 +7,9 @@ httpx) are loaded on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from textsearch import _lazy
 from textsearch.grounding.budget import DEFAULT_MARKER, Budget, tiktoken_tokenizer, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import DEFAULT_FENCE_INSTRUCTION, Fencing, neutralize
@@ -52,24 +52,12 @@ __all__ = [
     "truncate_text",
 ]
 
-_LAZY: dict[str, str] = {
-    "FetchedPage": "textsearch.grounding.fetch",
-    "fetch_pages": "textsearch.grounding.fetch",
-    "fetch_pages_sync": "textsearch.grounding.fetch",
-    "GroundedPrompt": "textsearch.grounding.pipeline",
-    "ground": "textsearch.grounding.pipeline",
-    "ground_sync": "textsearch.grounding.pipeline",
-}
+_LAZY = _lazy.by_module(
+    {
+        "textsearch.grounding.fetch": ("FetchedPage", "fetch_pages", "fetch_pages_sync"),
+        "textsearch.grounding.pipeline": ("GroundedPrompt", "ground", "ground_sync"),
+    }
+)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+__getattr__ = _lazy.lazy_getattr(__name__, globals(), _LAZY)
+__dir__ = _lazy.public_dir(globals())

@@ -8,6 +8,7 @@ that mapping as well.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -54,17 +55,26 @@ class ResultFields:
 
     def replace(self, **changes: Any) -> ResultFields:
         """A copy with some fields replaced."""
-        data = {
-            "name": self.name,
-            "value": self.value,
-            "link": self.link,
-            "display_url": self.display_url,
-            "site_name": self.site_name,
-            "site_icon": self.site_icon,
-            "date": self.date,
-        }
-        data.update(changes)
-        return ResultFields(**data)
+        return dataclasses.replace(self, **changes)
+
+    def filled_from(self, other: ResultFields) -> ResultFields:
+        """A copy whose missing (empty) fields are taken from ``other``."""
+        return ResultFields(
+            **{
+                f.name: getattr(self, f.name) or getattr(other, f.name)
+                for f in dataclasses.fields(self)
+            }
+        )
+
+
+# What a FetchedPage keeps of the result it was made from, under the same names.
+_PAGE_KEPT = ("link", "date", "site_name", "display_url", "site_icon")
+
+
+def page_origin(result: Any, fields: ResultFields) -> dict[str, Any]:
+    """The ``FetchedPage`` fields that come from the result, whatever became of its page."""
+    kept = {key: getattr(fields, key) for key in _PAGE_KEPT}
+    return {"result": result, "original_snippet": fields.value, **kept}
 
 
 def link_host(link: str | None) -> str | None:

@@ -48,19 +48,28 @@ class Source:
     @property
     def fields(self) -> ResultFields:
         """The source as fields, for formatters."""
-        return ResultFields(
-            name=self.title,
-            value=self.snippet,
-            link=self.link,
-            display_url=self.display_url,
-            site_name=self.site_name,
-            site_icon=self.site_icon,
-            date=self.date,
-        )
+        return ResultFields(**{key: getattr(self, name) for name, key in _FIELD_KEYS.items()})
 
     def marker(self) -> str:
         """``[n]``."""
         return f"[{self.number}]"
+
+
+# A Source's attributes that come from a result's fields, and their names in ResultFields.
+_FIELD_KEYS = {
+    "title": "name",
+    "snippet": "value",
+    "link": "link",
+    "date": "date",
+    "site_name": "site_name",
+    "display_url": "display_url",
+    "site_icon": "site_icon",
+}
+
+
+def _source(number: int, fields: ResultFields, result: Any, source: str | None) -> Source:
+    values: dict[str, Any] = {name: getattr(fields, key) for name, key in _FIELD_KEYS.items()}
+    return Source(number=number, source=source, result=result, **values)
 
 
 class Citations:
@@ -113,34 +122,13 @@ class Citations:
         existing = self._keys.get(key)
         if existing is not None:
             old = self._sources[existing - 1]
-            self._sources[existing - 1] = Source(
-                number=old.number,
-                title=old.title or fields.name,
-                link=old.link or fields.link,
-                date=old.date or fields.date,
-                snippet=old.snippet or fields.value,
-                site_name=old.site_name or fields.site_name,
-                source=old.source or fields.source,
-                result=old.result,
-                display_url=old.display_url or fields.display_url,
-                site_icon=old.site_icon or fields.site_icon,
+            merged = old.fields.filled_from(fields)
+            self._sources[existing - 1] = _source(
+                old.number, merged, old.result, old.source or fields.source
             )
             return existing
         number = len(self._sources) + 1
-        self._sources.append(
-            Source(
-                number=number,
-                title=fields.name,
-                link=fields.link,
-                date=fields.date,
-                snippet=fields.value,
-                site_name=fields.site_name,
-                source=fields.source,
-                result=result,
-                display_url=fields.display_url,
-                site_icon=fields.site_icon,
-            )
-        )
+        self._sources.append(_source(number, fields, result, fields.source))
         self._keys[key] = number
         return number
 

@@ -13,19 +13,25 @@ raises ``NotImplementedError``) ``get_text_search_results`` is used instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import DocumentReader, ResultMapper, TextSearch
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding._fields import ResultFields, extract_fields, page_origin
 from textsearch.grounding.budget import Budget, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import Fencing
 from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
-from textsearch.grounding.templates import ANSWER_WITH_CITATIONS, PromptTemplate, _render
+from textsearch.grounding.templates import (
+    ANSWER_WITH_CITATIONS,
+    PromptTemplate,
+    _render,
+    _template_source,
+)
 
 __all__ = ["DEFAULT_BUDGET", "FULL_PAGE_BUDGET", "GroundedPrompt", "ground", "ground_sync"]
 
@@ -97,12 +103,7 @@ def _merge(text_search: Any, natives: list[Any]) -> list[tuple[Any, ResultFields
     for item in natives:
         fields = extract_fields(item)
         if mapper is not None:
-            normal = mapper(item)
-            fields = fields.replace(
-                name=normal.name or fields.name,
-                value=normal.value or fields.value,
-                link=normal.link or fields.link,
-            )
+            fields = extract_fields(mapper(item)).filled_from(fields)
         merged.append((item, fields))
     return merged
 
@@ -115,11 +116,11 @@ def _build(
     query: str,
     merged: list[tuple[Any, ResultFields]],
     pages: list[FetchedPage] | None,
+    metadata: dict[str, Any],
     *,
     template: str | PromptTemplate | None,
     budget: Budget | None,
     fence: bool | Fencing,
-    metadata: dict[str, Any],
     variables: Mapping[str, Any],
 ) -> GroundedPrompt:
     if budget is None:
@@ -131,13 +132,11 @@ def _build(
     else:
         for item, fields in merged:
             numbered.add(item, fields=fields)
+    text, syntax = _template_source(
+        template if template is not None else ANSWER_WITH_CITATIONS, None
+    )
     prompt, kept, report = _render(
-        template if template is not None else ANSWER_WITH_CITATIONS,
-        query=query,
-        results=numbered,
-        fence=fence,
-        budget=budget,
-        variables=variables,
+        text, syntax, query=query, results=numbered, fence=fence, budget=budget, variables=variables
     )
     final = Citations()
     for source in numbered.sources[: len(kept)]:
@@ -157,6 +156,113 @@ def _check_query(query: object) -> str:
     if not isinstance(query, str) or not query.strip():
         raise InvalidRequestError("query must be a non-empty string")
     return query
+
+
+@dataclass(frozen=True)
+class _Io:
+    """One call a grounding needs made, in its async form and in its blocking form."""
+
+    run: Callable[[], Awaitable[Any]]
+    run_sync: Callable[[], Any]
+
+
+# ground and ground_sync run the same steps; a step yields the _Io it needs and is sent its
+# outcome (or has its exception thrown in), so only the two small drivers differ.
+_Steps = Generator[_Io, Any, GroundedPrompt]
+
+
+async def _in_thread(work: Callable[..., Any], *args: Any) -> Any:
+    import asyncio  # only here: the rest of grounding never needs it
+
+    return await asyncio.to_thread(work, *args)
+
+
+def _steps(
+    text_search: TextSearch,
+    query: object,
+    options: SearchOptions | None,
+    top: int,
+    search_filter: TextSearchFilter | None,
+    full_pages: bool,
+    fetch_options: Mapping[str, Any] | None,
+    render: Callable[
+        [str, list[tuple[Any, ResultFields]], list[FetchedPage] | None, dict[str, Any]],
+        GroundedPrompt,
+    ],
+) -> _Steps:
+    query = _check_query(query)
+    effective = _options(options, top, search_filter)
+    merged: list[tuple[Any, ResultFields]] | None = None
+    metadata: dict[str, Any] = {}
+    try:
+        native = yield _Io(
+            partial(text_search.get_search_results, query, effective),
+            partial(text_search.get_search_results_sync, query, effective),
+        )
+    except NotImplementedError:
+        native = None
+    if native is not None:
+        merged = _merge(text_search, list(native))
+        metadata = dict(native.metadata)
+    if merged is None or not _readable(merged):
+        normal = yield _Io(
+            partial(text_search.get_text_search_results, query, effective),
+            partial(text_search.get_text_search_results_sync, query, effective),
+        )
+        merged = [(r, extract_fields(r)) for r in normal]
+        metadata = dict(normal.metadata)
+    pages = None
+    if full_pages:
+        # Whole stored documents may be read from an index file: off the event loop.
+        reader = _document_reader(text_search)
+        stored, todo, fetch_kwargs = yield _Io(
+            partial(_in_thread, _stored_pages, merged, fetch_options, reader),
+            partial(_stored_pages, merged, fetch_options, reader),
+        )
+        fetched: list[FetchedPage] = []
+        if todo:
+            fetched = yield _Io(
+                partial(fetch_pages, todo, **fetch_kwargs),
+                partial(fetch_pages_sync, todo, **fetch_kwargs),
+            )
+        pages = _all_pages(merged, stored, fetched)
+    return render(query, merged, pages, metadata)
+
+
+def _resume(
+    steps: _Steps, outcome: Any = None, failure: Exception | None = None
+) -> _Io | GroundedPrompt:
+    try:
+        return steps.send(outcome) if failure is None else steps.throw(failure)
+    except StopIteration as done:
+        prompt: GroundedPrompt = done.value
+        return prompt
+
+
+async def _drive(steps: _Steps) -> GroundedPrompt:
+    step = _resume(steps)
+    while isinstance(step, _Io):
+        outcome, failure = None, None
+        try:
+            outcome = await step.run()
+        except Exception as exc:
+            failure = exc
+        # Thrown in outside the except block, so that no error raised by the steps gets
+        # this one as its __context__.
+        step = _resume(steps, outcome, failure)
+    return step
+
+
+def _drive_sync(steps: _Steps) -> GroundedPrompt:
+    step = _resume(steps)
+    while isinstance(step, _Io):
+        outcome, failure = None, None
+        try:
+            outcome = step.run_sync()
+        except Exception as exc:
+            failure = exc
+        step = _resume(steps, outcome, failure)
+    return step
 
 
 async def ground(
@@ -203,40 +309,9 @@ async def ground(
         InvalidRequestError: Empty query, bad options or template, or a budget too small.
         TextSearchError: Whatever the connector raises for the search.
     """
-    query = _check_query(query)
-    effective = _options(options, top, filter)
-    merged: list[tuple[Any, ResultFields]] | None = None
-    metadata: dict[str, Any] = {}
-    try:
-        native = await text_search.get_search_results(query, effective)
-    except NotImplementedError:
-        native = None
-    if native is not None:
-        merged = _merge(text_search, list(native))
-        metadata = dict(native.metadata)
-    if merged is None or not _readable(merged):
-        normal = await text_search.get_text_search_results(query, effective)
-        merged = [(r, extract_fields(r)) for r in normal]
-        metadata = dict(normal.metadata)
-    pages = None
-    if full_pages:
-        import asyncio  # only here: the rest of grounding never needs it
-
-        # Whole stored documents may be read from an index file: off the event loop.
-        stored, todo, options_ = await asyncio.to_thread(
-            _stored_pages, merged, fetch_options, _document_reader(text_search)
-        )
-        fetched = await fetch_pages(todo, **options_) if todo else []
-        pages = _all_pages(merged, stored, fetched)
-    return _build(
-        query,
-        merged,
-        pages,
-        template=template,
-        budget=budget,
-        fence=fence,
-        metadata=metadata,
-        variables=variables,
+    render = partial(_build, template=template, budget=budget, fence=fence, variables=variables)
+    return await _drive(
+        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render)
     )
 
 
@@ -260,35 +335,9 @@ def ground_sync(
         InvalidRequestError: Empty query, bad options or template, or a budget too small.
         TextSearchError: Whatever the connector raises for the search.
     """
-    query = _check_query(query)
-    effective = _options(options, top, filter)
-    merged: list[tuple[Any, ResultFields]] | None = None
-    metadata: dict[str, Any] = {}
-    try:
-        native = text_search.get_search_results_sync(query, effective)
-    except NotImplementedError:
-        native = None
-    if native is not None:
-        merged = _merge(text_search, list(native))
-        metadata = dict(native.metadata)
-    if merged is None or not _readable(merged):
-        normal = text_search.get_text_search_results_sync(query, effective)
-        merged = [(r, extract_fields(r)) for r in normal]
-        metadata = dict(normal.metadata)
-    pages = None
-    if full_pages:
-        stored, todo, options_ = _stored_pages(merged, fetch_options, _document_reader(text_search))
-        fetched = fetch_pages_sync(todo, **options_) if todo else []
-        pages = _all_pages(merged, stored, fetched)
-    return _build(
-        query,
-        merged,
-        pages,
-        template=template,
-        budget=budget,
-        fence=fence,
-        metadata=metadata,
-        variables=variables,
+    render = partial(_build, template=template, budget=budget, fence=fence, variables=variables)
+    return _drive_sync(
+        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render)
     )
 
 
@@ -343,17 +392,7 @@ def _stored_pages(
         value, cut = truncate_text(text.strip(), max_chars)
         stored.append(
             FetchedPage(
-                result=item,
-                link=fields.link,
-                name=fields.name,
-                value=value,
-                ok=True,
-                truncated=cut,
-                original_snippet=fields.value,
-                date=fields.date,
-                site_name=fields.site_name,
-                display_url=fields.display_url,
-                site_icon=fields.site_icon,
+                name=fields.name, value=value, ok=True, truncated=cut, **page_origin(item, fields)
             )
         )
     return stored, todo, options

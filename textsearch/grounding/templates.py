@@ -90,53 +90,40 @@ class PromptTemplate:
     name: str = "template"
 
 
-ANSWER_WITH_CITATIONS = PromptTemplate(
-    name="answer",
-    text="""\
-Answer the question using only the numbered search results below. After each claim, cite \
-the results it comes from by their numbers in square brackets, like [1] or [1][3]. If the \
-results do not contain the answer, say so; do not make anything up.
+def _answer_template(name: str, instructions: str, date_line: str = "") -> PromptTemplate:
+    # Every ready template lists the results and ends with the question the same way; only
+    # the instructions and the line with a result's date differ.
+    return PromptTemplate(
+        name=name,
+        text=(
+            f"{instructions}\n\n"
+            "{#results}\n"
+            "[{index}]{#name} {name}{/name}\n"
+            "{#link}\nURL: {link}\n{/link}\n"
+            f"{date_line}"
+            "{value}\n\n"
+            "{/results}\n"
+            "{^results}\n(The search returned no results.)\n{/results}\n\n"
+            "Question: {query}\nAnswer:"
+        ),
+    )
 
-{#results}
-[{index}]{#name} {name}{/name}
-{#link}
-URL: {link}
-{/link}
-{value}
 
-{/results}
-{^results}
-(The search returned no results.)
-{/results}
-
-Question: {query}
-Answer:""",
+ANSWER_WITH_CITATIONS = _answer_template(
+    "answer",
+    "Answer the question using only the numbered search results below. After each claim, "
+    "cite the results it comes from by their numbers in square brackets, like [1] or [1][3]. "
+    "If the results do not contain the answer, say so; do not make anything up.",
 )
 
-ANSWER_WITH_CITATIONS_AND_DATES = PromptTemplate(
-    name="answer-dates",
-    text="""\
-Today's date is {today}. Answer the question using only the numbered search results below. \
-After each claim, cite the results it comes from by their numbers in square brackets, like \
-[1] or [1][3]. Prefer the most recent information when results disagree, and say how recent \
-a fact is when it matters. If the results do not contain the answer, say so; do not make \
-anything up.
-
-{#results}
-[{index}]{#name} {name}{/name}
-{#link}
-URL: {link}
-{/link}
-Published: {#date}{date}{/date}{^date}unknown{/date}
-{value}
-
-{/results}
-{^results}
-(The search returned no results.)
-{/results}
-
-Question: {query}
-Answer:""",
+ANSWER_WITH_CITATIONS_AND_DATES = _answer_template(
+    "answer-dates",
+    "Today's date is {today}. Answer the question using only the numbered search results "
+    "below. After each claim, cite the results it comes from by their numbers in square "
+    "brackets, like [1] or [1][3]. Prefer the most recent information when results disagree, "
+    "and say how recent a fact is when it matters. If the results do not contain the answer, "
+    "say so; do not make anything up.",
+    date_line="Published: {#date}{date}{/date}{^date}unknown{/date}\n",
 )
 
 #: Ready templates by name (also the choices of ``textsearch ground --template``).
@@ -339,16 +326,8 @@ def _numbered_items(results: Any) -> list[tuple[ResultFields, int]]:
     return [(f, i) for i, f in enumerate(prepare(results), start=1)]
 
 
-def _render(
-    template: str | PromptTemplate,
-    *,
-    query: str,
-    results: Any,
-    syntax: Syntax | None = None,
-    fence: bool | Fencing = True,
-    budget: Budget | None = None,
-    variables: Mapping[str, Any] | None = None,
-) -> tuple[str, list[tuple[ResultFields, int]], BudgetReport]:
+def _template_source(template: object, syntax: Syntax | None) -> tuple[str, Syntax]:
+    """The text and syntax of a template given by name, text or ``PromptTemplate``."""
     if isinstance(template, str) and template.strip() in TEMPLATES:
         template = TEMPLATES[template.strip()]
     if isinstance(template, PromptTemplate):
@@ -369,6 +348,20 @@ def _render(
             f"{', '.join(TEMPLATES)}); a template text uses placeholders such as "
             "{query} and {#results}...{/results}"
         )
+    return text, chosen
+
+
+def _render(
+    text: str,
+    syntax: Syntax,
+    *,
+    query: str,
+    results: Any,
+    fence: bool | Fencing,
+    budget: Budget | None,
+    variables: Mapping[str, Any],
+) -> tuple[str, list[tuple[ResultFields, int]], BudgetReport]:
+    """The prompt, the numbered results it kept and what the budget did."""
     fencing: Fencing | None = Fencing() if fence is True else (fence or None)
     items = _numbered_items(results)
     fence_id = ""
@@ -378,7 +371,7 @@ def _render(
         )
         items = [(fence_fields(it), n) for it, n in items]
     scope: dict[str, Any] = {"today": _dt.date.today().isoformat()}
-    scope.update(variables or {})
+    scope.update(variables)
     # The query is untrusted too, and a template may show it inside the fenced loop.
     scope["query"] = neutralize(query) if fencing is not None else query
 
@@ -387,7 +380,7 @@ def _render(
         # chosen results is position i of ``items``: it keeps its citation number.
         return [(it, items[i][1]) for i, it in enumerate(chosen_items)]
 
-    if chosen == "jinja":
+    if syntax == "jinja":
         scope["fence_begin"] = fencing.begin(fence_id) if fencing else ""
         scope["fence_end"] = fencing.end(fence_id) if fencing else ""
         scope["fence_instruction"] = fencing.instruction if fencing else ""
@@ -437,13 +430,8 @@ def render_prompt(
             for one result.
         ImportError: A Jinja2 template without the ``jinja`` extra installed.
     """
-    text, _, _ = _render(
-        template,
-        query=query,
-        results=results,
-        syntax=syntax,
-        fence=fence,
-        budget=budget,
-        variables=variables,
+    text, chosen = _template_source(template, syntax)
+    prompt, _, _ = _render(
+        text, chosen, query=query, results=results, fence=fence, budget=budget, variables=variables
     )
-    return text
+    return prompt

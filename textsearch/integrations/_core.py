@@ -10,10 +10,12 @@ arguments the schema does not declare and classifies failures.
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from types import GenericAlias
+from typing import Any, Protocol, TypeVar, overload
 
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import TextSearch
@@ -30,6 +32,7 @@ T = TypeVar("T")
 
 __all__ = [
     "Reply",
+    "ToolAdapter",
     "call",
     "call_sync",
     "check_text_search",
@@ -38,6 +41,7 @@ __all__ = [
     "one_or_many",
     "resolve_functions",
     "retrieval_options",
+    "tool_adapter",
 ]
 
 logger = logging.getLogger("textsearch.integrations")
@@ -80,6 +84,66 @@ def one_or_many(source: object, make: Callable[[SearchFunction], T]) -> T | list
     """
     tools = [make(function) for function in resolve_functions(source)]
     return tools if isinstance(source, SearchPlugin) else tools[0]
+
+
+class ToolAdapter(Protocol[T]):
+    """The type of every ``as_<framework>_tool``: one tool, or a list of them for a plugin."""
+
+    @overload
+    def __call__(self, source: SearchPlugin) -> list[T]: ...
+
+    @overload
+    def __call__(self, source: SearchFunction | TextSearch) -> T: ...
+
+
+# The part of every as_<framework>_tool docstring that does not depend on the framework.
+_TOOL_ADAPTER_SECTIONS = """\
+Args:
+    source: A search function, a plugin (then one tool per function, in order, in a
+        list) or a connector (through ``create_search_function``'s defaults).
+
+Returns:
+    A ``{returns}`` (a list of them for a plugin).
+
+Raises:
+    ConfigurationError: For any other ``source``.
+"""
+
+
+def tool_adapter(
+    make: Callable[[SearchFunction], T], *, name: str, module: str, returns: type[Any], doc: str
+) -> ToolAdapter[T]:
+    """Build a public ``as_<framework>_tool`` function around one framework's tool factory.
+
+    Args:
+        make: Turns one search function into the framework's tool.
+        name: The public function's name.
+        module: The adapter module that exports it (``__name__``).
+        returns: The framework's tool class (for the docstring and the return annotation).
+        doc: What the tool does in this framework: the docstring's summary and body; the
+            ``Args``/``Returns``/``Raises`` sections, the same for every adapter, are added.
+    """
+
+    @overload
+    def adapter(source: SearchPlugin) -> list[T]: ...
+
+    @overload
+    def adapter(source: SearchFunction | TextSearch) -> T: ...
+
+    def adapter(source: SearchFunction | SearchPlugin | TextSearch) -> T | list[T]:
+        return one_or_many(source, make)
+
+    adapter.__name__ = adapter.__qualname__ = name
+    adapter.__module__ = module
+    # Objects, not strings: get_type_hints would look the names up in this module. help() and
+    # inspect.signature then show the framework's class rather than the type variable.
+    adapter.__annotations__ = {
+        "source": SearchFunction | SearchPlugin | TextSearch,
+        "return": returns | GenericAlias(list, (returns,)),
+    }
+    sections = _TOOL_ADAPTER_SECTIONS.format(returns=returns.__name__)
+    adapter.__doc__ = f"{inspect.cleandoc(doc)}\n\n{sections}"
+    return adapter
 
 
 def resolve_functions(source: object) -> list[SearchFunction]:

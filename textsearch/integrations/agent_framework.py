@@ -13,7 +13,7 @@ class is ``FunctionTool`` since 1.x, ``AIFunction`` before).
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
 from textsearch.integrations._core import require
 
@@ -21,9 +21,8 @@ require("agent_framework", extra="agent-framework", package="agent-framework-cor
 
 from agent_framework import FunctionTool
 
-from textsearch.base import TextSearch
-from textsearch.integrations._core import call, one_or_many
-from textsearch.plugins import SearchFunction, SearchPlugin
+from textsearch.integrations._core import ToolAdapter, call, tool_adapter
+from textsearch.plugins import SearchFunction
 
 __all__ = ["as_agent_framework_tool"]
 
@@ -46,33 +45,17 @@ def _tool(function: SearchFunction) -> FunctionTool:
     )
 
 
-@overload
-def as_agent_framework_tool(source: SearchPlugin) -> list[FunctionTool]: ...
-
-
-@overload
-def as_agent_framework_tool(source: SearchFunction | TextSearch) -> FunctionTool: ...
-
-
-def as_agent_framework_tool(
-    source: SearchFunction | SearchPlugin | TextSearch,
-) -> FunctionTool | list[FunctionTool]:
-    """A search as a Microsoft Agent Framework ``FunctionTool`` (``Agent(tools=[...])``).
+as_agent_framework_tool: ToolAdapter[FunctionTool] = tool_adapter(
+    _tool,
+    name="as_agent_framework_tool",
+    module=__name__,
+    returns=FunctionTool,
+    doc="""A search as a Microsoft Agent Framework ``FunctionTool`` (``Agent(tools=[...])``).
 
     The tool's name, description and parameter schema are the search function's; it never
     asks for approval (a search changes nothing). Invalid or undeclared arguments and failed
     searches answer with one short sentence telling the model what to do, since the framework
     hides exception details from the model by default. The preset filter and fixed values
     cannot be changed by the model.
-
-    Args:
-        source: A search function, a plugin (then one tool per function, in order, in a
-            list) or a connector (through ``create_search_function``'s defaults).
-
-    Returns:
-        A ``FunctionTool`` (a list of them for a plugin).
-
-    Raises:
-        ConfigurationError: For any other ``source``.
-    """
-    return one_or_many(source, _tool)
+    """,
+)

@@ -12,7 +12,7 @@ Needs ``pip install "textsearch-sdk[langchain]"`` (``langchain-core``).
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
 from textsearch.integrations._core import require
 
@@ -31,13 +31,14 @@ from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.integrations._core import (
     Reply,
+    ToolAdapter,
     call,
     call_sync,
     check_text_search,
-    one_or_many,
     retrieval_options,
+    tool_adapter,
 )
-from textsearch.plugins import SearchFunction, SearchPlugin
+from textsearch.plugins import SearchFunction
 
 __all__ = ["TextSearchRetriever", "as_langchain_tool"]
 
@@ -80,36 +81,20 @@ def _answer(reply: Reply) -> str:
     return reply.text
 
 
-@overload
-def as_langchain_tool(source: SearchPlugin) -> list[BaseTool]: ...
-
-
-@overload
-def as_langchain_tool(source: SearchFunction | TextSearch) -> BaseTool: ...
-
-
-def as_langchain_tool(
-    source: SearchFunction | SearchPlugin | TextSearch,
-) -> BaseTool | list[BaseTool]:
-    """A search as a LangChain tool (``invoke``/``ainvoke``, ``bind_tools``, agents).
+as_langchain_tool: ToolAdapter[BaseTool] = tool_adapter(
+    _SearchTool,
+    name="as_langchain_tool",
+    module=__name__,
+    returns=BaseTool,
+    doc="""A search as a LangChain tool (``invoke``/``ainvoke``, ``bind_tools``, agents).
 
     The tool's name, description and argument schema are the search function's. Arguments
     the model got wrong, or that the schema does not declare, raise a ``ToolException``
     inside the tool, which LangChain hands back to the model as a ``ToolMessage`` with
     ``status="error"`` so that it can call again; a failed search answers with one short
     sentence. The preset filter and fixed values cannot be changed by the model.
-
-    Args:
-        source: A search function, a plugin (then one tool per function, in order, in a
-            list) or a connector (through ``create_search_function``'s defaults).
-
-    Returns:
-        A ``BaseTool`` (a list of them for a plugin).
-
-    Raises:
-        ConfigurationError: For any other ``source``.
-    """
-    return one_or_many(source, _SearchTool)
+    """,
+)
 
 
 def _document(result: TextSearchResult) -> Document:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
 from textsearch.integrations._core import require
 
@@ -29,13 +29,14 @@ from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.integrations._core import (
     Reply,
+    ToolAdapter,
     call,
     call_sync,
     check_text_search,
-    one_or_many,
     retrieval_options,
+    tool_adapter,
 )
-from textsearch.plugins import SearchFunction, SearchPlugin
+from textsearch.plugins import SearchFunction
 
 __all__ = ["TextSearchRetriever", "as_llama_index_tool"]
 
@@ -108,36 +109,20 @@ def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-@overload
-def as_llama_index_tool(source: SearchPlugin) -> list[FunctionTool]: ...
-
-
-@overload
-def as_llama_index_tool(source: SearchFunction | TextSearch) -> FunctionTool: ...
-
-
-def as_llama_index_tool(
-    source: SearchFunction | SearchPlugin | TextSearch,
-) -> FunctionTool | list[FunctionTool]:
-    """A search as a LlamaIndex ``FunctionTool`` (``call``/``acall``, agents).
+as_llama_index_tool: ToolAdapter[FunctionTool] = tool_adapter(
+    _SearchTool,
+    name="as_llama_index_tool",
+    module=__name__,
+    returns=FunctionTool,
+    doc="""A search as a LlamaIndex ``FunctionTool`` (``call``/``acall``, agents).
 
     The tool's name, description and parameter schema are the search function's. Every
     call returns a ``ToolOutput``: the results, or one short sentence with
     ``is_error=True`` when the model's arguments were wrong or not declared by the schema
     (the sentence asks for a corrected call) or the search failed. The preset filter and
     fixed values cannot be changed by the model.
-
-    Args:
-        source: A search function, a plugin (then one tool per function, in order, in a
-            list) or a connector (through ``create_search_function``'s defaults).
-
-    Returns:
-        A ``FunctionTool`` (a list of them for a plugin).
-
-    Raises:
-        ConfigurationError: For any other ``source``.
-    """
-    return one_or_many(source, _SearchTool)
+    """,
+)
 
 
 def _node(result: TextSearchResult) -> NodeWithScore:

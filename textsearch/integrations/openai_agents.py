@@ -12,7 +12,7 @@ Needs ``pip install "textsearch-sdk[openai-agents]"``.
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
 from textsearch.integrations._core import require
 
@@ -21,9 +21,8 @@ require("agents", extra="openai-agents", package="openai-agents")
 from agents import FunctionTool
 from agents.tool_context import ToolContext
 
-from textsearch.base import TextSearch
-from textsearch.integrations._core import call, one_or_many
-from textsearch.plugins import SearchFunction, SearchPlugin
+from textsearch.integrations._core import ToolAdapter, call, tool_adapter
+from textsearch.plugins import SearchFunction
 
 __all__ = ["as_openai_agents_tool"]
 
@@ -43,33 +42,17 @@ def _tool(function: SearchFunction) -> FunctionTool:
     )
 
 
-@overload
-def as_openai_agents_tool(source: SearchPlugin) -> list[FunctionTool]: ...
-
-
-@overload
-def as_openai_agents_tool(source: SearchFunction | TextSearch) -> FunctionTool: ...
-
-
-def as_openai_agents_tool(
-    source: SearchFunction | SearchPlugin | TextSearch,
-) -> FunctionTool | list[FunctionTool]:
-    """A search as an OpenAI Agents SDK ``FunctionTool`` in strict mode.
+as_openai_agents_tool: ToolAdapter[FunctionTool] = tool_adapter(
+    _tool,
+    name="as_openai_agents_tool",
+    module=__name__,
+    returns=FunctionTool,
+    doc="""A search as an OpenAI Agents SDK ``FunctionTool`` in strict mode.
 
     The parameters are the function's strict schema (every property required, optional ones
     nullable, where ``null`` means the default), so the model's arguments always parse.
     Arguments the schema does not declare, or that are invalid, and failed searches, all
     answer with one short sentence for the model (the SDK ends the run on an exception). The
     preset filter and fixed values cannot be changed by the model.
-
-    Args:
-        source: A search function, a plugin (then one tool per function, in order, in a
-            list) or a connector (through ``create_search_function``'s defaults).
-
-    Returns:
-        A ``FunctionTool`` (a list of them for a plugin).
-
-    Raises:
-        ConfigurationError: For any other ``source``.
-    """
-    return one_or_many(source, _tool)
+    """,
+)

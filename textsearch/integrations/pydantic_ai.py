@@ -12,7 +12,7 @@ Needs ``pip install "textsearch-sdk[pydantic-ai]"`` (``pydantic-ai-slim``).
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any
 
 from textsearch.integrations._core import require
 
@@ -22,7 +22,7 @@ from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.toolsets import FunctionToolset
 
 from textsearch.base import TextSearch
-from textsearch.integrations._core import call, one_or_many, resolve_functions
+from textsearch.integrations._core import ToolAdapter, call, resolve_functions, tool_adapter
 from textsearch.plugins import SearchFunction, SearchPlugin
 
 __all__ = ["as_pydantic_ai_tool", "textsearch_toolset"]
@@ -49,35 +49,19 @@ def _tool(function: SearchFunction) -> Tool[Any]:
     return tool
 
 
-@overload
-def as_pydantic_ai_tool(source: SearchPlugin) -> list[Tool[Any]]: ...
-
-
-@overload
-def as_pydantic_ai_tool(source: SearchFunction | TextSearch) -> Tool[Any]: ...
-
-
-def as_pydantic_ai_tool(
-    source: SearchFunction | SearchPlugin | TextSearch,
-) -> Tool[Any] | list[Tool[Any]]:
-    """A search as a pydantic-ai ``Tool`` (``Agent(tools=[...])``), for any deps type.
+as_pydantic_ai_tool: ToolAdapter[Tool[Any]] = tool_adapter(
+    _tool,
+    name="as_pydantic_ai_tool",
+    module=__name__,
+    returns=Tool,
+    doc="""A search as a pydantic-ai ``Tool`` (``Agent(tools=[...])``), for any deps type.
 
     Arguments the model got wrong, or that the schema does not declare, raise
     ``ModelRetry`` so that the model calls again (within the tool's ``max_retries``); a failed
     search answers with one short sentence. The preset filter and fixed values cannot be
     changed by the model.
-
-    Args:
-        source: A search function, a plugin (then one tool per function, in order, in a
-            list) or a connector (through ``create_search_function``'s defaults).
-
-    Returns:
-        A ``Tool`` (a list of them for a plugin).
-
-    Raises:
-        ConfigurationError: For any other ``source``.
-    """
-    return one_or_many(source, _tool)
+    """,
+)
 
 
 def textsearch_toolset(

@@ -286,25 +286,28 @@ class SearchFunction:
         """
         return self._spec.parse(arguments, self._preset)
 
-    async def _search(self, parsed: ParsedArguments) -> SearchResults[Any]:
-        ts = self.text_search
-        if self.kind == "search":
-            if self._string_mapper is None:  # titles and links to cite: see render()
-                return await ts.get_text_search_results(parsed.query, parsed.options)
-            return await ts.search(parsed.query, parsed.options)
-        if self.kind == "text_search_results":
-            return await ts.get_text_search_results(parsed.query, parsed.options)
-        return await ts.get_search_results(parsed.query, parsed.options)
+    def _method(self) -> str:
+        """The connector method that serves this function's kind (``_sync`` added when blocking)."""
+        if self.kind == "search" and self._string_mapper is not None:
+            return "search"
+        if self.kind == "search_results":
+            return "get_search_results"
+        # Also for "search" without a string mapper: titles and links to cite (see render()).
+        return "get_text_search_results"
 
-    def _search_sync(self, parsed: ParsedArguments) -> SearchResults[Any]:
-        ts = self.text_search
-        if self.kind == "search":
-            if self._string_mapper is None:  # titles and links to cite: see render()
-                return ts.get_text_search_results_sync(parsed.query, parsed.options)
-            return ts.search_sync(parsed.query, parsed.options)
-        if self.kind == "text_search_results":
-            return ts.get_text_search_results_sync(parsed.query, parsed.options)
-        return ts.get_search_results_sync(parsed.query, parsed.options)
+    async def _answer(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
+        search = getattr(self.text_search, self._method())
+        try:
+            return self._render(parsed, await search(parsed.query, parsed.options))
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
+
+    def _answer_sync(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
+        search = getattr(self.text_search, self._method() + "_sync")
+        try:
+            return self._render(parsed, search(parsed.query, parsed.options))
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
 
     def _parse_or_outcome(
         self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
@@ -341,10 +344,16 @@ class SearchFunction:
         )
         return Outcome(rendered.text, False, rendered.structured, tuple(results))
 
-    def _repeated(self, parsed: ParsedArguments) -> Outcome | None:
+    def _prepared(
+        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
+    ) -> ParsedArguments | Outcome:
+        """The parsed arguments to search with, or the answer when there is nothing to search."""
+        parsed = self._parse_or_outcome(arguments, raise_errors)
+        if isinstance(parsed, Outcome):
+            return parsed
         count = self._guard.repeated(parsed) if self._guard is not None else 0
         if not count:
-            return None
+            return parsed
         logger.info("search function %s: same query %d times in a row", self.name, count)
         return Outcome(repeat_message(parsed.query, count), False)
 
@@ -352,33 +361,15 @@ class SearchFunction:
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
-        parsed = self._parse_or_outcome(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        repeated = self._repeated(parsed)
-        if repeated is not None:
-            return repeated
-        try:
-            results = await self._search(parsed)
-            return self._render(parsed, results)
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
+        parsed = self._prepared(arguments, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
 
     def _run_sync(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
-        parsed = self._parse_or_outcome(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        repeated = self._repeated(parsed)
-        if repeated is not None:
-            return repeated
-        try:
-            results = self._search_sync(parsed)
-            return self._render(parsed, results)
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
+        parsed = self._prepared(arguments, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
 
     async def invoke(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False

@@ -13,10 +13,13 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.errors import ServiceUnavailableError
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local import LocalTextSearch
 
 __all__ = ["IndexingInProgressError", "IndexingTextSearch"]
 
@@ -33,8 +36,7 @@ class IndexingInProgressError(ServiceUnavailableError):
         self.total = total
         #: What the model is told (see ``plugins._output.error_message``).
         self.model_hint = (
-            f"The local index is still being built ({counted}); "
-            "retry this search in a few seconds."
+            f"The local index is still being built ({counted}); retry this search in a few seconds."
         )
 
 
@@ -61,7 +63,7 @@ class IndexingTextSearch:
         stream: TextIO,
         interval: float = 1.0,
     ) -> None:
-        self._search = search
+        self._search: LocalTextSearch = search
         self._folder = Path(folder)
         self.wait = wait
         self._stream = stream
@@ -130,98 +132,80 @@ class IndexingTextSearch:
                 f"indexing the folder failed ({type(self.error).__name__})", provider="local"
             )
 
-    def _ready_sync(self) -> Any:
+    def _ready_sync(self) -> LocalTextSearch:
         self._done.wait(self.wait)
         self._check()
         return self._search
 
-    async def _ready(self) -> Any:
+    async def _ready(self) -> LocalTextSearch:
         if not self._done.is_set():
             await asyncio.to_thread(self._done.wait, self.wait)
         self._check()
         return self._search
 
-    # -- the TextSearch protocol ------------------------------------------------------
+    # -- the TextSearch protocol and the document readers, each once the index is ready ---
 
     async def search(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[str]:
         """See ``LocalTextSearch.search`` (waits for the indexing)."""
-        result: SearchResults[str] = await (await self._ready()).search(query, options, **kwargs)
-        return result
+        return await (await self._ready()).search(query, options, **kwargs)
 
     async def get_text_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[TextSearchResult]:
         """See ``LocalTextSearch.get_text_search_results`` (waits for the indexing)."""
-        search = await self._ready()
-        result: SearchResults[TextSearchResult] = await search.get_text_search_results(
-            query, options, **kwargs
-        )
-        return result
+        return await (await self._ready()).get_text_search_results(query, options, **kwargs)
 
     async def get_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[Any]:
         """See ``LocalTextSearch.get_search_results`` (waits for the indexing)."""
-        search = await self._ready()
-        result: SearchResults[Any] = await search.get_search_results(query, options, **kwargs)
-        return result
+        return await (await self._ready()).get_search_results(query, options, **kwargs)
 
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`."""
-        result: SearchResults[str] = self._ready_sync().search_sync(query, options, **kwargs)
-        return result
+        return self._ready_sync().search_sync(query, options, **kwargs)
 
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`."""
-        result: SearchResults[TextSearchResult] = self._ready_sync().get_text_search_results_sync(
-            query, options, **kwargs
-        )
-        return result
+        return self._ready_sync().get_text_search_results_sync(query, options, **kwargs)
 
     def get_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Any
     ) -> SearchResults[Any]:
         """Blocking twin of :meth:`get_search_results`."""
-        result: SearchResults[Any] = self._ready_sync().get_search_results_sync(
-            query, options, **kwargs
-        )
-        return result
+        return self._ready_sync().get_search_results_sync(query, options, **kwargs)
 
-    def get_document(self, key: str, *, filter: TextSearchFilter | None = None) -> Any:
+    # The readers pass their arguments through: LocalTextSearch declares and checks them.
+
+    def get_document(self, key: str, **options: Any) -> Any:
         """See ``LocalTextSearch.get_document`` (waits for the indexing).
 
         Raises:
             IndexingInProgressError: Still indexing after ``wait`` seconds.
         """
-        return self._ready_sync().get_document(key, filter=filter)
+        return self._ready_sync().get_document(key, **options)
 
-    def list_documents(
-        self,
-        *,
-        filter: TextSearchFilter | None = None,
-        after: str | None = None,
-        limit: int = 100,
-    ) -> Any:
+    def list_documents(self, **options: Any) -> Any:
         """See ``LocalTextSearch.list_documents`` (waits for the indexing).
 
         Raises:
             IndexingInProgressError: Still indexing after ``wait`` seconds.
         """
-        return self._ready_sync().list_documents(filter=filter, after=after, limit=limit)
+        return self._ready_sync().list_documents(**options)
 
-    def get_section(self, link: str, *, filter: TextSearchFilter | None = None) -> Any:
+    def get_section(self, link: str, **options: Any) -> Any:
         """See ``LocalTextSearch.get_section`` (waits for the indexing).
 
         Raises:
             IndexingInProgressError: Still indexing after ``wait`` seconds.
         """
-        return self._ready_sync().get_section(link, filter=filter)
+        return self._ready_sync().get_section(link, **options)
 
     def close(self) -> None:
         """Close the index once the indexing thread has let go of it."""

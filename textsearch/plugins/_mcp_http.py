@@ -24,6 +24,7 @@ import hmac
 import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_MAX_CONCURRENCY",
     "MCP_PATH",
+    "HttpGuardSettings",
     "build_http_app",
     "is_loopback",
     "serve_http",
@@ -45,6 +47,22 @@ MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_000_000
 #: Requests handled at once; more are answered 503 at once.
 DEFAULT_MAX_CONCURRENCY = 32
+
+
+@dataclass(frozen=True)
+class HttpGuardSettings:
+    """What the guard enforces besides the Origin check (see the module docs).
+
+    Attributes:
+        token: The bearer token every request must carry; ``None`` for none (loopback only).
+        max_body_bytes: Largest request body accepted.
+        max_concurrency: Requests handled at once.
+    """
+
+    token: str | None = field(default=None, repr=False)
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -146,9 +164,12 @@ class _Guard:
             )
             return
         if self._busy >= self._max:
-            await _reply(send, 503, "Busy: too many requests at once, retry shortly", [
-                (b"retry-after", b"1")
-            ])
+            await _reply(
+                send,
+                503,
+                "Busy: too many requests at once, retry shortly",
+                [(b"retry-after", b"1")],
+            )
             return
         self._busy += 1
         try:
@@ -160,12 +181,7 @@ class _Guard:
 
 
 def build_http_app(
-    plugin: SearchPlugin,
-    *,
-    host: str,
-    token: str | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    plugin: SearchPlugin, *, host: str, settings: HttpGuardSettings | None = None
 ) -> ASGIApp:
     """The ASGI application serving ``plugin`` at ``/mcp``, guarded as the module says.
 
@@ -176,13 +192,14 @@ def build_http_app(
     from textsearch.errors import ConfigurationError
     from textsearch.plugins._mcp import build_server
 
+    settings = settings or HttpGuardSettings()
     loopback = is_loopback(host)
-    if not token and not loopback:
+    if not settings.token and not loopback:
         raise ConfigurationError(
             f"serving MCP on {host} (not loopback) needs a bearer token: pass --token or set "
             "TEXTSEARCH_MCP_TOKEN"
         )
-    if max_body_bytes < 1 or max_concurrency < 1:
+    if settings.max_body_bytes < 1 or settings.max_concurrency < 1:
         raise ConfigurationError("max_body_bytes and max_concurrency must be at least 1")
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -199,14 +216,16 @@ def build_http_app(
         streamable_http_path=MCP_PATH,
         json_response=True,
         stateless_http=True,
-        max_request_body_size=max_body_bytes,
+        max_request_body_size=settings.max_body_bytes,
         transport_security=security,
         host=host,
     )
     # The guard has checked Origin; the transport's own check would refuse every Origin
     # left in its empty allow-list, so it sees none.
     strip = _StripOrigin(inner) if loopback else inner
-    return _Guard(strip, token=token, loopback=loopback, max_concurrency=max_concurrency)
+    return _Guard(
+        strip, token=settings.token, loopback=loopback, max_concurrency=settings.max_concurrency
+    )
 
 
 class _StripOrigin:
@@ -259,13 +278,7 @@ def _server_class() -> type[Any]:
 
 
 def serve_http(
-    plugin: SearchPlugin,
-    host: str,
-    port: int,
-    *,
-    token: str | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+    plugin: SearchPlugin, host: str, port: int, settings: HttpGuardSettings | None = None
 ) -> None:
     """Serve the plugin over Streamable HTTP at ``http://host:port/mcp`` until SIGINT/SIGTERM.
 
@@ -277,16 +290,12 @@ def serve_http(
         ConfigurationError: No token while ``host`` is not loopback, or a bound below 1.
         OSError: The address cannot be bound.
     """
-    app = build_http_app(
-        plugin,
-        host=host,
-        token=token,
-        max_body_bytes=max_body_bytes,
-        max_concurrency=max_concurrency,
-    )
+    settings = settings or HttpGuardSettings()
+    app = build_http_app(plugin, host=host, settings=settings)
     import uvicorn
 
     _Server = _server_class()
+    connections = settings.max_concurrency * 2 + 8  # a backstop behind the guard
     config = uvicorn.Config(
         app,
         host=host.strip("[]"),
@@ -294,7 +303,7 @@ def serve_http(
         lifespan="on",
         access_log=False,  # request lines are not needed, and nothing about callers is kept
         log_level="warning",
-        limit_concurrency=max_concurrency * 2 + 8,  # connections, a backstop behind the guard
+        limit_concurrency=connections,
         timeout_graceful_shutdown=10,
         server_header=False,
     )

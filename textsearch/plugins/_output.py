@@ -12,25 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from textsearch import errors
 from textsearch._types import SearchResults, TextSearchResult
-from textsearch.errors import (
-    AllProvidersFailedError,
-    AuthenticationError,
-    BadRequestError,
-    ConfigurationError,
-    InvalidRequestError,
-    NotFoundError,
-    PermissionDeniedError,
-    ProviderError,
-    ProviderRetiredError,
-    QuotaExceededError,
-    RateLimitError,
-    ResponseFormatError,
-    SearchTimeoutError,
-    SearchTransportError,
-    ServiceUnavailableError,
-    UnsupportedFilterError,
-)
 
 __all__ = ["Kind", "Rendered", "error_message", "output_schema", "render", "render_results"]
 
@@ -271,10 +254,10 @@ def invalid_arguments_message(function_name: str, detail: str) -> str:
 
 
 #: Failures that another attempt a little later may not have.
-_TRANSIENT = (RateLimitError, ServiceUnavailableError, SearchTransportError)
+_TRANSIENT = (errors.RateLimitError, errors.ServiceUnavailableError, errors.SearchTransportError)
 
 
-def _all_failed_message(exc: AllProvidersFailedError) -> str:
+def _all_failed_message(exc: errors.AllProvidersFailedError) -> str:
     if exc.errors and not any(isinstance(e, _TRANSIENT) for e in exc.errors):
         return (
             "None of the search services can answer (quota spent, retired or not set up); "
@@ -289,6 +272,48 @@ def _all_failed_message(exc: AllProvidersFailedError) -> str:
     return "Every search service failed or is rate limited right now; retry later."
 
 
+_NOT_SET_UP = "retrying will not help, so tell the user that search is not set up correctly."
+
+#: Error classes -> the sentence for the model (``None``: the request's own message, which
+#: the SDK builds from validated input). The first match wins: subclasses before their bases.
+_MESSAGES: tuple[tuple[type[Exception] | tuple[type[Exception], ...], str | None], ...] = (
+    (
+        errors.QuotaExceededError,
+        "The search quota is exhausted; retrying will not help, so answer without "
+        "searching or tell the user.",
+    ),
+    (
+        (errors.AuthenticationError, errors.PermissionDeniedError, errors.ConfigurationError),
+        "The search service rejected this tool's credentials or configuration; " + _NOT_SET_UP,
+    ),
+    (
+        errors.ProviderRetiredError,
+        "The search service behind this tool has been retired; retrying will not help, "
+        "so tell the user.",
+    ),
+    (errors.NotFoundError, "The search index or resource was not found; " + _NOT_SET_UP),
+    (
+        errors.UnsupportedFilterError,
+        "This search tool uses a filter the search service does not support; " + _NOT_SET_UP,
+    ),
+    (
+        errors.BadRequestError,
+        "The search service rejected the request; try a shorter or simpler query.",
+    ),
+    (errors.InvalidRequestError, None),
+    (
+        errors.SearchTimeoutError,
+        "The search service did not answer in time; retry later or with a simpler query.",
+    ),
+    (
+        (errors.ServiceUnavailableError, errors.SearchTransportError),
+        "The search service is unavailable right now; retry later.",
+    ),
+    (errors.ResponseFormatError, "The search service sent an unexpected response; retry later."),
+    (errors.ProviderError, "The search service answered with an error; retry later."),
+)
+
+
 def error_message(exc: BaseException) -> str:
     """One short, actionable sentence for the model, chosen by the error's class.
 
@@ -298,49 +323,15 @@ def error_message(exc: BaseException) -> str:
     hint = getattr(exc, "model_hint", None)
     if isinstance(hint, str) and hint:  # set only by textsearch's own errors
         return hint
-    if isinstance(exc, AllProvidersFailedError):
+    if isinstance(exc, errors.AllProvidersFailedError):
         return _all_failed_message(exc)
-    if isinstance(exc, RateLimitError):
+    if isinstance(exc, errors.RateLimitError):
         if exc.retry_after:
             return (
                 f"The search service is rate limited; retry in about {exc.retry_after:g} seconds."
             )
         return "The search service is rate limited; retry later."
-    if isinstance(exc, QuotaExceededError):
-        return (
-            "The search quota is exhausted; retrying will not help, so answer without "
-            "searching or tell the user."
-        )
-    if isinstance(exc, (AuthenticationError, PermissionDeniedError, ConfigurationError)):
-        return (
-            "The search service rejected this tool's credentials or configuration; retrying "
-            "will not help, so tell the user that search is not set up correctly."
-        )
-    if isinstance(exc, ProviderRetiredError):
-        return (
-            "The search service behind this tool has been retired; retrying will not help, "
-            "so tell the user."
-        )
-    if isinstance(exc, NotFoundError):
-        return (
-            "The search index or resource was not found; retrying will not help, so tell "
-            "the user that search is not set up correctly."
-        )
-    if isinstance(exc, UnsupportedFilterError):
-        return (
-            "This search tool uses a filter the search service does not support; retrying "
-            "will not help, so tell the user that search is not set up correctly."
-        )
-    if isinstance(exc, BadRequestError):
-        return "The search service rejected the request; try a shorter or simpler query."
-    if isinstance(exc, InvalidRequestError):
-        return f"Invalid search request: {_one_line(str(exc))}."
-    if isinstance(exc, SearchTimeoutError):
-        return "The search service did not answer in time; retry later or with a simpler query."
-    if isinstance(exc, (ServiceUnavailableError, SearchTransportError)):
-        return "The search service is unavailable right now; retry later."
-    if isinstance(exc, ResponseFormatError):
-        return "The search service sent an unexpected response; retry later."
-    if isinstance(exc, ProviderError):
-        return "The search service answered with an error; retry later."
+    for kinds, message in _MESSAGES:
+        if isinstance(exc, kinds):
+            return message or f"Invalid search request: {_one_line(str(exc))}."
     return "The search failed unexpectedly; retry later or answer without searching."

@@ -236,16 +236,9 @@ class SearchPlugin:
             ConfigurationError: No token while ``host`` is not loopback, or a bound below 1.
             OSError: The address cannot be bound.
         """
-        from textsearch.plugins._mcp_http import serve_http
+        from textsearch.plugins._mcp_http import HttpGuardSettings, serve_http
 
-        serve_http(
-            self,
-            host,
-            port,
-            token=token,
-            max_body_bytes=max_body_bytes,
-            max_concurrency=max_concurrency,
-        )
+        serve_http(self, host, port, HttpGuardSettings(token, max_body_bytes, max_concurrency))
 
 
 def create_search_plugin(

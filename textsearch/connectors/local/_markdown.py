@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import Block, MarkupSection, github_slug, strip_tags
+from textsearch.connectors.local._blocks import (
+    Block,
+    MarkupSection,
+    SectionWriter,
+    github_slug,
+    strip_tags,
+)
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -128,37 +134,12 @@ def inline_text(tokens: Sequence[Token]) -> str:
     return "".join(out)
 
 
-class _Reader:
+class _Reader(SectionWriter):
     """Walks markdown-it's tokens into sections; one per file (and per directive body)."""
 
     def __init__(self, rst: Callable[[str, int], list[Block]] | None) -> None:
-        self.title: str | None = None
-        self.sections: list[MarkupSection] = []
-        self.blocks: list[Block] = []
-        self.heading: str | None = None
-        self.anchor: str | None = None
-        self.first = 1
-        self.used: dict[str, int] = {}
+        super().__init__()
         self.rst = rst
-        self.fresh = False  # the next block starts anew even where blocks are joined
-
-    def add(self, line: int, text: str, *, code: bool = False, join: bool = False) -> None:
-        if code:
-            if text.strip():
-                self.blocks.append(Block(line, text, True))
-            return
-        if not text.strip():
-            return
-        last = self.blocks[-1] if self.blocks else None
-        if join and last is not None and not last.code and not self.fresh:
-            last.text += "\n" + text
-        else:
-            self.blocks.append(Block(line, text))
-        self.fresh = False
-
-    def close_section(self) -> None:
-        self.sections.append((self.heading, self.anchor, self.first, self.blocks))
-        self.blocks = []
 
     def read(self, source: str, offset: int, depth: int, *, sections: bool) -> None:
         env: dict[str, Any] = {}
@@ -178,13 +159,10 @@ class _Reader:
                 text = _inline_of(tokens[i + 1], env).strip()
                 top = sections and token.level == 0 and not lists and not quote_depth
                 if top and text:
-                    self.close_section()
-                    self.heading, self.anchor = text, github_slug(text, self.used)
-                    self.first = (token.map[1] if token.map else 0) + offset + 1
-                    if self.title is None:
-                        self.title = text
+                    first = (token.map[1] if token.map else 0) + offset + 1
+                    self.open_section(text, github_slug(text, self.used), first)
                 else:
-                    self.add(line, text)
+                    self.add_block(line, text)
                 i += 3
                 continue
             if kind == "inline":
@@ -195,9 +173,9 @@ class _Reader:
                     indent = "  " * (len(lists) - 1)
                     if item_prefix is not None:
                         text, item_prefix = item_prefix + text, None
-                    self.add(line, _indent(text, indent), join=True)
+                    self.add_block(line, _indent(text, indent), join=True)
                 else:
-                    self.add(line, text)
+                    self.add_block(line, text)
             elif kind == "bullet_list_open" or kind == "ordered_list_open":
                 start = int(token.attrs.get("start", 1) or 1) if kind[0] == "o" else 0
                 if not lists:
@@ -214,13 +192,13 @@ class _Reader:
             elif kind == "blockquote_close":
                 quote_depth -= 1
             elif kind == "code_block" or kind == "fence" and not token.info.startswith("{"):
-                self.add(line, token.content.rstrip("\n"), code=True)
+                self.add_block(line, token.content.rstrip("\n"), code=True)
                 item_prefix = None
             elif kind == "fence" or kind == "colon_fence":
                 self.directive(token, line, depth)
                 item_prefix = None
             elif kind == "html_block":
-                self.add(line, strip_tags(token.content).strip("\n"))
+                self.add_block(line, strip_tags(token.content).strip("\n"))
             elif kind == "front_matter":
                 if self.title is None and offset == 0:
                     self.title = _front_matter_title(token.content)
@@ -236,7 +214,7 @@ class _Reader:
                     table_rows.append(row)
                 in_table = None
             elif kind == "table_close":
-                self.add(table_line, "\n".join(table_rows))
+                self.add_block(table_line, "\n".join(table_rows))
             i += 1
 
     def directive(self, token: Token, line: int, depth: int) -> None:
@@ -250,13 +228,13 @@ class _Reader:
         if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
             return
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
-            self.add(line, argument)
+            self.add_block(line, argument)
         if name in _CODE_DIRECTIVES or "example" in name:
-            self.add(body_line, body.rstrip("\n"), code=True)
+            self.add_block(body_line, body.rstrip("\n"), code=True)
         elif name == "eval-rst" and self.rst is not None:
             self.blocks.extend(self.rst(body, body_line - 1))
         elif depth >= _MAX_DIRECTIVE_DEPTH:
-            self.add(body_line, body)
+            self.add_block(body_line, body)
         else:
             self.read(body, body_line - 1, depth + 1, sections=False)
 

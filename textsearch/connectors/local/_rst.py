@@ -18,7 +18,13 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import Block, MarkupSection, docutils_slug
+from textsearch.connectors.local._blocks import (
+    Block,
+    MarkupSection,
+    SectionWriter,
+    collector_paused,
+    docutils_slug,
+)
 from textsearch.connectors.local._markdown import role_text
 
 if TYPE_CHECKING:
@@ -46,13 +52,13 @@ _ADMONITIONS = frozenset(
 _lock = threading.Lock()
 
 
+@lru_cache(maxsize=1)
 def available() -> bool:
-    """Whether docutils is installed (the ``markup`` extra)."""
-    try:
-        _settings()
-    except ImportError:
-        return False
-    return True
+    """Whether docutils is installed (the ``markup`` extra); found, not imported: a MyST
+    file whose ``{eval-rst}`` bodies need no parse never loads it (~30 ms)."""
+    from importlib.util import find_spec
+
+    return find_spec("docutils") is not None
 
 
 @lru_cache(maxsize=1)
@@ -106,32 +112,35 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
 
     any_option = AnyOption(any=directives.unchanged)
 
-    class Code(Directive):
+    class Lenient(Directive):
+        # One argument (any text), any option, a body: what a Sphinx directive may have.
         has_content = True
         optional_arguments = 1
         final_argument_whitespace = True
         option_spec = any_option
 
+    class Code(Lenient):
         def run(self) -> list[Any]:
-            node = nodes.literal_block("", "\n".join(self.content))
-            node.line = self.content_offset + 1
+            lines = list(self.content)
+            first = self.content_offset + 1
+            marker = self.block_text.split("\n", 1)[0]
+            if self.arguments and not self.options and not marker.partition("::")[2].strip():
+                # Code right under the directive, no blank line between (".. click:run::"
+                # then "    invoke(cli)"): docutils read its first lines as the argument,
+                # but nothing was on the directive's line, so they are code.
+                head = self.arguments[0].split("\n")
+                gap = first - (self.lineno + 1) - len(head)
+                lines = head + [""] * gap + lines if lines else head
+                first = self.lineno + 1
+            node = nodes.literal_block("", "\n".join(lines))
+            node.line = first
             return [node]
 
-    class Dropped(Directive):
-        has_content = True
-        optional_arguments = 1
-        final_argument_whitespace = True
-        option_spec = any_option
-
+    class Dropped(Lenient):
         def run(self) -> list[Any]:
             return []
 
-    class Generic(Directive):
-        has_content = True
-        optional_arguments = 1
-        final_argument_whitespace = True
-        option_spec = any_option
-
+    class Generic(Lenient):
         def run(self) -> list[Any]:
             container = nodes.container()
             container.line = self.lineno
@@ -148,18 +157,37 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
     return Code, Dropped, Generic
 
 
-def _directive_for(name: str) -> type[Any] | None:
-    code, dropped, generic = _directive_classes()
+def _directive_kind(name: str) -> str | None:
+    """``"code"`` (body kept exactly), ``"dropped"``, or ``None`` (docutils' own, else generic)."""
     short = name.rpartition(":")[2]
     if name in _CODE_DIRECTIVES or short in _CODE_DIRECTIVES:
-        return code
+        return "code"
     if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
-        return dropped
+        return "dropped"
     if short in _ADMONITIONS:
-        return None  # docutils' own when it has one, else generic (below)
+        return None  # docutils' own when it has one, else generic
     if ":" in name and any(hint in short for hint in _CODE_HINTS):
-        return code
+        return "code"
     return None
+
+
+def _directive_for(name: str) -> type[Any] | None:
+    kind = _directive_kind(name)
+    if kind is None:
+        return None
+    code, dropped, _ = _directive_classes()
+    return code if kind == "code" else dropped
+
+
+# Names docutils did not know: it looked for them in every language module and built a
+# message each time (Django's docs use :setting:, :ref:... thousands of times); asked once.
+_unknown: dict[str, set[str]] = {"role": set(), "directive": set()}
+_MAX_UNKNOWN = 2_000  # a file full of made-up names does not grow this without bound
+
+
+def _remember(kind: str, name: str) -> None:
+    if len(_unknown[kind]) < _MAX_UNKNOWN:
+        _unknown[kind].add(name)
 
 
 @contextmanager
@@ -177,14 +205,22 @@ def _lenient() -> Iterator[None]:
     _, _, generic = _directive_classes()
 
     def role(name: str, language: Any, lineno: int, reporter: Any) -> tuple[Any, list[Any]]:
+        if name.lower() in _unknown["role"]:
+            return _generic_role, []
         found, messages = original_role(name, language, lineno, reporter)
+        if found is None:
+            _remember("role", name.lower())
         return (found or _generic_role), []
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
         chosen = _directive_for(name.lower())
         if chosen is not None:
             return chosen, []
+        if name.lower() in _unknown["directive"]:
+            return generic, []
         found, messages = original_directive(name, language, document)
+        if found is None:
+            _remember("directive", name.lower())
         return (found or generic), []
 
     with _lock:
@@ -197,13 +233,123 @@ def _lenient() -> Iterator[None]:
             directives.directive = original_directive
 
 
+@lru_cache(maxsize=1)
+def _machinery() -> tuple[Any, Any]:
+    """A parser and a top-level state machine whose states, and nested machines', are lazy.
+
+    docutils starts a new state machine for every list, directive, comment and indented
+    block, and each one built all 15 of its states (compiling their transitions) although it
+    uses two or three: that was ~40% of the time of parsing a Sphinx project's files, and
+    most of the cost of a short MyST ``{eval-rst}`` body. The state classes here are
+    docutils' own, subclassed under the same names, and their machines build a state the
+    first time it is entered. Only the classes handed to this module's parser change:
+    docutils' own stay as they are for anyone else in the process. The top-level machine is
+    made once and reused, as docutils reuses its nested ones (parses hold ``_lock``).
+    """
+    from docutils.parsers.rst import Parser, states
+
+    class LazyStates(dict[str, Any]):
+        def __init__(self, machine: Any, classes: Any) -> None:
+            super().__init__()
+            self.machine = machine
+            self.classes = {cls.__name__: cls for cls in classes}
+            self.running = False
+
+        def __contains__(self, name: object) -> bool:
+            return name in self.classes
+
+        def __missing__(self, name: str) -> Any:
+            state = self[name] = self.classes[name](self.machine, self.machine.debug)
+            if self.running:  # built mid-run: set up as run() set up the others
+                state.runtime_init()
+            return state
+
+    class Lazy:
+        states: LazyStates
+
+        def add_states(self, state_classes: Any) -> None:
+            self.states = LazyStates(self, state_classes)
+
+        def runtime_init(self) -> None:
+            self.states.running = True
+            super().runtime_init()  # type: ignore[misc]
+
+    class LazyNested(Lazy, states.NestedStateMachine):  # type: ignore[misc]
+        pass
+
+    class LazyTop(Lazy, states.RSTStateMachine):  # type: ignore[misc]
+        pass
+
+    def lazy_class(stock: type[Any]) -> type[Any]:
+        def init(self: Any, state_machine: Any, debug: bool = False) -> None:
+            stock.__init__(self, state_machine, debug)
+            # One dict, shared with the indented-block machines' keyword arguments.
+            self.nested_sm_kwargs["state_classes"] = lazy
+
+        return type(stock.__name__, (stock,), {
+            "nested_sm": LazyNested,
+            "nested_sm_cache": [],  # never a machine of docutils' own classes
+            "__init__": init,
+        })  # fmt: skip
+
+    lazy = tuple(lazy_class(stock) for stock in states.state_classes)
+    # The inliner's patterns depend only on the settings, which are always _settings(): built
+    # at the first parse, not at every one (a fifth of a short {eval-rst} body's cost). Not a
+    # subclass: docutils formats its patterns from the class's own attributes.
+    inliner = states.Inliner()
+    build = inliner.init_customizations
+    built: list[bool] = []
+
+    def init_customizations(settings: Any) -> None:
+        if not built:
+            build(settings)
+            built.append(True)
+
+    inliner.init_customizations = init_customizations  # type: ignore[method-assign]
+    parser = Parser(inliner=inliner)
+    parser.state_classes = lazy
+    return parser, LazyTop(state_classes=lazy, initial_state="Body")
+
+
+_LINE_LIMIT = 10_000  # docutils' own bound on a line's length (inline markup is not linear)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines docutils parses: split at newlines only, so that line numbers are the
+    file's (``str.splitlines`` also splits at form feeds, U+2028, ...), tabs expanded to
+    columns of 8 and other blanks made spaces, as docutils does, trailing blanks off."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\v" in text or "\f" in text:
+        text = text.replace("\v", " ").replace("\f", " ")
+    if "\t" in text:
+        return [line.expandtabs(8).rstrip() for line in text.split("\n")]
+    return [line.rstrip() for line in text.split("\n")]
+
+
 def _parse(text: str) -> nodes.document:
-    from docutils.parsers.rst import Parser
+    """The doctree of ``text``: one parse, nothing reported, unknown names generic."""
+    from docutils.parsers.rst import roles
     from docutils.utils import new_document
 
     document = new_document("<index_path>", _settings())
-    with _lenient():
-        Parser().parse(text, document)
+    lines = _lines(text)
+    if any(len(line) > _LINE_LIMIT for line in lines):
+        # What docutils would refuse whole: read those lines as text, the rest as markup.
+        lines = [line if len(line) <= _LINE_LIMIT else "" for line in lines]
+    parser, machine = _machinery()
+    with _lenient(), collector_paused():
+        parser.setup_parse(text, document)
+        try:
+            machine.run(lines, document, inliner=parser.inliner)
+        except BaseException:
+            # A parse that did not finish (RecursionError on deep nesting, caught by the
+            # caller) may leave the reused machine half set up: the next parse gets new ones.
+            _machinery.cache_clear()
+            raise
+        finally:
+            parser.finish_parse()
+            roles._roles.pop("", None)  # type: ignore[attr-defined]  # no default role outlives its document
     return document
 
 
@@ -251,20 +397,15 @@ def _inline(node: Any, document: Any) -> str:
     return "".join(out)
 
 
-class _Walker:
-    def __init__(self, document: Any, offset: int, sections: bool) -> None:
+class _Walker(SectionWriter):
+    def __init__(self, document: Any, source: str, offset: int, sections: bool) -> None:
+        super().__init__()
         self.document = document
+        self.source = source
+        self.source_lines: list[str] | None = None  # split when a code block needs them
         self.offset = offset
         self.with_sections = sections
-        self.title: str | None = None
-        self.sections: list[MarkupSection] = []
-        self.blocks: list[Block] = []
-        self.heading: str | None = None
-        self.anchor: str | None = None
-        self.first = 1
-        self.used: dict[str, int] = {}
         self.line = 1
-        self.fresh = False  # the next block starts anew even where blocks are joined
 
     def _line(self, node: Any) -> int:
         line = getattr(node, "line", None)
@@ -273,19 +414,7 @@ class _Walker:
         return self.line
 
     def add(self, node: Any, text: str, *, code: bool = False, join: bool = False) -> None:
-        line = self._line(node)
-        if code:
-            if text.strip():
-                self.blocks.append(Block(line, text, True))
-            return
-        if not text.strip():
-            return
-        last = self.blocks[-1] if self.blocks else None
-        if join and last is not None and not last.code and not self.fresh:
-            last.text += "\n" + text
-        else:
-            self.blocks.append(Block(line, text))
-        self.fresh = False
+        self.add_block(self._line(node), text, code=code, join=join)
 
     def walk(self, node: Any, indent: str = "", prefix: str | None = None) -> str | None:
         """Add ``node``'s blocks; returns ``prefix`` when no block took it."""
@@ -298,7 +427,7 @@ class _Walker:
         if tag == "section":
             return self.section(node, indent, prefix)
         if tag in _CODE_NODES:
-            self.add(node, node.astext(), code=True)
+            self.add(node, self.code(node), code=True)
             return prefix
         joined = bool(indent) or prefix is not None
         if not indent and prefix is None and tag in _LISTS:
@@ -369,6 +498,17 @@ class _Walker:
             prefix = self.walk(child, indent, prefix)
         return prefix
 
+    def code(self, node: Any) -> str:
+        """A code block's text as the file has it: docutils expanded its tabs and dropped
+        trailing blanks; the lines are taken back from the source, less the block's indent."""
+        text: str = node.astext()
+        line = getattr(node, "line", None)
+        if not isinstance(line, int) or node.tagname == "math_block":
+            return text
+        if self.source_lines is None:
+            self.source_lines = _source_lines(self.source)
+        return _from_source(text, line - 1, self.source_lines)
+
     def unparsed(self, message: Any) -> None:
         """Keep the words of markup docutils refused (a title inside an indented block):
         what it quotes back, without adornment lines; a refused directive stays out."""
@@ -388,17 +528,65 @@ class _Walker:
         title = children[0] if children and children[0].tagname == "title" else None
         heading = " ".join(_inline(title, self.document).split()) if title is not None else ""
         if self.with_sections and heading:
-            self.sections.append((self.heading, self.anchor, self.first, self.blocks))
-            self.blocks = []
-            self.heading, self.anchor = heading, docutils_slug(heading, self.used)
-            self.first = self._line(title) + 1
-            if self.title is None:
-                self.title = heading
+            anchor = docutils_slug(heading, self.used)
+            self.open_section(heading, anchor, self._line(title) + 1)
         elif heading:
             self.add(title, heading)
         for child in children[1 if title is not None else 0 :]:
             prefix = self.walk(child, indent, prefix)
         return prefix
+
+
+def _source_lines(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
+def _columns(line: str) -> str:
+    """A line as docutils reads it: tabs to columns of 8, form feeds spaces, blanks off."""
+    return line.replace("\v", " ").replace("\f", " ").expandtabs(8).rstrip()
+
+
+def _from_column(line: str, column: int) -> str:
+    """What follows display column ``column`` of ``line`` (tabs at columns of 8); a tab that
+    straddles the column leaves the spaces past it."""
+    if "\t" not in line[:column]:
+        return line[column:]  # no tab before it: a column is a character
+    at = 0
+    for index, char in enumerate(line):
+        if at >= column:
+            return line[index:]
+        at = (at // 8 + 1) * 8 if char == "\t" else at + 1
+        if at > column:
+            return " " * (at - column) + line[index + 1 :]
+    return ""
+
+
+def _from_source(text: str, start: int, source: list[str]) -> str:
+    """``text`` (docutils' lines of a code block whose first line is source line ``start``,
+    0-based) as the source has it; ``text`` itself when the lines do not match up."""
+    code = text.split("\n")
+    end = start + len(code)
+    if start < 0 or end > len(source):
+        return text
+    lines = source[start:end]
+    if lines == code:
+        return text  # the common case: no indent, no tab, no trailing blank
+    indent: int | None = None
+    for want, have in zip(code, lines, strict=True):
+        if not want:
+            if _columns(have):
+                return text
+            continue
+        seen = _columns(have)
+        width = len(seen) - len(want)
+        if width < 0 or seen[width:] != want or seen[:width].strip() or indent not in (None, width):
+            return text
+        indent = width
+    if indent is None:
+        return text
+    return "\n".join(_from_column(have, indent) for have in lines)
 
 
 def _is_adornment(line: str) -> bool:
@@ -420,20 +608,127 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
         ImportError: docutils is not installed.
     """
     document = _parse(raw)
-    walker = _Walker(document, 0, True)
+    walker = _Walker(document, raw, 0, True)
     for child in document.children:
         walker.walk(child)
-    walker.sections.append((walker.heading, walker.anchor, walker.first, walker.blocks))
+    walker.close_section()
     return walker.title, walker.sections
 
 
 def rst_blocks(raw: str, offset: int) -> list[Block]:
     """The blocks of a reStructuredText fragment (a MyST ``{eval-rst}`` body), titles as text."""
+    simple = _directives_only(raw, offset)
+    if simple is not None:
+        return simple
     document = _parse(raw)
-    walker = _Walker(document, offset, False)
+    walker = _Walker(document, raw, offset, False)
     for child in document.children:
         walker.walk(child)
     return walker.blocks
+
+
+# -- MyST bodies that are only directives read whole -----------------------------------------
+
+_DIRECTIVE_START = re.compile(r"\.\. ([A-Za-z0-9][\w.:+-]*)::(?: |$)")
+_OPTION = re.compile(r":[A-Za-z][\w-]*:(?: |$)")
+
+
+def _directives_only(raw: str, offset: int) -> list[Block] | None:
+    """The blocks of a fragment made only of directives whose reading needs no parse: code
+    (its body kept exactly) and dropped ones (``currentmodule``, ``toctree``...), with
+    ``:option:`` lines; ``None`` for anything else, which docutils reads.
+
+    Most MyST ``{eval-rst}`` bodies are that (click's docs: 141 bodies, most a
+    ``click:example``), and a docutils parse per body was most of the cost of reading a MyST
+    project. What this returns is what the parse gives (tests/connectors/test_local_passages.py
+    compares the two on crafted bodies, test_local_doc_sets.py reads real ones).
+    """
+    if "\t" in raw or "\r" in raw or "\v" in raw or "\f" in raw:
+        return None
+    lines = raw.split("\n")
+    blocks: list[Block] = []
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        if not line.strip():
+            index += 1
+            continue
+        if len(line) > _LINE_LIMIT:
+            return None
+        found = _DIRECTIVE_START.match(line)
+        if found is None:
+            # A paragraph of plain words (no inline markup, not a list, title or quote).
+            end = index
+            while end < count and lines[end].strip():
+                end += 1
+            paragraph = lines[index:end]
+            if not all(_is_plain(text) for text in paragraph) or _LIST_START.match(line):
+                return None
+            blocks.append(Block(index + 1 + offset, "\n".join(paragraph)))
+            index = end
+            continue
+        name = found.group(1).lower()
+        kind = _directive_kind(name)
+        if kind is None and _generic_name(name):
+            kind = "generic"
+        if kind is None:
+            return None
+        # The directive's block: the indented lines after it; it must end at a blank line.
+        end = index + 1
+        while end < count and (not lines[end].strip() or lines[end][0] == " "):
+            end += 1
+        if end < count and lines[end - 1].strip():
+            return None
+        body = lines[index + 1 : end]
+        while body and not body[-1].strip():
+            body.pop()
+        # Options, then a blank line, then the content: anything else (an argument going on
+        # over lines, a value on the next line) is left to docutils.
+        split = next((n for n, text in enumerate(body) if not text.strip()), len(body))
+        if any(not _OPTION.match(text.lstrip()) for text in body[:split]):
+            return None
+        if any(len(text) > _LINE_LIMIT for text in body):
+            return None
+        if kind == "code":
+            content = body[split + 1 :]
+            start = index + 1 + split + 1
+            while content and not content[0].strip():
+                content.pop(0)
+                start += 1
+            indent = min(len(text) - len(text.lstrip(" ")) for text in body if text.strip()) \
+                if any(text.strip() for text in body) else 0  # fmt: skip
+            text = "\n".join(text[indent:] for text in content)
+            if text.strip():
+                blocks.append(Block(start + 1 + offset, text, True))
+        elif kind == "generic":
+            # A directive docutils does not know (autofunction, py:class...): its argument
+            # as text when it is plain words, and no body.
+            if split < len(body):
+                return None
+            argument = line[found.end() :].strip()
+            if argument and name.rpartition(":")[2] not in _ARGUMENT_NOT_TEXT:
+                if not _is_plain(argument):
+                    return None
+                blocks.append(Block(index + 1 + offset, argument))
+        index = end
+    return blocks
+
+
+# Words, spaces and punctuation that is never inline markup; "_" only inside a word.
+_PLAIN = re.compile(r"[^\W_](?:[^\W_]|[ ,.;:!?'\"()/-]|(?<=[^\W_])_(?=[^\W_]))*")
+_LIST_START = re.compile(r"(?:\w{1,4}[.)]|\(\w{1,4}\))(?: |$)")
+
+
+def _is_plain(line: str) -> bool:
+    return _PLAIN.fullmatch(line) is not None and "::" not in line and "  " not in line
+
+
+def _generic_name(name: str) -> bool:
+    """Whether docutils does not know directive ``name`` (so it reads as generic)."""
+    from docutils.parsers.rst import directives
+    from docutils.parsers.rst.languages import en
+
+    return name not in en.directives and name not in directives._directive_registry  # type: ignore[attr-defined]
 
 
 # -- is a .txt file reStructuredText? -------------------------------------------------------

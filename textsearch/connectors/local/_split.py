@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from textsearch.connectors.local._blocks import Block, MarkupSection
+from textsearch.connectors.local._blocks import Block, MarkupSection, collector_paused
 from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
@@ -441,8 +441,10 @@ def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
     if _markdown.available():
         try:
             return _markdown.markdown_sections(raw, _rst.rst_blocks if _rst.available() else None)
-        except RecursionError:
-            pass  # nesting the parser cannot take: read it line by line below
+        except (RecursionError, ImportError):
+            # Nesting the parser cannot take, or docutils found but not importable (it is
+            # looked for, not loaded, until a body needs it): read it line by line below.
+            pass
     title, sections = _markdown_sections(raw)
     plain = [(h, a, n, _plain_markdown(body)) for h, a, n, body in sections]
     return title, _string_blocks(plain, fences=True)
@@ -454,7 +456,7 @@ def _rst(raw: str) -> tuple[str | None, list[MarkupSection]]:
     if _rst.available():
         try:
             return _rst.rst_sections(raw)
-        except RecursionError:
+        except (RecursionError, ImportError):
             pass
     title, sections = _rst_sections(raw)
     return title, _string_blocks(sections, fences=False)
@@ -501,9 +503,11 @@ def split_document(
     if kind == "text":
         kind = format_of(suffix, raw, formats)
     if kind == "markdown":
-        title, blocks = _markdown(raw)
+        with collector_paused():
+            title, blocks = _markdown(raw)
     elif kind == "rst":
-        title, blocks = _rst(raw)
+        with collector_paused():
+            title, blocks = _rst(raw)
     else:
         title, sections = _plain_sections(raw)
         blocks = _string_blocks(sections, fences=False)

@@ -70,6 +70,33 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
     return text
 
 
+# Server errors that name what is wrong: SQLSTATE, the error, its message and hints ({table}
+# and {message} filled in).
+_SERVER_ERRORS: tuple[tuple[str, type[ProviderError], str, tuple[str, ...]], ...] = (
+    (
+        "42P01",  # undefined_table
+        NotFoundError,
+        "table {table!r} does not exist ({message})",
+        ("call create_schema() / create_schema_sync() first, or check table=",),
+    ),
+    (
+        "42703",  # undefined_column
+        NotFoundError,
+        "a configured column does not exist in {table!r} ({message})",
+        (
+            "check the *_column arguments of from_table()",
+            "a managed table made by an older version: call create_schema() once to upgrade it",
+        ),
+    ),
+    (
+        "42501",  # insufficient_privilege
+        PermissionDeniedError,
+        "{message}",
+        ("GRANT the needed rights on {table!r} to this user",),
+    ),
+)
+
+
 def map_error(
     exc: BaseException, *, target: str, table: str, secrets: tuple[str, ...]
 ) -> TextSearchError:
@@ -97,34 +124,18 @@ def map_error(
             provider=PROVIDER,
             hints=("raise timeout=, or narrow the query with a filter",),
         )
-    if isinstance(exc, pgerrors.UndefinedTable):
-        return NotFoundError(
-            f"{where}: table {table!r} does not exist ({message})",
-            provider=PROVIDER,
-            code=exc.sqlstate,
-            hints=("call create_schema() / create_schema_sync() first, or check table=",),
-        )
-    if isinstance(exc, pgerrors.UndefinedColumn):
-        return NotFoundError(
-            f"{where}: a configured column does not exist in {table!r} ({message})",
-            provider=PROVIDER,
-            code=exc.sqlstate,
-            hints=(
-                "check the *_column arguments of from_table()",
-                "a managed table made by an older version: call create_schema() once to upgrade it",
-            ),
-        )
+    for sqlstate, error_class, text, hints in _SERVER_ERRORS:
+        if getattr(exc, "sqlstate", None) == sqlstate:
+            return error_class(
+                f"{where}: " + text.format(table=table, message=message),
+                provider=PROVIDER,
+                code=sqlstate,
+                hints=tuple(h.format(table=table) for h in hints),
+            )
     if isinstance(exc, pgerrors.UndefinedObject | pgerrors.UndefinedFunction):
         return ConfigurationError(
             f"{where}: {message} (check text_search_config=; "
             "SELECT cfgname FROM pg_ts_config lists what the server has)"
-        )
-    if isinstance(exc, pgerrors.InsufficientPrivilege):
-        return PermissionDeniedError(
-            f"{where}: {message}",
-            provider=PROVIDER,
-            code=exc.sqlstate,
-            hints=(f"GRANT the needed rights on {table!r} to this user",),
         )
     if isinstance(exc, pgerrors.InvalidPassword | pgerrors.InvalidAuthorizationSpecification):
         return _auth_error(where, message, exc.sqlstate)

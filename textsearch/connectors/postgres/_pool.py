@@ -54,6 +54,18 @@ class PoolSettings:
     def error(self, exc: BaseException) -> TextSearchError:
         return map_error(exc, target=self.target, table=self.table, secrets=self.secrets)
 
+    def pool_kwargs(self, configure: Callable[[Any], Any], name: str) -> dict[str, Any]:
+        """The keywords of ``ConnectionPool`` and ``AsyncConnectionPool`` (opened later)."""
+        return {
+            "min_size": self.min_size,
+            "max_size": self.max_size,
+            "kwargs": self.connection_kwargs(),
+            "configure": configure,
+            "timeout": self.pool_timeout,
+            "open": False,
+            "name": name,
+        }
+
     @property
     def statement_timeout_ms(self) -> str:
         return str(max(1, int(self.statement_timeout * 1000)))
@@ -103,14 +115,7 @@ class SyncPool:
                 if error is not None:
                     raise error  # outside the except block: psycopg's error is not chained
                 pool = ConnectionPool(
-                    s.dsn,
-                    min_size=s.min_size,
-                    max_size=s.max_size,
-                    kwargs=s.connection_kwargs(),
-                    configure=self._configure,
-                    timeout=s.pool_timeout,
-                    open=False,
-                    name=f"textsearch-{id(self):x}",
+                    s.dsn, **s.pool_kwargs(self._configure, f"textsearch-{id(self):x}")
                 )
                 pool.open(wait=False)
                 self._pool = pool
@@ -134,12 +139,10 @@ class SyncPool:
             if attempt == 0 and _broken(conn):
                 self._recheck(pool)
                 continue
-            error = self._diagnose(failure, pool)
-            if error is None and attempt == 0:
-                continue
-            error = error or s.error(failure)
+            error = self._diagnose(failure, pool, retry=attempt == 0)
             del failure
-            raise error
+            if error is not None:
+                raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _recheck(self, pool: Any) -> None:
@@ -148,8 +151,8 @@ class SyncPool:
         except Exception:  # a failed check leaves the next attempt to report
             pass
 
-    def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
-        """The error to raise, or None when a stalled pool was replaced and a retry may work."""
+    def _diagnose(self, exc: BaseException, pool: Any, retry: bool) -> TextSearchError | None:
+        """The error to raise, or None (with ``retry``) when a stalled pool was replaced."""
         from psycopg_pool import PoolTimeout
 
         s = self.settings
@@ -167,7 +170,7 @@ class SyncPool:
             if self._pool is pool:
                 self._pool = None
         pool.close(timeout=0)
-        return None
+        return None if retry else s.error(exc)
 
     def close(self) -> None:
         with self._lock:
@@ -208,14 +211,7 @@ class AsyncPool:
             if self._pool is None or self._loop is not loop:
                 # A pool belongs to one event loop; a new loop (another asyncio.run) gets its own.
                 self._pool = AsyncConnectionPool(
-                    s.dsn,
-                    min_size=s.min_size,
-                    max_size=s.max_size,
-                    kwargs=s.connection_kwargs(),
-                    configure=self._configure,
-                    timeout=s.pool_timeout,
-                    open=False,
-                    name=f"textsearch-async-{id(self):x}",
+                    s.dsn, **s.pool_kwargs(self._configure, f"textsearch-async-{id(self):x}")
                 )
                 self._loop = loop
         pool = self._pool
@@ -242,15 +238,14 @@ class AsyncPool:
                 except Exception:
                     pass
                 continue
-            error = await self._diagnose(failure, pool)
-            if error is None and attempt == 0:
-                continue
-            error = error or s.error(failure)
+            error = await self._diagnose(failure, pool, retry=attempt == 0)
             del failure
-            raise error
+            if error is not None:
+                raise error
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _diagnose(self, exc: BaseException, pool: Any) -> TextSearchError | None:
+    async def _diagnose(self, exc: BaseException, pool: Any, retry: bool) -> TextSearchError | None:
+        """As SyncPool._diagnose."""
         from psycopg_pool import PoolTimeout
 
         s = self.settings
@@ -266,7 +261,7 @@ class AsyncPool:
         if self._pool is pool:
             self._pool = None
         await pool.close(timeout=0)
-        return None
+        return None if retry else s.error(exc)
 
     async def close(self) -> None:
         pool, self._pool = self._pool, None

@@ -15,16 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, TableSpec
-
-try:
-    from psycopg import sql
-    from psycopg import sql as pgsql
-except ImportError as exc:  # only reached when the connector is used without its extra
-    raise ImportError(
-        "PostgresTextSearch needs psycopg 3 and psycopg_pool: "
-        'pip install "textsearch-sdk[postgres]"'
-    ) from exc
+from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, TableSpec, sql
 
 #: the columns of a passage row, in the order the rows are built (see _postgres_rows)
 ROW_COLUMNS = (
@@ -59,7 +50,7 @@ class SchemaBuilder:
         self.table = sql.Identifier(*spec.table)
         self.config = sql.SQL("{}::regconfig").format(sql.Literal(".".join(spec.config)))
 
-    def _index_name(self, suffix: str) -> pgsql.Composable:
+    def _index_name(self, suffix: str) -> sql.Composable:
         # Index names live in the table's schema; keep them within 63 bytes.
         base = self.spec.table[-1]
         return sql.Identifier(f"{base[: 63 - len(suffix)]}{suffix}")
@@ -80,20 +71,20 @@ class SchemaBuilder:
     # the transaction that changes the passages, under a lock that one writer of the table
     # holds at a time, so readers always see statistics matching the rows they see.
 
-    def write_lock(self) -> pgsql.Composable:
+    def write_lock(self) -> sql.Composable:
         """Serialize the writers of this table (readers never wait for it)."""
         return sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}), {})").format(
             sql.Literal(self.spec.table_name), sql.Literal(WRITE_LOCK_KEY)
         )
 
-    def has_stats(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+    def has_stats(self) -> tuple[sql.Composable, tuple[Any, ...]]:
         """One row: whether the statistics table exists (tables of older versions lack it)."""
         return sql.SQL("SELECT to_regclass(%s) IS NOT NULL"), (self.stats_regclass_name(),)
 
-    def drop_stats(self) -> pgsql.Composable:
+    def drop_stats(self) -> sql.Composable:
         return sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(*self.spec.stats_table))
 
-    def create_stats(self) -> list[pgsql.Composable]:
+    def create_stats(self) -> list[sql.Composable]:
         """Create the statistics table and fill it from the rows already there."""
         stats = sql.Identifier(*self.spec.stats_table)
         return [
@@ -106,7 +97,7 @@ class SchemaBuilder:
             ),
         ]
 
-    def _counts(self, where: pgsql.Composable) -> pgsql.Composable:
+    def _counts(self, where: sql.Composable) -> sql.Composable:
         """Per lexeme, passages holding it; for '', passages and their summed length."""
         return sql.SQL(
             "SELECT l, count(*), 0 FROM {table} AS d, "
@@ -115,10 +106,10 @@ class SchemaBuilder:
             "FROM {table} AS d {where}"
         ).format(table=self.table, where=where)
 
-    def _ids_where(self, ids: pgsql.Composable) -> pgsql.Composable:
+    def _ids_where(self, ids: sql.Composable) -> sql.Composable:
         return sql.SQL("WHERE d.id IN ({})").format(ids)
 
-    def stats_before(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+    def stats_before(self, ids: sql.Composable) -> list[sql.Composable]:
         """Keep the counts of the passages about to be replaced or deleted."""
         stage = sql.Identifier(_OLD_TERMS)
         return [
@@ -129,7 +120,7 @@ class SchemaBuilder:
             sql.SQL("INSERT INTO {} {}").format(stage, self._counts(self._ids_where(ids))),
         ]
 
-    def stats_after(self, ids: pgsql.Composable) -> list[pgsql.Composable]:
+    def stats_after(self, ids: sql.Composable) -> list[sql.Composable]:
         """Apply the change: counts of the passages now stored minus those kept before.
 
         Terms are updated in sorted order; terms no passage holds any more are removed.
@@ -151,11 +142,11 @@ class SchemaBuilder:
             ).format(stats, stage),
         ]
 
-    def staged_ids(self) -> pgsql.Composable:
+    def staged_ids(self) -> sql.Composable:
         stage = _STAGE + ("_embedded" if self.spec.embedding_column else "")
         return sql.SQL("SELECT DISTINCT id FROM {}").format(sql.Identifier(stage))
 
-    def _vector(self) -> pgsql.Composable:
+    def _vector(self) -> sql.Composable:
         # Title and section heading weigh A, the passage's text B: a heading names what its
         # section is about, as a title does for the document.
         return sql.SQL(
@@ -164,36 +155,33 @@ class SchemaBuilder:
             "setweight(to_tsvector({cfg}, left(text, {n})), 'B')"
         ).format(cfg=self.config, n=sql.Literal(MAX_INDEXED_CHARS))
 
-    def lock(self) -> pgsql.Composable:
+    def lock(self) -> sql.Composable:
         return sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}))").format(
             sql.Literal(self.spec.table_name)
         )
 
-    def probe(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+    def probe(self) -> tuple[sql.Composable, tuple[Any, ...]]:
         """The table's column names (no rows: the table does not exist yet)."""
-        return (
-            sql.SQL(
-                "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(%s) "
-                "AND attnum > 0 AND NOT attisdropped"
-            ),
-            (self.regclass_name(),),
+        return self._catalog(
+            "SELECT attname FROM pg_attribute WHERE attrelid = to_regclass(%s) "
+            "AND attnum > 0 AND NOT attisdropped"
         )
 
-    def primary_key(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
-        return (
-            sql.SQL(
-                "SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(%s) "
-                "AND contype = 'p'"
-            ),
-            (self.regclass_name(),),
+    def primary_key(self) -> tuple[sql.Composable, tuple[Any, ...]]:
+        return self._catalog(
+            "SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(%s) AND contype = 'p'"
         )
+
+    def _catalog(self, query: str) -> tuple[sql.Composable, tuple[Any, ...]]:
+        """A catalog query about this table: its one parameter is the table's name."""
+        return sql.SQL(query), (self.regclass_name(),)
 
     @staticmethod
     def needs_upgrade(columns: set[str]) -> bool:
         """A table of the first version: it exists and has no ``passage`` column."""
         return bool(columns) and "passage" not in columns
 
-    def upgrade(self, primary_key: str | None) -> list[pgsql.Composable]:
+    def upgrade(self, primary_key: str | None) -> list[sql.Composable]:
         """Turn a first-version table (one row per document) into the passage table.
 
         Existing rows become passage 0 of their document and stay searchable; their
@@ -202,7 +190,7 @@ class SchemaBuilder:
         rewrite) because its expression now includes the section heading; its GIN index goes
         with it and is recreated by the statements that follow.
         """
-        statements: list[pgsql.Composable] = [
+        statements: list[sql.Composable] = [
             sql.SQL(
                 "ALTER TABLE {} ADD COLUMN passage int NOT NULL DEFAULT 0, "
                 "ADD COLUMN section text, ADD COLUMN anchor text, ADD COLUMN line int"
@@ -227,7 +215,7 @@ class SchemaBuilder:
         ]
         return statements
 
-    def create(self) -> list[pgsql.Composable]:
+    def create(self) -> list[sql.Composable]:
         """``CREATE ... IF NOT EXISTS`` of the table and its indexes (after the lock).
 
         The vector is the third column: ranking reads it from every candidate row, and a
@@ -282,7 +270,7 @@ class SchemaBuilder:
 
     # -- embeddings (pgvector) ---------------------------------------------------------------
 
-    def embedding_probe(self) -> tuple[pgsql.Composable, tuple[Any, ...]]:
+    def embedding_probe(self) -> tuple[sql.Composable, tuple[Any, ...]]:
         """The embedding column's dimensions and comment (no row: no such column)."""
         column = self.spec.embedding_column or ""
         return (
@@ -294,7 +282,7 @@ class SchemaBuilder:
             (self.regclass_name(), column),
         )
 
-    def add_embedding(self, dimensions: int, model: str) -> list[pgsql.Composable]:
+    def add_embedding(self, dimensions: int, model: str) -> list[sql.Composable]:
         """The vector column, its HNSW (cosine) index, and the model recorded on the column."""
         column = sql.Identifier(self.spec.embedding_column or "")
         record = json.dumps({"textsearch_embedder": model, "dimensions": dimensions})
@@ -311,20 +299,20 @@ class SchemaBuilder:
             ),
         ]
 
-    def missing_embeddings(self) -> pgsql.Composable:
+    def missing_embeddings(self) -> sql.Composable:
         return sql.SQL(
             "SELECT id, passage, title, section, text FROM {} WHERE {} IS NULL "
             "ORDER BY id, passage LIMIT %s"
         ).format(self.table, sql.Identifier(self.spec.embedding_column or ""))
 
-    def set_embeddings(self) -> pgsql.Composable:
+    def set_embeddings(self) -> sql.Composable:
         return sql.SQL(
             "UPDATE {table} AS t SET {col} = v.e::vector FROM "
             "(SELECT unnest(%s::text[]) AS id, unnest(%s::int[]) AS passage, "
             "unnest(%s::text[]) AS e) AS v WHERE t.id = v.id AND t.passage = v.passage"
         ).format(table=self.table, col=sql.Identifier(self.spec.embedding_column or ""))
 
-    def upsert(self) -> list[pgsql.Composable]:
+    def upsert(self) -> list[sql.Composable]:
         """Statements of one batch: a session temp table, COPY into it, insert, trim.
 
         COPY then one ``INSERT ... ON CONFLICT`` measured about twice as fast as one INSERT
@@ -369,7 +357,7 @@ class SchemaBuilder:
             ).format(table=self.table, stage=sql.Identifier(stage)),
         ]
 
-    def delete(self) -> pgsql.Composable:
+    def delete(self) -> sql.Composable:
         """Delete whole documents; the one column counted is how many documents existed."""
         return sql.SQL(
             "WITH gone AS (DELETE FROM {} WHERE id = ANY(%(ids)s) RETURNING id) "
@@ -377,21 +365,21 @@ class SchemaBuilder:
         ).format(self.table)
 
     @staticmethod
-    def deleted_ids() -> pgsql.Composable:
+    def deleted_ids() -> sql.Composable:
         return sql.SQL("SELECT unnest(%(ids)s::text[])")
 
-    def touch(self) -> pgsql.Composable:
+    def touch(self) -> sql.Composable:
         return sql.SQL("UPDATE {} SET mtime_ns = %s, size = %s WHERE id = %s").format(self.table)
 
-    def known_files(self) -> pgsql.Composable:
+    def known_files(self) -> sql.Composable:
         return sql.SQL(
             "SELECT id, mtime_ns, size, sha256 FROM {} WHERE source_root = %s AND passage = 0"
         ).format(self.table)
 
-    def count_all(self) -> pgsql.Composable:
+    def count_all(self) -> sql.Composable:
         return sql.SQL("SELECT count(*) FROM {} WHERE passage = 0").format(self.table)
 
-    def document(self, column: str) -> pgsql.Composable:
+    def document(self, column: str) -> sql.Composable:
         """Every passage of the first document whose ``id`` or ``link`` is the parameter."""
         return sql.SQL(
             "SELECT id, title, text, link, metadata FROM {table} WHERE id = ("

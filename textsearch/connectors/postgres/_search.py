@@ -64,6 +64,7 @@ from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._sql import (
     _WORD,
     Builder,
+    Request,
     TableSpec,
     existing_spec,
     managed_spec,
@@ -510,41 +511,26 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         statistics: bool,
         vector: list[float] | None = None,
     ) -> tuple[Any, Any]:
-        builder = self._builder
-        if vector is not None:
-            count = (
-                builder.vector_count(query, options.filter, keyword=self.mode == "hybrid")
-                if options.include_total_count
-                else None
-            )
-            if self.mode == "semantic":
-                return builder.semantic(
-                    query, options.filter, vector, top=options.top, skip=options.skip
-                ), count
-            return builder.hybrid(
-                query,
-                options.filter,
-                vector,
-                top=options.top,
-                skip=options.skip,
-                max_candidates=self.max_candidates,
-                statistics=statistics,
-            ), count
-        search = self._builder.search(
+        request = Request(
             query,
             options.filter,
-            top=options.top,
-            skip=options.skip,
+            options.top,
+            options.skip,
             max_candidates=self.max_candidates,
             common_words=common,
             statistics=statistics,
         )
-        count = (
-            self._builder.count(query, options.filter, common, statistics)
-            if options.include_total_count
-            else None
-        )
-        return search, count
+        builder = self._builder
+        if vector is None:
+            count = builder.count(request) if options.include_total_count else None
+            return builder.search(request), count
+        if options.include_total_count:
+            count = builder.vector_count(request, keyword=self.mode == "hybrid")
+        else:
+            count = None
+        if self.mode == "semantic":
+            return builder.semantic(request, vector), count
+        return builder.hybrid(request, vector), count
 
     def _cached_statistics(self) -> bool | None:
         """Whether BM25's statistics exist (``None``: ask the server)."""

@@ -6,8 +6,10 @@ Each connector imports its store's client only when it is built (extras ``chroma
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from textsearch import _lazy
+from textsearch import registry as _registry
 
 if TYPE_CHECKING:
     from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
@@ -23,20 +25,10 @@ __all__ = [
     "QdrantTextSearch",
 ]
 
-_MODULES = {
-    "ChromaDocument": "textsearch.connectors.vectors.chroma",
-    "ChromaTextSearch": "textsearch.connectors.vectors.chroma",
-    "MilvusDocument": "textsearch.connectors.vectors.milvus",
-    "MilvusTextSearch": "textsearch.connectors.vectors.milvus",
-    "QdrantDocument": "textsearch.connectors.vectors.qdrant",
-    "QdrantTextSearch": "textsearch.connectors.vectors.qdrant",
-}
+# Read from the provider registry, like the exports of textsearch.connectors. (No __dir__
+# of its own: dir() lists a store's names once they are loaded.)
+_LAZY = _registry.lazy_exports(
+    spec for spec in _registry.BUILTIN_PROVIDERS if spec.module.startswith(__name__ + ".")
+)
 
-
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy.lazy_getattr(__name__, globals(), _LAZY)
