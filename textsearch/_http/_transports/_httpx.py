@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -295,8 +295,12 @@ def _finish(response: httpx.Response, reader: BodyReader) -> Answer:
     return Answer(response.status_code, response.headers, reader.finish(), response.url)
 
 
-class HttpxAsyncTransport:
-    """Sends with an ``httpx.AsyncClient`` (or its httpx2 twin); the client is not closed here.
+#: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an httpx2 twin, which shares their API).
+ClientT = TypeVar("ClientT", "httpx.AsyncClient", "httpx.Client")
+
+
+class _ClientTransport(Generic[ClientT]):
+    """What both httpx transports hold: a client (not closed here) and how to send with it.
 
     Args:
         client: The client (its ``follow_redirects`` is overridden: never).
@@ -307,11 +311,17 @@ class HttpxAsyncTransport:
     __slots__ = ("_httpx2", "_timeout", "client")
 
     def __init__(
-        self, client: httpx.AsyncClient, timeout: httpx.Timeout | None, httpx2: bool = False
+        self, client: ClientT, timeout: httpx.Timeout | None, httpx2: bool = False
     ) -> None:
-        self.client = client
+        self.client: ClientT = client
         self._timeout = timeout
         self._httpx2 = httpx2
+
+
+class HttpxAsyncTransport(_ClientTransport[httpx.AsyncClient]):
+    """Sends with an ``httpx.AsyncClient`` (or its httpx2 twin); the client is not closed here."""
+
+    __slots__ = ()
 
     async def exchange(
         self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
@@ -337,7 +347,7 @@ class HttpxAsyncTransport:
         """Nothing to close: the client belongs to whoever made it."""
 
 
-class HttpxSyncTransport:
+class HttpxSyncTransport(_ClientTransport[httpx.Client]):
     """Sends with an ``httpx.Client`` (or its httpx2 twin); the client is not closed here.
 
     The deadline reaches the sockets of an armed client (:func:`arm_sync_client`); for one
@@ -345,18 +355,13 @@ class HttpxSyncTransport:
     left and the deadline is checked between chunks of the body.
     """
 
-    __slots__ = ("_armed", "_httpx2", "_timeout", "client")
+    __slots__ = ("_armed",)
 
     def __init__(
-        self,
-        client: httpx.Client,
-        timeout: httpx.Timeout | None,
-        httpx2: bool = False,
+        self, client: httpx.Client, timeout: httpx.Timeout | None, httpx2: bool = False,
         armed: bool = True,
-    ) -> None:
-        self.client = client
-        self._timeout = timeout
-        self._httpx2 = httpx2
+    ) -> None:  # fmt: skip
+        super().__init__(client, timeout, httpx2)
         self._armed = armed
 
     def _shrunk(self, deadline: float) -> httpx.Timeout:
