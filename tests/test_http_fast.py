@@ -12,6 +12,7 @@ import json
 import logging
 import sys
 import time
+import types
 from typing import Any
 
 import httpx
@@ -194,6 +195,23 @@ def test_verify_with_a_ca_bundle(certificate: tuple[str, str]) -> None:
         assert len(run(fast(server.url, verify=certificate[0]))) == 1
 
 
+@pytest.mark.parametrize("mock", ["respx", "pytest_httpx", "vcr"])
+def test_auto_takes_aiohttp_once_it_is_imported_unless_httpx_is_mocked(
+    monkeypatch: pytest.MonkeyPatch, mock: str
+) -> None:
+    monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
+    for name in ("respx", "pytest_httpx", "vcr"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert "aiohttp" in sys.modules  # imported by this module: it costs nothing more
+    assert isinstance(bing("http://x")._engine._fast_path(), AiohttpTransport)
+    assert bing("http://x", transport="httpx")._engine._fast_path() is None
+    monkeypatch.setitem(sys.modules, mock, types.ModuleType(mock))
+    assert bing("http://x")._engine._fast_path() is None  # a user's httpx mocks still work
+    monkeypatch.delitem(sys.modules, "aiohttp")
+    monkeypatch.delitem(sys.modules, mock)
+    assert bing("http://x")._engine._fast_path() is None  # never imported for a short run
+
+
 @pytest.fixture(scope="module")
 def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     pytest.importorskip("cryptography")
@@ -211,7 +229,10 @@ def test_transport_choice(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEXTSEARCH_TRANSPORT", "httpx")
     assert bing("http://x")._engine._fast_path() is None
     monkeypatch.delenv("TEXTSEARCH_TRANSPORT")
-    # aiohttp is imported (by this module), yet auto stays on httpx: respx mocks keep working
+    # aiohttp is imported (by this module), yet with respx loaded auto stays on httpx:
+    # respx mocks keep working
+    import respx  # noqa: F401
+
     assert "aiohttp" in sys.modules
     assert bing("http://x")._engine._fast_path() is None
     # an injected async client is always used as given

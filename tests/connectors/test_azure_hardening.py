@@ -87,6 +87,18 @@ def test_same_origin_redirect_is_followed(emulator: AzureSearchEmulator, mode: s
     assert len(emulator.search_requests()) == 2
 
 
+def test_a_same_origin_redirect_loop_stops_at_the_engines_limit(
+    emulator: AzureSearchEmulator, mode: str
+) -> None:
+    from textsearch._http._guards import MAX_REDIRECTS
+
+    emulator.answer_next(azure_faults.redirect(_to(emulator), status=307), times=50)
+    error = _raises(mode, make(emulator, max_retries=0))
+    assert isinstance(error, TextSearchError)
+    # The first request and MAX_REDIRECTS hops, as on every other path (azure-core: 30).
+    assert len(emulator.search_requests()) == MAX_REDIRECTS + 1
+
+
 def test_a_users_redirect_policy_or_transport_does_not_reopen_the_hole(
     emulator: AzureSearchEmulator, other_origin: AzureSearchEmulator, mode: str
 ) -> None:
@@ -142,6 +154,17 @@ def test_gzip_bomb_is_cut_at_the_cap(emulator: AzureSearchEmulator, mode: str) -
     assert "more than 8388608 bytes" in str(error)
     # Not a timed assertion: printed for the report (pytest -s).
     print(f"\ngzip bomb 1 GiB ({mode}): refused after {elapsed:.2f} s")
+
+
+def test_the_default_cap_is_the_one_of_every_connector(
+    emulator: AzureSearchEmulator, mode: str
+) -> None:
+    from textsearch._http import DEFAULT_MAX_RESPONSE_BYTES
+
+    emulator.answer_next(azure_faults.gzip_bomb(64 << 20))
+    error = _raises(mode, make(emulator))
+    assert isinstance(error, ResponseFormatError)
+    assert f"more than {DEFAULT_MAX_RESPONSE_BYTES} bytes" in str(error)
 
 
 def test_gzip_bomb_in_an_error_answer_is_cut_too(emulator: AzureSearchEmulator) -> None:

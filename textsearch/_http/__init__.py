@@ -7,41 +7,9 @@ Connectors describe requests (:class:`HttpRequest`) and parse responses
 
 from __future__ import annotations
 
-from textsearch._http._engine import (
-    DEFAULT_DEADLINE,
-    DEFAULT_LIMITS,
-    DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    DEFAULT_TIMEOUT,
-    BodyStatusError,
-    ErrorDetail,
-    HttpEngine,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-    bearer_or_plain,
-    parse_retry_after,
-)
-
-__all__ = [
-    "DEFAULT_DEADLINE",
-    "DEFAULT_LIMITS",
-    "DEFAULT_MAX_RESPONSE_BYTES",
-    "DEFAULT_MAX_RETRIES",
-    "DEFAULT_MAX_RETRY_WAIT",
-    "DEFAULT_TIMEOUT",
-    "BodyStatusError",
-    "ErrorDetail",
-    "HttpEngine",
-    "HttpRequest",
-    "HttpResponse",
-    "VerifyTypes",
-    "bearer_or_plain",
-    "parse_retry_after",
-]
-
-# The HTTP settings every HTTP connector takes (appended: the engine's exports stay above).
+# The engine's public names are listed once, in its __all__.
+from textsearch._http import _engine
+from textsearch._http._engine import *  # noqa: F403
 from textsearch._http._settings import HttpSettings
 
-__all__ += ["HttpSettings"]
+__all__ = [*_engine.__all__, "HttpSettings"]

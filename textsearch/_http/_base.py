@@ -35,9 +35,6 @@ DEFAULT_TIMEOUT: Final = httpx.Timeout(20.0, connect=5.0)
 DEFAULT_MAX_RETRIES: Final = 2
 #: Longest single wait between two attempts, whatever ``Retry-After`` or the backoff says.
 DEFAULT_MAX_RETRY_WAIT: Final = 10.0
-DEFAULT_MAX_RESPONSE_BYTES: Final = 10 * 1024 * 1024
-#: Total seconds per search: every attempt, wait and redirect included.
-DEFAULT_DEADLINE: Final = 60.0
 #: First backoff ceiling; doubled at each retry (full jitter picks uniformly below it).
 BACKOFF_BASE: Final = 0.5
 #: Statuses worth another try: throttling and transient server failures.

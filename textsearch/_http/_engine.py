@@ -1,10 +1,13 @@
 """The one HTTP engine shared by every HTTP connector.
 
 Connectors are sans-I/O: they describe a request with :class:`HttpRequest` and parse a
-:class:`HttpResponse` with pure code. :class:`HttpEngine` sends the description with an
-``httpx.AsyncClient`` or an ``httpx.Client``; everything around the send (the retry
-decision, backoff, ``Retry-After``, the size cap, error mapping, redaction, logging) is the
-same code for both, so the blocking twin can never drift from the async path.
+:class:`HttpResponse` with pure code. :class:`HttpEngine` sends the description through a
+transport (:mod:`textsearch._http._transports`: httpx by default, aiohttp or urllib3 as fast
+paths, all one protocol); everything around the send (the retry decision, backoff,
+``Retry-After``, redirects, the size cap, the deadline, error mapping, redaction, logging)
+is the same code for all, so the blocking twin can never drift from the async path. The
+guards themselves (origin rule, capped body, deadline) are :mod:`textsearch._http._guards`,
+shared with ``fetch_pages`` and the Azure bridge.
 
 What a connector supplies:
 
@@ -41,8 +44,6 @@ import httpx
 
 from textsearch._http._base import (
     BACKOFF_BASE,
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_RETRY_WAIT,
     DEFAULT_TIMEOUT,
@@ -65,28 +66,29 @@ from textsearch._http._base import (
     bearer_or_plain,
     parse_retry_after,
 )
-from textsearch._http._body import (
+from textsearch._http._exchange import ExchangeMixin, _Attempt, _Send
+from textsearch._http._guards import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RESPONSE_BYTES,
     TooLarge,
     UnsupportedEncoding,
+    within,
 )
-from textsearch._http._exchange import (
-    ExchangeMixin,
-    _Attempt,
-    _Send,
-    _within,
-)
+from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import register_secret, scrub, scrub_exception
 from textsearch._http._transports._httpx import (
     DEFAULT_LIMITS,
+    HttpxAsyncTransport,
+    HttpxSyncTransport,
     VerifyTypes,
     arm_sync_client,
     as_httpx_error,
-    deadline_scope,
     httpx2_kind,
     make_async_client,
     make_ssl_context,
     make_sync_client,
 )
+from textsearch._http._transports.base import Answer, AsyncTransport, SyncTransport
 from textsearch.errors import (
     ConfigurationError,
     ProviderError,
@@ -145,7 +147,9 @@ class HttpEngine(ExchangeMixin):
             bundle path, an ``ssl.SSLContext``, or ``False`` (warns).
         transport: ``"httpx"``, ``"aiohttp"`` (async fast path), ``"urllib3"`` (blocking
             fast path), ``"fast"`` (both; extra ``fast`` for all three) or ``"auto"``
-            (httpx unless ``TEXTSEARCH_TRANSPORT`` names one of the others).
+            (what ``TEXTSEARCH_TRANSPORT`` names; without it, aiohttp for async sends when
+            aiohttp is already imported and no httpx mock library (respx, pytest_httpx,
+            vcr) is, else httpx).
     """
 
     def __init__(
@@ -172,17 +176,18 @@ class HttpEngine(ExchangeMixin):
         self.deadline = _check_deadline(deadline)
         self._verify = make_ssl_context(verify, provider)
         self.transport = _check_transport(transport)
-        self._fast: Any = None  # the aiohttp path, once chosen (see _fast_path)
+        self._fast: AsyncTransport | None = None  # aiohttp, once chosen (see _fast_path)
         self._fast_checked = False
-        self._blocking: Any = None  # the urllib3 path, once chosen (see _blocking_path)
+        self._blocking: SyncTransport | None = None  # urllib3, once chosen (_blocking_path)
         self._blocking_checked = False
+        self._httpx_async: HttpxAsyncTransport | None = None
+        self._httpx_sync: HttpxSyncTransport | None = None
         self._httpx2 = False
         self._secret = register_secret(secret)
         self._async_client: httpx.AsyncClient | None = None
         self._sync_client: httpx.Client | None = None
         self._owns_async = True
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._async_closer: LoopCloser | None = None  # closes the owned one in its loop
         self._owns_sync = True
         self._sync_armed = True
         self._lock = threading.Lock()
@@ -234,13 +239,15 @@ class HttpEngine(ExchangeMixin):
         client = self._async_client
         if not self._owns_async and client is not None:
             return client
-        loop = asyncio.get_running_loop()
-        if client is not None and not client.is_closed and self._async_loop is not loop:
-            self._release_async(client)
+        closer = self._async_closer
+        if closer is not None and closer.loop is not asyncio.get_running_loop():
+            self._release_async()
             client = None
         if client is None or client.is_closed:
-            self._async_loop = loop
             client = make_async_client(self.timeout, self._verify)
+            # Closed in this loop by aclose(), or as the loop ends if nobody calls it: its
+            # connections cannot be closed once the loop is gone (see _loop).
+            self._async_closer = LoopCloser(client.aclose)
             self._async_client = client
         return client
 
@@ -255,18 +262,18 @@ class HttpEngine(ExchangeMixin):
                     self._sync_client = client
         return client
 
-    def _release_async(self, client: httpx.AsyncClient) -> None:
-        """Close an owned async client from outside its event loop, as far as possible."""
+    def _drop_async(self) -> LoopCloser | None:
+        """Forget the owned async client (and its transport); return what closes it."""
         self._async_client = None
-        loop, self._async_loop = self._async_loop, None
-        if loop is None or loop.is_closed():
-            return  # its loop is gone and its sockets with it; nothing can be awaited there
-        if loop.is_running():
-            task = loop.create_task(client.aclose())
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-        else:
-            loop.run_until_complete(client.aclose())
+        self._httpx_async = None  # its transport must not keep the client alive either
+        closer, self._async_closer = self._async_closer, None
+        return closer
+
+    def _release_async(self) -> None:
+        """Close the owned async client from outside its event loop, as far as possible."""
+        closer = self._drop_async()
+        if closer is not None:
+            closer.release()
 
     def close(self) -> None:
         """Close the clients this engine created (never an injected one).
@@ -276,10 +283,10 @@ class HttpEngine(ExchangeMixin):
         client = self._sync_client
         if client is not None and self._owns_sync:
             self._sync_client = None
+            self._httpx_sync = None
             client.close()
-        aclient = self._async_client
-        if aclient is not None and self._owns_async and not aclient.is_closed:
-            self._release_async(aclient)
+        if self._owns_async:
+            self._release_async()
         if self._fast is not None:
             self._fast.close()
         if self._blocking is not None:
@@ -287,14 +294,9 @@ class HttpEngine(ExchangeMixin):
 
     async def aclose(self) -> None:
         """Close every client this engine created (never an injected one)."""
-        client = self._async_client
-        if client is not None and self._owns_async:
-            if self._async_loop is not asyncio.get_running_loop():
-                self._release_async(client)  # it belongs to another (maybe closed) loop
-            else:
-                self._async_client = None
-                self._async_loop = None
-                await client.aclose()
+        closer = self._drop_async() if self._owns_async else None
+        if closer is not None:
+            await closer.aclose()
         if self._fast is not None:
             await self._fast.aclose()
         self.close()
@@ -312,16 +314,16 @@ class HttpEngine(ExchangeMixin):
             SearchTransportError: The service could not be reached after the retries.
             SearchTimeoutError: No answer in time after the retries, or past ``deadline``.
         """
-        fast = self._fast_path()
+        transport = self._async_transport()
         state = _Send(request, time.monotonic() + self.deadline)
-        if fast is not None:
+        exchange = partial(self._exchange_async, transport)
+        if transport is self._fast:
             # aiohttp bounds each exchange by what is left of the deadline (its per-request
             # total timeout); waits between attempts end before it (_after_attempt) and
             # parsing does not wait: no asyncio.timeout needed, a timer less per search.
-            return await self._send_async(partial(self._exchange_fast, fast), state, parse)
-        exchange = partial(self._exchange_async, self.async_client())
+            return await self._send_async(exchange, state, parse)
         try:
-            return await _within(self._send_async(exchange, state, parse), state.deadline)
+            return await within(self._send_async(exchange, state, parse), state.deadline)
         except _TIMEOUT_ERRORS as exc:
             if isinstance(exc, TextSearchError):
                 raise
@@ -329,24 +331,17 @@ class HttpEngine(ExchangeMixin):
 
     async def _send_async(
         self,
-        exchange: Callable[
-            [_Send, _Attempt], Awaitable[tuple[int, Mapping[str, str], bytes, object]]
-        ],
+        exchange: Callable[[_Send, _Attempt], Awaitable[Answer]],
         state: _Send,
         parse: Callable[[HttpResponse], ResultT],
     ) -> ResultT:
         while True:
-            state.attempt += 1
-            outcome = _Attempt()
-            started = time.perf_counter()
+            outcome = state.next_attempt()
             try:
-                status, headers, content, url = await exchange(state, outcome)
-                self._judge(outcome, status, headers, content, url, parse)
-            except _ATTEMPT_ERRORS as exc:
-                outcome.error = exc
+                answer: Answer | Exception = await exchange(state, outcome)
             except Exception as exc:
-                outcome.error = self._foreign(exc)
-            wait = self._after_attempt(outcome, state, started)
+                answer = exc
+            wait = self._settle(outcome, state, answer, parse)
             if wait is None:
                 return outcome.result  # type: ignore[no-any-return]
             await self.async_sleep(wait)
@@ -360,31 +355,44 @@ class HttpEngine(ExchangeMixin):
 
     def send_sync(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
         """Blocking twin of :meth:`send`; raises the same errors."""
-        blocking = self._blocking_path()
-        exchange: Callable[[_Send, _Attempt], tuple[int, Mapping[str, str], bytes, object]]
-        if blocking is not None:
-            exchange = partial(self._exchange_blocking, blocking)
-        else:
-            exchange = partial(self._exchange_sync, self.sync_client())
+        exchange = partial(self._exchange_sync, self._sync_transport())
         state = _Send(request, time.monotonic() + self.deadline)
-        with deadline_scope(state.deadline):
-            while True:
-                state.attempt += 1
-                outcome = _Attempt()
-                started = time.perf_counter()
-                try:
-                    status, headers, content, url = exchange(state, outcome)
-                    self._judge(outcome, status, headers, content, url, parse)
-                except _ATTEMPT_ERRORS as exc:
-                    outcome.error = exc
-                except Exception as exc:
-                    outcome.error = self._foreign(exc)
-                wait = self._after_attempt(outcome, state, started)
-                if wait is None:
-                    return outcome.result  # type: ignore[no-any-return]
-                self.sleep(wait)
+        while True:
+            outcome = state.next_attempt()
+            try:
+                answer: Answer | Exception = exchange(state, outcome)
+            except Exception as exc:
+                answer = exc
+            wait = self._settle(outcome, state, answer, parse)
+            if wait is None:
+                return outcome.result  # type: ignore[no-any-return]
+            self.sleep(wait)
 
     # -- the shared, I/O-free part -----------------------------------------------------
+
+    def _settle(
+        self,
+        outcome: _Attempt,
+        state: _Send,
+        answer: Answer | Exception,
+        parse: Callable[[HttpResponse], Any],
+    ) -> float | None:
+        """Judge one attempt's answer (or failure): ``None`` when done, else seconds to wait.
+
+        Raises the final error when there is nothing left to try; an exception that is not
+        a transport's or a parser's (a bug) propagates as it is.
+        """
+        if isinstance(answer, Exception):
+            outcome.error = answer if isinstance(answer, _ATTEMPT_ERRORS) else self._foreign(answer)
+        else:
+            status, headers, content, url, _ = answer
+            try:
+                self._judge(outcome, status, headers, content, url, parse)
+            except _ATTEMPT_ERRORS as exc:
+                outcome.error = exc
+            except Exception as exc:
+                outcome.error = self._foreign(exc)
+        return self._after_attempt(outcome, state)
 
     def _judge(
         self,
@@ -416,9 +424,9 @@ class HttpEngine(ExchangeMixin):
         if outcome.retry_after is None and outcome.detail is not None:
             outcome.retry_after = outcome.detail.retry_after
 
-    def _after_attempt(self, outcome: _Attempt, state: _Send, started: float) -> float | None:
+    def _after_attempt(self, outcome: _Attempt, state: _Send) -> float | None:
         """Log the attempt; return ``None`` when done, else seconds to wait; or raise."""
-        latency_ms = (time.perf_counter() - started) * 1000.0
+        latency_ms = (time.perf_counter() - outcome.started) * 1000.0
         error = outcome.error
         status = outcome.status
         attempt = state.attempt

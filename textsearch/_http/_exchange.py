@@ -1,39 +1,31 @@
-"""One exchange of the engine: build, send, follow same-origin redirects, read the capped body.
+"""One exchange of the engine: pick the transport, send, follow redirects hop by hop.
 
-Split from :mod:`textsearch._http._engine` (which holds the retry loop, the deadline and the error
-mapping): the transport-facing half, one method per transport (httpx async, httpx blocking,
-aiohttp, urllib3), all sharing the redirect decision and the capped
-body reader (:class:`~textsearch._http._body.BodyReader`).
+Split from :mod:`textsearch._http._engine` (which holds the retry loop, the deadline and the
+error mapping): the transport-facing half. Every transport implements the one protocol of
+:mod:`textsearch._http._transports.base`; the redirect chain (same origin only, a limit of
+hops, the deadline shrinking across them) is :class:`~textsearch._http._guards.RedirectChain`,
+decided in one method (:meth:`ExchangeMixin._follow`) for every transport.
 """
 
 from __future__ import annotations
 
-import asyncio
-import sys
+import ssl
+import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
-from textsearch._http._base import (
-    ErrorDetail,
-    HttpRequest,
-    ResultT,
-    _where,
-)
-from textsearch._http._body import (
-    ACCEPT_ENCODING,
-    MAX_REDIRECTS,
-    REDIRECT_STATUSES,
-    BodyReader,
-    RedirectRefused,
-    TooLarge,
-    redirect_target,
-)
+from textsearch._http._base import ErrorDetail, HttpRequest, _where
+from textsearch._http._guards import RedirectChain, RedirectRefused
 from textsearch._http._redact import scrub
-from textsearch._http._transports._httpx import httpx2_timeout, wants_aiohttp, wants_urllib3
+from textsearch._http._transports._httpx import (
+    HttpxAsyncTransport,
+    HttpxSyncTransport,
+    wants_aiohttp,
+    wants_urllib3,
+)
+from textsearch._http._transports.base import Answer, AsyncTransport, SyncTransport
 from textsearch.errors import InvalidRequestError, ProviderError
 
 __all__ = ["ExchangeMixin"]
@@ -42,17 +34,15 @@ __all__ = ["ExchangeMixin"]
 class _Attempt:
     """The outcome of one try, in a form the shared retry logic can judge."""
 
-    __slots__ = ("detail", "error", "result", "retry_after", "status")
+    __slots__ = ("detail", "error", "result", "retry_after", "started", "status")
 
     def __init__(self) -> None:
+        self.started = time.perf_counter()
         self.status: int | None = None
         self.result: Any = None
         self.error: BaseException | None = None
         self.retry_after: float | None = None
         self.detail: ErrorDetail | None = None
-
-
-_Answer = tuple[int, Mapping[str, str], bytes, object]  # status, headers, body, URL
 
 
 class _Send:
@@ -66,20 +56,10 @@ class _Send:
         self.attempt = 0
         self.note: str | None = None
 
-
-_Exchange = Callable[[_Send, _Attempt], Awaitable[_Answer]]
-
-if sys.version_info >= (3, 11):
-
-    async def _within(coro: Awaitable[ResultT], deadline: float) -> ResultT:
-        loop = asyncio.get_running_loop()
-        async with asyncio.timeout_at(loop.time() + (deadline - time.monotonic())):
-            return await coro
-
-else:  # pragma: no cover - Python 3.10
-
-    async def _within(coro: Awaitable[ResultT], deadline: float) -> ResultT:
-        return await asyncio.wait_for(coro, max(0.0, deadline - time.monotonic()))
+    def next_attempt(self) -> _Attempt:
+        """Count one more attempt and start its outcome (and its clock)."""
+        self.attempt += 1
+        return _Attempt()
 
 
 class ExchangeMixin:
@@ -89,75 +69,127 @@ class ExchangeMixin:
     transport: str
     timeout: httpx.Timeout
     max_response_bytes: int
+    deadline: float
     _httpx2: bool
     _sync_armed: bool
-    _fast: Any
-    _fast_checked: bool
-    _verify: Any
-    deadline: float
-    _async_client: Any
+    _verify: ssl.SSLContext | bool
+    _async_client: httpx.AsyncClient | None
     _owns_async: bool
-    _sync_client: Any
+    _sync_client: httpx.Client | None
     _owns_sync: bool
-    _blocking: Any
+    _lock: threading.Lock
+    _fast: AsyncTransport | None
+    _fast_checked: bool
+    _blocking: SyncTransport | None
     _blocking_checked: bool
-    _lock: Any
+    _httpx_async: HttpxAsyncTransport | None
+    _httpx_sync: HttpxSyncTransport | None
 
-    def _timeout_for(self, client: Any) -> httpx.Timeout | None:
+    def _timeout_for(self, client: httpx.AsyncClient | httpx.Client) -> httpx.Timeout | None:
         raise NotImplementedError
 
-    def _build(
-        self,
-        client: httpx.AsyncClient | httpx.Client,
-        request: HttpRequest,
-        timeout: httpx.Timeout | None,
-    ) -> httpx.Request:
-        headers = dict(request.headers)
-        headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
-        default: Any = httpx.USE_CLIENT_DEFAULT
-        if self._httpx2:
-            default, timeout = httpx2_timeout(timeout)
-        url, params = request.url, request.params
-        if params and "?" not in url:
-            # The query string is encoded here, as httpx would (urllib's urlencode), and sent
-            # as part of the URL: httpx's own merge of params into a URL parses and rebuilds
-            # the URL twice, about a third of the CPU of building a request.
-            url = f"{url}?{urlencode(params)}"
-            params = ()
-        try:
-            return client.build_request(
-                request.method,
-                url,
-                params=params or None,
-                json=request.json_body,
-                headers=headers,
-                timeout=default if timeout is None else timeout,
+    def async_client(self) -> httpx.AsyncClient:
+        raise NotImplementedError
+
+    def sync_client(self) -> httpx.Client:
+        raise NotImplementedError
+
+    # -- which transport -------------------------------------------------------------------
+
+    def _fast_path(self) -> AsyncTransport | None:
+        """The aiohttp transport when this engine uses it for async sends, else ``None``."""
+        if not self._fast_checked:
+            self._fast_checked = True
+            injected = self._async_client is not None and not self._owns_async
+            if not injected and wants_aiohttp(self.transport):
+                from textsearch._http._transports._aiohttp import AiohttpTransport
+
+                self._fast = AiohttpTransport(self.timeout, self._verify, self.deadline)
+        return self._fast
+
+    def _blocking_path(self) -> SyncTransport | None:
+        """The urllib3 transport when this engine uses it for blocking sends, else ``None``."""
+        if not self._blocking_checked:
+            with self._lock:  # many threads may make the first search at once
+                if not self._blocking_checked:
+                    injected = self._sync_client is not None and not self._owns_sync
+                    if not injected and wants_urllib3(self.transport):
+                        from textsearch._http._transports._urllib3 import Urllib3Transport
+
+                        self._blocking = Urllib3Transport(self.timeout, self._verify)
+                    self._blocking_checked = True
+        return self._blocking
+
+    def _async_transport(self) -> AsyncTransport:
+        fast = self._fast_path()
+        if fast is not None:
+            return fast
+        client = self.async_client()
+        transport = self._httpx_async
+        if transport is None or transport.client is not client:
+            transport = HttpxAsyncTransport(client, self._timeout_for(client), self._httpx2)
+            self._httpx_async = transport
+        return transport
+
+    def _sync_transport(self) -> SyncTransport:
+        blocking = self._blocking_path()
+        if blocking is not None:
+            return blocking
+        client = self.sync_client()
+        transport = self._httpx_sync
+        if transport is None or transport.client is not client:
+            transport = HttpxSyncTransport(
+                client, self._timeout_for(client), self._httpx2, self._sync_armed
             )
-        except UnicodeEncodeError:
-            # A lone surrogate (e.g. from a bad decode) cannot be UTF-8 encoded. Not chained:
-            # the UnicodeEncodeError holds the text it failed on, which may be a header.
-            raise InvalidRequestError(
-                f"{self.provider}: the query or a filter value contains characters that "
-                "cannot be sent (e.g. a lone surrogate); clean the text first"
-            ) from None
+            self._httpx_sync = transport
+        return transport
 
-    def _shrunk_timeout(self, client: httpx.Client, deadline: float) -> httpx.Timeout | None:
-        """For a blocking client whose sockets cannot be armed: phases capped by the deadline."""
-        base = self._timeout_for(client) or client.timeout
-        left = max(0.001, deadline - time.monotonic())
+    # -- one exchange, redirects followed --------------------------------------------------
 
-        def cap(value: float | None) -> float:
-            return left if value is None else min(value, left)
+    async def _exchange_async(
+        self, transport: AsyncTransport, state: _Send, outcome: _Attempt
+    ) -> Answer:
+        chain: RedirectChain | None = None
+        while True:
+            try:
+                answer = await transport.exchange(
+                    state.request, self.max_response_bytes, state.deadline, outcome
+                )
+            except UnicodeEncodeError:
+                raise self._unsendable() from None
+            if answer.location is None or (chain := self._follow(chain, state, answer)) is None:
+                return answer
 
-        return httpx.Timeout(
-            connect=cap(base.connect), read=cap(base.read), write=cap(base.write),
-            pool=cap(base.pool),
-        )  # fmt: skip
+    def _exchange_sync(self, transport: SyncTransport, state: _Send, outcome: _Attempt) -> Answer:
+        chain: RedirectChain | None = None
+        while True:
+            try:
+                answer = transport.exchange(
+                    state.request, self.max_response_bytes, state.deadline, outcome
+                )
+            except UnicodeEncodeError:
+                raise self._unsendable() from None
+            if answer.location is None or (chain := self._follow(chain, state, answer)) is None:
+                return answer
 
-    def _next_hop(self, state: _Send, status: int, location: str) -> None:
+    def _follow(
+        self, chain: RedirectChain | None, state: _Send, answer: Answer
+    ) -> RedirectChain | None:
+        """The chain to go on with when ``answer`` is a redirect to follow (``state.request``
+        is then the next hop), else ``None``.
+
+        The one redirect decision of every transport: same origin only (the key is never
+        sent to another host), at most :data:`~textsearch._http._guards.MAX_REDIRECTS`
+        hops, each sent with what is left of the same deadline. The chain is made at the
+        first redirect of an attempt: an answer without one costs nothing here.
+        """
         request = state.request
+        if chain is None:
+            chain = RedirectChain(request.url, request.method)
+        status = answer.status
         try:
-            url, method = redirect_target(request.url, status, location, request.method)
+            if not chain.follow(status, answer.location):
+                return None
         except RedirectRefused as refused:
             raise ProviderError(
                 f"{self.provider}: HTTP {status} redirect from {_where(request.url)} to "
@@ -178,146 +210,14 @@ class ExchangeMixin:
                 status_code=status,
                 code="bad_redirect",
             ) from None
-        body = request.json_body if method == request.method else None
-        state.request = HttpRequest(method, url, (), body, request.headers)
+        body = request.json_body if chain.method == request.method else None
+        state.request = HttpRequest(chain.method, chain.url, (), body, request.headers)
+        return chain
 
-    def _reader(self, response: httpx.Response) -> BodyReader | None:
-        """A capped reader for the raw body; ``None`` when the body was already read.
-
-        A transport may hand over a response it has read (httpx's ``MockTransport``,
-        respx): its content is decoded already and only needs the cap.
-        """
-        cap = self.max_response_bytes
-        if response.is_stream_consumed:
-            if len(response.content) > cap:
-                raise TooLarge()
-            return None
-        reader = BodyReader(cap, response.headers.get("content-encoding"))
-        reader.check_declared(response.headers.get("content-length"))
-        return reader
-
-    async def _exchange_async(
-        self, client: httpx.AsyncClient, state: _Send, outcome: _Attempt
-    ) -> tuple[int, httpx.Headers, bytes, httpx.URL]:
-        timeout = self._timeout_for(client)
-        hops = 0
-        while True:
-            response = await client.send(
-                self._build(client, state.request, timeout), stream=True, follow_redirects=False
-            )
-            try:
-                status = outcome.status = response.status_code
-                location = response.headers.get("location")
-                if status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
-                    hops += 1
-                    self._next_hop(state, status, location)
-                    continue
-                reader = self._reader(response)
-                if reader is None:
-                    return status, response.headers, response.content, response.url
-                async for chunk in response.aiter_raw():
-                    reader.feed(chunk)
-                return status, response.headers, reader.finish(), response.url
-            finally:
-                await response.aclose()
-
-    def _exchange_sync(
-        self, client: httpx.Client, state: _Send, outcome: _Attempt
-    ) -> tuple[int, httpx.Headers, bytes, httpx.URL]:
-        hops = 0
-        while True:
-            if self._sync_armed:
-                timeout = self._timeout_for(client)
-            else:
-                timeout = self._shrunk_timeout(client, state.deadline)
-            response = client.send(
-                self._build(client, state.request, timeout), stream=True, follow_redirects=False
-            )
-            try:
-                status = outcome.status = response.status_code
-                location = response.headers.get("location")
-                if status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
-                    hops += 1
-                    self._next_hop(state, status, location)
-                    continue
-                reader = self._reader(response)
-                if reader is None:
-                    return status, response.headers, response.content, response.url
-                deadline = state.deadline
-                for chunk in response.iter_raw():
-                    reader.feed(chunk)
-                    if time.monotonic() > deadline:  # for clients whose sockets are unarmed
-                        raise httpx.ReadTimeout("the total deadline of the search has passed")
-                return status, response.headers, reader.finish(), response.url
-            finally:
-                response.close()
-
-    def _fast_path(self) -> Any:
-        """The aiohttp transport when this engine uses it for async sends, else ``None``."""
-        if not self._fast_checked:
-            self._fast_checked = True
-            injected = self._async_client is not None and not self._owns_async
-            if not injected and wants_aiohttp(self.transport):
-                from textsearch._http._transports._aiohttp import AiohttpTransport
-
-                self._fast = AiohttpTransport(self.timeout, self._verify, self.deadline)
-        return self._fast
-
-    async def _exchange_fast(
-        self, fast: Any, state: _Send, outcome: _Attempt
-    ) -> tuple[int, Mapping[str, str], bytes, object]:
-        hops = 0
-        while True:
-            try:
-                status, headers, content, url, location = await fast.exchange(
-                    state.request, self.max_response_bytes, state.deadline, outcome
-                )
-            except UnicodeEncodeError:
-                raise InvalidRequestError(
-                    f"{self.provider}: the query or a filter value contains characters that "
-                    "cannot be sent (e.g. a lone surrogate); clean the text first"
-                ) from None
-            outcome.status = status
-            if location and status in REDIRECT_STATUSES and hops < MAX_REDIRECTS:
-                hops += 1
-                self._next_hop(state, status, location)
-                continue
-            return status, headers, content, url
-
-    def _blocking_path(self) -> Any:
-        """The urllib3 transport when this engine uses it for blocking sends, else ``None``."""
-        if not self._blocking_checked:
-            with self._lock:  # many threads may make the first search at once
-                if not self._blocking_checked:
-                    injected = self._sync_client is not None and not self._owns_sync
-                    if not injected and wants_urllib3(self.transport):
-                        from textsearch._http._transports._urllib3 import Urllib3Transport
-
-                        self._blocking = Urllib3Transport(self.timeout, self._verify)
-                    self._blocking_checked = True
-        return self._blocking
-
-    def _exchange_blocking(
-        self, transport: Any, state: _Send, outcome: _Attempt
-    ) -> tuple[int, Mapping[str, str], bytes, object]:
-        hops = 0
-        while True:
-            try:
-                response, url = transport.send(state.request, state.deadline)
-            except UnicodeEncodeError:
-                raise InvalidRequestError(
-                    f"{self.provider}: the query or a filter value contains characters that "
-                    "cannot be sent (e.g. a lone surrogate); clean the text first"
-                ) from None
-            try:
-                status = outcome.status = response.status
-                headers = response.headers
-                location = headers.get("location")
-                if status in REDIRECT_STATUSES and location and hops < MAX_REDIRECTS:
-                    hops += 1
-                    self._next_hop(state, status, location)
-                    continue
-                content = transport.read(response, self.max_response_bytes, state.deadline)
-                return status, headers, content, url
-            finally:
-                transport.release(response)
+    def _unsendable(self) -> InvalidRequestError:
+        # A lone surrogate (e.g. from a bad decode) cannot be UTF-8 encoded. Not chained:
+        # the UnicodeEncodeError holds the text it failed on, which may be a header.
+        return InvalidRequestError(
+            f"{self.provider}: the query or a filter value contains characters that "
+            "cannot be sent (e.g. a lone surrogate); clean the text first"
+        )

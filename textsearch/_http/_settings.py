@@ -13,12 +13,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from typing_extensions import TypedDict
 
-from textsearch._http._base import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RESPONSE_BYTES,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-)
+from textsearch._http._base import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT
+from textsearch._http._guards import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
     import inspect

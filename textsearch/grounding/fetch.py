@@ -14,10 +14,14 @@ machine the code runs on, the office network or a cloud metadata service. So, un
   and certificate verification. A DNS answer that changes between the check and the
   connection (DNS rebinding) therefore cannot redirect the request;
 * redirects are followed by hand, at most ``max_redirects`` of them, and every hop is
-  checked again from the start;
+  checked again from the start; from the first hop to another origin on, no credential an
+  injected client would add (its auth, cookies, default headers) is sent;
 * the body is read as a stream and cut at ``max_bytes`` (after decompression, which is
   itself bounded, so a compression bomb cannot expand past the cap; only gzip and deflate
   are accepted), the whole page has a ``timeout``, and only text content types are read.
+
+The redirect chain, the capped reader and the deadline are the HTTP engine's own guards
+(:mod:`textsearch._http._guards`), shared with every connector.
 
 A page that is refused or fails keeps its search snippet and says why; one bad page never
 raises. With an injected ``http_client`` the same checks apply, but its own settings
@@ -38,14 +42,23 @@ import ipaddress
 import logging
 import re
 import socket
+import time
 import zlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urljoin
 
 import httpx
 
+from textsearch._http._guards import (
+    ACCEPT_ENCODING,
+    REDIRECT_STATUSES,
+    BodyReader,
+    RedirectChain,
+    UnsupportedEncoding,
+    drop_credentials,
+    within,
+)
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._extract import Extractor, check_extractor, extract_main_text
 from textsearch.grounding._fields import extract_fields
@@ -73,9 +86,6 @@ TEXT_CONTENT_TYPES = frozenset(
     }
 )
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
-# Content encodings read (with a bounded decoder); anything else is refused.
-_CODINGS = frozenset({"gzip", "x-gzip", "deflate"})
 
 # Instance metadata services reachable from cloud VMs; most are link-local or private
 # anyway, but some are not (Azure's wire server, Oracle's) and all deserve a clear reason.
@@ -307,144 +317,134 @@ async def _resolve_checked(host: str, port: int, settings: _Settings) -> list[st
     return addresses
 
 
-class _BoundedDecoder:
-    """Undo a ``Content-Encoding`` without ever producing more than asked for.
-
-    httpx would inflate each network chunk whole (a 64 KiB chunk of a gzip bomb becomes
-    about 64 MB in one step), so the body is read raw and inflated here, at most
-    ``limit`` bytes at a time.
-    """
-
-    def __init__(self, encoding: str) -> None:
-        self.encoding = encoding
-        self._first = True
-        if encoding in ("gzip", "x-gzip"):
-            self._inflater: Any = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        elif encoding == "deflate":
-            self._inflater = zlib.decompressobj(zlib.MAX_WBITS)
-        else:
-            self._inflater = None
-
-    def decode(self, data: bytes, limit: int) -> bytes:
-        if self._inflater is None:
-            return data[:limit]
-        try:
-            out: bytes = self._inflater.decompress(data, limit)
-        except zlib.error:
-            if not (self._first and self.encoding == "deflate"):
-                raise
-            # Many servers send raw deflate data without the zlib header.
-            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            out = self._inflater.decompress(data, limit)
-        self._first = False
-        return out
-
-
-def _content_encoding(response: httpx.Response) -> str:
-    codings = [
-        c.strip().lower()
-        for c in response.headers.get("content-encoding", "").split(",")
-        if c.strip() and c.strip().lower() != "identity"
-    ]
-    if not codings:
-        return "identity"
-    if len(codings) > 1 or codings[0] not in _CODINGS:
-        raise _Refused(f"unsupported content encoding {', '.join(codings)[:50]}")
-    coding: str = codings[0]
-    return coding
+def _reader(response: httpx.Response, max_bytes: int) -> BodyReader:
+    try:
+        return BodyReader(max_bytes, response.headers.get("content-encoding"), truncate=True)
+    except UnsupportedEncoding as exc:
+        raise _Refused(f"unsupported content encoding {exc}") from None
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
-    decoder = _BoundedDecoder(_content_encoding(response))
-    chunks: list[bytes] = []
-    size = raw_size = 0
+    """The body, inflated with a bounded output, cut at ``max_bytes`` (then not read further)."""
+    reader = _reader(response, max_bytes)
     try:
         async for raw in response.aiter_raw():
-            raw_size += len(raw)
-            # Ask for one byte more than the cap allows, to know that there was more.
-            chunk = decoder.decode(raw, max_bytes - size + 1)
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > max_bytes or raw_size > max_bytes:
-                # Stop reading at once: the rest of the body is never downloaded.
-                return b"".join(chunks)[:max_bytes], True
+            if reader.feed(raw):
+                break
+        return reader.finish(), reader.cut
     except zlib.error:
-        raise _Failed(f"the body is not valid {decoder.encoding} data") from None
-    return b"".join(chunks), False
+        coding = response.headers.get("content-encoding", "").strip().lower()
+        raise _Failed(f"the body is not valid {coding} data") from None
+
+
+def _checked_url(url: str) -> tuple[httpx.URL, str]:
+    """The URL and its ASCII host, when the policy allows fetching it at all."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError):
+        raise _Refused(f"not a valid URL: {url[:200]!r}") from None
+    if parsed.scheme not in ("http", "https"):
+        raise _Refused(f"only http and https URLs are fetched, not {parsed.scheme or 'none'}:")
+    if parsed.userinfo:
+        raise _Refused("URLs with credentials are not fetched")
+    # The ASCII (IDNA) form, as DNS, the Host header and SNI need it.
+    host = parsed.raw_host.decode("ascii", errors="replace")
+    if not host:
+        raise _Refused("URL without a host")
+    return parsed, host
 
 
 async def _get_page(
     client: httpx.AsyncClient, link: str, settings: _Settings
 ) -> tuple[str, int, str, str | None, bytes, bool]:
-    """Fetch ``link``: ``(final_url, status, media_type, content_type, body, body_cut)``."""
+    """Fetch ``link``: ``(final_url, status, media_type, content_type, body, body_cut)``.
+
+    Redirects are followed by the shared :class:`~textsearch._http._guards.RedirectChain`:
+    to another origin too (these are public pages), but from the first such hop on with
+    no credential an injected client would add (its auth, cookies, default headers).
+    """
     url = link.strip()
-    for hop in range(settings.max_redirects + 1):
-        try:
-            parsed = httpx.URL(url)
-        except (httpx.InvalidURL, ValueError):
-            raise _Refused(f"not a valid URL: {url[:200]!r}") from None
-        if parsed.scheme not in ("http", "https"):
-            raise _Refused(f"only http and https URLs are fetched, not {parsed.scheme or 'none'}:")
-        if parsed.userinfo:
-            raise _Refused("URLs with credentials are not fetched")
-        # The ASCII (IDNA) form, as DNS, the Host header and SNI need it.
-        host = parsed.raw_host.decode("ascii", errors="replace")
-        if not host:
-            raise _Refused("URL without a host")
+    chain: RedirectChain | None = None
+    while True:
+        parsed, host = _checked_url(url)
+        if chain is None:
+            chain = RedirectChain(url, limit=settings.max_redirects, cross_origin=True)
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         addresses = await _resolve_checked(host, port, settings)
         headers = {
             "Host": _host_header(host, parsed.port, parsed.scheme),
             "User-Agent": _USER_AGENT,
             "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,text/*;q=0.8",
-            "Accept-Encoding": "gzip, deflate",
+            "Accept-Encoding": ACCEPT_ENCODING,
         }
         extensions: dict[str, Any] = {}
         if parsed.scheme == "https":
             extensions["sni_hostname"] = host
         target = parsed.copy_with(fragment=None)
-        last_error: Exception | None = None
-        for address in addresses:
-            try:
-                request = client.build_request(
-                    "GET", _pinned_url(target, address), headers=headers, extensions=extensions
-                )
-                response = await client.send(request, stream=True, follow_redirects=False)
-            except httpx.ConnectError as exc:
-                last_error = exc
-                continue
-            try:
-                status = response.status_code
-                if status in _REDIRECTS:
-                    location = response.headers.get("location")
-                    if not location:
-                        raise _Failed(
-                            f"HTTP {status} redirect without a Location", url=url, status=status
-                        )
-                    url = urljoin(url, location.strip())
-                    logger.debug("redirect %s of %s -> %s", hop + 1, link, url)
-                    break
-                if status >= 400 or status < 200:
-                    raise _Failed(f"HTTP {status}", url=url, status=status)
-                if status != 200 and status != 203:
-                    raise _Failed(f"HTTP {status} (no page content)", url=url, status=status)
-                raw_type = response.headers.get("content-type")
-                media = _media_type(raw_type)
-                if media not in TEXT_CONTENT_TYPES:
-                    raise _Refused(
-                        f"not a text page (content type {media or 'missing'})",
-                        url=url,
-                        status=status,
-                        media=media,
+        response = await _connect(client, target, addresses, headers, extensions, chain.crossed)
+        try:
+            status = response.status_code
+            if status in REDIRECT_STATUSES:
+                location = response.headers.get("location")
+                if not location:
+                    raise _Failed(
+                        f"HTTP {status} redirect without a Location", url=url, status=status
                     )
-                body, cut = await _read_capped(response, settings.max_bytes)
-            finally:
-                await response.aclose()
-            return url, status, media, raw_type, body, cut
-        else:
-            detail = f": {last_error}" if last_error else ""
-            raise _Failed(f"cannot connect to {host}{detail}")
-    raise _Refused(f"too many redirects (more than {settings.max_redirects})")
+                try:
+                    followed = chain.follow(status, location)
+                except (httpx.InvalidURL, ValueError):
+                    raise _Refused(f"not a valid URL: {location[:200]!r}") from None
+                if not followed:
+                    raise _Refused(f"too many redirects (more than {settings.max_redirects})")
+                logger.debug("redirect %s of %s -> %s", chain.hops, link, chain.url)
+                url = chain.url
+                continue
+            if status >= 400 or status < 200:
+                raise _Failed(f"HTTP {status}", url=url, status=status)
+            if status != 200 and status != 203:
+                raise _Failed(f"HTTP {status} (no page content)", url=url, status=status)
+            raw_type = response.headers.get("content-type")
+            media = _media_type(raw_type)
+            if media not in TEXT_CONTENT_TYPES:
+                raise _Refused(
+                    f"not a text page (content type {media or 'missing'})",
+                    url=url,
+                    status=status,
+                    media=media,
+                )
+            body, cut = await _read_capped(response, settings.max_bytes)
+        finally:
+            await response.aclose()
+        return url, status, media, raw_type, body, cut
+
+
+async def _connect(
+    client: httpx.AsyncClient,
+    target: httpx.URL,
+    addresses: Sequence[str],
+    headers: dict[str, str],
+    extensions: dict[str, Any],
+    crossed: bool,
+) -> httpx.Response:
+    """The response (streamed) from the first checked address that accepts a connection."""
+    last_error: Exception | None = None
+    for address in addresses:
+        request = client.build_request(
+            "GET", _pinned_url(target, address), headers=headers, extensions=extensions
+        )
+        if crossed:
+            drop_credentials(request.headers)
+        try:
+            return await client.send(
+                request,
+                stream=True,
+                follow_redirects=False,
+                auth=None if crossed else httpx.USE_CLIENT_DEFAULT,
+            )
+        except httpx.ConnectError as exc:
+            last_error = exc
+    detail = f": {last_error}" if last_error else ""
+    raise _Failed(f"cannot connect to {target.host}{detail}")
 
 
 async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings) -> FetchedPage:
@@ -479,14 +479,12 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
         final_url, status, media, raw_type, body, cut = await _get_page(client, link, settings)
         # Decoding, HTML to text and truncation are CPU work (seconds for a page of a few
         # MB): a worker thread keeps the event loop free, and the deadline covers it too.
-        title, text, cut_text = await asyncio.to_thread(
-            _page_text, body, raw_type, media, settings
-        )
+        title, text, cut_text = await asyncio.to_thread(_page_text, body, raw_type, media, settings)
         return final_url, status, media, title, text, cut or cut_text
 
     try:
-        final_url, status, media, title, text, cut = await asyncio.wait_for(
-            page(), settings.timeout
+        final_url, status, media, title, text, cut = await within(
+            page(), time.monotonic() + settings.timeout
         )
     except _PageProblem as exc:
         return fallback(
@@ -496,7 +494,7 @@ async def _fetch_one(client: httpx.AsyncClient, result: Any, settings: _Settings
             status_code=exc.status,
             content_type=exc.media,
         )
-    except (asyncio.TimeoutError, httpx.TimeoutException):
+    except (TimeoutError, asyncio.TimeoutError, httpx.TimeoutException):
         return fallback(f"timed out after {settings.timeout:g} s", refused=False)
     except httpx.HTTPError as exc:
         return fallback(f"{type(exc).__name__}: {exc}", refused=False)

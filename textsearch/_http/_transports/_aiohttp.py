@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any, Final
 import httpx
 from multidict import CIMultiDict
 
-from textsearch._http._body import ACCEPT_ENCODING, BodyReader
+from textsearch._http._guards import ACCEPT_ENCODING, REDIRECT_STATUSES, BodyReader
+from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
+from textsearch._http._transports.base import Answer, StatusSink, missing_extra
 
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
@@ -29,9 +31,7 @@ if TYPE_CHECKING:
 try:
     import aiohttp
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        'the aiohttp fast path needs aiohttp: pip install "textsearch-sdk[fast]"'
-    ) from exc
+    raise missing_extra("aiohttp") from exc
 
 __all__ = ["AiohttpTransport"]
 
@@ -90,8 +90,7 @@ class AiohttpTransport:
         self._verify = verify
         self._ssl: ssl.SSLContext | bool | None = None
         self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._closing: set[asyncio.Task[None]] = set()
+        self._closer: LoopCloser | None = None  # closes the session in its loop (see _loop)
         self._proxies: dict[str, str | None] = {}
         self._headers: dict[int, tuple[Mapping[str, str], CIMultiDict[str]]] = {}
 
@@ -126,12 +125,11 @@ class AiohttpTransport:
         return merged
 
     def session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        session = self._session
-        if session is not None and not session.closed and self._loop is loop:
-            return session
-        if session is not None:
-            self._release()
+        session, closer = self._session, self._closer
+        if session is not None and closer is not None:
+            if closer.loop is asyncio.get_running_loop() and not session.closed:
+                return session
+            self.close()
         if self._ssl is None:
             self._ssl = default_ssl_context() if self._verify is True else self._verify
         connector = aiohttp.TCPConnector(limit=POOL_SIZE, ssl=self._ssl)
@@ -148,17 +146,16 @@ class AiohttpTransport:
             # aiohttp silently resends an idempotent request once when a connection drops;
             # the engine's own retries (max_retries=, logged, counted) decide that here.
             session._retry_connection = False
-        self._loop = loop
+        self._closer = LoopCloser(session.close)
         return session
 
     async def exchange(
-        self, request: HttpRequest, cap: int, deadline: float, outcome: Any = None
-    ) -> tuple[int, Mapping[str, str], bytes, object, str | None]:
-        """Send one request (no redirects followed); return status, headers, body, URL and
-        the ``Location`` of a redirect (its body is then not read).
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        """Send one request (no redirects followed); see :class:`~.base.AsyncTransport`.
 
-        ``outcome.status`` (when given) is set as soon as the status is known, before the
-        body is read: a body past the cap is then reported with the status it came with.
+        ``outcome.status`` is set as soon as the status is known, before the body is
+        read: a body past the cap is then reported with the status it came with.
 
         ``deadline`` (``time.monotonic()``) bounds the whole exchange, body included: it is
         aiohttp's own ``total`` timeout for this request, the one timer aiohttp arms per
@@ -188,41 +185,28 @@ class AiohttpTransport:
             kwargs["json"] = request.json_body
         try:
             async with session.request(request.method, request.url, **kwargs) as response:
-                status = response.status
-                if outcome is not None:
-                    outcome.status = status
+                status = outcome.status = response.status
                 headers = response.headers
-                if 300 <= status < 400 and "Location" in headers:
-                    return status, headers, b"", response.url, headers["Location"]
+                if status in REDIRECT_STATUSES and "Location" in headers:
+                    return Answer(status, headers, b"", response.url, headers["Location"])
                 reader = BodyReader(cap, headers.get("Content-Encoding"))
                 reader.check_declared(headers.get("Content-Length"))
                 async for chunk in response.content.iter_any():
                     reader.feed(chunk)
-                return status, headers, reader.finish(), response.url, None
+                return Answer(status, headers, reader.finish(), response.url)
         except aiohttp.ClientError as exc:
             raise _as_httpx_error(exc) from None
         except asyncio.TimeoutError as exc:  # aiohttp's own per-phase timeouts
             raise _as_httpx_error(exc) from None
 
-    def _release(self) -> None:
-        session, loop = self._session, self._loop
-        self._session = self._loop = None
-        if session is None or session.closed or loop is None or loop.is_closed():
-            return
-        if loop.is_running():
-            task = loop.create_task(session.close())
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
-        else:
-            loop.run_until_complete(session.close())
-
     async def aclose(self) -> None:
-        session = self._session
-        if session is not None and self._loop is asyncio.get_running_loop():
-            self._session = self._loop = None
-            await session.close()
-        else:
-            self._release()
+        closer = self._closer
+        self._session = self._closer = None
+        if closer is not None:
+            await closer.aclose()
 
     def close(self) -> None:
-        self._release()
+        closer = self._closer
+        self._session = self._closer = None
+        if closer is not None:
+            closer.release()

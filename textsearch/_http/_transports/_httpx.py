@@ -1,4 +1,4 @@
-"""Client construction and the blocking path's total deadline.
+"""The httpx transports (the default), client construction and the blocking path's deadline.
 
 ``httpx``'s read timeout restarts with every byte, so a server that drips one byte per
 second keeps a blocking call alive forever. The async path cancels at the deadline; a
@@ -14,24 +14,40 @@ from __future__ import annotations
 
 import os
 import ssl
-import threading
+import sys
 import time
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from urllib.parse import urlencode
 
 import httpx
 
+from textsearch._http._guards import (
+    ACCEPT_ENCODING,
+    REDIRECT_STATUSES,
+    BodyReader,
+    TooLarge,
+    cap_timeout,
+    current_deadline,
+    deadline_scope,
+)
+from textsearch._http._transports.base import Answer, StatusSink
 from textsearch.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from textsearch._http._base import HttpRequest
 
 __all__ = [
     "DEFAULT_LIMITS",
     "USER_AGENT",
+    "HttpxAsyncTransport",
+    "HttpxSyncTransport",
     "VerifyTypes",
     "arm_sync_client",
+    "current_deadline",
     "deadline_scope",
     "make_async_client",
     "make_ssl_context",
@@ -45,23 +61,6 @@ USER_AGENT: Final = "textsearch (python-httpx)"
 
 VerifyTypes = bool | str | os.PathLike[str] | ssl.SSLContext
 
-_local = threading.local()
-
-
-#: The timeout handed to a socket once the deadline has passed: the socket itself then times
-#: out, so the error is the transport library's own (httpcore or httpcore2 alike).
-_SPENT: Final = 1e-6
-
-
-def _remaining(timeout: float | None) -> float | None:
-    deadline: float | None = getattr(_local, "deadline", None)
-    if deadline is None:
-        return timeout
-    left = deadline - time.monotonic()
-    if left <= _SPENT:
-        return _SPENT
-    return left if timeout is None or timeout > left else timeout
-
 
 class _DeadlineStream:
     """A network stream whose every timeout is capped by the deadline of this thread's search."""
@@ -72,10 +71,10 @@ class _DeadlineStream:
         self._stream = stream
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _remaining(timeout))  # type: ignore[no-any-return]
+        return self._stream.read(max_bytes, cap_timeout(timeout))  # type: ignore[no-any-return]
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, _remaining(timeout))
+        self._stream.write(buffer, cap_timeout(timeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -87,7 +86,7 @@ class _DeadlineStream:
         timeout: float | None = None,
     ) -> _DeadlineStream:
         return _DeadlineStream(
-            self._stream.start_tls(ssl_context, server_hostname, _remaining(timeout))
+            self._stream.start_tls(ssl_context, server_hostname, cap_timeout(timeout))
         )
 
     def get_extra_info(self, info: str) -> Any:
@@ -111,7 +110,7 @@ class _DeadlineBackend:
         socket_options: Iterable[Any] | None = None,
     ) -> _DeadlineStream:
         stream = self._backend.connect_tcp(
-            host, port, _remaining(timeout), local_address, socket_options
+            host, port, cap_timeout(timeout), local_address, socket_options
         )
         return _DeadlineStream(stream)
 
@@ -122,7 +121,7 @@ class _DeadlineBackend:
         socket_options: Iterable[Any] | None = None,
     ) -> _DeadlineStream:
         return _DeadlineStream(
-            self._backend.connect_unix_socket(path, _remaining(timeout), socket_options)
+            self._backend.connect_unix_socket(path, cap_timeout(timeout), socket_options)
         )
 
     def sleep(self, seconds: float) -> None:
@@ -155,23 +154,6 @@ def arm_sync_client(client: Any) -> bool:
         if transport is not None and not _arm_transport(transport):
             armed = False
     return armed
-
-
-def current_deadline() -> float | None:
-    """The deadline (``time.monotonic()``) of the search running in this thread, if any."""
-    deadline: float | None = getattr(_local, "deadline", None)
-    return deadline
-
-
-@contextmanager
-def deadline_scope(deadline: float) -> Iterator[None]:
-    """Within the block, sockets of armed clients in this thread respect ``deadline``."""
-    previous = getattr(_local, "deadline", None)
-    _local.deadline = deadline
-    try:
-        yield
-    finally:
-        _local.deadline = previous
 
 
 def make_ssl_context(verify: object, owner: str) -> ssl.SSLContext | bool:
@@ -259,6 +241,160 @@ def make_async_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> 
     )
 
 
+# -- the transports ---------------------------------------------------------------------
+
+
+def build_request(
+    client: httpx.AsyncClient | httpx.Client,
+    request: HttpRequest,
+    timeout: httpx.Timeout | None,
+    httpx2: bool,
+) -> httpx.Request:
+    """The ``httpx.Request`` for ``request`` (raises ``UnicodeEncodeError`` for bad text)."""
+    headers = dict(request.headers)
+    headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
+    default: Any = httpx.USE_CLIENT_DEFAULT
+    if httpx2:
+        default, timeout = httpx2_timeout(timeout)
+    url, params = request.url, request.params
+    if params and "?" not in url:
+        # The query string is encoded here, as httpx would (urllib's urlencode), and sent
+        # as part of the URL: httpx's own merge of params into a URL parses and rebuilds
+        # the URL twice, about a third of the CPU of building a request.
+        url = f"{url}?{urlencode(params)}"
+        params = ()
+    return client.build_request(
+        request.method,
+        url,
+        params=params or None,
+        json=request.json_body,
+        headers=headers,
+        timeout=default if timeout is None else timeout,
+    )
+
+
+def _start(response: httpx.Response, cap: int, outcome: StatusSink) -> Answer | BodyReader:
+    """The whole answer when nothing is left to read (a redirect, a body already read by
+    the transport, as httpx's ``MockTransport`` and respx do), else a capped raw reader."""
+    status = outcome.status = response.status_code
+    headers = response.headers
+    if status in REDIRECT_STATUSES:
+        location = headers.get("location")
+        if location:
+            return Answer(status, headers, b"", response.url, location)
+    if response.is_stream_consumed:
+        if len(response.content) > cap:
+            raise TooLarge()
+        return Answer(status, headers, response.content, response.url)
+    reader = BodyReader(cap, headers.get("content-encoding"))
+    reader.check_declared(headers.get("content-length"))
+    return reader
+
+
+def _finish(response: httpx.Response, reader: BodyReader) -> Answer:
+    return Answer(response.status_code, response.headers, reader.finish(), response.url)
+
+
+#: An ``httpx.AsyncClient`` or ``httpx.Client`` (or an httpx2 twin, which shares their API).
+ClientT = TypeVar("ClientT", "httpx.AsyncClient", "httpx.Client")
+
+
+class _ClientTransport(Generic[ClientT]):
+    """What both httpx transports hold: a client (not closed here) and how to send with it.
+
+    Args:
+        client: The client (its ``follow_redirects`` is overridden: never).
+        timeout: Per-request timeout; ``None`` for the client's own.
+        httpx2: The client is an httpx2 one.
+    """
+
+    __slots__ = ("_httpx2", "_timeout", "client")
+
+    def __init__(
+        self, client: ClientT, timeout: httpx.Timeout | None, httpx2: bool = False
+    ) -> None:
+        self.client: ClientT = client
+        self._timeout = timeout
+        self._httpx2 = httpx2
+
+
+class HttpxAsyncTransport(_ClientTransport[httpx.AsyncClient]):
+    """Sends with an ``httpx.AsyncClient`` (or its httpx2 twin); the client is not closed here."""
+
+    __slots__ = ()
+
+    async def exchange(
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        client = self.client
+        # The deadline is the caller's asyncio timeout on this path (a cancellation).
+        built = build_request(client, request, self._timeout, self._httpx2)
+        response = await client.send(built, stream=True, follow_redirects=False)
+        try:
+            reader = _start(response, cap, outcome)
+            if isinstance(reader, Answer):
+                return reader
+            async for chunk in response.aiter_raw():
+                reader.feed(chunk)
+            return _finish(response, reader)
+        finally:
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
+
+    def close(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
+
+
+class HttpxSyncTransport(_ClientTransport[httpx.Client]):
+    """Sends with an ``httpx.Client`` (or its httpx2 twin); the client is not closed here.
+
+    The deadline reaches the sockets of an armed client (:func:`arm_sync_client`); for one
+    that could not be armed (a custom transport), each phase's timeout is shrunk to what is
+    left and the deadline is checked between chunks of the body.
+    """
+
+    __slots__ = ("_armed",)
+
+    def __init__(
+        self, client: httpx.Client, timeout: httpx.Timeout | None, httpx2: bool = False,
+        armed: bool = True,
+    ) -> None:  # fmt: skip
+        super().__init__(client, timeout, httpx2)
+        self._armed = armed
+
+    def _shrunk(self, deadline: float) -> httpx.Timeout:
+        base = self._timeout or self.client.timeout
+        return httpx.Timeout(
+            connect=cap_timeout(base.connect, deadline), read=cap_timeout(base.read, deadline),
+            write=cap_timeout(base.write, deadline), pool=cap_timeout(base.pool, deadline),
+        )  # fmt: skip
+
+    def exchange(
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        client = self.client
+        timeout = self._timeout if self._armed else self._shrunk(deadline)
+        built = build_request(client, request, timeout, self._httpx2)
+        with deadline_scope(deadline):
+            response = client.send(built, stream=True, follow_redirects=False)
+            try:
+                reader = _start(response, cap, outcome)
+                if isinstance(reader, Answer):
+                    return reader
+                for chunk in response.iter_raw():
+                    reader.feed(chunk)
+                    if time.monotonic() > deadline:  # for clients whose sockets are unarmed
+                        raise httpx.ReadTimeout("the total deadline of the search has passed")
+                return _finish(response, reader)
+            finally:
+                response.close()
+
+    def close(self) -> None:
+        """Nothing to close: the client belongs to whoever made it."""
+
+
 # -- httpx2 clients (the fork the OpenAI, Anthropic and MCP SDKs use) ----------------------
 
 
@@ -302,13 +438,16 @@ def as_httpx_error(error: BaseException) -> BaseException:
 
 # -- which transport ---------------------------------------------------------------------
 
-#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed), else httpx.
+#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed); when it names
+#: nothing, aiohttp for async sends if aiohttp is already imported in the process and no
+#: library that mocks httpx is (see :func:`wants_aiohttp`), else httpx.
 #: ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for blocking ones.
 #: ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``: aiohttp for
-#: async and urllib3 for blocking sends. Never chosen behind the caller's back (e.g.
-#: because some other module imported aiohttp or urllib3): tests that mock httpx (respx)
-#: must keep working, and a short run must not pay aiohttp's import.
+#: async and urllib3 for blocking sends.
 TRANSPORTS: Final = ("auto", "httpx", "aiohttp", "urllib3", "fast")
+#: Libraries that mock httpx (and only httpx): while one is loaded, ``auto`` stays on httpx
+#: so that a user's tests written with it keep intercepting every request.
+HTTPX_MOCKS: Final = ("respx", "pytest_httpx", "vcr")
 
 
 def _installed(module: str) -> bool:
@@ -330,9 +469,20 @@ def _from_environment() -> str:
 
 
 def wants_aiohttp(choice: str) -> bool:
-    """Whether an engine set to ``choice`` sends its async requests with aiohttp."""
+    """Whether an engine set to ``choice`` sends its async requests with aiohttp.
+
+    For ``auto`` without ``TEXTSEARCH_TRANSPORT``: only when aiohttp is imported already.
+    Measured (benchmarks/bench_web.py, docs/performance.md), the aiohttp path costs 0.8-1.4x
+    the floor's CPU per search against 3-9x for httpx, about 1-2 ms less per search; but
+    importing aiohttp costs about a second, which a short run (one CLI search) never wins
+    back. Already imported (a service built on aiohttp, an agent framework, the MCP server),
+    it costs nothing more, so every search gains. A library that mocks httpx keeps httpx.
+    """
     if choice == "auto":
-        return _from_environment() in ("aiohttp", "fast") and aiohttp_installed()
+        named = _from_environment()
+        if named:
+            return named in ("aiohttp", "fast") and aiohttp_installed()
+        return "aiohttp" in sys.modules and not any(m in sys.modules for m in HTTPX_MOCKS)
     return choice in ("aiohttp", "fast")
 
 

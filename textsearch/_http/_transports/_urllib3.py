@@ -6,13 +6,13 @@ everything around the send (deadline, retries, redirects, the decompressed size 
 mapping, redaction) is the engine's shared code; this module only moves bytes, and reports
 failures as the matching ``httpx`` exception so that the engine maps every transport's
 errors in one place. urllib3 is told to do none of it itself: ``retries=False``, no
-redirects, no decoding, the body streamed into :class:`~textsearch._http._body.BodyReader`.
+redirects, no decoding, the body streamed into :class:`~textsearch._http._guards.BodyReader`.
 
 The total deadline reaches the socket, as on the blocking httpx path: urllib3's read timeout
 restarts with every ``recv``, so a server that drips one byte a second would never time out.
 The connections here read the response through a raw reader that, before each ``recv``,
 shrinks the socket's timeout to what is left of the deadline of the search running in the
-current thread (:func:`textsearch._http._transports._httpx.deadline_scope`).
+current context (:func:`textsearch._http._guards.deadline_scope`).
 """
 
 from __future__ import annotations
@@ -28,13 +28,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 import httpx
 
-from textsearch._http._body import ACCEPT_ENCODING, BodyReader
-from textsearch._http._redact import scrub
-from textsearch._http._transports._httpx import (
+from textsearch._http._guards import (
+    ACCEPT_ENCODING,
+    REDIRECT_STATUSES,
+    SPENT,
+    BodyReader,
     current_deadline,
-    default_ssl_context,
-    environment_proxy,
+    deadline_scope,
 )
+from textsearch._http._redact import scrub
+from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
+from textsearch._http._transports.base import Answer, StatusSink, missing_extra
 
 if TYPE_CHECKING:
     from textsearch._http._base import HttpRequest
@@ -45,9 +49,7 @@ try:
     from urllib3.connection import HTTPConnection, HTTPSConnection
     from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        'the urllib3 fast path needs urllib3: pip install "textsearch-sdk[fast]"'
-    ) from exc
+    raise missing_extra("urllib3") from exc
 
 __all__ = ["Urllib3Transport"]
 
@@ -58,9 +60,6 @@ POOL_SIZE: Final = 10
 #: Distinct origins kept pooled (a connector talks to one; redirects may add a few).
 NUM_POOLS: Final = 10
 _CHUNK: Final = 65536
-#: The timeout handed to a socket once the deadline has passed: the read itself then times
-#: out, and urllib3 reports it as its own read timeout.
-_SPENT: Final = 1e-6
 _MAX_ROUTES: Final = 64
 #: No retries and no redirects inside urllib3 (built once: urllib3 would build and log one
 #: per request from ``retries=False``).
@@ -93,7 +92,7 @@ class _DeadlineReader(io.RawIOBase):
             left = deadline - time.monotonic()
             phase = self._phase
             if phase is None or left < phase:
-                self._sock.settimeout(left if left > _SPENT else _SPENT)
+                self._sock.settimeout(left if left > SPENT else SPENT)
         return self._raw.readinto(buffer)  # type: ignore[no-any-return]
 
     def close(self) -> None:
@@ -357,6 +356,27 @@ class Urllib3Transport:
         except _FAILURES as exc:
             raise _as_httpx_error(exc) from None
         return reader.finish()
+
+    def exchange(
+        self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
+    ) -> Answer:
+        """Send one request (no redirect followed); see :class:`~.base.SyncTransport`."""
+        with deadline_scope(deadline):
+            response, url = self.send(request, deadline)
+            try:
+                status = outcome.status = response.status
+                headers = response.headers
+                if status in REDIRECT_STATUSES:
+                    location = headers.get("location")
+                    if location:
+                        return Answer(status, headers, b"", url, location)
+                return Answer(status, headers, self.read(response, cap, deadline), url)
+            finally:
+                self.release(response)
+
+    async def aclose(self) -> None:
+        """Close every pooled connection (nothing here is bound to an event loop)."""
+        self.close()
 
     @staticmethod
     def release(response: Any) -> None:

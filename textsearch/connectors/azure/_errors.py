@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from textsearch._types import SearchResults
 from textsearch.connectors.azure._parse import PROVIDER
@@ -109,6 +109,19 @@ def _retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+_ErrorT = TypeVar("_ErrorT", bound="ProviderError | SearchTransportError")
+
+
+def _failed(cls: type[_ErrorT], ctx: ErrorContext, message: str, *hints: str) -> _ErrorT:
+    """An error without an HTTP status: it names the provider, and its first hint where."""
+    return cls(message, provider=PROVIDER, hints=[ctx.where, *hints])
+
+
+def _retried(cls: type[_ErrorT], ctx: ErrorContext, message: str, hint: str) -> _ErrorT:
+    """:func:`_failed`, for a failure that outlasted the SDK's retries."""
+    return _failed(cls, ctx, f"{message} (after {ctx.max_retries} retries)", hint)
+
+
 def translate(
     exc: BaseException, ctx: ErrorContext, *, past_deadline: bool = False
 ) -> BaseException:
@@ -128,18 +141,20 @@ def translate(
         # (a read, or parsing the half-read answer) broke because of the deadline.
         past_deadline and isinstance(exc, Exception) and not answered
     ):
-        return SearchTimeoutError(
+        return _failed(
+            SearchTimeoutError,
+            ctx,
             f"Azure AI Search did not complete the search within its {ctx.deadline:g} s "
             "deadline (attempts and waits included)",
-            provider=PROVIDER,
-            hints=[ctx.where, "raise deadline= or check the service's health"],
+            "raise deadline= or check the service's health",
         )
     if isinstance(exc, ResponseTooLarge):
-        return ResponseFormatError(
+        return _failed(
+            ResponseFormatError,
+            ctx,
             f"Azure AI Search answered with more than {exc.limit} bytes (after "
             "decompression); the rest was not read",
-            provider=PROVIDER,
-            hints=[ctx.where, "raise max_response_bytes= or ask for fewer results (top)"],
+            "raise max_response_bytes= or ask for fewer results (top)",
         )
     if isinstance(exc, AzureError):
         return map_error(exc, ctx)
@@ -147,11 +162,11 @@ def translate(
         # Only SDK calls run inside the guarded block: these come from the SDK choking on
         # a 2xx body that is not a search result (empty, not JSON, wrong shapes, nested
         # deeper than the JSON parser goes).
-        return ResponseFormatError(
+        return _failed(
+            ResponseFormatError,
+            ctx,
             "Azure AI Search answered, but not with a search result the SDK could read "
             f"({type(exc).__name__})",
-            provider=PROVIDER,
-            hints=[ctx.where],
         )
     return exc
 
@@ -173,27 +188,21 @@ def map_error(exc: Exception, ctx: ErrorContext) -> TextSearchError:
     where = ctx.where
     index = ctx.index_name or "(unknown)"
     if isinstance(exc, (ServiceRequestTimeoutError, ServiceResponseTimeoutError)):
-        return SearchTimeoutError(
-            f"Azure AI Search did not answer within {ctx.timeout:g} s "
-            f"(after {ctx.max_retries} retries)",
-            provider=PROVIDER,
-            hints=[where, "raise timeout= or check the service's health"],
-        )
+        message = f"Azure AI Search did not answer within {ctx.timeout:g} s"
+        hint = "raise timeout= or check the service's health"
+        return _retried(SearchTimeoutError, ctx, message, hint)
     if isinstance(exc, (ServiceRequestError, ServiceResponseError)):
-        return SearchTransportError(
-            f"could not reach Azure AI Search: {type(exc).__name__} "
-            f"(after {ctx.max_retries} retries)",
-            provider=PROVIDER,
-            hints=[where, "check the endpoint URL and the network"],
-        )
+        message = f"could not reach Azure AI Search: {type(exc).__name__}"
+        hint = "check the endpoint URL and the network"
+        return _retried(SearchTransportError, ctx, message, hint)
     status_of = getattr(exc, "status_code", None)
     if isinstance(exc, (DecodeError, DeserializationError)) and (
         status_of is None or status_of < 400
     ):
-        return ResponseFormatError(
+        return _failed(
+            ResponseFormatError,
+            ctx,
             "Azure AI Search answered, but not with a search result the SDK could read",
-            provider=PROVIDER,
-            hints=[where],
         )
     if isinstance(exc, HttpResponseError):
         status = exc.status_code

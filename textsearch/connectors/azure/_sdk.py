@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,14 +31,6 @@ from textsearch.errors import ConfigurationError
 _INSTALL_HINT = (
     'the Azure AI Search connector needs the azure extra: pip install "textsearch-sdk[azure]"'
 )
-
-
-async def _close_at_loop_end(client: Any) -> AsyncGenerator[None, None]:
-    """Suspend until closed (by ``aclose`` or the loop's shutdown), then close ``client``."""
-    try:
-        yield
-    finally:
-        await client.close()
 
 
 def _require_sdk() -> None:

@@ -33,10 +33,11 @@ import inspect
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
 
+from textsearch._http._loop import LoopCloser
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.azure._errors import (
@@ -94,7 +95,6 @@ from textsearch.connectors.azure._query import (
     security_expression,
 )
 from textsearch.connectors.azure._sdk import (
-    _close_at_loop_end,
     _detached,
     _is_async_credential,
     _read_async,
@@ -144,6 +144,20 @@ _NO_CONTEXT: Any = object()
 
 
 # -- the connector --------------------------------------------------------------------------
+
+
+class _Read:
+    """One search's SDK read, shared by the async path and its blocking twin: what came
+    back, or the documented error mapped from the failure (with its detached cause)."""
+
+    __slots__ = ("answers", "count", "failure", "raws", "started")
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.failure: tuple[Exception, BaseException] | None = None
+        self.raws: list[Any] = []
+        self.count: Any = None
+        self.answers: Any = None
 
 
 class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
@@ -227,8 +241,8 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             attempts and every byte read (default 60). Past it:
             :class:`~textsearch.SearchTimeoutError`.
         max_response_bytes: Largest response body, counted after decompression (default
-            32 MiB); a larger one raises :class:`~textsearch.ResponseFormatError` without
-            being read into memory.
+            10 MiB, as for every connector); a larger one raises
+            :class:`~textsearch.ResponseFormatError` without being read into memory.
         max_retries: Retries of failed requests (azure-core retry policy; 0 disables).
         max_retry_wait: Longest wait between retries; a ``Retry-After`` above it is not
             waited for (the error is raised at once with ``retry_after`` set).
@@ -298,8 +312,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         self._search_client = search_client
         self._sync_search_client = sync_search_client
         self._owned_async: Any = None
-        self._owned_async_loop: asyncio.AbstractEventLoop | None = None
-        self._owned_async_keeper: AsyncGenerator[None, None] | None = None
+        self._owned_async_closer: LoopCloser | None = None
         self._owned_sync: Any = None
 
         # -- where and who ----------------------------------------------------------------
@@ -527,22 +540,19 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         if self._search_client is not None:
             guard_injected_client(self._search_client, is_async=True)
             return self._search_client
-        loop = asyncio.get_running_loop()
-        if self._owned_async is not None and self._owned_async_loop is loop:
-            return self._owned_async
+        closer = self._owned_async_closer
+        if closer is not None:
+            if closer.loop is asyncio.get_running_loop():
+                return self._owned_async
+            closer.release()  # made in another loop (maybe one already ended)
         endpoint, index = self._need_location()
         client = new_async_client(
             endpoint, index, self._key_credential(), self._client_options(is_async=True)
         )
-        # The client's aiohttp session belongs to this loop. A suspended async generator
-        # closes it when the loop shuts down its async generators (asyncio.run does, before
-        # closing the loop), so a client left open by a caller who never used ``async with``,
-        # or replaced because a later call runs in another loop, is still closed in its loop.
-        keeper = _close_at_loop_end(client)
+        # The client's aiohttp session belongs to this loop: closed there by aclose(), or as
+        # the loop ends when the caller never uses ``async with`` (textsearch._http._loop).
         self._owned_async = client
-        self._owned_async_loop = loop
-        self._owned_async_keeper = keeper
-        await keeper.__anext__()  # runs to its ``yield`` at once (no suspension)
+        self._owned_async_closer = LoopCloser(client.close)
         return client
 
     def _sync_client(self) -> Any:
@@ -586,23 +596,19 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         kwargs = request.sdk_kwargs(embedding)
         client = await self._async_client()
         kwargs.update(self._per_call_options())
-        started = time.perf_counter()
-        failure: tuple[Exception, BaseException] | None = None
-        raws: list[Any] = []
-        count: Any = None
-        answers: Any = None
+        read = _Read()
         with self._scope() as deadline:
             try:
                 # The deadline cancels the whole search, waits between attempts included: a
                 # read that receives a byte now and then would otherwise never time out.
-                raws, count, answers = await asyncio.wait_for(
+                read.raws, read.count, read.answers = await asyncio.wait_for(
                     _read_async(client, kwargs, request), self.deadline
                 )
             except (Exception, asyncio.TimeoutError) as exc:
-                failure = self._failure(query, started, exc, deadline)
-                if failure is None:
+                read.failure = self._failure(query, read.started, exc, deadline)
+                if read.failure is None:
                     raise
-        return self._finish(query, started, request, raws, count, answers, failure)
+        return self._finish(query, request, read)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[AzureSearchDocument]:
         request = build_request(self, query, options, self.build_filter_expression(options.filter))
@@ -622,19 +628,15 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         kwargs = request.sdk_kwargs(embedding)
         client = self._sync_client()
         kwargs.update(self._per_call_options())
-        started = time.perf_counter()
-        failure: tuple[Exception, BaseException] | None = None
-        raws: list[Any] = []
-        count: Any = None
-        answers: Any = None
+        read = _Read()
         with self._scope() as deadline, deadline_watch():
             try:
-                raws, count, answers = _read_sync(client, kwargs, request)
+                read.raws, read.count, read.answers = _read_sync(client, kwargs, request)
             except Exception as exc:
-                failure = self._failure(query, started, exc, deadline)
-                if failure is None:
+                read.failure = self._failure(query, read.started, exc, deadline)
+                if read.failure is None:
                     raise
-        return self._finish(query, started, request, raws, count, answers, failure)
+        return self._finish(query, request, read)
 
     def _scope(self) -> Any:
         return deadline_scope(self.deadline, max_bytes=self.max_response_bytes, tokens=self._tokens)
@@ -659,24 +661,18 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         return mapped, _detached(exc, self._error_context().redact)
 
     def _finish(
-        self,
-        query: str,
-        started: float,
-        request: _Request,
-        raws: list[Any],
-        count: Any,
-        answers: Any,
-        failure: tuple[Exception, BaseException] | None,
+        self, query: str, request: _Request, read: _Read
     ) -> SearchResults[AzureSearchDocument]:
+        failure = read.failure
         if failure is not None:
             # Raised outside the handler so the SDK's exception (whose request headers hold
             # the key) is neither the cause nor the context; a detached copy is the cause.
             raise failure[0] from failure[1]
         try:
             results = assemble(
-                raws,
-                count,
-                answers,
+                read.raws,
+                read.count,
+                read.answers,
                 top=request.top,
                 include_total_count=request.include_total_count,
                 wants_answers=request.wants_answers,
@@ -684,9 +680,9 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                 index_name=self._index_name,
             )
         except ResponseFormatError as exc:
-            log_failure(self._index_name, query, started, exc)
+            log_failure(self._index_name, query, read.started, exc)
             raise
-        log_success(self._index_name, query, started, results)
+        log_success(self._index_name, query, read.started, results)
         return results
 
     def _error_context(self) -> ErrorContext:
@@ -738,10 +734,9 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     async def aclose(self) -> None:
         """Close the SDK clients this connector created (never injected ones)."""
         self._owned_async = None
-        keeper, self._owned_async_keeper = self._owned_async_keeper, None
-        loop, self._owned_async_loop = self._owned_async_loop, None
-        if keeper is not None and loop is asyncio.get_running_loop():
-            await keeper.aclose()  # closes the client
+        closer, self._owned_async_closer = self._owned_async_closer, None
+        if closer is not None:
+            await closer.aclose()
         self.close()
 
     def close(self) -> None:

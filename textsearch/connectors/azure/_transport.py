@@ -5,18 +5,21 @@ a whole body, decompressed, into memory, and its redirect policy follows a 307/3
 with the ``api-key`` header re-added by the authentication policy. The classes here close those
 gaps for the clients the connector creates, whatever transport the caller passes:
 
-* :func:`redirect_policy` follows a redirect only to the same origin (scheme, host, port); to
-  another origin it stops and the 3xx is reported as an error, so no credential leaves.
-* :class:`GuardedAsyncTransport` / :class:`GuardedTransport` wrap the real transport: they ask
-  it for a stream and read the body themselves, counting decompressed bytes, so a gzip bomb
-  stops at ``max_response_bytes``; they refuse to start an attempt, or to sleep between
-  attempts, past the search's deadline.
+* :func:`redirect_policy` follows a redirect only to the same origin (scheme, host, port), at
+  most :data:`~textsearch._http._guards.MAX_REDIRECTS` hops; to another origin it stops and
+  the 3xx is reported as an error, so no credential leaves.
+* :func:`guarded_transport` wraps the real transport: it asks it for a stream and reads the
+  raw body into the engine's :class:`~textsearch._http._guards.BodyReader`, which inflates
+  it with a bounded output, so a gzip bomb stops at ``max_response_bytes``; it refuses to
+  start an attempt, or to sleep between attempts, past the search's deadline.
 * For the blocking path a watchdog (:func:`deadline_watch`) shuts down the sockets a search is
   using when its deadline passes, because a blocked read cannot otherwise be interrupted; the
   async path cancels the search instead.
 
 The deadline and the sockets of the running search travel in context variables, so concurrent
-searches never see each other's.
+searches never see each other's. The origin rule, the body reader, the cap and deadline
+defaults and the deadline itself are the HTTP engine's guard kit
+(:mod:`textsearch._http._guards`): one policy for every network path.
 """
 
 from __future__ import annotations
@@ -26,17 +29,43 @@ import json
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlsplit
 
-#: Seconds one search may take in all (attempts, waits, reads).
-DEFAULT_DEADLINE = 60.0
-#: Decompressed bytes one response may hold; Azure's own pages stay far below it.
-DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+from textsearch._http._guards import (
+    ACCEPT_ENCODING,
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    MAX_REDIRECTS,
+    BodyReader,
+    TooLarge,
+    UnsupportedEncoding,
+    current_deadline,
+    same_origin,
+    time_left,
+)
+from textsearch._http._guards import deadline_scope as _deadline_scope
 
-_DEADLINE: ContextVar[float | None] = ContextVar("textsearch_azure_deadline", default=None)
+__all__ = [
+    "DEFAULT_DEADLINE",
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "DeadlineExceeded",
+    "ResponseTooLarge",
+    "current_tokens",
+    "deadline_scope",
+    "deadline_watch",
+    "default_transport",
+    "guard_injected_client",
+    "guarded_transport",
+    "in_search",
+    "redirect_policy",
+    "remaining",
+    "same_origin",
+]
+
 _IN_FLIGHT: ContextVar[list[Any] | None] = ContextVar("textsearch_azure_in_flight", default=None)
 # The size cap of the running search, and where the bearer tokens it sends are recorded (so
 # that whatever the service echoes back can be scrubbed). Set per search, so that a transport
@@ -45,7 +74,7 @@ _MAX_BYTES: ContextVar[int | None] = ContextVar("textsearch_azure_max_bytes", de
 _TOKENS: ContextVar[Any] = ContextVar("textsearch_azure_tokens", default=None)
 
 
-class ResponseTooLarge(Exception):
+class ResponseTooLarge(TooLarge):
     """A response body grew past the cap (raised inside the pipeline, mapped by the connector)."""
 
     def __init__(self, limit: int) -> None:
@@ -59,8 +88,8 @@ class DeadlineExceeded(Exception):
 
 def remaining() -> float | None:
     """Seconds left before the current search's deadline (``None``: no deadline set)."""
-    deadline = _DEADLINE.get()
-    return None if deadline is None else deadline - time.monotonic()
+    deadline = current_deadline()
+    return None if deadline is None else time_left(deadline)
 
 
 @contextlib.contextmanager
@@ -75,21 +104,19 @@ def deadline_scope(
         tokens: A collection with an ``append`` method that receives every bearer token the
             search sends (kept by the connector to scrub echoes; never logged).
     """
-    deadline = time.monotonic() + seconds
-    token = _DEADLINE.set(deadline)
     cap = _MAX_BYTES.set(max_bytes)
     sink = _TOKENS.set(tokens)
     try:
-        yield deadline
+        with _deadline_scope(time.monotonic() + seconds) as deadline:
+            yield deadline
     finally:
         _TOKENS.reset(sink)
         _MAX_BYTES.reset(cap)
-        _DEADLINE.reset(token)
 
 
 def in_search() -> bool:
     """Whether a search of the connector runs in this context."""
-    return _DEADLINE.get() is not None
+    return current_deadline() is not None
 
 
 def current_tokens() -> Any:
@@ -117,18 +144,6 @@ def _check_deadline() -> None:
     left = remaining()
     if left is not None and left <= 0:
         raise DeadlineExceeded("deadline passed")
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    return scheme, (parts.hostname or "").lower(), port
-
-
-def same_origin(a: str, b: str) -> bool:
-    """Whether two absolute URLs share scheme, host and port."""
-    return _origin(a) == _origin(b)
 
 
 _REDIRECT_CLASSES: dict[bool, Any] = {}
@@ -165,7 +180,7 @@ def redirect_policy(is_async: bool) -> Any:
 
         cls = _SameOriginRedirectPolicy
         _REDIRECT_CLASSES[is_async] = cls
-    return cls()
+    return cls(redirect_max=MAX_REDIRECTS)
 
 
 def _mark_read(response: Any, data: bytes) -> None:
@@ -195,12 +210,14 @@ def _readable_error_body(status: int, data: bytes) -> bytes:
     return data
 
 
-def _as_transport_error(exc: BaseException) -> BaseException:
+def _as_transport_error(exc: BaseException, max_bytes: int) -> BaseException:
     """A broken body read as the transport failure it is (retried, then reported as one).
 
     While streaming, azure-core reports a connection reset as a bare ``HttpResponseError``
     (requests) or an ``IncompleteReadError`` (aiohttp), which read like answers of the
-    service; the retry policy and the error mapping need a ``ServiceResponseError``.
+    service; the retry policy and the error mapping need a ``ServiceResponseError``. The
+    body reader's own refusals become what the connector maps: the cap, or a body that
+    cannot be decoded.
     """
     from azure.core.exceptions import (
         DecodeError,
@@ -208,6 +225,11 @@ def _as_transport_error(exc: BaseException) -> BaseException:
         IncompleteReadError,
         ServiceResponseError,
     )
+
+    if isinstance(exc, TooLarge):
+        return exc if isinstance(exc, ResponseTooLarge) else ResponseTooLarge(max_bytes)
+    if isinstance(exc, (zlib.error, UnsupportedEncoding)):
+        return DecodeError(f"the answer's body could not be decoded ({type(exc).__name__})")
 
     if isinstance(exc, IncompleteReadError) or (
         isinstance(exc, HttpResponseError)
@@ -218,6 +240,21 @@ def _as_transport_error(exc: BaseException) -> BaseException:
             f"the connection broke while the answer was read ({type(exc).__name__})"
         )
     return exc
+
+
+def _ask_bounded_encodings(request: Any) -> None:
+    # Only what the body reader can inflate with a bounded output (requests would also
+    # offer br or zstd when their packages are installed).
+    headers = getattr(request, "headers", None)
+    if headers is not None:
+        headers["Accept-Encoding"] = ACCEPT_ENCODING
+
+
+def _body_reader(response: Any, cap: int) -> BodyReader:
+    headers = response.headers
+    reader = BodyReader(cap, headers.get("Content-Encoding"))
+    reader.check_declared(headers.get("Content-Length"))
+    return reader
 
 
 def _attempt_kwargs(inner: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -276,23 +313,23 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
                 return await self.inner.send(request, **kwargs)
             _check_deadline()
             stream = kwargs.pop("stream", False)
+            if not stream:
+                _ask_bounded_encodings(request)
             response = await self.inner.send(
                 request, stream=True, **_attempt_kwargs(self.inner, kwargs)
             )
             if stream:
                 return response
-            chunks: list[bytes] = []
-            size = 0
+            cap = max_bytes or DEFAULT_MAX_RESPONSE_BYTES
             try:
-                async for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if max_bytes is not None and size > max_bytes:
-                        raise ResponseTooLarge(max_bytes)
-                    chunks.append(chunk)
+                reader = _body_reader(response, cap)
+                async for chunk in response.iter_raw():
+                    reader.feed(chunk)
+                body = reader.finish()
             except BaseException as exc:
                 await response.close()
-                raise _as_transport_error(exc) from None
-            _mark_read(response, _readable_error_body(response.status_code, b"".join(chunks)))
+                raise _as_transport_error(exc, cap) from None
+            _mark_read(response, _readable_error_body(response.status_code, body))
             return response
 
     class _Guarded(sync_base):  # type: ignore[misc]
@@ -330,22 +367,22 @@ def _guarded_transport_classes() -> tuple[type[Any], type[Any]]:
             if _IN_FLIGHT.get() is not None:
                 track_requests_transport(self.inner)
             stream = kwargs.pop("stream", False)
+            if not stream:
+                _ask_bounded_encodings(request)
             response = self.inner.send(request, stream=True, **_attempt_kwargs(self.inner, kwargs))
             if stream:
                 return response
-            chunks: list[bytes] = []
-            size = 0
+            cap = max_bytes or DEFAULT_MAX_RESPONSE_BYTES
             try:
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if max_bytes is not None and size > max_bytes:
-                        raise ResponseTooLarge(max_bytes)
-                    chunks.append(chunk)
+                reader = _body_reader(response, cap)
+                for chunk in response.iter_raw():
+                    reader.feed(chunk)
                     _check_deadline()
+                body = reader.finish()
             except BaseException as exc:
                 response.close()
-                raise _as_transport_error(exc) from None
-            _mark_read(response, _readable_error_body(response.status_code, b"".join(chunks)))
+                raise _as_transport_error(exc, cap) from None
+            _mark_read(response, _readable_error_body(response.status_code, body))
             return response
 
     return _GuardedAsync, _Guarded

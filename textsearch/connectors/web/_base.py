@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Final, TypeVar
+from typing import Annotated, Any, Final, TypeGuard, TypeVar
 
 import httpx
 from pydantic import (
@@ -254,6 +254,16 @@ NullableList = Annotated[list[ItemT], BeforeValidator(none_to_empty)]
 LenientDatetime = Annotated[datetime | None, BeforeValidator(blank_to_none)]
 
 
+def _refuse_empty(content: bytes, response: HttpResponse, provider: str, what: str) -> None:
+    if not content.strip():
+        raise ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
+            provider=provider,
+            status_code=response.status_code,
+            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
+        )
+
+
 def load_json_body(
     response: HttpResponse, provider: str, *, what: str = "search response"
 ) -> dict[str, Any]:
@@ -264,13 +274,7 @@ def load_json_body(
             object.
     """
     content = response.content
-    if not content.strip():
-        raise ResponseFormatError(
-            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
-            provider=provider,
-            status_code=response.status_code,
-            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
-        )
+    _refuse_empty(content, response, provider, what)
     try:
         # bytes: json detects UTF-8/16/32 and skips a UTF-8 byte-order mark by itself
         data = decode_json(content)
@@ -329,14 +333,8 @@ def validate_items(
     Raises:
         ResponseFormatError: ``items`` is neither a list nor null, or no item is valid.
     """
-    if items is None:
+    if not _is_list(items, provider, status):
         return [], 0
-    if not isinstance(items, list):
-        raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
-            provider=provider,
-            status_code=status,
-        )
     head = items[:top]
     try:
         # One call into the validator for the usual, all-valid page (a third cheaper than
@@ -357,6 +355,24 @@ def validate_items(
             results.append(validate(item))
         except ValidationError:
             skipped += 1
+    _refuse_all_skipped(results, skipped, provider, status)
+    return results, skipped
+
+
+def _is_list(items: object, provider: str, status: int) -> TypeGuard[list[Any]]:
+    """Whether there are results to read: ``False`` for null, a list is; else an error."""
+    if items is None:
+        return False
+    if not isinstance(items, list):
+        raise ResponseFormatError(
+            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
+            provider=provider,
+            status_code=status,
+        )
+    return True
+
+
+def _refuse_all_skipped(results: list[Any], skipped: int, provider: str, status: int) -> None:
     if skipped and not results:
         # Not one result has the documented shape: that is a different format, not noise.
         raise ResponseFormatError(
@@ -364,7 +380,6 @@ def validate_items(
             provider=provider,
             status_code=status,
         )
-    return results, skipped
 
 
 # Slot setters of pydantic's BaseModel: the trusted build below fills a TextSearchResult the
@@ -396,14 +411,8 @@ def text_items(
     without validating them again (see :func:`~textsearch.base.trusted_text_search_result`):
     each field is a ``str`` or ``None``, checked here.
     """
-    if items is None:
+    if not _is_list(items, provider, status):
         return [], 0
-    if not isinstance(items, list):
-        raise ResponseFormatError(
-            f"{provider}: HTTP {status} but the results are a {type(items).__name__}, not a list",
-            provider=provider,
-            status_code=status,
-        )
     first, second, third = fields
     results: list[TextSearchResult] = []
     append = results.append
@@ -439,12 +448,7 @@ def text_items(
         _SET_EXTRA(result, None)
         _SET_PRIVATE(result, None)
         append(result)
-    if skipped and not results:
-        raise ResponseFormatError(
-            f"{provider}: HTTP {status} but none of the {skipped} results has the expected shape",
-            provider=provider,
-            status_code=status,
-        )
+    _refuse_all_skipped(results, skipped, provider, status)
     return results, skipped
 
 
@@ -496,13 +500,7 @@ def validate_body(
         content = response.content
     if content.startswith(_BOM):
         content = content[len(_BOM) :]  # pydantic's JSON parser refuses it; json.loads skips it
-    if not content.strip():
-        raise ResponseFormatError(
-            f"{provider}: HTTP {response.status_code} with an empty body instead of a {what}",
-            provider=provider,
-            status_code=response.status_code,
-            hints=("an empty 200 answer can mean the service suspects abuse; retry later",),
-        )
+    _refuse_empty(content, response, provider, what)
     try:
         return model.model_validate_json(content)
     except ValidationError as exc:

@@ -10,7 +10,7 @@ import inspect
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar, overload
 
 import httpx
 from pydantic import BaseModel
@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 NativeT = TypeVar("NativeT")
+SettingT = TypeVar("SettingT")
 
 
 class SiteFilter(NamedTuple):
@@ -159,6 +160,32 @@ class PagedPlan(Protocol):
 _UNSET: Final = object()
 
 
+class _EngineSetting(Generic[SettingT]):
+    """A read-only connector attribute: its engine's setting of the same name."""
+
+    def __init__(self, doc: str) -> None:
+        self.__doc__ = doc
+        self._name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, connector: None, owner: type) -> _EngineSetting[SettingT]: ...
+    @overload
+    def __get__(self, connector: WebSearchConnector[Any], owner: type) -> SettingT: ...
+    def __get__(
+        self, connector: WebSearchConnector[Any] | None, owner: type
+    ) -> SettingT | _EngineSetting[SettingT]:
+        if connector is None:
+            return self
+        return getattr(connector._engine, self._name)  # type: ignore[no-any-return]
+
+    def __set__(self, connector: WebSearchConnector[Any], value: object) -> None:
+        # Read-only, as a property without a setter: the engine holds the setting.
+        raise AttributeError(f"{self._name} is read-only; pass it to the constructor")
+
+
 class WebSearchConnector(BaseTextSearch[NativeT]):
     """The one connector class behind every web provider; a provider is a small spec.
 
@@ -237,30 +264,19 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
         return resolve_api_key(api_key, self.env_var, owner)
 
-    @property
-    def timeout(self) -> httpx.Timeout:
-        """The timeout applied to each request."""
-        return self._engine.timeout
-
-    @property
-    def deadline(self) -> float:
-        """Total seconds per search: every attempt, wait and redirect included."""
-        return self._engine.deadline
-
-    @property
-    def max_retries(self) -> int:
-        """Retries after the first attempt."""
-        return self._engine.max_retries
-
-    @property
-    def max_retry_wait(self) -> float:
-        """Longest single wait between attempts, in seconds."""
-        return self._engine.max_retry_wait
-
-    @property
-    def max_response_bytes(self) -> int:
-        """Largest body read, after decompression."""
-        return self._engine.max_response_bytes
+    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting(
+        "The timeout applied to each request."
+    )
+    deadline: _EngineSetting[float] = _EngineSetting(
+        "Total seconds per search: every attempt, wait and redirect included."
+    )
+    max_retries: _EngineSetting[int] = _EngineSetting("Retries after the first attempt.")
+    max_retry_wait: _EngineSetting[float] = _EngineSetting(
+        "Longest single wait between attempts, in seconds."
+    )
+    max_response_bytes: _EngineSetting[int] = _EngineSetting(
+        "Largest body read, after decompression."
+    )
 
     def _get(self, params: Iterable[tuple[str, str]]) -> HttpRequest:
         """A GET of the address: the endpoint's own query parameters, then ``params``."""

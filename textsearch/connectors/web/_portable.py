@@ -68,8 +68,7 @@ FRESHNESS_DAYS: Final = {"day": 1, "week": 7, "month": 31, "year": 365}
 _DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _LABEL: Final = r"[a-z0-9\u00a1-\uffff](?:[a-z0-9\u00a1-\uffff-]{0,61}[a-z0-9\u00a1-\uffff])?"
 _DOMAIN: Final = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$")
-_LANGUAGE: Final = re.compile(r"^[a-z]{2}$")
-_COUNTRY: Final = re.compile(r"^[A-Z]{2}$")
+_TWO_LETTERS: Final = re.compile(r"[A-Za-z]{2}")  # ASCII only, case already folded
 
 Word = Literal["day", "week", "month", "year"]
 
@@ -219,24 +218,24 @@ def is_date_range(text: str) -> bool:
     return days[0] <= days[-1]
 
 
-def language_code(value: object, owner: str) -> str:
-    text = value.strip().lower() if isinstance(value, str) else ""
-    if not _LANGUAGE.match(text):
+def _two_letters(value: object, owner: str, field: str, standard: str, example: str) -> str:
+    """A two-letter code in the case of ``example``, or an :class:`InvalidRequestError`."""
+    text = value.strip() if isinstance(value, str) else ""
+    text = text.upper() if example.isupper() else text.lower()
+    if not _TWO_LETTERS.fullmatch(text):
         raise InvalidRequestError(
-            f"{owner}: filter 'language' must be a two-letter ISO 639-1 code such as 'en', "
-            f"not {value!r}"
+            f"{owner}: filter '{field}' must be a two-letter {standard} code such as "
+            f"'{example}', not {value!r}"
         )
     return text
+
+
+def language_code(value: object, owner: str) -> str:
+    return _two_letters(value, owner, "language", "ISO 639-1", "en")
 
 
 def country_code(value: object, owner: str) -> str:
-    text = value.strip().upper() if isinstance(value, str) else ""
-    if not _COUNTRY.match(text):
-        raise InvalidRequestError(
-            f"{owner}: filter 'country' must be a two-letter ISO 3166-1 code such as 'DE', "
-            f"not {value!r}"
-        )
-    return text
+    return _two_letters(value, owner, "country", "ISO 3166-1", "DE")
 
 
 def safe_search_level(value: object, owner: str) -> str:

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Annotated, Any, ClassVar, Final, NamedTuple
+from typing import Annotated, Any, ClassVar, Final, NamedTuple, TypeVar
 
 import httpx
 from pydantic import AfterValidator, Field
@@ -248,23 +248,19 @@ class BingWebPage(WireModel):
     """Links to pages inside the same site."""
 
 
-def _undecorate_link(link: BingDeepLink) -> BingDeepLink:
-    return link.model_copy(
-        update={
-            "name": clean_text(link.name, unescape=True),
-            "snippet": clean_text(link.snippet, unescape=True),
-            "deep_links": [_undecorate_link(d) for d in link.deep_links],
-        }
-    )
+_Decorated = TypeVar("_Decorated", BingDeepLink, BingWebPage)
 
 
-def _undecorate(page: BingWebPage) -> BingWebPage:
-    """Remove the HTML decorations Bing adds with textFormat=HTML / textDecorations=true."""
+def _undecorate(page: _Decorated) -> _Decorated:
+    """Remove the HTML decorations Bing adds with textFormat=HTML / textDecorations=true.
+
+    A page and its deep links (which may hold deep links of their own) alike.
+    """
     return page.model_copy(
         update={
             "name": clean_text(page.name, unescape=True),
             "snippet": clean_text(page.snippet, unescape=True),
-            "deep_links": [_undecorate_link(d) for d in page.deep_links],
+            "deep_links": [_undecorate(d) for d in page.deep_links],
         }
     )
 
