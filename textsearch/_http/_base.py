@@ -160,7 +160,8 @@ def _retryable(status: int | None, detail: ErrorDetail | None) -> bool:
     return status in RETRY_STATUSES
 
 
-def _default_class(status: int) -> type[ProviderError]:
+def error_class_for_status(status: int) -> type[ProviderError]:
+    """The documented error for an HTTP status a provider's own reader did not classify."""
     cls = _STATUS_CLASSES.get(status)
     if cls is not None:
         return cls

@@ -59,11 +59,11 @@ from textsearch._http._base import (
     _check_seconds,
     _check_timeout,
     _check_transport,
-    _default_class,
     _reason,
     _retryable,
     _where,
     bearer_or_plain,
+    error_class_for_status,
     parse_retry_after,
 )
 from textsearch._http._exchange import ExchangeMixin, _Attempt, _Send
@@ -539,7 +539,7 @@ class HttpEngine(ExchangeMixin):
         attempts: int = 1,
     ) -> ProviderError:
         """Build the documented error for an error status; the one status->class table."""
-        cls = detail.error_class or _default_class(status)
+        cls = detail.error_class or error_class_for_status(status)
         message = self._redact(detail.message) or _reason(status)
         code = self._redact(detail.code)
         sub_code = self._redact(detail.sub_code)

@@ -176,6 +176,15 @@ class _Quantised:
         return approx, slack
 
 
+def _remembered(memo: dict[str, Any] | None, key: str, make: Callable[[], Any]) -> Any:
+    """``make()``, kept in ``memo`` (when there is one) for the next ask of the same query."""
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
 class VectorIndex:
     """Every stored vector of one index file, normalised, in one matrix."""
 
@@ -329,19 +338,9 @@ class VectorIndex:
                 f"{self.dimensions}"
             )
         if self._np is not None:
-            if memo is not None and "scored" in memo:
-                scored = memo["scored"]
-            else:
-                scored = self._score(query, allowed_docs)
-                if memo is not None:
-                    memo["scored"] = scored
+            scored = _remembered(memo, "scored", lambda: self._score(query, allowed_docs))
             return self._top(scored, k)
-        if memo is not None and "pairs" in memo:
-            pairs = memo["pairs"]
-        else:
-            pairs = self._pairs_py(query, allowed_docs)
-            if memo is not None:
-                memo["pairs"] = pairs
+        pairs = _remembered(memo, "pairs", lambda: self._pairs_py(query, allowed_docs))
         best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
         lookup = dict(pairs)
         return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)

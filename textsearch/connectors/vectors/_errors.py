@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textsearch._http._base import _default_class
+from textsearch._http._base import error_class_for_status
 from textsearch._http._redact import scrub
 from textsearch.connectors.vectors._base import dimension_mismatch
 from textsearch.errors import (
@@ -158,7 +158,8 @@ def qdrant_error(exc: BaseException, collection: str, where: str) -> TextSearchE
         return AuthenticationError("Qdrant refused the API key", provider="qdrant", status_code=401)
     if isinstance(status, int) and status >= 400:
         # the HTTP engine's own table: 400 bad request, 403, 429, 5xx...
-        return _default_class(status)(f"Qdrant: {text}", provider="qdrant", status_code=status)
+        cls = error_class_for_status(status)
+        return cls(f"Qdrant: {text}", provider="qdrant", status_code=status)
     if isinstance(exc, ValueError):
         return BadRequestError(f"Qdrant refused the request: {text}", provider="qdrant")
     return ProviderError(
