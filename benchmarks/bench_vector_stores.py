@@ -90,7 +90,9 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
     texts = [f"document {i} about topic {i % 97}" for i in range(n)]
     vectors = _vectors(n, 1)
     query_texts = [f"query {i}" for i in range(queries)]
-    table = Table(texts + query_texts, vectors + _vectors(queries, 2))
+    # keyed by what the connector embeds for a passage (its title, then its text)
+    embedded = [f"Title {i}\n{t}" for i, t in enumerate(texts)]
+    table = Table(embedded + query_texts, vectors + _vectors(queries, 2))
     docs = [
         {"id": f"d{i}", "title": f"Title {i}", "text": t, "link": f"https://ex.com/{i}"}
         for i, t in enumerate(texts)
