@@ -547,6 +547,9 @@ def test_text_is_stored_once(tmp_path: Path) -> None:
         {"id": "x", "text": "bad \ud800 text"},
         {"id": "x", "text": "t", "title": "\udcff"},
         {"id": "x", "text": "t", "metadata": {"tags": ["ok", "\ud800"]}},
+        # two halves of a pair in two fields: checked together, still two lone surrogates
+        {"id": "x", "title": "a\ud83d", "text": "\ude00b"},
+        {"id": "x", "text": "t", "metadata": {"a": "\ud83d", "b": "\ude00"}},
     ],
 )
 def test_documents_with_invalid_unicode_are_rejected(doc: dict[str, object]) -> None:

@@ -163,7 +163,9 @@ def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
             strings.extend(value)
         elif isinstance(value, str):
             strings.append(value)
-    if not all(is_valid_text(s) for s in strings):
+    # One C-level encode of all the strings: a lone surrogate anywhere fails it (two lone
+    # halves side by side stay two code points, so joining cannot hide one).
+    if not is_valid_text("".join(strings)):
         raise InvalidRequestError(
             f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
         )
