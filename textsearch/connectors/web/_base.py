@@ -427,21 +427,18 @@ def text_items(
                 skipped += 1
             continue
         a, b, c = item.get(first), item.get(second), item.get(third)
-        if a is not None:
-            if type(a) is not str:
-                skipped += 1
-                continue
-            if clean is not None:
-                a = clean(a)
-        if b is not None:
-            if type(b) is not str:
-                skipped += 1
-                continue
-            if clean is not None:
-                b = clean(b)
-        if c is not None and type(c) is not str:
+        if (
+            (a is not None and type(a) is not str)
+            or (b is not None and type(b) is not str)
+            or (c is not None and type(c) is not str)
+        ):
             skipped += 1
             continue
+        if clean is not None:  # the title and text; the link is kept as sent
+            if a is not None:
+                a = clean(a)
+            if b is not None:
+                b = clean(b)
         result = new(cls)
         _SET_DICT(result, {"name": a, "value": b, "link": c})
         _SET_FIELDS_SET(result, {"name", "value", "link"})
