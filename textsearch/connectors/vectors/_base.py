@@ -26,7 +26,6 @@ from functools import lru_cache, reduce
 from typing import Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_parameters, http_settings
@@ -38,6 +37,7 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch, trusted_text_search_result
+from textsearch.connectors._document import StoredDocument
 from textsearch.embeddings import Embedder
 from textsearch.embeddings import embed_documents as _embed_documents
 from textsearch.embeddings import embed_documents_sync as _embed_documents_sync
@@ -101,7 +101,7 @@ def require(module: str, extra: str, connector: str) -> Any:
         ) from exc
 
 
-class VectorDocument(BaseModel):
+class VectorDocument(StoredDocument):
     """One passage found in a vector store (the base of the stores' native models).
 
     Attributes:
@@ -114,13 +114,6 @@ class VectorDocument(BaseModel):
         score: The store's own similarity or distance, exactly as the store returns it.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    id: str
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
     score: float | None = None
 
 
