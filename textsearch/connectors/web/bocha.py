@@ -35,7 +35,6 @@ from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
     LenientDatetime,
-    WireModel,
     as_text,
     check_flag,
     load_json_body,
@@ -50,6 +49,7 @@ from textsearch.connectors.web._connector import (
     web_pages,
 )
 from textsearch.connectors.web._portable import is_date_range
+from textsearch.connectors.web.bing import BingCompatiblePage
 from textsearch.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -85,39 +85,25 @@ _SPLIT: Final = re.compile(r"[|,]")
 _BEIJING: Final = timezone(timedelta(hours=8))
 
 
-class BochaWebPage(WireModel):
-    """One web page of a Bocha result (Bing-compatible field names)."""
+class BochaWebPage(BingCompatiblePage):
+    """One web page of a Bocha result (Bing-compatible field names).
 
-    id: str | None = None
-    """Bocha's id of the result, when it sends one."""
-    name: CleanText = None
-    """Title of the page."""
-    url: str | None = None
-    """URL of the page."""
-    display_url: CleanText = None
-    """The URL as displayed, without decoration tags."""
-    snippet: CleanText = None
-    """A short passage of the page."""
+    Bocha writes unknown strings as ``""``: an unknown date, not a malformed response.
+    """
+
     summary: CleanText = None
     """A longer summary of the page (sent when ``summary=True``)."""
     site_name: str | None = None
     """Name of the site."""
     site_icon: str | None = None
     """URL of the site's icon."""
-    # Bocha writes unknown strings as "": an unknown date, not a malformed response.
     date_published: LenientDatetime = None
     """When the page was published, with the offset Bocha sends (usually +08:00)."""
     date_last_crawled: LenientDatetime = None
     """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
     although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
-    language: str | None = None
-    """Language of the page, when known."""
     cached_page_url: str | None = None
     """Cached copy of the page, when Bocha has one."""
-    is_family_friendly: bool | None = None
-    """Whether the page is family friendly, when known."""
-    is_navigational: bool | None = None
-    """Whether the page is a navigational result, when known."""
 
     @field_validator("date_last_crawled")
     @classmethod
