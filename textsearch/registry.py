@@ -354,26 +354,26 @@ _WEB = "textsearch.connectors.web"
 _FRESHNESS = {"freshness": "freshness"}
 
 
-def _web_provider(
+def _builtin(
+    package: str,
     name: str,
     connector: str,
     native_model: str,
     from_env: Callable[[], Any] | None,
     secret: str | None,
     description: str,
-    *,
-    cli_options: Mapping[str, str] = _FRESHNESS,
+    **more: Any,
 ) -> ProviderSpec:
-    """A web search provider's row: its classes live in ``textsearch.connectors.web.NAME``."""
-    module = f"{_WEB}.{name}"
+    """A built-in provider's row: its classes live in ``package.NAME``."""
+    module = f"{package}.{name}"
     return ProviderSpec(
         name,
         f"{module}:{connector}",
         native_model=f"{module}:{native_model}",
         from_env=from_env,
-        cli_options=cli_options,
         secret_variables=(secret,) if secret else (),
         description=description,
+        **more,
     )
 
 
@@ -399,20 +399,15 @@ def _vector_provider(
         collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
         return connector_class(location, collection, embedder=_embedder_from_env())
 
-    return ProviderSpec(
-        name,
-        f"{module}:{connector}",
-        native_model=f"{module}:{native_model}",
-        from_env=build,
-        extra=name,
-        secret_variables=(secret,) if secret else (),
-        description=f"a {connector[: -len('TextSearch')]} collection ({location_variable}, "
-        "TEXTSEARCH_COLLECTION)",
-    )
+    kind = connector[: -len("TextSearch")]
+    return _builtin(
+        _VECTORS, name, connector, native_model, build, secret,
+        f"a {kind} collection ({location_variable}, TEXTSEARCH_COLLECTION)", extra=name,
+    )  # fmt: skip
 
 
 #: The providers that ship with textsearch, in the order help texts list them.
-BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
+BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
     ProviderSpec(
         "local",
         "textsearch.connectors.local:LocalTextSearch",
@@ -429,26 +424,20 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
         secret_variables=("AZURE_SEARCH_API_KEY",),
         description="Azure AI Search",
     ),
-    _web_provider(
-        "bing", "BingTextSearch", "BingWebPage", _bing, "BING_SEARCH_API_KEY",
+    # web search: name, connector, native model, from_env, the key's variable, description
+    _builtin(_WEB, "bing", "BingTextSearch", "BingWebPage", _bing, "BING_SEARCH_API_KEY",
         "Bing Web Search API (or a compatible gateway)",
-        cli_options={"freshness": "freshness", "market": "mkt"},
-    ),
-    _web_provider(
-        "bocha", "BochaTextSearch", "BochaWebPage", _bocha, "BOCHA_API_KEY", "Bocha web search"
-    ),
-    _web_provider(
-        "brave", "BraveTextSearch", "BraveWebResult", _brave, "BRAVE_SEARCH_API_KEY",
-        "Brave Search API",
-    ),
-    _web_provider(
-        "tavily", "TavilyTextSearch", "TavilyResult", _tavily, "TAVILY_API_KEY", "Tavily search"
-    ),
-    _web_provider("exa", "ExaTextSearch", "ExaResult", _exa, "EXA_API_KEY", "Exa search"),
-    _web_provider(
-        "searxng", "SearxngTextSearch", "SearxngResult", None, None,
-        "a SearXNG instance (SEARXNG_URL)",
-    ),
+        cli_options={"freshness": "freshness", "market": "mkt"}),
+    _builtin(_WEB, "bocha", "BochaTextSearch", "BochaWebPage", _bocha, "BOCHA_API_KEY",
+        "Bocha web search", cli_options=_FRESHNESS),
+    _builtin(_WEB, "brave", "BraveTextSearch", "BraveWebResult", _brave, "BRAVE_SEARCH_API_KEY",
+        "Brave Search API", cli_options=_FRESHNESS),
+    _builtin(_WEB, "tavily", "TavilyTextSearch", "TavilyResult", _tavily, "TAVILY_API_KEY",
+        "Tavily search", cli_options=_FRESHNESS),
+    _builtin(_WEB, "exa", "ExaTextSearch", "ExaResult", _exa, "EXA_API_KEY", "Exa search",
+        cli_options=_FRESHNESS),
+    _builtin(_WEB, "searxng", "SearxngTextSearch", "SearxngResult", None, None,
+        "a SearXNG instance (SEARXNG_URL)", cli_options=_FRESHNESS),
     ProviderSpec(
         "postgres",
         "textsearch.connectors.postgres:PostgresTextSearch",
