@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from textsearch._keyed import ComparedByKey
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -63,7 +64,7 @@ PORTABLE_FILTER_FIELDS: tuple[str, ...] = (
 )
 
 
-class ProviderSpec:
+class ProviderSpec(ComparedByKey):
     """How to build one provider, and what the tools around it need to know about it.
 
     Args:
@@ -173,14 +174,6 @@ class ProviderSpec:
             self.secret_variables,
             self.description,
         )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProviderSpec):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"ProviderSpec(name={self.name!r}, connector={self.connector!r})"
