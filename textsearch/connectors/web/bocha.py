@@ -34,7 +34,6 @@ from textsearch._types import (
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
-    LenientDatetime,
     as_text,
     check_flag,
     load_json_body,
@@ -89,6 +88,9 @@ class BochaWebPage(BingCompatiblePage):
     """One web page of a Bocha result (Bing-compatible field names).
 
     Bocha writes unknown strings as ``""``: an unknown date, not a malformed response.
+    ``date_published`` keeps the offset Bocha sends (usually +08:00). ``date_last_crawled``
+    is Bocha's compatibility alias of the publish time, written with a ``Z`` suffix although
+    it is Beijing time, so a ``Z`` value is read as UTC+08:00.
     """
 
     summary: CleanText = None
@@ -97,11 +99,6 @@ class BochaWebPage(BingCompatiblePage):
     """Name of the site."""
     site_icon: str | None = None
     """URL of the site's icon."""
-    date_published: LenientDatetime = None
-    """When the page was published, with the offset Bocha sends (usually +08:00)."""
-    date_last_crawled: LenientDatetime = None
-    """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
-    although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
     cached_page_url: str | None = None
     """Cached copy of the page, when Bocha has one."""
 
