@@ -133,6 +133,23 @@ def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
     return wanted
 
 
+def page_index(options: SearchOptions, provider: str, how: str = "") -> int:
+    """The 0-based page of ``top`` results that ``skip`` starts, for a provider paged by number.
+
+    Raises:
+        InvalidRequestError: ``skip`` is not a multiple of ``top`` (with the two nearest that
+            are).
+    """
+    top, skip = options.top, options.skip
+    if skip % top:
+        below = skip - skip % top
+        raise InvalidRequestError(
+            f"{provider} pages by page number{how}, so skip must be a multiple of top (got "
+            f"skip={skip}, top={top}); e.g. skip={below} or skip={below + top}"
+        )
+    return skip // top
+
+
 def no_results(response: HttpResponse, provider: str) -> ResponseFormatError:
     """The error for a 2xx body without its ``results``."""
     return ResponseFormatError(

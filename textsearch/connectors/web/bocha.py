@@ -39,6 +39,7 @@ from textsearch.connectors.web._base import (
     load_json_body,
     load_json_object,
     object_field,
+    page_index,
 )
 from textsearch.connectors.web._connector import (
     Page,
@@ -292,16 +293,10 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
     def _request(
         self, query: str, options: SearchOptions, translated: dict[str, str]
     ) -> HttpRequest:
-        top, skip = options.top, options.skip
-        if skip % top:
-            raise InvalidRequestError(
-                f"Bocha pages by page number, so skip must be a multiple of top "
-                f"(got skip={skip}, top={top}); e.g. skip={skip - skip % top} or "
-                f"skip={skip - skip % top + top}"
-            )
-        body: dict[str, Any] = {"query": query, "count": top, "summary": self.summary}
-        if skip:
-            body["page"] = skip // top + 1
+        page = page_index(options, "Bocha")
+        body: dict[str, Any] = {"query": query, "count": options.top, "summary": self.summary}
+        if page:
+            body["page"] = page + 1
         body.update(translated)
         return self._post(body)
 
