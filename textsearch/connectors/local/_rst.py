@@ -812,16 +812,18 @@ def _list_table(argument: str, options: list[str], content: list[str]) -> list[s
             rest = line[column:]
         else:
             return None
-        inner = _BULLET.match(rest + " x" if rest in "-*+" else rest)
-        if inner is None:
-            return None
-        mark = (outer.group(1) if outer is not None else marks[0]) + inner.group(1)
-        if marks and mark != marks:
+        cell: str | None = ""
+        if rest in ("-", "*", "+"):
+            inner_mark = rest  # an empty cell
+        else:
+            inner = _BULLET.match(rest)
+            if inner is None:
+                return None
+            inner_mark, cell = inner.group(1), _paragraph([rest[inner.end() :]])
+        mark = (outer.group(1) if outer is not None else marks[0]) + inner_mark
+        if marks and mark != marks or cell is None:
             return None
         marks = mark
-        cell = _paragraph([rest[inner.end() :]]) if rest not in "-*+" else ""
-        if cell is None:
-            return None
         rows[-1].append(" ".join(cell.split()))
     columns = len(rows[0]) if rows else 0
     if not rows or any(len(row) != columns for row in rows):
@@ -907,7 +909,9 @@ _PLAIN_RUN = re.compile(
     r"(?:[^\W_]|[ ,.;:!?'\"()/#-]|(?<![^\s(])_(?=[^\W_])|(?<=[^\W_])_(?=[^\W_]))*"
 )
 # A role (``:name:`text` ``), a title (```text` ``) or a literal (````text````), one line.
-_SPAN = re.compile(r"(?::([A-Za-z0-9]+(?:[-.+:][A-Za-z0-9]+)*):)?(``?)([^`]+?)\2")
+# Bounded, so that from any position the pattern looks a few hundred characters ahead at
+# most: a line of ":a:a:a..." stays linear.
+_SPAN = re.compile(r"(?::([A-Za-z0-9]{1,40}(?:[-.+:][A-Za-z0-9]{1,40}){0,5}):)?(``?)([^`]+?)\2")
 _LIST_START = re.compile(r"(?:\w{1,4}[.)]|\(\w{1,4}\)|#[.)]|\(#\))(?: |$)")
 _AFTER_LITERAL = frozenset(" .,;:!?)'\"")
 _AFTER_INTERPRETED = frozenset(" .,;!?)'\"")  # not ":" (a role after) nor "_" (a link)
