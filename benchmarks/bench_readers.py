@@ -15,9 +15,12 @@ unpacked into a temporary folder, run with the same interpreter and dependencies
 The sets are real projects' docs from ``benchmarks/doc_sets.py`` (sdists fetched through pip
 once, then cached): click's MyST Markdown, Flask's reStructuredText, Django's
 reStructuredText ``.txt`` files; ``--html DIR`` adds the HTML files under DIR. Each round
-is a new process, so the figures include importing and setting up the parsers (markdown-it,
-docutils: ~0.1 s, most of the cost on a small set); ``--warm`` reads the set once before the
-clock starts, which leaves the rate at which files are read.
+is a new process, so the figures include importing and setting up the parsers (markdown-it
+~20 ms; docutils ~40 ms, which a MyST set whose ``{eval-rst}`` bodies all read without it,
+like click's, never loads); ``--warm`` reads the set once before the clock starts, which
+leaves the rate at which files are read. Both trees' modules are compiled to bytecode once,
+before the rounds, as an installed package's are (``--source``: at every import, when
+PYTHONDONTWRITEBYTECODE is set, as the figures before 2026-11-27 were taken).
 """
 
 from __future__ import annotations
