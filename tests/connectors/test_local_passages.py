@@ -675,7 +675,8 @@ EVAL_RST_BODIES = [
      "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
      "         .. group-tab:: Inner\n\n            Deeper words.\n", False),
     (".. tabs::\n    .. group-tab:: An argument, not a body\n", True),
-    (".. autoclass:: x\n   :members:\n   :members:\n", True),  # docutils refuses a repeat
+    (".. autoclass:: x\n   :members:\n   :Members:\n", True),  # docutils refuses a repeat
+    (".. my__name:: not a directive\n", True),  # a comment to docutils
     (".. autoclass:: x\n\n      Body less its indent.\n", False),
     (".. autoclass:: x\n   :members:\n\n      Quoted body.\n", True),
     (".. autoclass:: *x*\n", True),

@@ -629,7 +629,8 @@ def rst_blocks(raw: str, offset: int) -> list[Block]:
 
 # -- MyST bodies simple enough to read without docutils ---------------------------------------
 
-_DIRECTIVE_START = re.compile(r"\.\. ([A-Za-z0-9][\w.:+-]*)::(?: |$)")
+# A name as docutils takes one (words joined by single "-._+:"): ".. a__b::" is a comment.
+_DIRECTIVE_START = re.compile(r"\.\. ([A-Za-z0-9]+(?:[-._+:][A-Za-z0-9]+)*)::(?: |$)")
 _OPTION = re.compile(r":[A-Za-z][\w-]*:(?: |$)")
 _BULLET = re.compile(r"([-*+])( +)(?=\S)")
 
@@ -642,7 +643,7 @@ _DOCUTILS_DIRECTIVES = frozenset(
      "container", "contents", "csv-table", "danger", "date", "default-role", "epigraph",
      "error", "figure", "footer", "header", "highlights", "hint", "image", "important",
      "include", "line-block", "list-table", "math", "meta", "note", "parsed-literal",
-     "pull-quote", "questions", "raw", "replace", "restructuredtext-test-directive", "role",
+     "pull-quote", "raw", "replace", "restructuredtext-test-directive", "role",
      "rst-class", "rubric", "section-numbering", "sectnum", "sidebar", "sourcecode", "table",
      "target-notes", "tip", "title", "topic", "unicode", "warning"}
 )  # fmt: skip
@@ -757,7 +758,7 @@ def _fast_directive(
     while content and not content[0].strip():
         content.pop(0)
         content_line += 1
-    names = [text[1:].partition(":")[0] for text in options]
+    names = [text[1:].partition(":")[0].lower() for text in options]
     if len(set(names)) < len(names):
         return -1  # docutils refuses a repeated option, and the directive with it
     if not all(_OPTION.match(text) for text in options):
@@ -831,7 +832,7 @@ def _list_table(argument: str, options: list[str], content: list[str]) -> list[s
     for option in options:
         key, _, value = option[1:].partition(":")
         value = value.strip()
-        if key not in _LIST_TABLE_OPTIONS:
+        if key not in _LIST_TABLE_OPTIONS or not value and key in ("class", "name"):
             return None
         if key == "header-rows" and not (value.isdigit() and int(value) < len(rows)):
             return None
