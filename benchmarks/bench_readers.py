@@ -15,9 +15,12 @@ unpacked into a temporary folder, run with the same interpreter and dependencies
 The sets are real projects' docs from ``benchmarks/doc_sets.py`` (sdists fetched through pip
 once, then cached): click's MyST Markdown, Flask's reStructuredText, Django's
 reStructuredText ``.txt`` files; ``--html DIR`` adds the HTML files under DIR. Each round
-is a new process, so the figures include importing and setting up the parsers (markdown-it,
-docutils: ~0.1 s, most of the cost on a small set); ``--warm`` reads the set once before the
-clock starts, which leaves the rate at which files are read.
+is a new process, so the figures include importing and setting up the parsers (markdown-it
+~20 ms; docutils ~40 ms, which a MyST set whose ``{eval-rst}`` bodies all read without it,
+like click's, never loads); ``--warm`` reads the set once before the clock starts, which
+leaves the rate at which files are read. Both trees' modules are compiled to bytecode once,
+before the rounds, as an installed package's are (``--source``: at every import, when
+PYTHONDONTWRITEBYTECODE is set, as the figures before 2026-11-27 were taken).
 """
 
 from __future__ import annotations
@@ -68,11 +71,33 @@ print(json.dumps({"cpu": cpu, "split": spent[0], "files": report.indexed, "passa
 """
 
 
+def child_env(tree: Path, pycache: Path | None) -> dict[str, str]:
+    env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+    if pycache is not None:
+        # An installed package has its bytecode (pip compiles it): each tree's modules are
+        # compiled once, into a folder of the benchmark's, not at every round's import.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def compile_tree(tree: Path, pycache: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(tree / "textsearch")],
+        env=child_env(tree, pycache), check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+
+
 def run_child(
-    tree: Path, folder: Path, suffixes: tuple[str, ...], engine: str, warm: bool
+    tree: Path,
+    folder: Path,
+    suffixes: tuple[str, ...],
+    engine: str,
+    warm: bool,
+    pycache: Path | None = None,
 ) -> dict[str, float]:
     # cwd too: ``python -c`` puts the working folder first on sys.path.
-    env = dict(os.environ, PYTHONPATH=str(tree), OPENBLAS_NUM_THREADS="1")
+    env = child_env(tree, pycache)
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, str(folder), ",".join(suffixes), engine,
          "warm" if warm else "cold"],
@@ -87,6 +112,7 @@ def baseline_tree(ref: str, into: Path) -> Path:
         ["git", "-C", str(ROOT), "archive", ref, "textsearch"],
         check=True, capture_output=True, timeout=120,
     ).stdout  # fmt: skip
+    into.mkdir(parents=True, exist_ok=True)
     path = into / "archive.tar"
     path.write_bytes(archive)
     with tarfile.open(path) as tar:
@@ -118,6 +144,12 @@ def main() -> int:
     parser.add_argument("--engine", default="sqlite", choices=["auto", "sqlite", "tantivy"])
     parser.add_argument("--only", help="run only the sets whose label contains this")
     parser.add_argument(
+        "--source",
+        action="store_true",
+        help="compile the trees' modules at every import when PYTHONDONTWRITEBYTECODE is set "
+        "(the figures before 2026-11-27), rather than once, as an installed package has them",
+    )
+    parser.add_argument(
         "--warm",
         action="store_true",
         help="read every file once before timing: the rate without the parsers' import cost",
@@ -128,18 +160,25 @@ def main() -> int:
         f"{os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}; "
         f"engine {args.engine}; median CPU seconds of {args.rounds} rounds"
         + ("; parsers warmed up first" if args.warm else "")
+        + ("; modules compiled at each import" if args.source else "")
     )
     with tempfile.TemporaryDirectory() as tmp:
         trees = {"today": ROOT}
         if args.baseline != "none":
-            trees["baseline"] = baseline_tree(args.baseline, Path(tmp))
+            trees["baseline"] = baseline_tree(args.baseline, Path(tmp) / "baseline")
+        pycache = None if args.source else Path(tmp) / "pycache"
+        if pycache is not None:
+            for tree in trees.values():
+                compile_tree(tree, pycache)
         for label, folder, suffixes in sets(args.html):
             if args.only and args.only.lower() not in label.lower():
                 continue
             runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
             for _ in range(args.rounds):
                 for name, tree in trees.items():
-                    runs[name].append(run_child(tree, folder, suffixes, args.engine, args.warm))
+                    runs[name].append(
+                        run_child(tree, folder, suffixes, args.engine, args.warm, pycache)
+                    )
             figures = {
                 name: (
                     statistics.median(r["cpu"] for r in results),

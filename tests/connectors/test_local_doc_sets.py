@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from textsearch.connectors.local._blocks import Block
 from textsearch.connectors.local._split import format_of, split_document
 
 pytest.importorskip("markdown_it")
@@ -124,3 +125,62 @@ def test_no_markup_survives_and_code_is_kept_exactly(doc_set: tuple[str, Path]) 
     assert files > 20, f"{name}: only {files} files read"
     assert code_lines > 100, f"{name}: only {code_lines} code lines found"
     assert not problems, f"{name}: {len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+def _docutils_blocks(body: str, offset: int) -> list[object]:
+    from textsearch.connectors.local import _rst
+
+    document = _rst._parse(body)
+    walker = _rst._Walker(document, body, offset, False)
+    for child in document.children:
+        walker.walk(child)
+    return list(walker.blocks)
+
+
+def _top_level_chunks(text: str) -> Iterator[str]:
+    """A reStructuredText file cut before each unindented line that follows a blank one:
+    the shapes a MyST ``{eval-rst}`` body can have, by the thousand."""
+    lines = text.split("\n")
+    chunk: list[str] = []
+    for number, line in enumerate(lines):
+        if chunk and line[:1].strip() and not lines[number - 1].strip():
+            yield "\n".join(chunk)
+            chunk = []
+        chunk.append(line)
+    yield "\n".join(chunk)
+
+
+@pytest.mark.timeout(900)
+def test_bodies_read_without_docutils_read_as_docutils_reads_them(
+    doc_set: tuple[str, Path],
+) -> None:
+    # What _rst reads without docutils (MyST {eval-rst} bodies) must be what the docutils
+    # walk makes of the same text: checked on every body of the MyST set and on every
+    # top-level chunk of the reStructuredText sets.
+    from textsearch.connectors.local import _markdown, _rst
+
+    name, root = doc_set
+    bodies: list[tuple[str, int]] = []
+
+    def record(body: str, offset: int) -> list[Block]:
+        bodies.append((body, offset))
+        return []
+
+    for path in _files(root):
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        kind = format_of(path.suffix, raw)
+        if kind == "markdown":
+            _markdown.markdown_sections(raw, record)
+        elif kind == "rst":
+            bodies.extend((chunk, 7) for chunk in _top_level_chunks(raw))
+    fast = 0
+    differ: list[str] = []
+    for body, offset in bodies:
+        blocks = _rst._directives_only(body, offset)
+        if blocks is None:
+            continue
+        fast += 1
+        if blocks != _docutils_blocks(body, offset):
+            differ.append(body[:300])
+    assert bodies and fast > len(bodies) // 4, f"{name}: {fast} of {len(bodies)} read fast"
+    assert not differ, f"{name}: {len(differ)} differ, the first:\n" + differ[0]

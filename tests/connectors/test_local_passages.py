@@ -642,6 +642,13 @@ def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
 
 # MyST {eval-rst} bodies, and whether docutils must read them (markup, a list, a title,
 # a body...) or they are plain enough to be read without it.
+TABS = (
+    ".. tabs::\n\n    .. group-tab:: Powershell\n\n        .. code-block:: powershell\n\n"
+    "           > echo $LASTEXITCODE\n\n    .. group-tab:: Bash\n\n"
+    "        .. code-block:: bash\n\n            $ echo $?\n\n"
+    "    .. group-tab:: Command Prompt\n\n\n        .. code-block:: text\n\n"
+    "            > echo %ERRORLEVEL%\n"
+)
 EVAL_RST_BODIES = [
     (".. currentmodule:: click\n", False),
     (".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
@@ -650,19 +657,65 @@ EVAL_RST_BODIES = [
     (".. code-block:: python\n\n\n   a\n\n   b\n   \n\n", False),
     (".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n", False),
     ("Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n", False),
-    (".. click:example::\n    no blank line\n", True),
+    # Code right under the directive: docutils' first lines are its argument, given back.
+    (".. click:example::\n    no blank line\n", False),
+    (".. click:example::\n    import click\n\n    @click.command()\n    def hello():\n"
+     "        click.echo('a\\n')\n\n.. click:run::\n    invoke(hello, args=['--help'])\n", False),
+    (".. click:run::\n      deeper first\n    then back\n", True),
+    (".. click:run::\n    :opt: x\n    code\n", True),
+    (".. code-block:: python\n    no blank line\n", True),
     (".. code::\n\n   x\nplain text right after\n", True),
     (".. code:: python\n   :caption: x\n     continued\n\n   y\n", True),
-    (".. autoclass:: x\n\n   Body text.\n", True),
+    # Directives docutils does not know: their argument, then their body, read the same way.
+    (".. autoclass:: x\n\n   Body text.\n", False),
+    (".. autoclass:: x\n   :members:\n\n   Body with :meth:`run` and ``code``.\n\n"
+     "   .. automethod:: run\n", False),
+    (TABS, False),
+    (".. tabs::\n\n   .. tab:: Not text\n\n      Words.\n\n      .. code-block:: sh\n\n"
+     "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
+     "         .. group-tab:: Inner\n\n            Deeper words.\n", False),
+    (".. tabs::\n    .. group-tab:: An argument, not a body\n", True),
+    (".. autoclass:: x\n   :members:\n   :Members:\n", True),  # docutils refuses a repeat
+    (".. my__name:: not a directive\n", True),  # a comment to docutils
+    (".. autoclass:: x\n\n      Body less its indent.\n", False),
+    (".. autoclass:: x\n   :members:\n\n      Quoted body.\n", True),
+    (".. autoclass:: *x*\n", True),
     (".. note:: plain\n", True),
     (".. figure:: x.png\n", True),
+    # Roles, titles and literals in words.
+    ("Use :func:`confirmation_option` or `fp` with ``x y`` (:class:`a <b>`) and\n"
+     ":class:`~a.b.c`, then _f.\n# Not a heading\n", False),
+    ("A :code:`role docutils knows`.\n", True),
+    ("A `title`_ link and a `name`:role: after.\n", True),
+    ("Escaped \\`x\\`.\n", True),
+    ("a`b` glued\n", True),
+    ("__init__ names\n", True),
+    # Lists of words or of unknown directives.
+    ("*   .. autoclass:: Choice\n       :noindex:\n*   two words\n    with `more`\n\n-  x\n",
+     False),
+    ("- one\n- two\nno blank line after\n", True),
+    ("- one\n\n  second paragraph\n", True),
+    ("*   .. autoclass::\n       :noindex:\n", True),
+    # list-table: its title, then a line a row.
+    (".. list-table:: Examples\n    :widths: 15 10\n    :header-rows: 1\n\n"
+     "    * - Decorator Arguments\n      - Function Name\n    * - ``\"-f\", \"--foo-bar\"``\n"
+     "      - foo_bar\n    * - ``\"---f\"``\n      - _f\n", False),
+    (".. list-table::\n\n   * - a\n     -\n   * - b\n     - the end.\n", False),
+    (".. list-table::\n\n   * - a\n   * - b.\n", True),  # "b." is a list in a cell
+    (".. list-table::\n   :widths: 1 2 3\n\n   * - a\n     - b\n", True),  # a refused width
+    (".. list-table::\n\n   * - a\n     - b\n   * - c\n", True),  # rows of two lengths
+    (".. list-table::\n   :header-rows: 1\n\n   * - a\n", True),  # no body row left
+    (".. list-table::\n\n   * - a\n       continued\n", True),
     ("A. Smith wrote\nthis.\n", True),
     ("Title\n=====\n", True),
     ("Term\n   definition\n", True),
     ("Text ending::\n\n    code\n", True),
     ("a_b_ and c\n", True),
     ("(a) one\n", True),
+    ("#. one\n", True),
     ("Para\n- not a list\n", True),
+    ("Para\n----\n", True),
+    ("Para\nlines\n:role:`x` and (`y`)\n", False),
     ("Some *emphasis* and ``code``.\n", True),
 ]
 
@@ -683,6 +736,41 @@ def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(
     if fast is not None:
         assert fast == walker.blocks
     assert _rst.rst_blocks(body, 20) == walker.blocks
+
+
+def test_the_docutils_names_known_without_importing_it_are_the_installed_ones() -> None:
+    # Reading a body without docutils needs its directive and role names; a name missing
+    # here would read as generic where docutils has its own.
+    pytest.importorskip("docutils")
+    from docutils.parsers.rst import directives, roles
+    from docutils.parsers.rst.languages import en
+
+    from textsearch.connectors.local import _rst
+
+    registry = directives._directive_registry  # type: ignore[attr-defined]
+    assert {*en.directives, *registry} <= _rst._DOCUTILS_DIRECTIVES
+    assert {*en.roles, *roles._role_registry} <= _rst._DOCUTILS_ROLES  # type: ignore[attr-defined]
+
+
+def test_myst_eval_rst_bodies_without_markup_need_no_docutils_import() -> None:
+    pytest.importorskip("docutils")
+    # In a new process: a MyST file whose eval-rst bodies are all read without docutils
+    # never imports it (its import and set-up were most of a cold read of click's docs).
+    import subprocess
+    import sys
+
+    myst = "# T\n\n```{eval-rst}\n" + TABS + "```\n\n```{eval-rst}\n.. click:run::\n    x()\n```\n"
+    code = (
+        "import sys\nfrom textsearch.connectors.local._split import split_document\n"
+        f"_, passages = split_document({myst!r}, '.md')\n"
+        "assert 'docutils' not in sys.modules, 'docutils imported'\n"
+        "print(passages[0].text)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Powershell\n\n> echo $LASTEXITCODE\n\nBash" in done.stdout and "x()" in done.stdout
 
 
 def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
