@@ -21,8 +21,9 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache, reduce
+from types import MappingProxyType
 from typing import Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
@@ -140,10 +141,14 @@ def host_suffixes(link: str | None) -> list[str]:
     Stored with every record so that ``equal_to("site", "b.com")`` also matches pages of
     ``a.b.com``, as in ``LocalTextSearch``, with one equality test in any store.
     """
+    return list(_sites(link))
+
+
+def _sites(link: str | None) -> tuple[str, ...]:
     from textsearch.connectors.local._search import _host
 
     host = _host(link)
-    return list(_suffixes(host)) if host else []
+    return _suffixes(host) if host else ()
 
 
 @lru_cache(maxsize=4096)
@@ -153,9 +158,17 @@ def _suffixes(host: str) -> tuple[str, ...]:
     return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
 
 
+#: The metadata of a record without any: one shared, read-only mapping.
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(slots=True)
 class PassageRecord:
-    """One record of a managed collection: a passage and what filters read."""
+    """One record of a managed collection: a passage and what filters read.
+
+    ``sites`` and ``metadata`` may be shared by many records (all passages of a document,
+    all documents of a host): read them, copy them into what is written, never change them.
+    """
 
     record_id: str
     document_id: str
@@ -164,8 +177,8 @@ class PassageRecord:
     text: str
     link: str | None
     fragment: str | None  # "#anchor" / "#L12" of the passage within the document's link
-    sites: list[str]
-    metadata: dict[str, Any] = field(default_factory=dict)
+    sites: tuple[str, ...]
+    metadata: Mapping[str, Any]
     section: str | None = None  # the passage's heading when it is not the document's title
 
 
@@ -194,60 +207,88 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
-    from textsearch.connectors.local._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
-    checked = {}
+    # Each document becomes its records as soon as it is checked, so that its validated
+    # form is freed at once: holding every one until the end kept ~4 objects a document
+    # alive through the whole write, and the garbage collector's full passes over them
+    # were a quarter of a large write's time.
+    records: list[PassageRecord] = []
+    spans: dict[str, tuple[int, int]] = {}  # id -> its records (the last document's)
+    refused: dict[str, str] = {}  # id -> why its last document is refused
+    own = frozenset(reserved)
+    seen = 0
     for doc in docs:
         normalized = normalize_document(doc)
-        checked[normalized.id] = normalized
-    records: list[PassageRecord] = []
-    own = frozenset(reserved)
-    for doc in checked.values():
-        clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
-        if clash:
-            raise InvalidRequestError(
-                f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
-                f"writes itself; reserved: {', '.join(sorted(reserved))}"
-            )
-        passages = split_text(doc.text) if chunk else ()
-        if len(passages) > MAX_PASSAGES:
-            raise InvalidRequestError(f"document {doc.id!r} has more than {MAX_PASSAGES} passages")
-        sites = host_suffixes(doc.link)
+        seen += 1
+        start = len(records)
+        problem = _add_records(records, normalized, chunk, own)
+        # a document replaced by a later one of the same id is neither written nor refused
+        if problem is None:
+            refused.pop(normalized.id, None)
+        else:
+            refused[normalized.id] = problem
+        spans[normalized.id] = (start, len(records))
+    for doc_id in spans if refused else ():
+        if doc_id in refused:
+            raise InvalidRequestError(refused[doc_id])
+    if seen != len(spans):  # repeated ids: the last document of each, in first-seen order
+        records = [r for first, end in spans.values() for r in records[first:end]]
+    return list(spans), records
+
+
+def _add_records(
+    records: list[PassageRecord], doc: Any, chunk: bool, own: frozenset[str]
+) -> str | None:
+    """Append the records of a checked document; or say why it is refused."""
+    from textsearch.connectors.local._split import split_text
+
+    clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
+    if clash:
+        return (
+            f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
+            f"writes itself; reserved: {', '.join(sorted(own))}"
+        )
+    passages = split_text(doc.text) if chunk else ()
+    if len(passages) > MAX_PASSAGES:
+        return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
+    sites = _sites(doc.link)
+    metadata: Mapping[str, Any] = NO_METADATA
+    if doc.metadata:
         metadata = {key: value for key, value in doc.metadata.items() if value is not None}
-        if not chunk:
-            # one record of the whole text: no section, no line, so no fragment
-            records.append(
-                PassageRecord(
-                    f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
-                )
+    if not chunk:
+        # one record of the whole text: no section, no line, so no fragment
+        records.append(
+            PassageRecord(
+                f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
             )
-        for number, passage in enumerate(passages):
-            # LocalTextSearch's rules: a section under the document's own title is the top
-            # of the document, and the first passage needs no line number.
-            section = passage.heading if passage.heading != doc.title else None
-            fragment = None
-            if doc.link:
-                if section and passage.anchor:
-                    fragment = f"#{passage.anchor}"
-                elif number and passage.line and passage.line > 1:
-                    fragment = f"#L{passage.line}"
-            records.append(
-                PassageRecord(
-                    f"{doc.id}#{number}",
-                    doc.id,
-                    number,
-                    doc.title,
-                    passage.text,
-                    doc.link,
-                    fragment,
-                    sites,
-                    metadata,
-                    section,
-                )
+        )
+    for number, passage in enumerate(passages):
+        # LocalTextSearch's rules: a section under the document's own title is the top
+        # of the document, and the first passage needs no line number.
+        section = passage.heading if passage.heading != doc.title else None
+        fragment = None
+        if doc.link:
+            if section and passage.anchor:
+                fragment = f"#{passage.anchor}"
+            elif number and passage.line and passage.line > 1:
+                fragment = f"#L{passage.line}"
+        records.append(
+            PassageRecord(
+                f"{doc.id}#{number}",
+                doc.id,
+                number,
+                doc.title,
+                passage.text,
+                doc.link,
+                fragment,
+                sites,
+                metadata,
+                section,
             )
-    return list(checked), records
+        )
+    return None
 
 
 def document_ids(ids: Iterable[str]) -> list[str]:
@@ -678,7 +719,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         fields: dict[str, Any] = {
             self.id_field: record.document_id,
             self.text_field: record.text,
-            self.site_field: record.sites,
+            self.site_field: list(record.sites),
         }
         for name, value in (
             (self.title_field, record.title),
