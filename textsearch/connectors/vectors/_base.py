@@ -73,6 +73,7 @@ __all__ = [
 ]
 
 NativeT = TypeVar("NativeT", bound="VectorDocument")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 T = TypeVar("T")
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -125,14 +126,31 @@ class VectorDocument(BaseModel):
     score: float | None = None
 
 
-def _trusted(model: type[NativeT], **fields: Any) -> NativeT:
-    # Filled through pydantic's own restore (what unpickling does), without validating
-    # again: the values come from the store's answer, converted by our code to the types.
+def trusted(model: type[ModelT], **fields: Any) -> ModelT:
+    """A pydantic model filled through its own restore (what unpickling does), unvalidated.
+
+    For values our code made or converted to the field types itself (a store's answer, a
+    point of checked floats): half the time of ``model_construct``, a third of validating.
+    Every field is given (a field added by a later version of a library's model is filled
+    with its default by ``model_construct`` instead).
+    """
+    if len(fields) != _field_count(model):
+        return model.model_construct(**fields)
     document = model.__new__(model)
-    state = dict.fromkeys(("__pydantic_extra__", "__pydantic_private__"))
-    state.update(__dict__=fields, __pydantic_fields_set__=set(fields))
-    document.__setstate__(state)
+    document.__setstate__(
+        {
+            "__dict__": fields,
+            "__pydantic_fields_set__": set(fields),
+            "__pydantic_extra__": None,
+            "__pydantic_private__": None,
+        }
+    )
     return document
+
+
+@lru_cache(maxsize=64)
+def _field_count(model: type[BaseModel]) -> int:
+    return len(model.model_fields)  # a class property: slower to read than this cache
 
 
 def host_suffixes(link: str | None) -> list[str]:
@@ -964,7 +982,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             number = None if score is None else float(score)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             number = None
-        result: NativeT = _trusted(
+        result: NativeT = trusted(
             self.spec.native,
             id=str(doc_id) if doc_id not in (None, "") else str(record_id),
             title=title if isinstance(title, str) and title else None,
