@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, reduce
 from types import MappingProxyType
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,6 +71,10 @@ __all__ = [
     "passage_records",
     "require",
 ]
+
+if TYPE_CHECKING:
+    from textsearch.connectors.local import LocalDocument
+    from textsearch.connectors.local._passages import Passage
 
 NativeT = TypeVar("NativeT", bound="VectorDocument")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -163,10 +167,17 @@ def host_suffixes(link: str | None) -> list[str]:
 
 
 def _sites(link: str | None) -> tuple[str, ...]:
+    host = _host_reader()(link)
+    return _suffixes(host) if host else ()
+
+
+@lru_cache(maxsize=1)
+def _host_reader() -> Callable[[str | None], str | None]:
+    # imported on first use (the local index's module is not needed to search), and once:
+    # an import statement run for every document cost more than reading its host
     from textsearch.connectors.local._search import _host
 
-    host = _host(link)
-    return _suffixes(host) if host else ()
+    return _host
 
 
 @lru_cache(maxsize=4096)
@@ -225,6 +236,7 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
+    from textsearch.connectors.local._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
@@ -241,7 +253,7 @@ def passage_records(
         normalized = normalize_document(doc)
         seen += 1
         start = len(records)
-        problem = _add_records(records, normalized, chunk, own)
+        problem = _add_records(records, normalized, split_text if chunk else None, own)
         # a document replaced by a later one of the same id is neither written nor refused
         if problem is None:
             refused.pop(normalized.id, None)
@@ -257,25 +269,27 @@ def passage_records(
 
 
 def _add_records(
-    records: list[PassageRecord], doc: Any, chunk: bool, own: frozenset[str]
+    records: list[PassageRecord],
+    doc: LocalDocument,
+    split: Callable[[str], Sequence[Passage]] | None,
+    own: frozenset[str],
 ) -> str | None:
-    """Append the records of a checked document; or say why it is refused."""
-    from textsearch.connectors.local._split import split_text
-
+    """Append the records of a checked document (split into passages by ``split``, else
+    one record of the whole text); or say why it is refused."""
     clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
     if clash:
         return (
             f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
             f"writes itself; reserved: {', '.join(sorted(own))}"
         )
-    passages = split_text(doc.text) if chunk else ()
+    passages = split(doc.text) if split else ()
     if len(passages) > MAX_PASSAGES:
         return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
     sites = _sites(doc.link)
     metadata: Mapping[str, Any] = NO_METADATA
     if doc.metadata:
         metadata = {key: value for key, value in doc.metadata.items() if value is not None}
-    if not chunk:
+    if split is None:
         # one record of the whole text: no section, no line, so no fragment
         records.append(
             PassageRecord(
