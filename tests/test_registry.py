@@ -285,13 +285,25 @@ def test_an_installed_plugin_from_the_command(plugin_site: Path, tmp_path: Path)
 @pytest.mark.parametrize("module", [textsearch, textsearch.connectors], ids=lambda m: m.__name__)
 def test_type_checkers_see_every_registry_export(module: object) -> None:
     import ast
+    import importlib
     import inspect
 
-    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
-    typed: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for statement in node.body:
-                if isinstance(statement, ast.ImportFrom) and statement.module:
-                    typed.update({alias.name: statement.module for alias in statement.names})
+    def typed_imports(source_of: object) -> dict[str, str]:
+        tree = ast.parse(inspect.getsource(source_of))  # type: ignore[arg-type]
+        typed: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                for statement in node.body:
+                    if not isinstance(statement, ast.ImportFrom) or not statement.module:
+                        continue
+                    if [alias.name for alias in statement.names] == ["*"]:
+                        # a star import is what that module's own type-checking imports are
+                        star = importlib.import_module(statement.module)
+                        typed.update(typed_imports(star))
+                    else:
+                        typed.update({alias.name: statement.module for alias in statement.names})
+        return typed
+
+    typed = typed_imports(module)
     assert {name: typed.get(name) for name in lazy_exports()} == lazy_exports()
+    assert set(lazy_exports()) <= set(module.__all__)  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ import importlib
 import logging as _logging
 from typing import TYPE_CHECKING
 
-from textsearch import _lazy, errors
+from textsearch import _lazy, connectors, errors
 
 # The error tree is cheap and always loaded; its names are public here too (see __all__).
 from textsearch.errors import *  # noqa: F403
@@ -41,18 +41,9 @@ if TYPE_CHECKING:
         FusedTextSearch,
         canonical_link,
     )
-    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch, AzureSearchDocument
-    from textsearch.connectors.local import LocalDocument, LocalTextSearch
-    from textsearch.connectors.postgres import PostgresDocument, PostgresTextSearch
-    from textsearch.connectors.vectors.chroma import ChromaDocument, ChromaTextSearch
-    from textsearch.connectors.vectors.milvus import MilvusDocument, MilvusTextSearch
-    from textsearch.connectors.vectors.qdrant import QdrantDocument, QdrantTextSearch
-    from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
-    from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
-    from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
-    from textsearch.connectors.web.exa import ExaResult, ExaTextSearch
-    from textsearch.connectors.web.searxng import SearxngResult, SearxngTextSearch
-    from textsearch.connectors.web.tavily import TavilyResult, TavilyTextSearch
+
+    # every connector and its native model, as the provider registry lists them
+    from textsearch.connectors import *  # noqa: F403
 
 __version__ = "0.1.0"
 
@@ -62,13 +53,7 @@ _logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
     "AnyTagEqualTo",
-    "AzureAISearchTextSearch",
-    "AzureSearchDocument",
     "BaseTextSearch",
-    "BingTextSearch",
-    "BingWebPage",
-    "BochaTextSearch",
-    "BochaWebPage",
     "CachedTextSearch",
     "EqualTo",
     "FallbackTextSearch",
@@ -76,36 +61,18 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
-    "LocalDocument",
-    "LocalTextSearch",
-    "PostgresDocument",
-    "PostgresTextSearch",
     "SearchOptions",
     "SearchResults",
     "TextSearch",
     "TextSearchFilter",
     "TextSearchResult",
     "__version__",
-    # live web connectors (DESIGN 10.2)
-    "BraveTextSearch",
-    "BraveWebResult",
-    "TavilyTextSearch",
-    "TavilyResult",
-    "ExaTextSearch",
-    "ExaResult",
-    "SearxngTextSearch",
-    "SearxngResult",
     "canonical_link",
-    # vector databases (DESIGN 11.3)
-    "ChromaDocument",
-    "ChromaTextSearch",
-    "QdrantDocument",
-    "QdrantTextSearch",
-    "MilvusDocument",
-    "MilvusTextSearch",
 ]
-# The error classes, imported above.
+# The error classes, imported above, and the connectors (textsearch.connectors reads them
+# from the provider registry; importing it loads no connector).
 __all__ += errors.__all__
+__all__ += connectors.__all__
 
 
 # Everything but the error tree is loaded on first use, so that ``import textsearch`` costs

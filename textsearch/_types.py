@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from textsearch._keyed import ComparedByKey
 from textsearch.errors import InvalidRequestError
 
 __all__ = [
@@ -131,7 +132,7 @@ FilterClause = EqualTo | AnyTagEqualTo
 """One clause of a :class:`TextSearchFilter`."""
 
 
-class TextSearchFilter:
+class TextSearchFilter(ComparedByKey):
     """A data-only filter: a list of clauses that are all AND-ed together.
 
     Built fluently; each builder method adds a clause and returns the same filter::
@@ -248,18 +249,13 @@ class TextSearchFilter:
     def __iter__(self) -> Iterator[FilterClause]:
         return iter(tuple(self._clauses))
 
-    def _identity(self) -> tuple[tuple[str, str, type, object], ...]:
+    def _key(self) -> tuple[tuple[str, str, type, object], ...]:
         # Each value's type is part of the identity: True == 1 == 1.0 in Python, but not in
         # JSON, PostgreSQL or the stores, so a cache keyed on filters must keep them apart.
         return tuple((c.kind, c.field_name, type(c.value), c.value) for c in self._clauses)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TextSearchFilter):
-            return NotImplemented
-        return self._identity() == other._identity()
-
-    def __hash__(self) -> int:
-        return hash(self._identity())
+    # __eq__ and __hash__ come from ComparedByKey: equal filters are the same clauses, in
+    # the same order, with values of the same types.
 
     def __repr__(self) -> str:
         parts = "".join(f".{c.kind}({c.field_name!r}, {c.value!r})" for c in self._clauses)

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from textsearch._keyed import ComparedByKey
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -63,7 +64,7 @@ PORTABLE_FILTER_FIELDS: tuple[str, ...] = (
 )
 
 
-class ProviderSpec:
+class ProviderSpec(ComparedByKey):
     """How to build one provider, and what the tools around it need to know about it.
 
     Args:
@@ -173,14 +174,6 @@ class ProviderSpec:
             self.secret_variables,
             self.description,
         )
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ProviderSpec):
-            return NotImplemented
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return f"ProviderSpec(name={self.name!r}, connector={self.connector!r})"
@@ -349,8 +342,44 @@ def _embedder_from_env() -> Any:
     return from_spec(spec)
 
 
-def _vector_store(class_path: str, location_variable: str, what: str) -> Callable[[], Any]:
-    """A vector store from the environment: where it is, the collection, the embedder."""
+_VECTORS = "textsearch.connectors.vectors"
+_WEB = "textsearch.connectors.web"
+_FRESHNESS = {"freshness": "freshness"}
+
+
+def _builtin(
+    package: str,
+    name: str,
+    connector: str,
+    native_model: str,
+    from_env: Callable[[], Any] | None,
+    secret: str | None,
+    description: str,
+    **more: Any,
+) -> ProviderSpec:
+    """A built-in provider's row: its classes live in ``package.NAME``."""
+    module = f"{package}.{name}"
+    return ProviderSpec(
+        name,
+        f"{module}:{connector}",
+        native_model=f"{module}:{native_model}",
+        from_env=from_env,
+        secret_variables=(secret,) if secret else (),
+        description=description,
+        **more,
+    )
+
+
+def _vector_provider(
+    name: str, connector: str, native_model: str, location_variable: str, what: str,
+    *, secret: str | None,
+) -> ProviderSpec:  # fmt: skip
+    """A vector store's row.
+
+    From the environment it is built from where the store is (``location_variable``), the
+    collection (``TEXTSEARCH_COLLECTION``) and the embedder (``TEXTSEARCH_EMBEDDER``).
+    """
+    module = f"{_VECTORS}.{name}"
 
     def build() -> Any:
         location = os.environ.get(location_variable, "").strip()
@@ -359,20 +388,19 @@ def _vector_store(class_path: str, location_variable: str, what: str) -> Callabl
                 f"set {location_variable} to {what}, TEXTSEARCH_COLLECTION to the collection "
                 "(default: textsearch) and TEXTSEARCH_EMBEDDER to the embedder (e.g. minilm)"
             )
-        module, _, name = class_path.partition(":")
-        connector = getattr(importlib.import_module(module), name)
+        connector_class = getattr(importlib.import_module(module), connector)
         collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
-        return connector(location, collection, embedder=_embedder_from_env())
+        return connector_class(location, collection, embedder=_embedder_from_env())
 
-    return build
+    kind = connector[: -len("TextSearch")]
+    return _builtin(
+        _VECTORS, name, connector, native_model, build, secret,
+        f"a {kind} collection ({location_variable}, TEXTSEARCH_COLLECTION)", extra=name,
+    )  # fmt: skip
 
-
-_VECTORS = "textsearch.connectors.vectors"
-_WEB = "textsearch.connectors.web"
-_FRESHNESS = {"freshness": "freshness"}
 
 #: The providers that ship with textsearch, in the order help texts list them.
-BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
+BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
     ProviderSpec(
         "local",
         "textsearch.connectors.local:LocalTextSearch",
@@ -389,58 +417,20 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
         secret_variables=("AZURE_SEARCH_API_KEY",),
         description="Azure AI Search",
     ),
-    ProviderSpec(
-        "bing",
-        f"{_WEB}.bing:BingTextSearch",
-        native_model=f"{_WEB}.bing:BingWebPage",
-        from_env=_bing,
-        cli_options={"freshness": "freshness", "market": "mkt"},
-        secret_variables=("BING_SEARCH_API_KEY",),
-        description="Bing Web Search API (or a compatible gateway)",
-    ),
-    ProviderSpec(
-        "bocha",
-        f"{_WEB}.bocha:BochaTextSearch",
-        native_model=f"{_WEB}.bocha:BochaWebPage",
-        from_env=_bocha,
-        cli_options=_FRESHNESS,
-        secret_variables=("BOCHA_API_KEY",),
-        description="Bocha web search",
-    ),
-    ProviderSpec(
-        "brave",
-        f"{_WEB}.brave:BraveTextSearch",
-        native_model=f"{_WEB}.brave:BraveWebResult",
-        from_env=_brave,
-        cli_options=_FRESHNESS,
-        secret_variables=("BRAVE_SEARCH_API_KEY",),
-        description="Brave Search API",
-    ),
-    ProviderSpec(
-        "tavily",
-        f"{_WEB}.tavily:TavilyTextSearch",
-        native_model=f"{_WEB}.tavily:TavilyResult",
-        from_env=_tavily,
-        cli_options=_FRESHNESS,
-        secret_variables=("TAVILY_API_KEY",),
-        description="Tavily search",
-    ),
-    ProviderSpec(
-        "exa",
-        f"{_WEB}.exa:ExaTextSearch",
-        native_model=f"{_WEB}.exa:ExaResult",
-        from_env=_exa,
-        cli_options=_FRESHNESS,
-        secret_variables=("EXA_API_KEY",),
-        description="Exa search",
-    ),
-    ProviderSpec(
-        "searxng",
-        f"{_WEB}.searxng:SearxngTextSearch",
-        native_model=f"{_WEB}.searxng:SearxngResult",
-        cli_options=_FRESHNESS,
-        description="a SearXNG instance (SEARXNG_URL)",
-    ),
+    # web search: name, connector, native model, from_env, the key's variable, description
+    _builtin(_WEB, "bing", "BingTextSearch", "BingWebPage", _bing, "BING_SEARCH_API_KEY",
+        "Bing Web Search API (or a compatible gateway)",
+        cli_options={"freshness": "freshness", "market": "mkt"}),
+    _builtin(_WEB, "bocha", "BochaTextSearch", "BochaWebPage", _bocha, "BOCHA_API_KEY",
+        "Bocha web search", cli_options=_FRESHNESS),
+    _builtin(_WEB, "brave", "BraveTextSearch", "BraveWebResult", _brave, "BRAVE_SEARCH_API_KEY",
+        "Brave Search API", cli_options=_FRESHNESS),
+    _builtin(_WEB, "tavily", "TavilyTextSearch", "TavilyResult", _tavily, "TAVILY_API_KEY",
+        "Tavily search", cli_options=_FRESHNESS),
+    _builtin(_WEB, "exa", "ExaTextSearch", "ExaResult", _exa, "EXA_API_KEY", "Exa search",
+        cli_options=_FRESHNESS),
+    _builtin(_WEB, "searxng", "SearxngTextSearch", "SearxngResult", None, None,
+        "a SearXNG instance (SEARXNG_URL)", cli_options=_FRESHNESS),
     ProviderSpec(
         "postgres",
         "textsearch.connectors.postgres:PostgresTextSearch",
@@ -449,43 +439,17 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (
         extra="postgres",
         description="PostgreSQL full-text search (TEXTSEARCH_POSTGRES_DSN)",
     ),
-    ProviderSpec(
-        "chroma",
-        f"{_VECTORS}.chroma:ChromaTextSearch",
-        native_model=f"{_VECTORS}.chroma:ChromaDocument",
-        from_env=_vector_store(
-            f"{_VECTORS}.chroma:ChromaTextSearch",
-            "TEXTSEARCH_CHROMA",
-            "a folder, ':memory:' or the server's http(s):// URL",
-        ),
-        extra="chroma",
-        description="a Chroma collection (TEXTSEARCH_CHROMA, TEXTSEARCH_COLLECTION)",
+    _vector_provider(
+        "chroma", "ChromaTextSearch", "ChromaDocument", "TEXTSEARCH_CHROMA",
+        "a folder, ':memory:' or the server's http(s):// URL", secret=None,
     ),
-    ProviderSpec(
-        "qdrant",
-        f"{_VECTORS}.qdrant:QdrantTextSearch",
-        native_model=f"{_VECTORS}.qdrant:QdrantDocument",
-        from_env=_vector_store(
-            f"{_VECTORS}.qdrant:QdrantTextSearch",
-            "TEXTSEARCH_QDRANT",
-            "a folder, ':memory:' or the server's URL",
-        ),
-        extra="qdrant",
-        secret_variables=("QDRANT_API_KEY",),
-        description="a Qdrant collection (TEXTSEARCH_QDRANT, TEXTSEARCH_COLLECTION)",
+    _vector_provider(
+        "qdrant", "QdrantTextSearch", "QdrantDocument", "TEXTSEARCH_QDRANT",
+        "a folder, ':memory:' or the server's URL", secret="QDRANT_API_KEY",
     ),
-    ProviderSpec(
-        "milvus",
-        f"{_VECTORS}.milvus:MilvusTextSearch",
-        native_model=f"{_VECTORS}.milvus:MilvusDocument",
-        from_env=_vector_store(
-            f"{_VECTORS}.milvus:MilvusTextSearch",
-            "TEXTSEARCH_MILVUS",
-            "a Milvus Lite file (*.db) or the server's URI",
-        ),
-        extra="milvus",
-        secret_variables=("MILVUS_TOKEN",),
-        description="a Milvus collection (TEXTSEARCH_MILVUS, TEXTSEARCH_COLLECTION)",
+    _vector_provider(
+        "milvus", "MilvusTextSearch", "MilvusDocument", "TEXTSEARCH_MILVUS",
+        "a Milvus Lite file (*.db) or the server's URI", secret="MILVUS_TOKEN",
     ),
 )
 

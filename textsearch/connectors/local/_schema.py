@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from textsearch._types import is_valid_text
+from textsearch.connectors._document import StoredDocument
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -77,7 +78,7 @@ def _cjk_only_run() -> re.Pattern[str]:
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
-class LocalDocument(BaseModel):
+class LocalDocument(StoredDocument):
     """A document of the local index; also the native result of ``LocalTextSearch``.
 
     In results, a document is one passage of what was indexed: ``text`` is the passage,
@@ -95,12 +96,7 @@ class LocalDocument(BaseModel):
         score: In results: BM25 relevance, higher is better.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
     id: str = Field(min_length=1)
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
     metadata: dict[str, MetadataValue] = Field(default_factory=dict)
     section: str | None = None
     line: int | None = None

@@ -1279,14 +1279,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             candidates.append(("link", key.split("#", 1)[0]))
         with self._lock, documented_errors(self.path):
             self._validate_filter(filter)
-            where, params = filter_sql(filter)
             row = None
             for column, value in candidates:
-                row = self._db.execute(
-                    "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
-                    f"WHERE d.{column} = ?{where} ORDER BY d.rowid LIMIT 1",
-                    (value, *params),
-                ).fetchone()
+                row = next(iter(self._document_rows(f"d.{column} = ?", value, filter, 1)), None)
                 if row is not None:
                     break
             if row is None:
@@ -1335,15 +1330,30 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             raise InvalidRequestError("limit must be a whole number from 1 to 1000")
         with self._lock, documented_errors(self.path):
             self._validate_filter(filter)
-            where, params = filter_sql(filter)
-            rows = self._db.execute(
-                "SELECT d.id, d.title, d.link, d.metadata FROM documents AS d "
-                f"WHERE d.id > ?{where} ORDER BY d.id LIMIT ?",
-                ("" if after is None else after, *params, limit),
-            ).fetchall()
+            rows = self._document_rows("d.id > ?", after or "", filter, limit, order="d.id")
         return [
-            LocalDocument(id=r[0], title=r[1], link=r[2], metadata=json.loads(r[3])) for r in rows
+            LocalDocument(id=r[1], title=r[2], link=r[3], metadata=json.loads(r[4])) for r in rows
         ]
+
+    def _document_rows(
+        self,
+        condition: str,
+        value: str,
+        filter: TextSearchFilter | None,
+        limit: int,
+        *,
+        order: str = "d.rowid",
+    ) -> list[tuple[Any, ...]]:
+        """Rows ``(rowid, id, title, link, metadata)`` of the documents that meet
+        ``condition`` (one ``?``, bound to ``value``) and the filter; the caller holds the
+        lock and has validated the filter."""
+        where, params = filter_sql(filter)
+        rows: list[tuple[Any, ...]] = self._db.execute(
+            "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
+            f"WHERE {condition}{where} ORDER BY {order} LIMIT ?",
+            (value, *params, limit),
+        ).fetchall()
+        return rows
 
     def get_section(
         self, link: str, *, filter: TextSearchFilter | None = None
@@ -1371,12 +1381,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             return None
         with self._lock, documented_errors(self.path):
             self._validate_filter(filter)
-            where, params = filter_sql(filter)
-            doc = self._db.execute(
-                "SELECT d.rowid, d.id, d.title, d.link, d.metadata FROM documents AS d "
-                f"WHERE d.link = ?{where} ORDER BY d.rowid LIMIT 1",
-                (base, *params),
-            ).fetchone()
+            doc = next(iter(self._document_rows("d.link = ?", base, filter, 1)), None)
             if doc is None:
                 return None
             passages = self._db.execute(

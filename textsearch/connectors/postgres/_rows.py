@@ -11,8 +11,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from textsearch.connectors._document import StoredDocument
 from textsearch.connectors.local._files import DEFAULT_EXTENSIONS, FileWork, read_file, walk
 from textsearch.connectors.local._passages import Passage
 from textsearch.connectors.local._search import (
@@ -43,7 +42,7 @@ __all__ = [
 _SPACES = re.compile(r"\s+")
 
 
-class PostgresDocument(BaseModel):
+class PostgresDocument(StoredDocument):
     """A document, or one passage of it, found by :class:`PostgresTextSearch` (its native result).
 
     Attributes:
@@ -69,13 +68,6 @@ class PostgresDocument(BaseModel):
             x 2 words), plain text unless ``highlight`` markers were configured.
     """
 
-    model_config = ConfigDict(extra="forbid")
-
-    id: str
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
     section: str | None = None
     line: int | None = None
     passage: int = 0

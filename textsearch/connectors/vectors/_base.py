@@ -27,7 +27,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_parameters, http_settings
@@ -39,6 +38,7 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch, trusted_text_search_result
+from textsearch.connectors._document import StoredDocument
 from textsearch.embeddings import Embedder
 from textsearch.embeddings import embed_documents as _embed_documents
 from textsearch.embeddings import embed_documents_sync as _embed_documents_sync
@@ -107,7 +107,7 @@ def require(module: str, extra: str, connector: str) -> Any:
         ) from exc
 
 
-class VectorDocument(BaseModel):
+class VectorDocument(StoredDocument):
     """One passage found in a vector store (the base of the stores' native models).
 
     Attributes:
@@ -120,13 +120,6 @@ class VectorDocument(BaseModel):
         score: The store's own similarity or distance, exactly as the store returns it.
     """
 
-    model_config = ConfigDict(extra="forbid", defer_build=True)
-
-    id: str
-    title: str | None = None
-    text: str = ""
-    link: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
     score: float | None = None
 
 

@@ -26,10 +26,10 @@ import re
 import unicodedata
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Annotated, Any, ClassVar, Final, NamedTuple, TypeVar
+from typing import Any, ClassVar, Final, NamedTuple, TypeVar
 
 import httpx
-from pydantic import AfterValidator, Field
+from pydantic import Field
 from typing_extensions import Unpack
 
 from textsearch._http import (
@@ -46,6 +46,7 @@ from textsearch._types import (
 )
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
+    CleanText,
     LenientDatetime,
     NullableList,
     WireModel,
@@ -175,75 +176,61 @@ _RETIRED_MESSAGE: Final = (
 )
 
 
-def _no_markers(value: str | None) -> str | None:
-    # A plain after-validator: much cheaper per field than a field_validator with info.
-    if value is None:
-        return None
-    if "\ue000" in value or "\ue001" in value:
-        value = value.replace("\ue000", "").replace("\ue001", "")
-    if "<" in value:
-        # Decoration tags (<b>...) that a gateway sends unasked; "a < b" is left alone.
-        value = clean_text(value)
-    return value
-
-
-#: Text without Bing's hit-highlight markers (U+E000/U+E001) or decoration tags.
-_Text = Annotated[str | None, AfterValidator(_no_markers)]
-
-
-def _unmarked(value: str) -> str:
-    # _no_markers for text_items (never None there), one call per field.
-    if "\ue000" in value or "\ue001" in value:
-        value = value.replace("\ue000", "").replace("\ue001", "")
-    if "<" in value:
-        value = clean_text(value)  # type: ignore[assignment]
-    return value
-
-
 def _unescaped_unmarked(value: str) -> str:
-    # Asked-for decorations (textFormat=HTML): entities undone, then markup removed again.
-    return _unmarked(unescaped_text(value))
+    # Asked-for decorations (textFormat=HTML): entities undone, then the markup they spelled
+    # (``&lt;b&gt;``) removed too.
+    return clean_text(unescaped_text(value))
 
 
 class BingDeepLink(WireModel):
     """A link to a page inside a result's site."""
 
-    name: _Text = None
+    name: CleanText = None
     """Title of the linked page, highlight markers and decorations removed."""
     url: str | None = None
     """URL of the linked page."""
-    snippet: _Text = None
+    snippet: CleanText = None
     """Text from the linked page, when Bing sends one."""
     deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Nested deep links (rare)."""
 
 
-class BingWebPage(WireModel):
+class BingCompatiblePage(WireModel):
+    """The fields of Bing Web Search v7's ``Webpage`` that Bing-compatible APIs send too.
+
+    The base of :class:`BingWebPage` and of Bocha's ``BochaWebPage``, whose ``data`` object
+    is Bing-compatible. Text fields come without hit-highlight markers (U+E000/U+E001) or
+    HTML decorations.
+    """
+
+    id: str | None = None
+    """The result's id, when one is sent (Bing's ``rankingResponse`` refers to it)."""
+    name: CleanText = None
+    """Title of the page."""
+    url: str | None = None
+    """URL of the page."""
+    display_url: CleanText = None
+    """The URL as displayed (may omit the scheme), without decoration tags."""
+    snippet: CleanText = None
+    """Text from the page describing its content."""
+    date_last_crawled: LenientDatetime = None
+    """When the page was last crawled."""
+    date_published: LenientDatetime = None
+    """When the page was published, if known (Bing sends no time zone)."""
+    language: str | None = None
+    """Main language of the page, when known."""
+    is_family_friendly: bool | None = None
+    """Whether the page is family friendly, when known."""
+    is_navigational: bool | None = None
+    """Whether the page is a navigational result, when known."""
+
+
+class BingWebPage(BingCompatiblePage):
     """One web page of a Bing result (the ``Webpage`` object of Bing Web Search v7).
 
     Text fields come without hit-highlight markers (U+E000/U+E001) or HTML decorations.
     """
 
-    id: str | None = None
-    """Bing's id of the result (used by ``rankingResponse``)."""
-    name: _Text = None
-    """Title of the page."""
-    url: str | None = None
-    """URL of the page."""
-    display_url: _Text = None
-    """The URL as Bing displays it (may omit the scheme), without decoration tags."""
-    snippet: _Text = None
-    """Text from the page describing its content."""
-    date_last_crawled: LenientDatetime = None
-    """When Bing last crawled the page."""
-    date_published: LenientDatetime = None
-    """When the page was published, if known (Bing sends no time zone)."""
-    language: str | None = None
-    """Main language of the page (two-letter code)."""
-    is_family_friendly: bool | None = None
-    """Whether Bing considers the page family friendly."""
-    is_navigational: bool | None = None
-    """Whether the page is a navigational result."""
     deep_links: NullableList[BingDeepLink] = Field(default_factory=list)
     """Links to pages inside the same site."""
 
@@ -611,7 +598,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return web_pages(answer, metadata, options.include_total_count)
 
     def _clean(self, translated: _Filter) -> Callable[[str], str]:
-        return _unescaped_unmarked if translated.decorated else _unmarked
+        return _unescaped_unmarked if translated.decorated else clean_text
 
     def _finish(self, results: list[BingWebPage], translated: _Filter) -> list[BingWebPage]:
         return [_undecorate(p) for p in results] if translated.decorated else results

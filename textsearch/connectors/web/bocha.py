@@ -34,13 +34,12 @@ from textsearch._types import (
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
-    LenientDatetime,
-    WireModel,
     as_text,
     check_flag,
     load_json_body,
     load_json_object,
     object_field,
+    page_index,
 )
 from textsearch.connectors.web._connector import (
     Page,
@@ -50,6 +49,7 @@ from textsearch.connectors.web._connector import (
     web_pages,
 )
 from textsearch.connectors.web._portable import is_date_range
+from textsearch.connectors.web.bing import BingCompatiblePage
 from textsearch.errors import (
     AuthenticationError,
     InvalidRequestError,
@@ -85,39 +85,23 @@ _SPLIT: Final = re.compile(r"[|,]")
 _BEIJING: Final = timezone(timedelta(hours=8))
 
 
-class BochaWebPage(WireModel):
-    """One web page of a Bocha result (Bing-compatible field names)."""
+class BochaWebPage(BingCompatiblePage):
+    """One web page of a Bocha result (Bing-compatible field names).
 
-    id: str | None = None
-    """Bocha's id of the result, when it sends one."""
-    name: CleanText = None
-    """Title of the page."""
-    url: str | None = None
-    """URL of the page."""
-    display_url: CleanText = None
-    """The URL as displayed, without decoration tags."""
-    snippet: CleanText = None
-    """A short passage of the page."""
+    Bocha writes unknown strings as ``""``: an unknown date, not a malformed response.
+    ``date_published`` keeps the offset Bocha sends (usually +08:00). ``date_last_crawled``
+    is Bocha's compatibility alias of the publish time, written with a ``Z`` suffix although
+    it is Beijing time, so a ``Z`` value is read as UTC+08:00.
+    """
+
     summary: CleanText = None
     """A longer summary of the page (sent when ``summary=True``)."""
     site_name: str | None = None
     """Name of the site."""
     site_icon: str | None = None
     """URL of the site's icon."""
-    # Bocha writes unknown strings as "": an unknown date, not a malformed response.
-    date_published: LenientDatetime = None
-    """When the page was published, with the offset Bocha sends (usually +08:00)."""
-    date_last_crawled: LenientDatetime = None
-    """Bocha's compatibility alias of the publish time. Bocha writes it with a ``Z`` suffix
-    although it is Beijing time, so a ``Z`` value is read as UTC+08:00."""
-    language: str | None = None
-    """Language of the page, when known."""
     cached_page_url: str | None = None
     """Cached copy of the page, when Bocha has one."""
-    is_family_friendly: bool | None = None
-    """Whether the page is family friendly, when known."""
-    is_navigational: bool | None = None
-    """Whether the page is a navigational result, when known."""
 
     @field_validator("date_last_crawled")
     @classmethod
@@ -309,16 +293,10 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
     def _request(
         self, query: str, options: SearchOptions, translated: dict[str, str]
     ) -> HttpRequest:
-        top, skip = options.top, options.skip
-        if skip % top:
-            raise InvalidRequestError(
-                f"Bocha pages by page number, so skip must be a multiple of top "
-                f"(got skip={skip}, top={top}); e.g. skip={skip - skip % top} or "
-                f"skip={skip - skip % top + top}"
-            )
-        body: dict[str, Any] = {"query": query, "count": top, "summary": self.summary}
-        if skip:
-            body["page"] = skip // top + 1
+        page = page_index(options, "Bocha")
+        body: dict[str, Any] = {"query": query, "count": options.top, "summary": self.summary}
+        if page:
+            body["page"] = page + 1
         body.update(translated)
         return self._post(body)
 

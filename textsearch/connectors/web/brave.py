@@ -31,6 +31,7 @@ from textsearch.connectors.web._base import (
     load_json_body,
     load_json_object,
     object_field,
+    page_index,
 )
 from textsearch.connectors.web._connector import (
     Page,
@@ -292,13 +293,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
 
     def _request(self, query: str, options: SearchOptions, translated: SiteFilter) -> HttpRequest:
         top, skip = options.top, options.skip
-        if skip % top:
-            raise InvalidRequestError(
-                f"Brave pages by page number (offset counts pages of top results), so skip "
-                f"must be a multiple of top (got skip={skip}, top={top}); e.g. "
-                f"skip={skip - skip % top} or skip={skip - skip % top + top}"
-            )
-        page = skip // top
+        page = page_index(options, "Brave", " (offset counts pages of top results)")
         if page > MAX_OFFSET:
             raise InvalidRequestError(
                 f"Brave serves at most {MAX_OFFSET + 1} pages (offset 0-{MAX_OFFSET}); "
