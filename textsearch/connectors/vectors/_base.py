@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_parameters, http_settings
