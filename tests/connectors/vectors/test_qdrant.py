@@ -226,3 +226,22 @@ def test_points_built_without_validation_serialize_as_validated_ones() -> None:
             again = models.PointStruct(**built.model_dump())
             assert built.model_dump_json() == again.model_dump_json()
             assert RestToGrpc.convert_point_struct(built) == RestToGrpc.convert_point_struct(again)
+
+
+def test_trusted_models_with_a_field_not_given_get_its_default() -> None:
+    # a later qdrant-client may add a field to PointStruct: it must not be left unset
+    from pydantic import BaseModel
+
+    from textsearch.connectors.vectors._base import trusted
+
+    class Grown(BaseModel):
+        id: str
+        vector: list[float]
+        shard: str = "default"
+
+    grown = trusted(Grown, id="a", vector=[0.5])
+    assert grown.shard == "default" and grown.model_dump()["shard"] == "default"
+    full = trusted(Grown, id="a", vector=[0.5], shard="s")
+    assert full.model_fields_set == {"id", "vector", "shard"} and full == Grown(
+        id="a", vector=[0.5], shard="s"
+    )
