@@ -71,6 +71,71 @@ def test_rows_are_new_lists_of_floats() -> None:
     assert out[0] == [0.25, -0.5, 1.0]
 
 
+_GOOD = object()
+
+
+def _wide_rows(width: int, bad: Any = _GOOD) -> list[list[Any]]:
+    rows: list[list[Any]] = [
+        [(i * 7 + j) % 13 / 13.0 - 0.5 for j in range(width)] for i in range(4)
+    ]
+    if bad is not _GOOD:
+        rows[2][width - 1] = bad  # past the first row: the length is known, the fast test runs
+    return rows
+
+
+@pytest.mark.parametrize("width", [3, 384, 1536])
+def test_an_embedding_function_s_float_rows_are_handed_over_at_real_widths(width: int) -> None:
+    rows = _wide_rows(width)
+    for dimensions in (None, width):
+        embedder = FunctionEmbedder(lambda texts: rows, model="m", dimensions=dimensions)
+        out = embed_documents_sync(embedder, ["a", "b", "c", "d"])
+        # the same lists, checked, not copied (a copy is all the long way could give)
+        assert all(o is r for o, r in zip(out, rows, strict=True))
+    # check_vectors itself still returns new lists
+    copies = check_vectors(rows, 4, width, provider="t")
+    assert copies == rows and all(o is not r for o, r in zip(copies, rows, strict=True))
+
+
+@pytest.mark.parametrize("width", [3, 384, 1536])
+def test_a_handed_over_row_is_still_refused_for_any_bad_value(width: int) -> None:
+    np = pytest.importorskip("numpy")
+    bad_values: list[tuple[Any, str]] = [
+        (math.nan, "not finite"),
+        (math.inf, "not finite"),
+        (-math.inf, "not finite"),
+        (True, "holds a bool"),
+        ("0.5", "holds a str"),
+        (None, "holds a NoneType"),
+        (10**400, "not finite"),
+        (1j, "holds a complex"),
+        (np.bool_(True), "holds a bool"),
+        (np.float64("nan"), "not finite"),
+        (np.float32("inf"), "not finite"),
+    ]
+    for value, message in bad_values:
+        rows = _wide_rows(width, value)
+        embedder = FunctionEmbedder(lambda texts, rows=rows: rows, model="m", dimensions=width)
+        with pytest.raises(ResponseFormatError, match=message):
+            embedder.embed_documents_sync(["a", "b", "c", "d"])
+    short = _wide_rows(width)
+    short[3] = short[3][:-1]
+    embedder = FunctionEmbedder(lambda texts: short, model="m", dimensions=width)
+    with pytest.raises(ResponseFormatError, match=f"has {width - 1} dimensions"):
+        embedder.embed_documents_sync(["a", "b", "c", "d"])
+
+
+def test_numpy_floats_and_ints_in_a_handed_over_row_become_new_python_floats() -> None:
+    np = pytest.importorskip("numpy")
+    rows: list[list[Any]] = [[0.5, 0.25], [np.float32(0.5), 2], [1e308, 1e308]]
+    out = FunctionEmbedder(lambda texts: rows, model="m", dimensions=2).embed_documents_sync(
+        ["a", "b", "c"]
+    )
+    assert out[0] is rows[0]
+    assert out[1] == [0.5, 2.0] and out[1] is not rows[1]
+    assert all(type(v) is float for row in out for v in row)
+    assert out[2] == [1e308, 1e308]  # the sum overflows, every value is finite
+
+
 def test_numpy_arrays_take_the_vectorised_path_and_keep_every_check() -> None:
     np = pytest.importorskip("numpy")
     assert check_vectors(np.arange(6).reshape(2, 3), 2, 3, provider="t") == [

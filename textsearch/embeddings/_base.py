@@ -103,6 +103,17 @@ def check_vectors(
             that is not a number (a bool, a string, None...), NaN or infinity. Nothing
             malformed is ever stored.
     """
+    return checked_vectors(vectors, count, dimensions, provider=provider, copy=True)
+
+
+def checked_vectors(
+    vectors: object, count: int, dimensions: int | None, *, provider: str, copy: bool
+) -> list[list[float]]:
+    """:func:`check_vectors`; with ``copy=False`` a row that is a list of floats is kept.
+
+    For rows handed over by their maker (parsed JSON, what an embedding function returned):
+    the same checks, without a copy of every row that nobody would change.
+    """
     rows = _array_rows(vectors, count, dimensions)
     if rows is not None:
         return rows
@@ -120,6 +131,18 @@ def check_vectors(
     out: list[list[float]] = []
     length = dimensions
     for i, vector in enumerate(vectors):
+        # The common row first: a list of Python floats of the known length, checked in
+        # two C-level passes (a non-finite value makes the sum NaN or ±inf, so a finite sum
+        # proves every value is). Anything else (a tuple, ints, numpy scalars, a sum that
+        # overflows, the first row when the length is not known yet) takes the long way.
+        if (
+            type(vector) is list
+            and len(vector) == length
+            and list(map(type, vector)).count(float) == length
+            and math.isfinite(sum(vector))
+        ):
+            out.append(vector.copy() if copy else vector)
+            continue
         if hasattr(vector, "tolist") and not isinstance(vector, (list, tuple)):
             vector = vector.tolist()  # a numpy row
         if not isinstance(vector, (list, tuple)) or not vector:
@@ -128,11 +151,10 @@ def check_vectors(
             length = len(vector)
         elif len(vector) != length:
             raise _row_error(i, f"has {len(vector)} dimensions, expected {length}", provider)
-        # The common row, Python floats only, in two C-level passes: a non-finite value
-        # makes the sum non-finite (NaN or ±inf), so a finite sum proves every value is.
-        # Anything else (ints, numpy scalars, a sum that overflows) is checked one by one.
-        floats = list(map(type, vector)).count(float) == len(vector)
-        if floats and math.isfinite(sum(vector)):
+        plain = list(map(type, vector)).count(float) == length and math.isfinite(sum(vector))
+        if plain and not copy and type(vector) is list:
+            out.append(vector)
+        elif plain:
             out.append(list(vector))
         else:
             out.append(_checked_row(i, vector, provider))
@@ -285,7 +307,8 @@ class _EmbedderBase:
 
     def _learn(self, vectors: object, count: int, provider: str) -> list[list[float]]:
         """Check a model's output (see :func:`check_vectors`); the first learns the length."""
-        checked = check_vectors(vectors, count, self._dimensions, provider=provider)
+        # a model's or a function's rows are handed over to the caller, not copied
+        checked = checked_vectors(vectors, count, self._dimensions, provider=provider, copy=False)
         if checked and self._dimensions is None:
             self._dimensions = len(checked[0])
         return checked
@@ -368,6 +391,9 @@ class FunctionEmbedder(_EmbedderBase):
     async ``fn`` is awaited on the async path and run on a private event loop by the blocking
     twins (which then refuse to run inside a running loop); a sync ``fn`` runs in a worker
     thread on the async path, so it never blocks the event loop.
+
+    The rows ``fn`` returns are checked and, when they already are lists of floats, passed
+    on as they are (not copied): ``fn`` must not change a list after returning it.
 
     Args:
         fn: Takes a list of texts, returns one vector per text.

@@ -47,7 +47,12 @@ from textsearch._http import (
     VerifyTypes,
     bearer_or_plain,
 )
-from textsearch.embeddings._base import _checks_its_output, _EmbedderBase, _texts, check_vectors
+from textsearch.embeddings._base import (
+    _checks_its_output,
+    _EmbedderBase,
+    _texts,
+    checked_vectors,
+)
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -188,7 +193,8 @@ def parse_embeddings(
             raise bad(f"index {index} appears twice in 'data'")
         vector = item["embedding"]
         ordered[index] = _decode_base64(vector, index) if isinstance(vector, str) else vector
-    return check_vectors(ordered, count, dimensions, provider=PROVIDER)
+    # the rows were parsed from this answer: nobody else holds them to be copied from
+    return checked_vectors(ordered, count, dimensions, provider=PROVIDER, copy=False)
 
 
 @_checks_its_output

@@ -199,6 +199,19 @@ def test_point_ids_stay_the_uuid5_of_the_record_id(record_id: str) -> None:
     assert point_id(record_id) == str(uuid.uuid5(namespace, record_id))
 
 
+def test_point_ids_are_uuid5_on_many_ids_and_every_variant_digit() -> None:
+    namespace = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
+    ids = [f"doc-{i}#{i % 13}" for i in range(4000)]
+    ids += [f"{chr(0x4E00 + i)}#{i}" for i in range(500)]
+    raw_digits = set()
+    for record_id in ids:
+        assert point_id(record_id) == str(uuid.uuid5(namespace, record_id))
+        raw = hashlib.sha1(namespace.bytes + record_id.encode()).hexdigest()
+        raw_digits.add(raw[16])
+    # the variant's digit is rewritten from the hash's: every one of the 16 was met
+    assert raw_digits == set("0123456789abcdef")
+
+
 def test_points_built_without_validation_serialize_as_validated_ones() -> None:
     # what a server receives (REST JSON, gRPC) is the same as from validated PointStructs
     from qdrant_client.conversions.conversion import RestToGrpc
@@ -213,3 +226,22 @@ def test_points_built_without_validation_serialize_as_validated_ones() -> None:
             again = models.PointStruct(**built.model_dump())
             assert built.model_dump_json() == again.model_dump_json()
             assert RestToGrpc.convert_point_struct(built) == RestToGrpc.convert_point_struct(again)
+
+
+def test_trusted_models_with_a_field_not_given_get_its_default() -> None:
+    # a later qdrant-client may add a field to PointStruct: it must not be left unset
+    from pydantic import BaseModel
+
+    from textsearch.connectors.vectors._base import trusted
+
+    class Grown(BaseModel):
+        id: str
+        vector: list[float]
+        shard: str = "default"
+
+    grown = trusted(Grown, id="a", vector=[0.5])
+    assert grown.shard == "default" and grown.model_dump()["shard"] == "default"
+    full = trusted(Grown, id="a", vector=[0.5], shard="s")
+    assert full.model_fields_set == {"id", "vector", "shard"} and full == Grown(
+        id="a", vector=[0.5], shard="s"
+    )

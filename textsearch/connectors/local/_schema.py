@@ -124,11 +124,12 @@ def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
     if isinstance(doc, LocalDocument):
         result = doc
     elif isinstance(doc, Mapping):
-        data = dict(doc)
-        if "id" not in data or data["id"] in (None, ""):
-            data["id"] = _derived_id(data)
+        data = doc if type(doc) is dict else dict(doc)  # validation copies what it keeps
+        if data.get("id") in (None, ""):
+            data = {**data, "id": _derived_id(data)}
         try:
-            result = LocalDocument.model_validate(data)
+            # model_validate's own work, without its keyword handling (~0.4 us a document)
+            result = LocalDocument.__pydantic_validator__.validate_python(data)
         except ValidationError as exc:
             first = exc.errors()[0]
             raise InvalidRequestError(

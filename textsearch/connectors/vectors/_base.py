@@ -21,11 +21,13 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache, reduce
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
 from urllib.parse import SplitResult, urlsplit
 
+from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_parameters, http_settings
@@ -71,7 +73,12 @@ __all__ = [
     "require",
 ]
 
+if TYPE_CHECKING:
+    from textsearch.connectors.local import LocalDocument
+    from textsearch.connectors.local._passages import Passage
+
 NativeT = TypeVar("NativeT", bound="VectorDocument")
+ModelT = TypeVar("ModelT", bound=BaseModel)
 T = TypeVar("T")
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -117,14 +124,31 @@ class VectorDocument(StoredDocument):
     score: float | None = None
 
 
-def _trusted(model: type[NativeT], **fields: Any) -> NativeT:
-    # Filled through pydantic's own restore (what unpickling does), without validating
-    # again: the values come from the store's answer, converted by our code to the types.
+def trusted(model: type[ModelT], **fields: Any) -> ModelT:
+    """A pydantic model filled through its own restore (what unpickling does), unvalidated.
+
+    For values our code made or converted to the field types itself (a store's answer, a
+    point of checked floats): half the time of ``model_construct``, a third of validating.
+    Every field is given (a field added by a later version of a library's model is filled
+    with its default by ``model_construct`` instead).
+    """
+    if len(fields) != _field_count(model):
+        return model.model_construct(**fields)
     document = model.__new__(model)
-    state = dict.fromkeys(("__pydantic_extra__", "__pydantic_private__"))
-    state.update(__dict__=fields, __pydantic_fields_set__=set(fields))
-    document.__setstate__(state)
+    document.__setstate__(
+        {
+            "__dict__": fields,
+            "__pydantic_fields_set__": set(fields),
+            "__pydantic_extra__": None,
+            "__pydantic_private__": None,
+        }
+    )
     return document
+
+
+@lru_cache(maxsize=64)
+def _field_count(model: type[BaseModel]) -> int:
+    return len(model.model_fields)  # a class property: slower to read than this cache
 
 
 def host_suffixes(link: str | None) -> list[str]:
@@ -133,10 +157,21 @@ def host_suffixes(link: str | None) -> list[str]:
     Stored with every record so that ``equal_to("site", "b.com")`` also matches pages of
     ``a.b.com``, as in ``LocalTextSearch``, with one equality test in any store.
     """
+    return list(_sites(link))
+
+
+def _sites(link: str | None) -> tuple[str, ...]:
+    host = _host_reader()(link)
+    return _suffixes(host) if host else ()
+
+
+@lru_cache(maxsize=1)
+def _host_reader() -> Callable[[str | None], str | None]:
+    # imported on first use (the local index's module is not needed to search), and once:
+    # an import statement run for every document cost more than reading its host
     from textsearch.connectors.local._search import _host
 
-    host = _host(link)
-    return list(_suffixes(host)) if host else []
+    return _host
 
 
 @lru_cache(maxsize=4096)
@@ -146,9 +181,17 @@ def _suffixes(host: str) -> tuple[str, ...]:
     return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
 
 
+#: The metadata of a record without any: one shared, read-only mapping.
+NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
 @dataclass(slots=True)
 class PassageRecord:
-    """One record of a managed collection: a passage and what filters read."""
+    """One record of a managed collection: a passage and what filters read.
+
+    ``sites`` and ``metadata`` may be shared by many records (all passages of a document,
+    all documents of a host): read them, copy them into what is written, never change them.
+    """
 
     record_id: str
     document_id: str
@@ -157,8 +200,8 @@ class PassageRecord:
     text: str
     link: str | None
     fragment: str | None  # "#anchor" / "#L12" of the passage within the document's link
-    sites: list[str]
-    metadata: dict[str, Any] = field(default_factory=dict)
+    sites: tuple[str, ...]
+    metadata: Mapping[str, Any]
     section: str | None = None  # the passage's heading when it is not the document's title
 
 
@@ -191,56 +234,87 @@ def passage_records(
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
-    checked = {}
+    # Each document becomes its records as soon as it is checked, so that its validated
+    # form is freed at once: holding every one until the end kept ~4 objects a document
+    # alive through the whole write, and the garbage collector's full passes over them
+    # were a quarter of a large write's time.
+    records: list[PassageRecord] = []
+    spans: dict[str, tuple[int, int]] = {}  # id -> its records (the last document's)
+    refused: dict[str, str] = {}  # id -> why its last document is refused
+    own = frozenset(reserved)
+    seen = 0
     for doc in docs:
         normalized = normalize_document(doc)
-        checked[normalized.id] = normalized
-    records: list[PassageRecord] = []
-    own = frozenset(reserved)
-    for doc in checked.values():
-        clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
-        if clash:
-            raise InvalidRequestError(
-                f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
-                f"writes itself; reserved: {', '.join(sorted(reserved))}"
-            )
-        passages = split_text(doc.text) if chunk else ()
-        if len(passages) > MAX_PASSAGES:
-            raise InvalidRequestError(f"document {doc.id!r} has more than {MAX_PASSAGES} passages")
-        sites = host_suffixes(doc.link)
+        seen += 1
+        start = len(records)
+        problem = _add_records(records, normalized, split_text if chunk else None, own)
+        # a document replaced by a later one of the same id is neither written nor refused
+        if problem is None:
+            refused.pop(normalized.id, None)
+        else:
+            refused[normalized.id] = problem
+        spans[normalized.id] = (start, len(records))
+    for doc_id in spans if refused else ():
+        if doc_id in refused:
+            raise InvalidRequestError(refused[doc_id])
+    if seen != len(spans):  # repeated ids: the last document of each, in first-seen order
+        records = [r for first, end in spans.values() for r in records[first:end]]
+    return list(spans), records
+
+
+def _add_records(
+    records: list[PassageRecord],
+    doc: LocalDocument,
+    split: Callable[[str], Sequence[Passage]] | None,
+    own: frozenset[str],
+) -> str | None:
+    """Append the records of a checked document (split into passages by ``split``, else
+    one record of the whole text); or say why it is refused."""
+    clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
+    if clash:
+        return (
+            f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
+            f"writes itself; reserved: {', '.join(sorted(own))}"
+        )
+    passages = split(doc.text) if split else ()
+    if len(passages) > MAX_PASSAGES:
+        return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
+    sites = _sites(doc.link)
+    metadata: Mapping[str, Any] = NO_METADATA
+    if doc.metadata:
         metadata = {key: value for key, value in doc.metadata.items() if value is not None}
-        if not chunk:
-            # one record of the whole text: no section, no line, so no fragment
-            records.append(
-                PassageRecord(
-                    f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
-                )
+    if split is None:
+        # one record of the whole text: no section, no line, so no fragment
+        records.append(
+            PassageRecord(
+                f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
             )
-        for number, passage in enumerate(passages):
-            # LocalTextSearch's rules: a section under the document's own title is the top
-            # of the document, and the first passage needs no line number.
-            section = passage.heading if passage.heading != doc.title else None
-            fragment = None
-            if doc.link:
-                if section and passage.anchor:
-                    fragment = f"#{passage.anchor}"
-                elif number and passage.line and passage.line > 1:
-                    fragment = f"#L{passage.line}"
-            records.append(
-                PassageRecord(
-                    f"{doc.id}#{number}",
-                    doc.id,
-                    number,
-                    doc.title,
-                    passage.text,
-                    doc.link,
-                    fragment,
-                    sites,
-                    metadata,
-                    section,
-                )
+        )
+    for number, passage in enumerate(passages):
+        # LocalTextSearch's rules: a section under the document's own title is the top
+        # of the document, and the first passage needs no line number.
+        section = passage.heading if passage.heading != doc.title else None
+        fragment = None
+        if doc.link:
+            if section and passage.anchor:
+                fragment = f"#{passage.anchor}"
+            elif number and passage.line and passage.line > 1:
+                fragment = f"#L{passage.line}"
+        records.append(
+            PassageRecord(
+                f"{doc.id}#{number}",
+                doc.id,
+                number,
+                doc.title,
+                passage.text,
+                doc.link,
+                fragment,
+                sites,
+                metadata,
+                section,
             )
-    return list(checked), records
+        )
+    return None
 
 
 def document_ids(ids: Iterable[str]) -> list[str]:
@@ -671,7 +745,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         fields: dict[str, Any] = {
             self.id_field: record.document_id,
             self.text_field: record.text,
-            self.site_field: record.sites,
+            self.site_field: list(record.sites),
         }
         for name, value in (
             (self.title_field, record.title),
@@ -916,7 +990,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             number = None if score is None else float(score)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             number = None
-        result: NativeT = _trusted(
+        result: NativeT = trusted(
             self.spec.native,
             id=str(doc_id) if doc_id not in (None, "") else str(record_id),
             title=title if isinstance(title, str) and title else None,

@@ -401,7 +401,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         for record, vector in zip(records, vectors, strict=True):
             row = self._record_fields(record, blank="")
             row[PRIMARY_FIELD] = record.record_id
-            row[self.site_field] = record.sites[:128]
+            row[self.site_field] = list(record.sites[:128])
             row[self.metadata_field or "metadata"] = dict(record.metadata)
             row[self.vector_field] = vector
             rows.append(row)

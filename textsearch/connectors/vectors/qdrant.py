@@ -35,6 +35,7 @@ from textsearch.connectors.vectors._base import (
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
+    trusted,
 )
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.errors import (
@@ -48,7 +49,9 @@ PROVIDER = "qdrant"
 API_KEY_ENV = "QDRANT_API_KEY"
 #: point ids are UUIDs derived from ``<document id>#<n>`` (Qdrant takes integers or UUIDs)
 _POINT_NAMESPACE = uuid.UUID("8f6e2f0a-54a4-4c43-9d1e-7f0b5b3c2a61")
-_NAMESPACE_BYTES = _POINT_NAMESPACE.bytes
+_NAMESPACE_SHA1 = hashlib.sha1(_POINT_NAMESPACE.bytes)
+#: the first hex digit of the variant byte: its two top bits set to 10 (RFC 4122)
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 _WORD = re.compile(r"\w+")
 # BM25's document side: term frequency saturated by k1, normalised by length with b against
 # a fixed average length (the collection's true average is not known to a writer).
@@ -74,12 +77,13 @@ def sparse_of_query(text: str) -> tuple[list[int], list[float]]:
 
 def point_id(record_id: str) -> str:
     """The Qdrant point id of a record: a UUID derived from ``<document id>#<n>``."""
-    # uuid.uuid5, written out (it builds a UUID object to format it): a third of the time
-    raw = bytearray(hashlib.sha1(_NAMESPACE_BYTES + record_id.encode()).digest()[:16])
-    raw[6] = (raw[6] & 0x0F) | 0x50  # version 5
-    raw[8] = (raw[8] & 0x3F) | 0x80  # the RFC 4122 variant
-    h = raw.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    # uuid.uuid5(_POINT_NAMESPACE, record_id), written out (uuid5 builds a UUID object to
+    # format it): the namespace is hashed once, and the version and variant are set on the
+    # hex digits (a third of uuid5's time, the same text: tested on many ids)
+    digest = _NAMESPACE_SHA1.copy()
+    digest.update(record_id.encode())
+    h = digest.hexdigest()
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 class QdrantDocument(VectorDocument):
@@ -383,14 +387,17 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
                 named = {using or "": vector}
                 if has_sparse:
                     indices, values = sparse_of_text(f"{record.title or ''}\n{record.text}")
-                    named[self.sparse_vector_name] = models.SparseVector.model_construct(
-                        indices=indices, values=values
+                    named[self.sparse_vector_name] = trusted(
+                        models.SparseVector, indices=indices, values=values
                     )
             # Built without validating again: the id is a UUID string, the vector checked
-            # floats (model_construct is a third of the validating constructor's time).
+            # floats, the payload JSON values of our own making.
             points.append(
-                models.PointStruct.model_construct(
-                    id=point_id(record.record_id), vector=named, payload=self._payload(record)
+                trusted(
+                    models.PointStruct,
+                    id=point_id(record.record_id),
+                    vector=named,
+                    payload=self._payload(record),
                 )
             )
         return points
