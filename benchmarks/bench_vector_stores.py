@@ -6,7 +6,9 @@ For each store (Chroma in-process, Qdrant local mode, Milvus Lite), on ``--n`` r
   against the store's own client doing the same search with the same vector (blocking, and
   in a worker thread for the async comparison, as the connector runs in-process clients);
   CPU time of this process per search (``time.process_time``; Milvus Lite's engine runs in
-  a process of its own, so for Milvus this is the client side only).
+  a process of its own, so for Milvus this is the client side only), the median call of each
+  side, with the set-up frozen out of the garbage collector's scans (a collector pause lands
+  on one call of one side: by means, Qdrant's async ratio read 1.04x-1.39x run to run).
 * writing: ``add_documents`` of ``--n`` documents (one passage each) into a new collection
   against the client's own creation of the same collection and bulk insert of the same
   vectors and fields, in documents per second of wall time; two rounds, the second in the
@@ -23,7 +25,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
+import os
 import random
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,6 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from textsearch.embeddings import FunctionEmbedder
+
+# One BLAS thread (unless set): numpy's BLAS threads spin while they wait, and that spinning
+# is process CPU time that lands on whichever side is running (Qdrant's async ratio read
+# 1.10x-1.39x from run to run with them, 1.11-1.12x without). Set before numpy loads
+# (the stores import it when first used, below).
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 DIM = 64
 
@@ -52,31 +64,48 @@ class Table:
         )
 
 
+def _median_pair(spent: tuple[list[float], list[float]]) -> tuple[float, float]:
+    # The median call of each side: a collector pause or a thread wake-up lands on one call
+    # of one side, and a mean would charge it to that side (Qdrant async read 1.04x-1.39x
+    # from one run to the next by means, on a quiet machine).
+    return statistics.median(spent[0]) * 1e6, statistics.median(spent[1]) * 1e6
+
+
 def _cpu(ours: Callable[[], Any], bare: Callable[[], Any], count: int) -> tuple[float, float]:
-    """µs of CPU per call of each, measured in alternation (a loaded machine drifts)."""
+    """µs of CPU per call of each (median call), measured in alternation."""
     ours(), bare()  # warm up (the first call learns the collection's layout)
-    spent = [0.0, 0.0]
+    _settle()
+    spent: tuple[list[float], list[float]] = ([], [])
     for _ in range(count):
         for slot, fn in enumerate((ours, bare)):
             started = time.process_time()
             fn()
-            spent[slot] += time.process_time() - started
-    return spent[0] / count * 1e6, spent[1] / count * 1e6
+            spent[slot].append(time.process_time() - started)
+    return _median_pair(spent)
 
 
 def _cpu_async(ours: Callable[[], Any], bare: Callable[[], Any], count: int) -> tuple[float, float]:
     async def run() -> tuple[float, float]:
         await ours()
         await bare()
-        spent = [0.0, 0.0]
+        _settle()
+        spent: tuple[list[float], list[float]] = ([], [])
         for _ in range(count):
             for slot, fn in enumerate((ours, bare)):
                 started = time.process_time()
                 await fn()
-                spent[slot] += time.process_time() - started
-        return spent[0] / count * 1e6, spent[1] / count * 1e6
+                spent[slot].append(time.process_time() - started)
+        return _median_pair(spent)
 
     return asyncio.run(run())
+
+
+def _settle() -> None:
+    # The set-up (every document, vector and point) is frozen out of the collector's scans,
+    # so that a full collection costs what the searches left, not the whole collection.
+    gc.unfreeze()  # what an earlier store's run froze can go now
+    gc.collect()
+    gc.freeze()
 
 
 def _report(store: str, what: str, connector: float, bare: float, unit: str) -> None:
