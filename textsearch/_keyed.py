@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import cast
 
 __all__ = ["ComparedByKey"]
 
@@ -22,8 +23,7 @@ class ComparedByKey:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, type(self)) and not isinstance(self, type(other)):
             return NotImplemented
-        assert isinstance(other, ComparedByKey)
-        return self._key() == other._key()
+        return self._key() == cast("ComparedByKey", other)._key()
 
     def __hash__(self) -> int:
         return hash(self._key())

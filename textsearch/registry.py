@@ -355,7 +355,9 @@ def _builtin(
     from_env: Callable[[], Any] | None,
     secret: str | None,
     description: str,
-    **more: Any,
+    *,
+    extra: str | None = None,
+    cli_options: Mapping[str, str] | None = None,
 ) -> ProviderSpec:
     """A built-in provider's row: its classes live in ``package.NAME``."""
     module = f"{package}.{name}"
@@ -366,7 +368,8 @@ def _builtin(
         from_env=from_env,
         secret_variables=(secret,) if secret else (),
         description=description,
-        **more,
+        extra=extra,
+        cli_options=cli_options,
     )
 
 
