@@ -19,6 +19,7 @@ from textsearch import (
     AzureAISearchTextSearch,
     AzureSearchDocument,
     BadRequestError,
+    BraveTextSearch,
     ConfigurationError,
     InvalidRequestError,
     SearchResults,
@@ -139,6 +140,45 @@ def test_bad_configuration_is_refused(kwargs: dict[str, Any]) -> None:
     kwargs.setdefault("index_name", "kb-docs")
     with pytest.raises(ConfigurationError):
         AzureAISearchTextSearch(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("deadline", 0),
+        ("deadline", -1.0),
+        ("deadline", True),
+        ("deadline", "60"),
+        ("max_retries", -1),
+        ("max_retries", 1.5),
+        ("max_retries", False),
+        ("max_retry_wait", -0.1),
+        ("max_retry_wait", "10"),
+        ("max_response_bytes", 0),
+        ("max_response_bytes", 1024.0),
+    ],
+)
+def test_limits_are_checked_as_every_http_connector_checks_them(name: str, value: object) -> None:
+    # One policy: Azure (azure-core underneath) refuses what the web connectors refuse, in
+    # the same words, before any client exists.
+    with pytest.raises(ConfigurationError) as azure:
+        AzureAISearchTextSearch(
+            endpoint="https://svc.search.windows.net", index_name="kb", api_key="k",
+            **{name: value},
+        )  # fmt: skip
+    with pytest.raises(ConfigurationError) as web:
+        BraveTextSearch(api_key="k", **{name: value})
+    assert f"{name}= must be" in str(azure.value)
+    assert str(web.value).endswith(str(azure.value))
+
+
+@pytest.mark.parametrize("value", ["0.8", -0.5, None, True])
+def test_a_bad_retry_backoff_factor_is_a_configuration_error(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="retry_backoff_factor="):
+        AzureAISearchTextSearch(
+            endpoint="https://svc.search.windows.net", index_name="kb", api_key="k",
+            retry_backoff_factor=value,
+        )  # fmt: skip
 
 
 def test_token_credential_needs_https_except_on_loopback() -> None:

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sized
 from dataclasses import dataclass, field
 from datetime import timezone
-from typing import Any, Final, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 import httpx
 
@@ -203,10 +203,43 @@ def _check_int(name: str, value: object, minimum: int) -> int:
     return value
 
 
-def _check_deadline(value: object) -> float:
+def check_positive_seconds(name: str, value: object) -> float:
+    """``value`` as a positive number of seconds (``deadline=``, a per-call ``timeout=``).
+
+    Raises:
+        ConfigurationError: Not a number (a bool is not), or not above 0.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigurationError(f"deadline= must be a positive number of seconds, got {value!r}")
+        raise ConfigurationError(f"{name}= must be a positive number of seconds, got {value!r}")
     return float(value)
+
+
+class Limits(NamedTuple):
+    """The checked limits of a connector's calls: the one policy of every HTTP path."""
+
+    max_retries: int
+    max_retry_wait: float
+    max_response_bytes: int
+    deadline: float
+
+
+def check_limits(
+    max_retries: object, max_retry_wait: object, max_response_bytes: object, deadline: object
+) -> Limits:
+    """The retry, size and deadline settings, checked as the HTTP engine checks them.
+
+    Used by the engine and by the connectors that talk through another stack (Azure's
+    pipeline), so that every connector accepts and refuses the same values.
+
+    Raises:
+        ConfigurationError: A value of the wrong type or out of range.
+    """
+    return Limits(
+        _check_int("max_retries", max_retries, 0),
+        check_seconds("max_retry_wait", max_retry_wait),
+        _check_int("max_response_bytes", max_response_bytes, 1),
+        check_positive_seconds("deadline", deadline),
+    )
 
 
 def _check_transport(value: object) -> str:
@@ -227,7 +260,12 @@ def _check_transport(value: object) -> str:
     return str(value)
 
 
-def _check_seconds(name: str, value: object) -> float:
+def check_seconds(name: str, value: object) -> float:
+    """``value`` as a number of seconds, 0 allowed (a wait, a backoff factor).
+
+    Raises:
+        ConfigurationError: Not a number (a bool is not), or below 0.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
         raise ConfigurationError(f"{name}= must be a number of seconds >= 0, got {value!r}")
     return float(value)

@@ -54,15 +54,13 @@ from textsearch._http._base import (
     HttpRequest,
     HttpResponse,
     ResultT,
-    _check_deadline,
-    _check_int,
-    _check_seconds,
     _check_timeout,
     _check_transport,
     _reason,
     _retryable,
     _where,
     bearer_or_plain,
+    check_limits,
     error_class_for_status,
     parse_retry_after,
 )
@@ -170,10 +168,9 @@ class HttpEngine(ExchangeMixin):
         self.provider = provider
         self._read_error = read_error
         self.timeout = _check_timeout(timeout)
-        self.max_retries = _check_int("max_retries", max_retries, 0)
-        self.max_retry_wait = _check_seconds("max_retry_wait", max_retry_wait)
-        self.max_response_bytes = _check_int("max_response_bytes", max_response_bytes, 1)
-        self.deadline = _check_deadline(deadline)
+        self.max_retries, self.max_retry_wait, self.max_response_bytes, self.deadline = (
+            check_limits(max_retries, max_retry_wait, max_response_bytes, deadline)
+        )
         self._verify = make_ssl_context(verify, provider)
         self.transport = _check_transport(transport)
         self._fast: AsyncTransport | None = None  # aiohttp, once chosen (see _fast_path)

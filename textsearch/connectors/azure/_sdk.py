@@ -339,62 +339,14 @@ def _read_sync(client: Any, kwargs: dict[str, Any], request: Any) -> tuple[list[
     return raws, count, answers
 
 
-@dataclass(frozen=True)
-class PipelineSettings:
-    """The checked transport settings of a connector."""
-
-    api_version: str
-    timeout: float
-    deadline: float
-    max_response_bytes: int
-    max_retries: int
-    max_retry_wait: float
-    retry_backoff_factor: float
-
-
-def _seconds(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def check_pipeline_settings(
-    *,
-    api_version: object,
-    timeout: object,
-    deadline: object,
-    max_response_bytes: object,
-    max_retries: object,
-    max_retry_wait: object,
-    retry_backoff_factor: object,
-) -> PipelineSettings:
-    """Validate the transport arguments of the constructor.
+def check_api_version(api_version: object) -> str:
+    """``api_version`` if it names an Azure AI Search REST API version.
 
     Raises:
-        ConfigurationError: One of them is out of range or of the wrong type.
+        ConfigurationError: It does not (``YYYY-MM-DD``, optionally ``-preview``).
     """
-    if not _seconds(timeout) or timeout <= 0:  # type: ignore[operator]
-        raise ConfigurationError("timeout must be a positive number of seconds")
-    if not _seconds(deadline) or deadline <= 0:  # type: ignore[operator]
-        raise ConfigurationError("deadline must be a positive number of seconds")
-    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
-        raise ConfigurationError("max_retries must be a whole number of at least 0")
-    if not _seconds(max_retry_wait) or max_retry_wait < 0:  # type: ignore[operator]
-        raise ConfigurationError("max_retry_wait must be a number of seconds, at least 0")
-    if (
-        not isinstance(max_response_bytes, int)
-        or isinstance(max_response_bytes, bool)
-        or max_response_bytes < 1
-    ):
-        raise ConfigurationError("max_response_bytes must be a whole number of at least 1")
     if not isinstance(api_version, str) or not re.fullmatch(
         r"^\d{4}-\d{2}-\d{2}(-preview)?$", api_version
     ):
         raise ConfigurationError(f"api_version {api_version!r} is not an API version")
-    return PipelineSettings(
-        api_version=api_version,
-        timeout=float(timeout),  # type: ignore[arg-type]
-        deadline=float(deadline),  # type: ignore[arg-type]
-        max_response_bytes=max_response_bytes,
-        max_retries=max_retries,
-        max_retry_wait=float(max_retry_wait),  # type: ignore[arg-type]
-        retry_backoff_factor=float(retry_backoff_factor),  # type: ignore[arg-type]
-    )
+    return api_version

@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
 
+from textsearch._http import check_limits, check_positive_seconds, check_seconds
 from textsearch._http._loop import LoopCloser
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
@@ -100,7 +101,7 @@ from textsearch.connectors.azure._sdk import (
     _read_async,
     _read_sync,
     _require_sdk,
-    check_pipeline_settings,
+    check_api_version,
     client_options,
     insecure_token_ok,
     new_async_client,
@@ -394,22 +395,13 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         )
 
         # -- transport ------------------------------------------------------------------
-        pipeline = check_pipeline_settings(
-            api_version=api_version,
-            timeout=timeout,
-            deadline=deadline,
-            max_response_bytes=max_response_bytes,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            retry_backoff_factor=retry_backoff_factor,
+        # The limits every HTTP connector checks the same way (see textsearch._http).
+        self.max_retries, self.max_retry_wait, self.max_response_bytes, self.deadline = (
+            check_limits(max_retries, max_retry_wait, max_response_bytes, deadline)
         )
-        self.api_version = pipeline.api_version
-        self.timeout = pipeline.timeout
-        self.deadline = pipeline.deadline
-        self.max_response_bytes = pipeline.max_response_bytes
-        self.max_retries = pipeline.max_retries
-        self.max_retry_wait = pipeline.max_retry_wait
-        self.retry_backoff_factor = pipeline.retry_backoff_factor
+        self.timeout = check_positive_seconds("timeout", timeout)
+        self.retry_backoff_factor = check_seconds("retry_backoff_factor", retry_backoff_factor)
+        self.api_version = check_api_version(api_version)
         self.client_kwargs = dict(client_kwargs or {})
 
         if not injected:
