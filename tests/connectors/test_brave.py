@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from datetime import datetime
 from typing import Any
 
@@ -212,6 +213,63 @@ def test_extra_snippets_and_endpoint_params_are_sent() -> None:
         ("text_decorations", "false"),
         ("extra_snippets", "true"),
     ]
+
+
+GOGGLE_URL = "https://raw.githubusercontent.com/brave/goggles-quickstart/main/goggles/tech_blogs.goggle"
+INLINE_GOGGLE = "! name: docs first\n$boost=3,site=python-httpx.org\n/ads/$discard"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_goggles_are_sent_with_every_search_in_order(mode: str) -> None:
+    connector = BraveTextSearch(KEY, goggles=[GOGGLE_URL, f"  {INLINE_GOGGLE}\n"])
+    assert connector.goggles == (GOGGLE_URL, INLINE_GOGGLE)
+    with respx.mock() as mock:
+        route = mock.get(URL).respond(200, json=OK)
+        run(mode, "search", "q", connector=connector)
+        run(mode, "get_text_search_results", "q", connector=connector)
+    for call_ in route.calls:
+        params = call_.request.url.params
+        assert params.get_list("goggles") == [GOGGLE_URL, INLINE_GOGGLE]
+        assert params["q"] == "q"
+    assert BraveTextSearch(KEY, goggles=GOGGLE_URL).goggles == (GOGGLE_URL,)
+    assert BraveTextSearch(KEY).goggles == ()
+
+
+def test_goggles_never_widen_a_site_filter() -> None:
+    # A Goggle may boost any host; the site filter still decides what comes back.
+    connector = BraveTextSearch(KEY, goggles="$boost=5,site=elsewhere.test")
+    rows = [dict(SPARSE, url="https://elsewhere.test/x"), dict(SPARSE, url="https://e.org/y")]
+    with respx.mock() as mock:
+        route = mock.get(URL).respond(200, json={"type": "search", "web": {"results": rows}})
+        results = run(
+            "sync", "get_search_results", "q", connector=connector,
+            filter=TextSearchFilter().equal_to("site", "e.org"),
+        )  # fmt: skip
+    assert route.calls.last.request.url.params["goggles"] == "$boost=5,site=elsewhere.test"
+    assert [r.url for r in results] == ["https://e.org/y"]
+    assert results.metadata["filtered_out"] == 1
+
+
+@pytest.mark.parametrize(
+    ("goggles", "words"),
+    [
+        ("", "non-empty"),
+        ("   \n", "non-empty"),
+        ([GOGGLE_URL, 3], "non-empty string"),
+        (b"$boost=2,site=a.org", "string or a list"),
+        ({"a": 1}, "string or a list"),
+        ("http://example.org/plain.goggle", "https://"),
+        ("https://user:pw@example.org/x.goggle", "no user or password"),
+        ("https://[bad/x.goggle", "https://"),
+        ("$boost=2,site=a.org\x00", "control characters"),
+        ("/a/$boost=2\n" * 400, "host a long Goggle"),
+    ],
+)
+def test_bad_goggles_are_refused_before_any_request(goggles: Any, words: str) -> None:
+    with respx.mock() as mock, pytest.raises(ConfigurationError, match=re.escape(words)) as info:
+        BraveTextSearch(KEY, goggles=goggles)
+    assert not mock.calls
+    assert "pw" not in str(info.value) and KEY not in str(info.value)
 
 
 # -- paging: offset counts pages -----------------------------------------------------------

@@ -14,7 +14,9 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Final
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from typing_extensions import Unpack
@@ -49,6 +51,7 @@ from textsearch.connectors.web._portable import (
 from textsearch.errors import (
     AuthenticationError,
     BadRequestError,
+    ConfigurationError,
     InvalidRequestError,
     PermissionDeniedError,
     ProviderError,
@@ -67,9 +70,54 @@ MAX_OFFSET: Final = 9
 #: Brave refuses longer queries (400 characters, 50 words).
 MAX_QUERY_CHARS: Final = 400
 MAX_QUERY_WORDS: Final = 50
+#: Goggles travel in the query string: room for hosted ones and short inline definitions
+#: within the URL sizes servers accept (a longer definition is hosted and passed by URL).
+MAX_GOGGLES_CHARS: Final = 4096
 _FRESHNESS: Final = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
 # Brave's own codes where they differ from ISO 639-1.
 _LANGUAGES: Final = {"ja": "jp", "zh": "zh-hans", "pt": "pt-br"}
+
+
+def _check_goggles(goggles: object) -> tuple[str, ...]:
+    """The Goggles as a tuple of texts, each a hosted Goggle's URL or a definition."""
+    if goggles is None:
+        return ()
+    items = [goggles] if isinstance(goggles, str) else goggles
+    if not isinstance(items, (list, tuple)):
+        raise ConfigurationError(
+            "BraveTextSearch: goggles= must be a string or a list of strings, got "
+            f"{type(goggles).__name__}"
+        )
+    checked: list[str] = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigurationError(
+                f"BraveTextSearch: each of goggles= must be a non-empty string, got {item!r:.40}"
+            )
+        text = item.strip()
+        if any(ord(c) < 32 and c not in "\n\r\t" for c in text):
+            raise ConfigurationError("BraveTextSearch: a Goggle may not hold control characters")
+        # One word with a scheme is a hosted Goggle's address; instructions take "$" options
+        # ("/docs/$boost=2") and a definition spans lines.
+        if "://" in text and "$" not in text and len(text.split()) == 1:
+            try:
+                link = urlsplit(text)
+                secure = link.scheme.lower() == "https" and bool(link.hostname)
+            except ValueError:  # a malformed address ("https://[x")
+                secure = False
+            if not secure or "@" in link.netloc:
+                raise ConfigurationError(
+                    "BraveTextSearch: a hosted Goggle is given by its https:// URL with a host "
+                    f"and no user or password, got one starting {text.split(':', 1)[0]!r}"
+                )
+        checked.append(text)
+    size = sum(len(item) for item in checked)
+    if size > MAX_GOGGLES_CHARS:
+        raise ConfigurationError(
+            f"BraveTextSearch: goggles= hold {size} characters in all, more than the "
+            f"{MAX_GOGGLES_CHARS} a request carries; host a long Goggle and pass its URL"
+        )
+    return tuple(checked)
 
 
 class _Snake(BaseModel):
@@ -248,12 +296,16 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         api_key: The subscription token; defaults to the ``BRAVE_SEARCH_API_KEY`` variable.
         endpoint: Full URL of the web search endpoint.
         extra_snippets: Ask for up to five extra passages per result (some plans only).
+        goggles: Brave Goggles that re-rank every search: the ``https://`` URL of a hosted
+            Goggle, an inline definition (its instructions, one per line), or a sequence of
+            them. They boost, demote or discard results; they never widen a ``site``
+            filter (each result's host is still checked).
         **settings: The mappers (of :class:`BraveWebResult`) and the HTTP settings: see
             :class:`~textsearch.connectors.web._connector.WebSettings`.
 
     Raises:
-        ConfigurationError: No key, a bad endpoint or setting, or ``extra_snippets`` not a
-            bool.
+        ConfigurationError: No key, a bad endpoint or setting, ``extra_snippets`` not a
+            bool, or a Goggle that is empty, not text, a non-https URL, or too long in all.
     """
 
     spec: ClassVar[WebSpec] = WebSpec(
@@ -267,9 +319,11 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         *,
         endpoint: str = DEFAULT_ENDPOINT,
         extra_snippets: bool = False,
+        goggles: str | Sequence[str] | None = None,
         **settings: Unpack[WebSettings[BraveWebResult]],
     ) -> None:
         self.extra_snippets = check_flag(extra_snippets, "extra_snippets=", self)
+        self.goggles = _check_goggles(goggles)
         super().__init__(api_key, endpoint, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> SiteFilter:
@@ -314,6 +368,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         params.append(("text_decorations", "false"))
         if self.extra_snippets:
             params.append(("extra_snippets", "true"))
+        params.extend(("goggles", goggle) for goggle in self.goggles)
         params.extend(translated.params)
         return self._get(params)
 
