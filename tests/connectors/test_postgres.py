@@ -288,6 +288,16 @@ def test_hostile_identifiers_are_refused_at_construction(pg_dsn: str) -> None:
         PostgresTextSearch.from_table(pg_dsn, table="t", value_column="body; --")
 
 
+def test_from_table_refuses_an_unknown_keyword_at_run_time_too() -> None:
+    # Type checkers see PostgresSettings; an untyped caller gets the same refusal, in the
+    # documented error, naming the keyword, before any connection.
+    dsn = "postgresql://reader:s3cret-pw@127.0.0.1:1/docs"
+    with pytest.raises(ConfigurationError, match="snipet_words") as info:
+        PostgresTextSearch.from_table(dsn, table="t", value_column="body", **{"snipet_words": 3})
+    assert "s3cret-pw" not in str(info.value)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+
+
 # -- writing -------------------------------------------------------------------------------
 
 

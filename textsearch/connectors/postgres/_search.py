@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from typing_extensions import Self
+from typing_extensions import Self, TypedDict, Unpack
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.base import BaseTextSearch
@@ -84,6 +84,30 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 MODES = ("keyword", "semantic", "hybrid")
+
+
+
+class PostgresSettings(TypedDict, total=False):
+    """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
+
+    Each is documented with the constructor; type checkers see them on both.
+    """
+
+    min_size: int
+    max_size: int
+    timeout: float
+    pool_timeout: float | None
+    connect_timeout: float
+    max_candidates: int
+    one_per_document: bool
+    rank_function: Literal["bm25", "ts_rank", "ts_rank_cd"]
+    highlight: tuple[str, str] | None
+    snippet_words: int
+    batch_size: int
+    mode: Mode | None
+    string_mapper: Callable[[PostgresDocument], str] | None
+    text_search_result_mapper: Callable[[PostgresDocument], TextSearchResult] | None
+
 
 #: environment variable holding the connection string
 DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
@@ -247,7 +271,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         text_search_config: str = "english",
         vector_column: str | None = None,
         embedder: Embedder | None = None,
-        **kwargs: Any,
+        **kwargs: Unpack[PostgresSettings],
     ) -> Self:
         """Search a table you already have (read-only: writing methods refuse it).
 
@@ -270,7 +294,8 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                 search; the model cannot be, the table does not record it).
             embedder: The embedder of the query for ``"semantic"`` and ``"hybrid"`` modes
                 (``mode=``, a keyword; default ``"hybrid"`` with both set).
-            **kwargs: Other constructor keywords (``min_size``, ``timeout``, ``highlight``...).
+            **kwargs: The constructor's other keywords (``min_size``, ``timeout``,
+                ``highlight``, ``mode``...: see :class:`PostgresSettings`).
 
         Raises:
             ImportError: psycopg is not installed.
@@ -290,15 +315,17 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             text_columns=text_columns,
             embedding_column=vector_column,
         )
-        string_mapper = kwargs.pop("string_mapper", None)
-        result_mapper = kwargs.pop("text_search_result_mapper", None)
+        # Checked again at run time: an unknown keyword is a ConfigurationError, typed or not.
+        tuning: dict[str, Any] = dict(kwargs)
+        string_mapper = tuning.pop("string_mapper", None)
+        result_mapper = tuning.pop("text_search_result_mapper", None)
         require_psycopg()
         self = cls.__new__(cls)
         BaseTextSearch.__init__(
             self, string_mapper=string_mapper, text_search_result_mapper=result_mapper
         )
         try:
-            self._setup(dsn, spec, embedder=embedder, **kwargs)
+            self._setup(dsn, spec, embedder=embedder, **tuning)
         except TypeError as exc:
             raise ConfigurationError(f"from_table: {exc}") from None
         return self
