@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from typing_extensions import TypedDict
 
 from textsearch._keyed import ComparedByKey
 from textsearch.errors import InvalidRequestError
@@ -17,6 +18,7 @@ __all__ = [
     "EqualTo",
     "FilterClause",
     "FilterValue",
+    "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",
     "TextSearchFilter",
@@ -317,6 +319,26 @@ class SearchOptions(BaseModel):
         }
         data.update(updates)
         return SearchOptions(**data)
+
+
+class SearchOptionArgs(TypedDict, total=False):
+    """The fields of :class:`SearchOptions` as keywords of a search method.
+
+    ``search("q", top=3, filter=f)`` is short for ``search("q", SearchOptions(top=3,
+    filter=f))``; with ``options`` as well, a keyword replaces that field. Every search method
+    takes them as ``**kwargs: Unpack[SearchOptionArgs]``, so a type checker flags a misspelt
+    name or a wrong type; at run time the same mistakes are an
+    :class:`~textsearch.errors.InvalidRequestError`.
+    """
+
+    top: int
+    """How many results to return (at least 1, at most the connector's ``max_top``)."""
+    skip: int
+    """How many results to skip first (for paging)."""
+    include_total_count: bool
+    """Ask the backend for the total number of matches."""
+    filter: TextSearchFilter | None
+    """A data-only filter (AND-ed with a tool's preset filter); ``None`` for none."""
 
 
 def _describe_validation_error(exc: ValidationError) -> str:

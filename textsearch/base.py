@@ -19,13 +19,14 @@ for the MCP server's resources.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
-from typing_extensions import Self
+from typing_extensions import Self, Unpack
 
 from textsearch._types import (
+    SearchOptionArgs,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
@@ -56,41 +57,43 @@ class TextSearch(Protocol):
     """What every connector offers, whatever the backend.
 
     ``**kwargs`` are shortcuts for :class:`~textsearch.SearchOptions` fields
-    (``top=3, skip=3, filter=...``); they override the same fields of ``options``.
+    (``top=3, skip=3, filter=...``, typed as :class:`~textsearch.SearchOptionArgs`); they
+    override the same fields of ``options``. A connector whose methods take ``**kwargs: Any``
+    satisfies the protocol too.
     """
 
     async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Search and return each result as a string."""
         ...
 
     async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Search and return normalized name/value/link results."""
         ...
 
     async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
         """Search and return the backend's own typed results."""
         ...
 
     def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`."""
         ...
 
     def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`."""
         ...
 
     def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
         """Blocking twin of :meth:`get_search_results`."""
         ...
@@ -203,7 +206,7 @@ _PLAIN_OPTIONS: dict[tuple[tuple[str, type, object], ...], SearchOptions] = {}
 _PLAIN_OPTIONS_MAX = 256
 
 
-def _plain_options(kwargs: dict[str, Any]) -> SearchOptions:
+def _plain_options(kwargs: Mapping[str, Any]) -> SearchOptions:
     key: list[tuple[str, type, object]] = []
     for name, value in kwargs.items():
         kind = type(value)
@@ -221,7 +224,7 @@ def _plain_options(kwargs: dict[str, Any]) -> SearchOptions:
 
 
 def resolve_options(
-    query: object, options: SearchOptions | None, kwargs: dict[str, Any], *, max_top: int
+    query: object, options: SearchOptions | None, kwargs: Mapping[str, Any], *, max_top: int
 ) -> tuple[str, SearchOptions]:
     """Validate a query and merge option shortcuts; pure, shared by every connector.
 
@@ -329,7 +332,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
 
     @abstractmethod
     def _prepare(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
     ) -> tuple[str, SearchOptions]:
         """Validate a request; the query and the effective options."""
 
@@ -342,7 +345,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         """Blocking twin of :meth:`_answer`."""
 
     def prepare_request(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> tuple[str, SearchOptions]:
         """Validate a request as the search methods do, without sending it.
 
@@ -357,7 +360,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         return self._prepare(query, options, kwargs)
 
     async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Search and return each result as a string (by default the result's text).
 
@@ -372,35 +375,35 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         return await self._answer("search", query, effective)
 
     async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Search and return normalized name/value/link results; raises like :meth:`search`."""
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("text", query, effective)
 
     async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Search and return the backend's own typed results; raises like :meth:`search`."""
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("native", query, effective)
 
     def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`; raises the same errors."""
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("search", query, effective)
 
     def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("text", query, effective)
 
     def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Blocking twin of :meth:`get_search_results`; raises the same errors."""
         query, effective = self._prepare(query, options, kwargs)
@@ -534,7 +537,7 @@ class BaseTextSearch(TextSearchMethods[NativeT], ABC):
     # -- shared plumbing ---------------------------------------------------------------
 
     def _prepare(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
     ) -> tuple[str, SearchOptions]:
         query, effective = resolve_options(query, options, kwargs, max_top=self.max_top)
         self._check_filter(effective.filter)

@@ -14,7 +14,7 @@ import inspect
 import logging
 import math
 from abc import abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
 from typing import Any, ClassVar, Literal, cast
 
@@ -362,12 +362,12 @@ class Wrapper(TextSearchMethods[Any]):
     # -- validation ---------------------------------------------------------------------
 
     def _resolve(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
     ) -> tuple[str, SearchOptions]:
         return resolve_options(query, options, kwargs, max_top=self.max_top)
 
     def _prepare(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
     ) -> tuple[str, SearchOptions]:
         query, effective = self._resolve(query, options, kwargs)
         self._check_wrapped(query, effective)

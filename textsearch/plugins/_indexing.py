@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
+from typing_extensions import Unpack
+
+from textsearch._types import SearchOptionArgs, SearchOptions, SearchResults, TextSearchResult
 from textsearch.errors import ServiceUnavailableError
 
 if TYPE_CHECKING:
@@ -146,37 +148,37 @@ class IndexingTextSearch:
     # -- the TextSearch protocol and the document readers, each once the index is ready ---
 
     async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """See ``LocalTextSearch.search`` (waits for the indexing)."""
         return await (await self._ready()).search(query, options, **kwargs)
 
     async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """See ``LocalTextSearch.get_text_search_results`` (waits for the indexing)."""
         return await (await self._ready()).get_text_search_results(query, options, **kwargs)
 
     async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
         """See ``LocalTextSearch.get_search_results`` (waits for the indexing)."""
         return await (await self._ready()).get_search_results(query, options, **kwargs)
 
     def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`."""
         return self._ready_sync().search_sync(query, options, **kwargs)
 
     def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`."""
         return self._ready_sync().get_text_search_results_sync(query, options, **kwargs)
 
     def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
         """Blocking twin of :meth:`get_search_results`."""
         return self._ready_sync().get_search_results_sync(query, options, **kwargs)

@@ -37,9 +37,17 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
 
+from typing_extensions import Unpack
+
 from textsearch._http import check_limits, check_positive_seconds, check_seconds
 from textsearch._http._loop import LoopCloser
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import (
+    SearchOptionArgs,
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+)
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.azure._errors import (
     ENV_KEY as _ENV_KEY,
@@ -702,7 +710,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     # -- provider-specific API ----------------------------------------------------------------
 
     async def get_documents(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[AzureSearchDocument]:
         """Search and return :class:`AzureSearchDocument` results (same as get_search_results).
 
@@ -716,7 +724,7 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         return await self.get_search_results(query, options, **kwargs)
 
     def get_documents_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[AzureSearchDocument]:
         """Blocking twin of :meth:`get_documents`; raises the same errors."""
         return self.get_search_results_sync(query, options, **kwargs)

@@ -40,7 +40,13 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Self, TypedDict, Unpack
 
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import (
+    SearchOptionArgs,
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+)
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local._passages import best_window, hit_pattern
 from textsearch.connectors.postgres._errors import describe, parse_dsn, require_psycopg
@@ -683,13 +689,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
         return TextSearchResult(name=name or item.section, value=value, link=item.link)
 
     async def get_documents(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[PostgresDocument]:
         """Same as :meth:`get_search_results`: documents with snippet and score."""
         return await self.get_search_results(query, options, **kwargs)
 
     def get_documents_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[PostgresDocument]:
         """Blocking twin of :meth:`get_documents`."""
         return self.get_search_results_sync(query, options, **kwargs)

@@ -14,11 +14,17 @@ from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar,
 
 import httpx
 from pydantic import BaseModel
-from typing_extensions import override
+from typing_extensions import Unpack, override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
 from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_parameters, http_settings
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import (
+    SearchOptionArgs,
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+)
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.web._base import (
     as_text,
@@ -366,7 +372,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         return SearchResults(results[skip:] if skip else results, page.total, metadata)
 
     def _text_plan(
-        self, query: str, options: SearchOptions | None, kwargs: dict[str, Any]
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
     ) -> Step | PagedPlan | None:
         if self.spec.text_fields is None or self.text_search_result_mapper is not None:
             return None
@@ -400,7 +406,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     @override
     async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
@@ -409,7 +415,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     @override
     def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         plan = self._text_plan(query, options, kwargs)
         if plan is None:
@@ -418,7 +424,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     @override
     async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
@@ -427,7 +433,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     @override
     def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
+        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
         if plan is None:
