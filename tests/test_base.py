@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 
+from tests._protocol_only import ProtocolOnly
 from textsearch import (
     BaseTextSearch,
     InvalidRequestError,
@@ -130,40 +131,6 @@ def test_context_managers_close() -> None:
             return inner
 
     assert asyncio.run(run()).closed
-
-
-class ProtocolOnly:
-    """A connector written against the Protocol alone, without the base class."""
-
-    async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        return SearchResults([query])
-
-    async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        return SearchResults([TextSearchResult(value=query)])
-
-    async def get_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[Any]:
-        return SearchResults([query])
-
-    def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[str]:
-        return SearchResults([query])
-
-    def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[TextSearchResult]:
-        return SearchResults([TextSearchResult(value=query)])
-
-    def get_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Any
-    ) -> SearchResults[Any]:
-        return SearchResults([query])
 
 
 def test_protocol_is_runtime_checkable() -> None:

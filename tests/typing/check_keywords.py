@@ -7,7 +7,7 @@ so mypy fails if such a keyword or value starts being accepted.
 
 from __future__ import annotations
 
-from tests.test_base import ProtocolOnly
+from tests._protocol_only import ProtocolOnly
 from textsearch import (
     BraveTextSearch,
     FallbackTextSearch,
