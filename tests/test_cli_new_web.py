@@ -104,6 +104,39 @@ def test_brave_search_with_site_and_freshness(monkeypatch: pytest.MonkeyPatch) -
     assert server.requests[0].headers["x-subscription-token"] == "BSA-0123456789"
 
 
+GOGGLE = "https://gist.githubusercontent.com/kb/0a1b/raw/docs_first.goggle"
+
+
+def test_brave_goggles_from_the_environment_reach_every_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with serve(Reply(200, BRAVE_BODY)) as server:
+        monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "BSA-0123456789")
+        monkeypatch.setenv("BRAVE_SEARCH_ENDPOINT", server.url + "/res/v1/web/search")
+        monkeypatch.setenv("BRAVE_SEARCH_GOGGLES", f" {GOGGLE}\n {GOGGLE}-2 ")
+        first, _ = run(["search", "retry", "--provider", "brave", "--json"])
+        second, _ = run(["search", "backoff", "--provider", "brave", "--site", "kb.example"])
+    assert (first, second) == (0, 0)
+    assert len(server.requests) == 2
+    for request in server.requests:
+        assert [v for k, v in request.query if k == "goggles"] == [GOGGLE, GOGGLE + "-2"]
+
+
+def test_a_bad_brave_goggle_in_the_environment_is_one_line_before_any_request(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve(Reply(200, BRAVE_BODY)) as server:
+        monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "BSA-0123456789")
+        monkeypatch.setenv("BRAVE_SEARCH_ENDPOINT", server.url + "/res/v1/web/search")
+        monkeypatch.setenv("BRAVE_SEARCH_GOGGLES", "http://kb.example/plain.goggle")
+        code, _ = run(["search", "retry", "--provider", "brave"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "https://" in err and err.count("\n") == 1
+    assert "BSA-0123456789" not in err
+    assert server.requests == []
+
+
 @pytest.mark.parametrize(
     ("provider", "key_var", "url_var", "body", "wire_key"),
     [

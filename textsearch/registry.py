@@ -309,7 +309,13 @@ def _bocha() -> Any:
 def _brave() -> Any:
     from textsearch.connectors.web.brave import DEFAULT_ENDPOINT, BraveTextSearch
 
-    return BraveTextSearch(endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT)
+    # Hosted Goggles' URLs, separated by white space: a command line or an MCP server re-ranks
+    # every search with them, and a model calling the tool cannot change them.
+    goggles = os.environ.get("BRAVE_SEARCH_GOGGLES", "").split()
+    return BraveTextSearch(
+        endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
+        goggles=goggles or None,
+    )
 
 
 def _tavily() -> Any:
