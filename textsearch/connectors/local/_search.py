@@ -79,8 +79,10 @@ __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "
 # index_path commits after this many files, so an interrupted run keeps what it did.
 #: The version of the plain text made of Markdown, reStructuredText and .txt files (the
 #: readers in ``_split``): an index whose files were read by another version, or with other
-#: ``formats``, reads them again once. 3: read by markdown-it-py and docutils.
-MARKDOWN_TEXT_VERSION = "3"
+#: ``formats``, reads them again once. 3: read by markdown-it-py and docutils. 4: the line
+#: reader (no ``markup`` extra) pairs code spans as CommonMark does, across line ends too;
+#: the readers in use are part of the mark, so installing the extra re-reads the files.
+MARKDOWN_TEXT_VERSION = "4"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 _BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
@@ -197,9 +199,12 @@ def _checked_formats(formats: Mapping[str, str] | None) -> dict[str, str]:
 
 
 def _text_version(formats: dict[str, str]) -> str:
+    from textsearch.connectors.local._split import readers  # loaded only to index files
+
+    version = f"{MARKDOWN_TEXT_VERSION}:{readers()}"
     if not formats:
-        return MARKDOWN_TEXT_VERSION
-    return MARKDOWN_TEXT_VERSION + ";" + ",".join(f"{k}={v}" for k, v in sorted(formats.items()))
+        return version
+    return version + ";" + ",".join(f"{k}={v}" for k, v in sorted(formats.items()))
 
 
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:

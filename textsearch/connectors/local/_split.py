@@ -75,13 +75,62 @@ _MD_INLINE = (
     (re.compile(r"\[([^\]\n]{1,300})\]\[[^\]\n]{0,300}\]"), r"\1"),  # reference link
     (re.compile(r"<(https?://[^>\s]{1,2000})>"), r"\1"),  # autolink
     (re.compile(r"<!--.{0,1000}?-->"), ""),
-    (re.compile(r"(`{1,3})([^`\n]{1,1000}?)\1"), r"\2"),  # inline code
     (re.compile(r"(\*\*|__)(?=\S)([^\n]{1,300}?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=[^\s*])([^\n]{1,300}?)(?<=[^\s*])\*(?![\w*])"), r"\1"),
     (re.compile(r"(?<![\w_])_(?=[^\s_])([^\n]{1,300}?)(?<=[^\s_])_(?![\w_])"), r"\1"),
     (re.compile(r"~~(?=\S)([^\n]{1,300}?)(?<=\S)~~"), r"\1"),
     (re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])"), r"\1"),  # backslash escapes
 )
+
+
+_BACKTICKS = re.compile(r"`+")
+# Lines that start a block of their own: a code span never reaches into or out of them.
+_MD_BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+]\s|\d{1,9}[.)]\s|#{1,6}\s|\||>)")
+
+
+def _unmark_code_spans(text: str) -> str:
+    """``text`` (one paragraph or table row) without the backticks of its code spans.
+
+    CommonMark's pairing: a run of backticks opens a span that the next run of the same
+    length closes, within a line or across line ends; runs inside a span are literal, and
+    a run with no closer stays as written. One space inside each end goes too when both ends
+    have one. Each length keeps a pointer into its list of runs, and pointers only move
+    forward: linear whatever the input.
+    """
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
+    next_of: dict[int, int] = {}  # length -> position in by_length[length]
+    cut: list[tuple[int, int]] = []
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = by_length[end - start]
+        at = next_of.get(end - start, 0)
+        while at < len(same) and same[at] <= index:
+            at += 1
+        next_of[end - start] = at
+        if at == len(same):  # no closer: a literal run
+            index += 1
+            continue
+        closer = same[at]
+        close_start, close_end = runs[closer]
+        padded = (
+            close_start - end >= 3 and text[end] == " " and text[close_start - 1] == " "
+            and not text[end:close_start].isspace()
+        )  # fmt: skip
+        cut += ((start, end + padded), (close_start - padded, close_end))
+        index = closer + 1
+    if not cut:
+        return text
+    pieces: list[str] = []
+    last = 0
+    for start, end in cut:
+        pieces.append(text[last:start])
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def _plain_inline(line: str) -> str:
@@ -102,7 +151,10 @@ def _plain_markdown(body: str) -> str:
     """
     out: list[str] = []
     in_fence = False
-    for line in body.split("\n"):
+    lines = body.split("\n")
+    if "`" in body:
+        lines = _unmark_paragraph_spans(lines)
+    for line in lines:
         if _FENCE.match(line):
             in_fence = not in_fence
             out.append("")
@@ -127,6 +179,30 @@ def _plain_markdown(body: str) -> str:
             line = _plain_inline(line)
         out.append(line)
     return "\n".join(out)
+
+
+def _unmark_paragraph_spans(lines: list[str]) -> list[str]:
+    """The lines, with the code spans of each paragraph and table row unmarked (a span may
+    cross a line end; fenced code is left as written)."""
+    result = list(lines)
+    in_fence = False
+    first = -1  # the current paragraph's first line; -1: none
+    for number, line in enumerate([*lines, ""]):
+        fence = number < len(lines) and bool(_FENCE.match(line))
+        ends = fence or in_fence or not line.strip() or bool(_MD_BLOCK_START.match(line))
+        if ends and first >= 0:
+            joined = "\n".join(result[first:number])
+            if joined.count("`") >= 2:
+                result[first:number] = _unmark_code_spans(joined).split("\n")
+        if fence:
+            in_fence = not in_fence
+        if ends:
+            # a list item or quote line begins the next paragraph; a blank or fence line ends
+            opens = not (fence or in_fence or not line.strip())
+            first = number if opens else -1
+        elif first < 0:
+            first = number
+    return result
 
 
 def _atx_heading(line: str) -> str | None:
@@ -433,6 +509,17 @@ _FORMAT_OF_SUFFIX = {
     ".html": "html",
     ".htm": "html",
 }
+
+
+def readers() -> str:
+    """Which readers make the text of Markdown and reStructuredText files here (found, not
+    imported): installing or removing the ``markup`` extra changes the text."""
+    from importlib.util import find_spec
+
+    from textsearch.connectors.local import _rst
+
+    markdown = find_spec("markdown_it") is not None and find_spec("mdit_py_plugins") is not None
+    return ("markdown-it" if markdown else "lines") + ("+docutils" if _rst.available() else "")
 
 
 def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
