@@ -79,6 +79,31 @@ def test_spans_pair_as_commonmark_pairs_them_and_lines_are_kept() -> None:
     ]
 
 
+def test_strong_emphasis_across_a_line_end_and_bullets_read_as_markdown_it_reads_them() -> None:
+    body = (
+        "* one **whole results are dropped\n"
+        "from the lowest end**; kept\n"
+        "+ two\n"
+        "\n"
+        "see `f(**kwargs)`\n"
+        "and **real** bold, 2**3 stays, __also\n"
+        "this__ too\n"
+    )
+    assert _plain_markdown(body).split("\n") == [
+        "- one whole results are dropped",
+        "from the lowest end; kept",
+        "- two",
+        "",
+        "see f(**kwargs)",  # markers inside code are literal
+        "and real bold, 2**3 stays, also",
+        "this too",
+        "",
+    ]
+    if _markdown.available():  # the markdown-it reading says the same
+        _, passages = split_document("# T\n\n" + body, ".md")
+        assert "\n".join(p.text for p in passages).split() == _plain_markdown(body).split()
+
+
 @pytest.mark.usefixtures("line_reader")
 def test_passage_links_keep_their_line_numbers(tmp_path: Path) -> None:
     (tmp_path / "brave.md").write_text(SIGNATURE + "\n## Options\n\n`top` is 1..20.\n")

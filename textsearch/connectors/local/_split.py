@@ -84,6 +84,13 @@ _MD_INLINE = (
 
 
 _BACKTICKS = re.compile(r"`+")
+# Strong emphasis whose closer is on the next line (the line patterns pair within a line).
+# No backtick inside: markers in code are literal. Bounded, as the line patterns are.
+_STRONG_ACROSS = re.compile(
+    r"(?<![\w*_])(\*\*|__)(?=[^\s*_])([^\n`]{0,300}\n[^\n`]{0,300}?)(?<=[^\s*_])\1(?![\w*_])"
+)
+# A "*" or "+" list marker is shown as "-", as the markdown-it reader shows every bullet.
+_MD_BULLET = re.compile(r"^(\s*)[*+](?=[ \t])")
 # Lines that start a block of their own: a code span never reaches into or out of them.
 _MD_BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+]\s|\d{1,9}[.)]\s|#{1,6}\s|\||>)")
 
@@ -152,7 +159,7 @@ def _plain_markdown(body: str) -> str:
     out: list[str] = []
     in_fence = False
     lines = body.split("\n")
-    if "`" in body:
+    if "`" in body or "**" in body or "__" in body:
         lines = _unmark_paragraph_spans(lines)
     for line in lines:
         if _FENCE.match(line):
@@ -168,7 +175,7 @@ def _plain_markdown(body: str) -> str:
         if _MD_REF_DEF.match(line):
             out.append("")
             continue
-        line = _MD_QUOTE.sub("", line)
+        line = _MD_BULLET.sub(r"\1-", _MD_QUOTE.sub("", line))
         stripped = line.strip()
         if stripped.startswith("|") and stripped.count("|") >= 2:
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", stripped.strip("|"))]
@@ -192,8 +199,11 @@ def _unmark_paragraph_spans(lines: list[str]) -> list[str]:
         ends = fence or in_fence or not line.strip() or bool(_MD_BLOCK_START.match(line))
         if ends and first >= 0:
             joined = "\n".join(result[first:number])
+            if number - first > 1 and ("**" in joined or "__" in joined):
+                joined = _STRONG_ACROSS.sub(r"\2", joined)
             if joined.count("`") >= 2:
-                result[first:number] = _unmark_code_spans(joined).split("\n")
+                joined = _unmark_code_spans(joined)
+            result[first:number] = joined.split("\n")
         if fence:
             in_fence = not in_fence
         if ends:
