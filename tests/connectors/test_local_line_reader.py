@@ -104,6 +104,21 @@ def test_strong_emphasis_across_a_line_end_and_bullets_read_as_markdown_it_reads
         assert "\n".join(p.text for p in passages).split() == _plain_markdown(body).split()
 
 
+def test_myst_roles_read_as_the_markdown_it_reader_reads_them() -> None:
+    body = (
+        "See {class}`~click.Option` and {ref}`the guide <guide>`, {py:func}`open`.\n"
+        "Code `{x}` and a {set} stay.\n"
+    )
+    assert _plain_markdown(body).split("\n") == [
+        "See Option and the guide, open.",
+        "Code {x} and a {set} stay.",
+        "",
+    ]
+    if _markdown.available():
+        _, passages = split_document("# T\n\n" + body, ".md")
+        assert "\n".join(p.text for p in passages).split() == _plain_markdown(body).split()
+
+
 @pytest.mark.usefixtures("line_reader")
 def test_passage_links_keep_their_line_numbers(tmp_path: Path) -> None:
     (tmp_path / "brave.md").write_text(SIGNATURE + "\n## Options\n\n`top` is 1..20.\n")

@@ -89,6 +89,8 @@ _BACKTICKS = re.compile(r"`+")
 _STRONG_ACROSS = re.compile(
     r"(?<![\w*_])(\*\*|__)(?=[^\s*_])([^\n`]{0,300}\n[^\n`]{0,300}?)(?<=[^\s*_])\1(?![\w*_])"
 )
+# A MyST role right before a code span: {py:class}`X`.
+_ROLE_BEFORE = re.compile(r"\{[\w:.+-]{1,40}\}\Z")
 # A "*" or "+" list marker is shown as "-", as the markdown-it reader shows every bullet.
 _MD_BULLET = re.compile(r"^(\s*)[*+](?=[ \t])")
 # Lines that start a block of their own: a code span never reaches into or out of them.
@@ -101,15 +103,18 @@ def _unmark_code_spans(text: str) -> str:
     CommonMark's pairing: a run of backticks opens a span that the next run of the same
     length closes, within a line or across line ends; runs inside a span are literal, and
     a run with no closer stays as written. One space inside each end goes too when both ends
-    have one. Each length keeps a pointer into its list of runs, and pointers only move
-    forward: linear whatever the input.
+    have one. A MyST role before a span (``{class}`~a.B` ``) reads as the markdown-it reader
+    reads it ("B"). Each length keeps a pointer into its list of runs, and pointers only
+    move forward: linear whatever the input.
     """
+    from textsearch.connectors.local._markdown import role_text  # no parser is loaded
+
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
     by_length: dict[int, list[int]] = {}
     for index, (start, end) in enumerate(runs):
         by_length.setdefault(end - start, []).append(index)
     next_of: dict[int, int] = {}  # length -> position in by_length[length]
-    cut: list[tuple[int, int]] = []
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in order
     index = 0
     while index < len(runs):
         start, end = runs[index]
@@ -123,18 +128,20 @@ def _unmark_code_spans(text: str) -> str:
             continue
         closer = same[at]
         close_start, close_end = runs[closer]
-        padded = (
-            close_start - end >= 3 and text[end] == " " and text[close_start - 1] == " "
-            and not text[end:close_start].isspace()
-        )  # fmt: skip
-        cut += ((start, end + padded), (close_start - padded, close_end))
+        content = text[end:close_start]
+        role = _ROLE_BEFORE.search(text, max(0, start - 48), start)
+        if role is not None and "\n" not in content:
+            edits.append((role.start(), close_end, role_text(content)))
+        else:
+            padded = len(content) >= 3 and content[0] == content[-1] == " " and content.strip()
+            edits += ((start, end + bool(padded), ""), (close_start - bool(padded), close_end, ""))
         index = closer + 1
-    if not cut:
+    if not edits:
         return text
     pieces: list[str] = []
     last = 0
-    for start, end in cut:
-        pieces.append(text[last:start])
+    for start, end, replacement in edits:
+        pieces += (text[last:start], replacement)
         last = end
     pieces.append(text[last:])
     return "".join(pieces)
