@@ -134,6 +134,17 @@ def test_bad_endpoint(endpoint: str) -> None:
         BraveTextSearch(KEY, endpoint=endpoint)
 
 
+@pytest.mark.parametrize(
+    "endpoint", ["https://[bad/search", "https://api search/x", "ftp://user:pw@api.test/x", "u:pw@"]
+)
+def test_a_malformed_endpoint_is_refused_without_showing_a_password(endpoint: str) -> None:
+    # httpx escapes a host it cannot hold instead of refusing it; every web connector's URL
+    # check (shared) refuses it, and never echoes a value that may carry credentials.
+    with pytest.raises(ConfigurationError) as info:
+        BraveTextSearch(KEY, endpoint=endpoint)
+    assert "pw" not in str(info.value)
+
+
 # -- success -----------------------------------------------------------------------------
 
 
@@ -259,8 +270,8 @@ def test_goggles_never_widen_a_site_filter() -> None:
         (b"$boost=2,site=a.org", "string or a list"),
         ({"a": 1}, "string or a list"),
         ("http://example.org/plain.goggle", "https://"),
-        ("https://user:pw@example.org/x.goggle", "no user or password"),
-        ("https://[bad/x.goggle", "https://"),
+        ("https://user:pw@example.org/x.goggle", "must not carry credentials"),
+        ("https://[bad/x.goggle", "http(s) URL with a host"),
         ("$boost=2,site=a.org\x00", "control characters"),
         ("/a/$boost=2\n" * 400, "host a long Goggle"),
     ],

@@ -81,16 +81,17 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
     """Parse an endpoint or base URL; http(s) with a host, or a :class:`ConfigurationError`."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigurationError(f"{owner}: {argument} must be a non-empty URL string")
+    # A message shows the value only when it cannot hold a user or password.
+    shown = " (it has an '@')" if "@" in value else f", got {value!r}"
     try:
         url = httpx.URL(value.strip())
     except (httpx.InvalidURL, TypeError, ValueError):
-        raise ConfigurationError(f"{owner}: {argument} {value!r} is not a valid URL") from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigurationError(
-            f"{owner}: {argument} must be an http(s) URL with a host, got {value!r}"
-        )
+        raise ConfigurationError(f"{owner}: {argument} is not a valid URL{shown}") from None
     if url.userinfo:
         raise ConfigurationError(f"{owner}: {argument} must not carry credentials")
+    # httpx escapes what a host cannot hold ("[bad", a space) rather than refusing it.
+    if url.scheme not in ("http", "https") or not url.host or "%" in url.host:
+        raise ConfigurationError(f"{owner}: {argument} must be an http(s) URL with a host{shown}")
     return url
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Final
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from typing_extensions import Unpack
@@ -29,6 +28,7 @@ from textsearch.connectors.web._base import (
     PlainText,
     as_text,
     check_flag,
+    check_url,
     clean_text,
     load_json_body,
     load_json_object,
@@ -100,15 +100,9 @@ def _check_goggles(goggles: object) -> tuple[str, ...]:
         # One word with a scheme is a hosted Goggle's address; instructions take "$" options
         # ("/docs/$boost=2") and a definition spans lines.
         if "://" in text and "$" not in text and len(text.split()) == 1:
-            try:
-                link = urlsplit(text)
-                secure = link.scheme.lower() == "https" and bool(link.hostname)
-            except ValueError:  # a malformed address ("https://[x")
-                secure = False
-            if not secure or "@" in link.netloc:
+            if check_url(text, "goggles=", "BraveTextSearch").scheme != "https":
                 raise ConfigurationError(
-                    "BraveTextSearch: a hosted Goggle is given by its https:// URL with a host "
-                    f"and no user or password, got one starting {text.split(':', 1)[0]!r}"
+                    "BraveTextSearch: a hosted Goggle is given by its https:// URL"
                 )
         checked.append(text)
     size = sum(len(item) for item in checked)
