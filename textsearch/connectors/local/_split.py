@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from textsearch.connectors.local._blocks import Block, MarkupSection, collector_paused
+from textsearch.connectors.local._markdown import role_text
 from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
@@ -107,8 +108,6 @@ def _unmark_code_spans(text: str) -> str:
     reads it ("B"). Each length keeps a pointer into its list of runs, and pointers only
     move forward: linear whatever the input.
     """
-    from textsearch.connectors.local._markdown import role_text  # no parser is loaded
-
     runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
     by_length: dict[int, list[int]] = {}
     for index, (start, end) in enumerate(runs):
@@ -197,7 +196,8 @@ def _plain_markdown(body: str) -> str:
 
 def _unmark_paragraph_spans(lines: list[str]) -> list[str]:
     """The lines, with the code spans of each paragraph and table row unmarked (a span may
-    cross a line end; fenced code is left as written)."""
+    cross a line end) and strong emphasis closed on a later line of the paragraph unmarked;
+    fenced code is left as written."""
     result = list(lines)
     in_fence = False
     first = -1  # the current paragraph's first line; -1: none

@@ -92,7 +92,6 @@ Mode = Literal["keyword", "semantic", "hybrid"]
 MODES = ("keyword", "semantic", "hybrid")
 
 
-
 class PostgresSettings(TypedDict, total=False):
     """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
 
