@@ -119,6 +119,25 @@ def test_myst_roles_read_as_the_markdown_it_reader_reads_them() -> None:
         assert "\n".join(p.text for p in passages).split() == _plain_markdown(body).split()
 
 
+def test_myst_targets_and_directives_with_no_text_are_dropped_code_stays() -> None:
+    body = (
+        "(parameter-types)=\n"
+        "\n"
+        "```{contents}\n"
+        "---\n"
+        "depth: 2\n"
+        "---\n"
+        "```\n"
+        "Words (kept) = here.\n"
+        "```{code-block} python\n"
+        "(x)=\n"
+        "```\n"
+    )
+    assert _plain_markdown(body).split("\n") == [
+        "", "", "", "", "", "", "", "Words (kept) = here.", "", "(x)=", "", "",
+    ]  # fmt: skip
+
+
 @pytest.mark.usefixtures("line_reader")
 def test_passage_links_keep_their_line_numbers(tmp_path: Path) -> None:
     (tmp_path / "brave.md").write_text(SIGNATURE + "\n## Options\n\n`top` is 1..20.\n")

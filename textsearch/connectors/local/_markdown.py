@@ -39,6 +39,13 @@ _DROPPED_DIRECTIVES = frozenset(
      "image", "index", "tableofcontents", "bibliography"}
 )  # fmt: skip
 _ARGUMENT_NOT_TEXT = _CODE_DIRECTIVES | {"figure", "eval-rst", "only", "ifconfig"}
+
+
+def dropped_directive(name: str) -> bool:
+    """Whether a MyST directive (``toctree``, ``contents``, ``py:currentmodule``...) holds no
+    text for a reader; both readers drop it."""
+    name = name.strip().lower()
+    return name in _DROPPED_DIRECTIVES or name.rpartition(":")[2] in _DROPPED_DIRECTIVES
 _MAX_DIRECTIVE_DEPTH = 8
 
 
@@ -225,7 +232,7 @@ class _Reader(SectionWriter):
         body, skipped = _directive_body(token.content)
         body_line = line + 1 + skipped
         short = name.rpartition(":")[2]  # a domain's directive (py:function) by its name
-        if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
+        if dropped_directive(name):
             return
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)

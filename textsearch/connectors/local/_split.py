@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from textsearch.connectors.local._blocks import Block, MarkupSection, collector_paused
-from textsearch.connectors.local._markdown import role_text
+from textsearch.connectors.local._markdown import dropped_directive, role_text
 from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
@@ -24,6 +24,9 @@ _SPLIT_MIN = 200  # a cut never leaves a piece shorter than this when it can be 
 
 _SETEXT = re.compile(r"^\s{0,3}(=+|-+)\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+# A MyST directive fence (```{toctree}) and a MyST target line ((name)=).
+_DIRECTIVE_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)`*\s*\{([\w:.-]{1,60})\}")
+_MYST_TARGET = re.compile(r"^\s{0,3}\([^()\s]{1,200}\)=\s*$")
 _RST_UNDER = re.compile(r"([=\-~^\"'`#*+_:.])\1{2,}\s*")
 _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MD = re.compile(r"[*_`]+|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
@@ -167,13 +170,20 @@ def _plain_markdown(body: str) -> str:
     lines = body.split("\n")
     if "`" in body or "**" in body or "__" in body:
         lines = _unmark_paragraph_spans(lines)
+    dropping = False  # inside a directive with no text for a reader (toctree, contents)
     for line in lines:
         if _FENCE.match(line):
+            if not in_fence:
+                directive = _DIRECTIVE_FENCE.match(line)
+                dropping = directive is not None and dropped_directive(directive.group(1))
             in_fence = not in_fence
             out.append("")
             continue
         if in_fence:
-            out.append(line)
+            out.append("" if dropping else line)
+            continue
+        if _MYST_TARGET.match(line):
+            out.append("")
             continue
         if ("|" in line and _MD_TABLE_RULE.match(line)) or _MD_BREAK.match(line):
             out.append("")
