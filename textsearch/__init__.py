@@ -24,10 +24,13 @@ from textsearch.errors import *  # noqa: F403
 
 if TYPE_CHECKING:
     from textsearch._types import (
+        AnyOf,
         AnyTagEqualTo,
         EqualTo,
         FilterClause,
         FilterValue,
+        NotEqualTo,
+        Range,
         SearchOptionArgs,
         SearchOptions,
         SearchResults,
@@ -53,6 +56,7 @@ __version__ = "0.1.0"
 _logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
+    "AnyOf",
     "AnyTagEqualTo",
     "BaseTextSearch",
     "CachedTextSearch",
@@ -62,6 +66,8 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
+    "NotEqualTo",
+    "Range",
     "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",
