@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import Field, ValidationError
 
+from textsearch._ranges import instant_of
 from textsearch._types import is_valid_text
 from textsearch.connectors._document import StoredDocument
 from textsearch.errors import (
@@ -74,8 +75,11 @@ def is_cjk() -> re.Pattern[str]:
 def _cjk_only_run() -> re.Pattern[str]:
     return re.compile(f"[{_CJK_RANGES}]+")
 
+
 # SQLite integers are 64-bit; a bigger Python int cannot be bound as a parameter.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+#: The SQL function that reads a stored string as an ISO-8601 instant (NULL: not a date).
+INSTANT_FUNCTION = "textsearch_instant"
 
 
 class LocalDocument(StoredDocument):
@@ -317,6 +321,7 @@ def connect(path: str) -> sqlite3.Connection:
     try:
         db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
         db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
+        db.create_function(INSTANT_FUNCTION, 1, instant_of, deterministic=True)
         retry_busy(lambda: _init_schema(db, path), path)
     except (sqlite3.Error, TextSearchError) as exc:
         db.close()

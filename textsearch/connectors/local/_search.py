@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from textsearch._types import (
-    AnyTagEqualTo,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
@@ -51,6 +50,7 @@ from textsearch.connectors.local._files import (
     read_file,
     walk,
 )
+from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._passages import (
     DEFAULT_PASSAGE_CHARS,
@@ -58,7 +58,7 @@ from textsearch.connectors.local._passages import (
     best_window,
     hit_pattern,
 )
-from textsearch.connectors.local._query import filter_sql, plan_query
+from textsearch.connectors.local._query import plan_query
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
     LocalDocument,
@@ -68,7 +68,7 @@ from textsearch.connectors.local._schema import (
     normalize_document,
     retry_busy,
 )
-from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
+from textsearch.errors import ConfigurationError, InvalidRequestError
 
 if TYPE_CHECKING:
     from textsearch.connectors.local._vectors import VectorIndex
@@ -969,21 +969,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         return
 
     def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
-        if not search_filter:
-            return
-        allowed = self._filter_fields()
-        for clause in search_filter.clauses:
-            name = clause.field_name
-            if name not in allowed or (
-                isinstance(clause, AnyTagEqualTo) and name in RESERVED_FILTER_FIELDS
-            ):
-                raise UnsupportedFilterError(
-                    f"LocalTextSearch cannot filter on {name!r} with {clause.kind}; "
-                    f"supported filter fields: {', '.join(allowed)} "
-                    "(metadata fields become filterable once a document has them)",
-                    field_name=name,
-                    supported_fields=allowed,
-                )
+        if search_filter:
+            validate_filter(search_filter, self._filter_fields())
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         vector = None
@@ -1393,9 +1380,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a

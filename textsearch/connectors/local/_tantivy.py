@@ -19,13 +19,15 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import struct
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import tantivy
 
-from textsearch._types import EqualTo, TextSearchFilter
+from textsearch._ranges import instant_of, range_bound
+from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.connectors.local._query import id_text
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
@@ -91,9 +93,69 @@ def document_tokens(
         if value is not None:
             tokens.append("has" + _SEP + key)
             tokens.append("eq" + _SEP + key + _SEP + _canon(value))
+            ranged = _range_token(key, value)
+            if ranged is not None:
+                tokens.append(ranged)
         # any_tag_equal_to on a scalar finds the scalar itself (as json_each does)
         tokens.append("tag" + _SEP + key + _SEP + _canon(value))
     return tokens
+
+
+# -- range tokens ------------------------------------------------------------------------
+#
+# A number, or a string that is an ISO-8601 date (as its instant in microseconds), is one
+# more token: "rn" or "rd", the key in hex, "_", then 20 hex digits whose order is the
+# numeric order. A range clause is a regular expression over those digits, which tantivy runs
+# against its term dictionary (no term is listed in the query, whatever the value count).
+# The digits: the float64 nearest the number, in an order-preserving form (16), then the
+# exact difference between the number and that float (4, offset by 0x8000): an int64 past
+# 2**53 keeps its order against its neighbours and against floats.
+
+_HEX = "0123456789abcdef"
+_DIGITS = 20
+
+
+def _sortable(number: int | float) -> str:
+    nearest = float(number) + 0.0  # -0.0 is 0.0
+    (bits,) = struct.unpack(">Q", struct.pack(">d", nearest))
+    bits = bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | 1 << 63
+    residual = number - int(nearest) if isinstance(number, int) else 0
+    return f"{bits:016x}{residual + 0x8000:04x}"
+
+
+def _range_prefix(kind: str, key: str) -> str:
+    return ("rn" if kind == "number" else "rd") + key.encode().hex() + "_"
+
+
+def _range_token(key: str, value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return _range_prefix("number", key) + _sortable(value)
+    instant = instant_of(value)
+    return None if instant is None else _range_prefix("date", key) + _sortable(instant)
+
+
+def _digits_regex(bound: str, above: bool, inclusive: bool) -> str:
+    """A regular expression for the 20-digit strings above (or below) ``bound``."""
+    options = [bound] if inclusive else []
+    for i, digit in enumerate(bound):
+        at = _HEX.index(digit)
+        chars = _HEX[at + 1 :] if above else _HEX[:at]
+        if chars:
+            rest = _DIGITS - i - 1
+            options.append(bound[:i] + f"[{chars}]" + (f"[0-9a-f]{{{rest}}}" if rest else ""))
+    return "(" + "|".join(options) + ")" if options else "(?!)"
+
+
+def range_regex(clause: Range) -> str | None:
+    """The filter-field regular expression of a range clause (``None``: nothing can match)."""
+    kind, bound = range_bound(clause.value)
+    above = clause.kind.startswith("greater")
+    digits = _digits_regex(_sortable(bound), above, clause.kind.endswith("_or_equal"))
+    if digits == "(?!)":
+        return None
+    return _range_prefix(kind, clause.field_name) + digits
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -402,41 +464,48 @@ class TantivyRanker:
 def filter_clauses(
     schema: tantivy.Schema, search_filter: TextSearchFilter | None
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-    """Filter clauses as term queries on the keyword field (the SQL filter's semantics)."""
+    """Filter clauses as queries on the keyword field (the SQL filter's semantics)."""
     if not search_filter:
         return []
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    q = tantivy.Query
+    must, must_not = tantivy.Occur.Must, tantivy.Occur.MustNot
 
-    def must(token: str) -> None:
-        term = tantivy.Query.term_query(schema, "filter", token, index_option="basic")
+    def term(token: str) -> tantivy.Query:
+        return q.term_query(schema, "filter", token, index_option="basic")
+
+    def equal(name: str, value: Any) -> tuple[tantivy.Occur, tantivy.Query]:
+        """equal_to as (Must, query), or (MustNot, query) when it means "has no value"."""
+        if name == "site":
+            return must, term("site" + _SEP + str(value).lower().strip().rstrip("."))
+        if name in ("id", "link"):
+            if value is None:
+                return must, term("noid" if name == "id" else "nolink")  # no document lacks an id
+            return must, term(name + _SEP + id_text(value))
+        if value is None:
+            return must_not, term("has" + _SEP + name)  # missing or null: holding no value
+        return must, term("eq" + _SEP + name + _SEP + _canon(value))
+
+    def add(occur: tantivy.Occur, query: tantivy.Query) -> None:
         # A filter decides what matches, never the score.
-        clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(term, 0.0)))
+        clauses.append((occur, q.const_score_query(query, 0.0) if occur == must else query))
 
     for clause in search_filter.clauses:
-        name, value = clause.field_name, clause.value
-        if isinstance(clause, EqualTo) and name == "site":
-            must("site" + _SEP + str(value).lower().strip().rstrip("."))
-        elif isinstance(clause, EqualTo) and name in ("id", "link"):
-            if value is None:
-                if name == "id":
-                    must("noid")  # no document lacks an id
-                else:
-                    must("nolink")
-            else:
-                must(name + _SEP + id_text(value))
-        elif isinstance(clause, EqualTo):
-            if value is None:
-                # missing or null: not holding any value
-                clauses.append(
-                    (
-                        tantivy.Occur.MustNot,
-                        tantivy.Query.term_query(
-                            schema, "filter", "has" + _SEP + name, index_option="basic"
-                        ),
-                    )
-                )
-            else:
-                must("eq" + _SEP + name + _SEP + _canon(value))
-        else:
-            must("tag" + _SEP + name + _SEP + _canon(value))
+        name = clause.field_name
+        if isinstance(clause, EqualTo):
+            add(*equal(name, clause.value))
+        elif isinstance(clause, AnyTagEqualTo):
+            add(must, term("tag" + _SEP + name + _SEP + _canon(clause.value)))
+        elif isinstance(clause, NotEqualTo):
+            occur, query = equal(name, clause.value)
+            add(must_not if occur == must else must, query)
+        elif isinstance(clause, AnyOf):
+            # any_of holds no None: each value is a positive term
+            add(
+                must,
+                q.boolean_query([(tantivy.Occur.Should, equal(name, v)[1]) for v in clause.values]),
+            )
+        elif isinstance(clause, Range):
+            pattern = range_regex(clause)
+            add(must, q.regex_query(schema, "filter", pattern) if pattern else q.empty_query())
     return clauses
