@@ -343,6 +343,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         self.value_chars = value_chars
         self.engine: Literal["sqlite", "tantivy"] = _engine.choose_engine(engine)
         self._lock = threading.RLock()
+        # The filterable fields last read from the file (they only ever grow): what
+        # check_filter and the other pre-checks compare with, without waiting for the lock.
+        self._known_fields: list[str] | None = None
         self._db = connect(self.path)
         self._fts = FtsRanker(self._db)
         self._tv: ModuleType | None = None
@@ -961,12 +964,32 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
     def _filter_fields(self) -> list[str]:
         names = [r[0] for r in self._db.execute("SELECT name FROM metadata_fields")]
-        return sorted({*RESERVED_FILTER_FIELDS, *names})
+        fields = sorted({*RESERVED_FILTER_FIELDS, *names})
+        self._known_fields = fields
+        return fields
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        # Checked in _fetch_sync instead: the check reads the database, and the async path
-        # must not wait for the database lock on the event loop's thread.
-        return
+        # The rules of a search itself (validate_filter, then filter_sql for the values), so
+        # that check_filter, check_request and prepare_request refuse what search() refuses.
+        # The fields come from the last read; the file is read again only for a field not
+        # seen yet, and an event loop's thread never waits for the lock to do it.
+        if not search_filter:
+            return
+        known = self._known_fields
+        if known is None or any(name not in known for name in search_filter.field_names):
+            known = self._fresh_fields()
+        validate_filter(search_filter, known)
+        filter_sql(search_filter)
+
+    def _fresh_fields(self) -> list[str]:
+        if self._lock.acquire(blocking=not _on_event_loop()):
+            try:
+                with documented_errors(self.path):
+                    return self._filter_fields()
+            finally:
+                self._lock.release()
+        # Busy, seen from an event loop: the last read (the search itself reads again).
+        return self._known_fields or sorted(RESERVED_FILTER_FIELDS)
 
     def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
         if search_filter:
@@ -1409,3 +1432,15 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if self._ranker is not None:
                 self._ranker.rollback()
             self._db.close()
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an event loop (asyncio is looked up, never imported)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

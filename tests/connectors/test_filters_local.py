@@ -1,0 +1,130 @@
+"""Range, any_of and not_equal_to on LocalTextSearch (both engines) against the oracle."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.connectors._filter_cases import (
+    DOCS,
+    WORD,
+    check_pages,
+    expected_ids,
+    filters,
+    hostile_build_errors,
+)
+from tests.connectors._local_engines import local_engine  # noqa: F401
+from textsearch import (
+    InvalidRequestError,
+    LocalTextSearch,
+    SearchOptions,
+    TextSearchFilter,
+    UnsupportedFilterError,
+)
+
+
+@pytest.fixture(scope="module")
+def indexes() -> dict[str, LocalTextSearch]:
+    return {}
+
+
+@pytest.fixture
+def store(local_engine: str, indexes: dict[str, LocalTextSearch]) -> LocalTextSearch:  # noqa: F811
+    if local_engine not in indexes:
+        search = LocalTextSearch(":memory:", engine=local_engine)
+        search.add_documents(DOCS)
+        indexes[local_engine] = search
+    return indexes[local_engine]
+
+
+CASES = filters()
+
+
+@pytest.mark.parametrize(("name", "search_filter"), CASES, ids=[c[0] for c in CASES])
+def test_every_clause_matches_the_oracle_on_every_page(
+    store: LocalTextSearch, name: str, search_filter: TextSearchFilter
+) -> None:
+    expected = expected_ids(search_filter)
+
+    def run(top: int, skip: int) -> tuple[list[str], int | None]:
+        found = store.get_search_results_sync(
+            WORD, top=top, skip=skip, filter=search_filter, include_total_count=True
+        )
+        return [d.id for d in found], found.total_count
+
+    check_pages(run, expected)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("name", "search_filter"), CASES[:12], ids=[c[0] for c in CASES[:12]])
+async def test_async_path_agrees(
+    store: LocalTextSearch, name: str, search_filter: TextSearchFilter
+) -> None:
+    found = await store.get_search_results(WORD, top=50, filter=search_filter)
+    assert {d.id for d in found} == expected_ids(search_filter)
+
+
+def test_the_cases_are_not_trivial() -> None:
+    # Each filter keeps some documents and leaves some out (else the check proves little),
+    # apart from the ones built to match nothing.
+    empty = {"gt-int-max", "empty-range", "date-late", "date-ancient", "tiny", "lt-int-min"}
+    for name, search_filter in CASES:
+        found = expected_ids(search_filter)
+        if name not in empty:
+            assert found and len(found) < len(DOCS), name
+
+
+@pytest.mark.parametrize("build", hostile_build_errors())
+def test_invalid_values_are_refused_when_built(build: Any) -> None:
+    with pytest.raises(InvalidRequestError):
+        build()
+
+
+@pytest.mark.parametrize(
+    "search_filter",
+    [
+        TextSearchFilter().greater_than("site", 1),
+        TextSearchFilter().less_than("id", "2024-01-01"),
+        TextSearchFilter().greater_than("link", 3),
+        TextSearchFilter().any_of("unknown", [1]),
+        TextSearchFilter().not_equal_to("unknown", 1),
+        TextSearchFilter().greater_than("unknown", 1),
+    ],
+)
+def test_unsupported_fields_are_refused_by_every_check(
+    store: LocalTextSearch, search_filter: TextSearchFilter
+) -> None:
+    with pytest.raises(UnsupportedFilterError):
+        store.search_sync(WORD, filter=search_filter)
+    with pytest.raises(UnsupportedFilterError):
+        store.check_filter(search_filter)
+    with pytest.raises(UnsupportedFilterError):
+        store.check_request(WORD, SearchOptions(filter=search_filter))
+    with pytest.raises(UnsupportedFilterError):
+        store.prepare_request(WORD, filter=search_filter)
+
+
+def test_reserved_fields_take_any_of_and_not_equal_to(store: LocalTextSearch) -> None:
+    picked = store.get_search_results_sync(
+        WORD, top=50, filter=TextSearchFilter().any_of("id", ["doc01", "doc02", "nope'"])
+    )
+    assert {d.id for d in picked} == {"doc01", "doc02"}
+    others = store.get_search_results_sync(
+        WORD,
+        top=50,
+        include_total_count=True,
+        filter=TextSearchFilter().not_equal_to("site", "site0.example.com"),
+    )
+    assert others.total_count == len([d for d in DOCS if "site0." not in d["link"]])
+    assert all("site0." not in (d.link or "") for d in others)
+
+
+def test_a_date_read_back_after_reopening_a_file(local_engine: str, tmp_path: Any) -> None:  # noqa: F811
+    path = str(tmp_path / "index.db")
+    with LocalTextSearch(path, engine=local_engine) as first:
+        first.add_documents(DOCS)
+    search_filter = TextSearchFilter().greater_than_or_equal("d", "2024-01-01")
+    with LocalTextSearch(path, engine=local_engine) as again:
+        found = again.get_search_results_sync(WORD, top=50, filter=search_filter)
+    assert {d.id for d in found} == expected_ids(search_filter)
