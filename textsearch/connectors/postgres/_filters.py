@@ -12,7 +12,7 @@
   decides the order: nothing is cast before its type is known.
 
 The SQL text depends only on :func:`shape` (clause kinds, counts, which fields are reserved),
-never on the values.
+never on the values. A NUL in a value is dropped, as it is from every value written.
 """
 
 from __future__ import annotations
@@ -65,6 +65,10 @@ def _equal(builder: Builder, name: str, value: Any, key: str, params: dict[str, 
     from textsearch.connectors.postgres._sql import sql
 
     spec = builder.spec
+    if isinstance(value, str):
+        # Stored text lost its NUL characters when written (PostgreSQL cannot hold them): a
+        # value is compared as it would have been stored.
+        value = value.replace("\x00", "")
     if name == "site":
         host = str(value).lower().strip().rstrip(".") if value is not None else ""
         escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

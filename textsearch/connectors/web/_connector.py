@@ -270,9 +270,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
         return resolve_api_key(api_key, self.env_var, owner)
 
-    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting(
-        "The timeout applied to each request."
-    )
+    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting("The timeout applied to each request.")
     deadline: _EngineSetting[float] = _EngineSetting(
         "Total seconds per search: every attempt, wait and redirect included."
     )
