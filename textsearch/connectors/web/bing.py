@@ -67,6 +67,7 @@ from textsearch.connectors.web._connector import (
 )
 from textsearch.connectors.web._portable import (
     country_code,
+    fold_ranges,
     intersect_domains,
     is_date_range,
     parse_domains,
@@ -497,6 +498,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
     def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
         operators: list[str] = []
         params: dict[str, str] = {}
+        # date bounds on freshness become its date range; other new clauses are refused
+        search_filter = fold_ranges(search_filter, "BingTextSearch")
         if not search_filter:
             return _NO_FILTER
         sites: tuple[str, ...] | None = None

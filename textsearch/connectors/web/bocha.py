@@ -48,7 +48,7 @@ from textsearch.connectors.web._connector import (
     WebSpec,
     web_pages,
 )
-from textsearch.connectors.web._portable import is_date_range
+from textsearch.connectors.web._portable import fold_ranges, is_date_range
 from textsearch.connectors.web.bing import BingCompatiblePage
 from textsearch.errors import (
     AuthenticationError,
@@ -248,6 +248,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
         body: dict[str, str] = {}
+        # date bounds on freshness become its date range; other new clauses are refused
+        search_filter = fold_ranges(search_filter, "BochaTextSearch")
         if not search_filter:
             return body
         include: list[str] | None = None
