@@ -93,9 +93,7 @@ def document_tokens(
         if value is not None:
             tokens.append("has" + _SEP + key)
             tokens.append("eq" + _SEP + key + _SEP + _canon(value))
-            ranged = _range_token(key, value)
-            if ranged is not None:
-                tokens.append(ranged)
+            tokens.extend(_range_tokens(key, value))
         # any_tag_equal_to on a scalar finds the scalar itself (as json_each does)
         tokens.append("tag" + _SEP + key + _SEP + _canon(value))
     return tokens
@@ -103,16 +101,19 @@ def document_tokens(
 
 # -- range tokens ------------------------------------------------------------------------
 #
-# A number, or a string that is an ISO-8601 date (as its instant in microseconds), is one
-# more token: "rn" or "rd", the key in hex, "_", then 20 hex digits whose order is the
-# numeric order. A range clause is a regular expression over those digits, which tantivy runs
-# against its term dictionary (no term is listed in the query, whatever the value count).
-# The digits: the float64 nearest the number, in an order-preserving form (16), then the
-# exact difference between the number and that float (4, offset by 0x8000): an int64 past
-# 2**53 keeps its order against its neighbours and against floats.
+# A number, or a string that is an ISO-8601 date (as its instant in microseconds), is written
+# as 20 hex digits whose order is the numeric order: the float64 nearest the number in an
+# order-preserving form (16), then the exact difference between the number and that float (4,
+# offset by 0x8000), so that an int64 past 2**53 keeps its order against its neighbours and
+# against floats. Each value is indexed as the 20 prefixes of those digits ("rn" or "rd", the
+# key in hex, "_", the prefix length in two digits, the prefix). A range is covered by a few
+# prefixes a level (siblings of the bound's own prefix); one look into the term dictionary a
+# level keeps those that exist, and the filter is an OR of their terms: no pattern to compile,
+# and a search as cheap as an equality's.
 
 _HEX = "0123456789abcdef"
 _DIGITS = 20
+_TOP = 16**_DIGITS - 1
 
 
 def _sortable(number: int | float) -> str:
@@ -123,39 +124,61 @@ def _sortable(number: int | float) -> str:
     return f"{bits:016x}{residual + 0x8000:04x}"
 
 
-def _range_prefix(kind: str, key: str) -> str:
+def _range_base(kind: str, key: str) -> str:
     return ("rn" if kind == "number" else "rd") + key.encode().hex() + "_"
 
 
-def _range_token(key: str, value: Any) -> str | None:
+def _level(base: str, prefix: str) -> str:
+    return f"{base}{len(prefix):02d}{prefix}"
+
+
+def _range_tokens(key: str, value: Any) -> list[str]:
     if isinstance(value, bool):
-        return None
+        return []
     if isinstance(value, (int, float)):
-        return _range_prefix("number", key) + _sortable(value)
-    instant = instant_of(value)
-    return None if instant is None else _range_prefix("date", key) + _sortable(instant)
+        digits, kind = _sortable(value), "number"
+    else:
+        instant = instant_of(value)
+        if instant is None:
+            return []
+        digits, kind = _sortable(instant), "date"
+    base = _range_base(kind, key)
+    return [_level(base, digits[:length]) for length in range(1, _DIGITS + 1)]
 
 
-def _digits_regex(bound: str, above: bool, inclusive: bool) -> str:
-    """A regular expression for the 20-digit strings above (or below) ``bound``."""
-    options = [bound] if inclusive else []
-    for i, digit in enumerate(bound):
-        at = _HEX.index(digit)
-        chars = _HEX[at + 1 :] if above else _HEX[:at]
-        if chars:
-            rest = _DIGITS - i - 1
-            options.append(bound[:i] + f"[{chars}]" + (f"[0-9a-f]{{{rest}}}" if rest else ""))
-    return "(" + "|".join(options) + ")" if options else "(?!)"
+Cover = tuple[str, str]  # (parent prefix, digits allowed after it)
 
 
-def range_regex(clause: Range) -> str | None:
-    """The filter-field regular expression of a range clause (``None``: nothing can match)."""
+def range_covers(clause: Range) -> tuple[str, str, list[Cover]] | None:
+    """What a range clause covers: the token base, the bound's own prefix (matched whole),
+    and per level the siblings of that prefix on the wanted side (``None``: nothing)."""
     kind, bound = range_bound(clause.value)
-    above = clause.kind.startswith("greater")
-    digits = _digits_regex(_sortable(bound), above, clause.kind.endswith("_or_equal"))
-    if digits == "(?!)":
+    number = int(_sortable(bound), 16)
+    if clause.kind == "greater_than":
+        number += 1
+    elif clause.kind == "less_than":
+        number -= 1
+    if not 0 <= number <= _TOP:
         return None
-    return _range_prefix(kind, clause.field_name) + digits
+    digits = f"{number:020x}"
+    above = clause.kind.startswith("greater")
+    # bound = head + "0"*n: ">= bound" is ">= head" (and "<=" with trailing "f"s)
+    head = digits.rstrip("0" if above else "f") or digits[:1]
+    covers: list[Cover] = []
+    for i in range(len(head) - 1, -1, -1):
+        at = _HEX.index(head[i])
+        allowed = _HEX[at + 1 :] if above else _HEX[:at]
+        if allowed:
+            covers.append((head[:i], allowed))
+    return _range_base(kind, clause.field_name), head, covers
+
+
+def _every_cover(clause: Range) -> list[str]:
+    found = range_covers(clause)
+    if found is None:
+        return []
+    base, head, covers = found
+    return [_level(base, head)] + [_level(base, p + d) for p, allowed in covers for d in allowed]
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -220,6 +243,7 @@ class TantivyRanker:
         # unchanged files) commits nothing to tantivy, sparing a commit's fsync per batch.
         self.dirty = False
         self.damaged = False
+        self._range_cache: dict[tuple[Any, ...], list[str]] = {}
         self._index = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -437,10 +461,37 @@ class TantivyRanker:
             return None
         occur = tantivy.Occur.Must if mode == "all" else tantivy.Occur.Should
         clauses = [(occur, clause) for clause in per_word]
-        filters = filter_clauses(schema, search_filter)
+        filters = filter_clauses(schema, search_filter, self.range_terms)
         if not filters:
             return q.boolean_query(clauses)
         return q.boolean_query([(tantivy.Occur.Must, q.boolean_query(clauses)), *filters])
+
+    def range_terms(self, clause: Range) -> list[str]:
+        """The terms of the index that cover a range clause: per level, one look into the
+        term dictionary for the siblings of the bound's prefix (kept per generation, so a
+        preset filter pays it once)."""
+        key = (self.loaded_generation, clause.kind, clause.field_name, clause.value)
+        known = self._range_cache.get(key)
+        if known is not None:
+            return known
+        found = range_covers(clause)
+        terms: list[str] = []
+        if found is not None:
+            base, head, covers = found
+            terms.append(_level(base, head))
+            searcher = self._index.searcher()
+            for parent, allowed in covers:
+                level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
+                width = len(level) + 1
+                for token, _ in searcher.terms_with_prefix("filter", level):
+                    if len(token) == width and token[-1] in allowed:
+                        terms.append(token)
+        if len(self._range_cache) >= 128 or any(
+            k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
+        ):
+            self._range_cache.clear()
+        self._range_cache[key] = terms
+        return terms
 
     def search(
         self, query: tantivy.Query, limit: int, offset: int, count: bool
@@ -462,9 +513,15 @@ class TantivyRanker:
 
 
 def filter_clauses(
-    schema: tantivy.Schema, search_filter: TextSearchFilter | None
+    schema: tantivy.Schema,
+    search_filter: TextSearchFilter | None,
+    range_terms: Callable[[Range], list[str]] | None = None,
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-    """Filter clauses as queries on the keyword field (the SQL filter's semantics)."""
+    """Filter clauses as queries on the keyword field (the SQL filter's semantics).
+
+    ``range_terms`` gives the terms that cover a range clause (those present in the index:
+    :meth:`TantivyRanker.range_terms`); without it, every covering prefix is asked for.
+    """
     if not search_filter:
         return []
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
@@ -506,6 +563,9 @@ def filter_clauses(
                 q.boolean_query([(tantivy.Occur.Should, equal(name, v)[1]) for v in clause.values]),
             )
         elif isinstance(clause, Range):
-            pattern = range_regex(clause)
-            add(must, q.regex_query(schema, "filter", pattern) if pattern else q.empty_query())
+            terms = (range_terms or _every_cover)(clause)
+            if not terms:
+                add(must, q.empty_query())
+            else:
+                add(must, q.boolean_query([(tantivy.Occur.Should, term(t)) for t in terms]))
     return clauses
