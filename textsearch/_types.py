@@ -309,7 +309,7 @@ class TextSearchFilter(ComparedByKey):
     def _range(self, kind: str, field_name: object, value: object) -> TextSearchFilter:
         name = self._check_field(field_name)
         bound = check_range_value(kind, name, value)
-        self._clauses.append(Range(kind=kind, field_name=name, value=bound))  # type: ignore[arg-type]
+        self._clauses.append(Range(kind=kind, field_name=name, value=bound))
         return self
 
     def _add(

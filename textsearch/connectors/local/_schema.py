@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from pydantic import Field, ValidationError
 
-from textsearch._ranges import instant_of
+from textsearch._ranges import cached_instant
 from textsearch._types import is_valid_text
 from textsearch.connectors._document import StoredDocument
 from textsearch.errors import (
@@ -321,7 +321,7 @@ def connect(path: str) -> sqlite3.Connection:
     try:
         db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
         db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
-        db.create_function(INSTANT_FUNCTION, 1, instant_of, deterministic=True)
+        db.create_function(INSTANT_FUNCTION, 1, cached_instant, deterministic=True)
         retry_busy(lambda: _init_schema(db, path), path)
     except (sqlite3.Error, TextSearchError) as exc:
         db.close()

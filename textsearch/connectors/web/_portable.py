@@ -390,6 +390,7 @@ def split_filter(
                 continue
             raise _unsupported(owner, name, supported)
         used.add(name)
+        assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
         value = clause.value
         if name == SITE:
             domains = parse_domains(name, value, owner)

@@ -40,6 +40,7 @@ from textsearch._http import (
 )
 from textsearch._types import (
     AnyTagEqualTo,
+    EqualTo,
     SearchOptions,
     TextSearchFilter,
     TextSearchResult,
@@ -513,6 +514,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                     field_name=name,
                     supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
                 )
+            assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
             if name.lower() in _SITE_FIELDS and self.custom_config is None:
                 # Portable domains: "a.com|b.com" is either domain, several clauses intersect.
                 domains = parse_domains(name.lower(), clause.value, "BingTextSearch")

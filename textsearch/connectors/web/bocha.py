@@ -27,6 +27,7 @@ from typing_extensions import Unpack
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
 from textsearch._types import (
     AnyTagEqualTo,
+    EqualTo,
     SearchOptions,
     TextSearchFilter,
     TextSearchResult,
@@ -264,6 +265,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
                     field_name=name,
                     supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
                 )
+            assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
             if name == "freshness":
                 value = _freshness(clause.value)
                 if body.get("freshness", value) != value:
