@@ -149,36 +149,69 @@ def _range_tokens(key: str, value: Any) -> list[str]:
 Cover = tuple[str, str]  # (parent prefix, digits allowed after it)
 
 
-def range_covers(clause: Range) -> tuple[str, str, list[Cover]] | None:
-    """What a range clause covers: the token base, the bound's own prefix (matched whole),
-    and per level the siblings of that prefix on the wanted side (``None``: nothing)."""
-    kind, bound = range_bound(clause.value)
-    number = int(_sortable(bound), 16)
-    if clause.kind == "greater_than":
-        number += 1
-    elif clause.kind == "less_than":
-        number -= 1
-    if not 0 <= number <= _TOP:
-        return None
-    digits = f"{number:020x}"
-    above = clause.kind.startswith("greater")
-    # bound = head + "0"*n: ">= bound" is ">= head" (and "<=" with trailing "f"s)
-    head = digits.rstrip("0" if above else "f") or digits[:1]
+def _side(digits: str, depth: int, above: bool) -> tuple[str, list[Cover]]:
+    """The strings under ``digits[:depth + 1]`` that are >= ``digits`` (``above``) or <=:
+    the bound's own prefix and its siblings at each level below ``depth``."""
+    # digits = head + "0"*n: ">= digits" is ">= head" (and "<=" with trailing "f"s)
+    head = digits.rstrip("0" if above else "f")
+    if len(head) <= depth + 1:
+        return digits[: depth + 1], []
     covers: list[Cover] = []
-    for i in range(len(head) - 1, -1, -1):
+    for i in range(len(head) - 1, depth, -1):
         at = _HEX.index(head[i])
         allowed = _HEX[at + 1 :] if above else _HEX[:at]
         if allowed:
             covers.append((head[:i], allowed))
-    return _range_base(kind, clause.field_name), head, covers
+    return head, covers
 
 
-def _every_cover(clause: Range) -> list[str]:
-    found = range_covers(clause)
-    if found is None:
-        return []
-    base, head, covers = found
-    return [_level(base, head)] + [_level(base, p + d) for p, allowed in covers for d in allowed]
+def interval_covers(low: int, high: int) -> tuple[list[str], list[Cover]]:
+    """The prefixes covering the 20-digit strings from ``low`` to ``high`` (inclusive): whole
+    prefixes (``heads``), and per parent prefix the digits whose subtrees are inside."""
+    low, high = max(low, 0), min(high, _TOP)
+    if low > high:
+        return [], []
+    a, b = f"{low:020x}", f"{high:020x}"
+    depth = next((i for i in range(_DIGITS) if a[i] != b[i]), _DIGITS)
+    if depth == _DIGITS:
+        return [a], []
+    if a[depth + 1 :].strip("0") == "" and b[depth + 1 :].strip("f") == "":
+        between = _HEX[_HEX.index(a[depth]) : _HEX.index(b[depth]) + 1]
+        return [], [(a[:depth], between)]
+    left_head, left = _side(a, depth, above=True)
+    right_head, right = _side(b, depth, above=False)
+    middle = _HEX[_HEX.index(a[depth]) + 1 : _HEX.index(b[depth])]
+    covers = left + right + ([(a[:depth], middle)] if middle else [])
+    return [left_head, right_head], covers
+
+
+def range_covers(search_filter: TextSearchFilter) -> dict[tuple[str, str], tuple[int, int]]:
+    """The range clauses of a filter as one interval per (field, number or date): the
+    bounds on one field intersect, so "between" is one set of prefixes, not two."""
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for clause in search_filter.clauses:
+        if not isinstance(clause, Range):
+            continue
+        kind, bound = range_bound(clause.value)
+        number = int(_sortable(bound), 16)
+        low, high = out.get((clause.field_name, kind), (0, _TOP))
+        if clause.kind == "greater_than":
+            low = max(low, number + 1)
+        elif clause.kind == "greater_than_or_equal":
+            low = max(low, number)
+        elif clause.kind == "less_than":
+            high = min(high, number - 1)
+        else:
+            high = min(high, number)
+        out[(clause.field_name, kind)] = (low, high)
+    return out
+
+
+def _every_cover(base: str, low: int, high: int) -> list[str]:
+    heads, covers = interval_covers(low, high)
+    return [_level(base, h) for h in heads] + [
+        _level(base, p + d) for p, allowed in covers for d in allowed
+    ]
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -466,19 +499,18 @@ class TantivyRanker:
             return q.boolean_query(clauses)
         return q.boolean_query([(tantivy.Occur.Must, q.boolean_query(clauses)), *filters])
 
-    def range_terms(self, clause: Range) -> list[str]:
-        """The terms of the index that cover a range clause: per level, one look into the
-        term dictionary for the siblings of the bound's prefix (kept per generation, so a
-        preset filter pays it once)."""
-        key = (self.loaded_generation, clause.kind, clause.field_name, clause.value)
+    def range_terms(self, field: str, kind: str, low: int, high: int) -> list[str]:
+        """The terms of the index that cover the interval ``low..high`` of ``field``: per
+        level, one look into the term dictionary for the prefixes inside it (kept per
+        generation, so a preset filter pays it once)."""
+        key = (self.loaded_generation, field, kind, low, high)
         known = self._range_cache.get(key)
         if known is not None:
             return known
-        found = range_covers(clause)
-        terms: list[str] = []
-        if found is not None:
-            base, head, covers = found
-            terms.append(_level(base, head))
+        base = _range_base(kind, field)
+        heads, covers = interval_covers(low, high)
+        terms = [_level(base, head) for head in heads]
+        if covers:
             searcher = self._index.searcher()
             for parent, allowed in covers:
                 level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
@@ -515,12 +547,13 @@ class TantivyRanker:
 def filter_clauses(
     schema: tantivy.Schema,
     search_filter: TextSearchFilter | None,
-    range_terms: Callable[[Range], list[str]] | None = None,
+    range_terms: Callable[[str, str, int, int], list[str]] | None = None,
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
     """Filter clauses as queries on the keyword field (the SQL filter's semantics).
 
-    ``range_terms`` gives the terms that cover a range clause (those present in the index:
-    :meth:`TantivyRanker.range_terms`); without it, every covering prefix is asked for.
+    The range clauses on one field make one interval (:func:`range_covers`);
+    ``range_terms(field, kind, low, high)`` gives the terms that cover it (those present in
+    the index: :meth:`TantivyRanker.range_terms`); without it, every covering prefix is used.
     """
     if not search_filter:
         return []
@@ -547,6 +580,7 @@ def filter_clauses(
         # A filter decides what matches, never the score.
         clauses.append((occur, q.const_score_query(query, 0.0) if occur == must else query))
 
+    intervals = range_covers(search_filter)
     for clause in search_filter.clauses:
         name = clause.field_name
         if isinstance(clause, EqualTo):
@@ -563,7 +597,14 @@ def filter_clauses(
                 q.boolean_query([(tantivy.Occur.Should, equal(name, v)[1]) for v in clause.values]),
             )
         elif isinstance(clause, Range):
-            terms = (range_terms or _every_cover)(clause)
+            group = (name, range_bound(clause.value)[0])
+            if group not in intervals:
+                continue  # its field's interval is already a clause
+            low, high = intervals.pop(group)
+            if range_terms is not None:
+                terms = range_terms(name, group[1], low, high)
+            else:
+                terms = _every_cover(_range_base(group[1], name), low, high)
             if not terms:
                 add(must, q.empty_query())
             else:
