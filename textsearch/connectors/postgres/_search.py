@@ -48,7 +48,6 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
-from textsearch.connectors.local._passages import best_window, hit_pattern
 from textsearch.connectors.postgres._errors import describe, parse_dsn, require_psycopg
 from textsearch.connectors.postgres._pool import AsyncPool, PoolSettings, SyncPool
 from textsearch.connectors.postgres._rows import (
@@ -77,6 +76,7 @@ from textsearch.connectors.postgres._sql import (
     split_exclusions,
     vector_text,
 )
+from textsearch.documents._passages import best_window, hit_pattern
 from textsearch.embeddings import (
     Embedder,
     embed_documents,
