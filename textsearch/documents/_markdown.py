@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import (
+from textsearch.documents._blocks import (
     Block,
     MarkupSection,
     SectionWriter,

@@ -18,14 +18,14 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import (
+from textsearch.documents._blocks import (
     Block,
     MarkupSection,
     SectionWriter,
     collector_paused,
     docutils_slug,
 )
-from textsearch.connectors.local._markdown import role_text
+from textsearch.documents._markdown import role_text
 
 if TYPE_CHECKING:
     from docutils import nodes
