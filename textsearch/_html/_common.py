@@ -163,7 +163,9 @@ class Output:
             self.heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
 
     def finish(self, title: str | None, decode: Callable[[str], str] | None) -> Sections:
-        return assemble(title, self.whole, self.inside, self.whole_chars, self.main_chars, decode)
+        return assemble(
+            title, self.whole, self.inside, self.whole_chars, self.main_chars, decode
+        )
 
 
 def assemble(
@@ -229,3 +231,5 @@ def decode_html(data: bytes) -> str:
     """The text of an HTML file (see :func:`sniff_encoding`); bad bytes become U+FFFD."""
     codec, bom = sniff_encoding(data)
     return data[bom:].decode(codec, errors="replace")
+
+

@@ -127,7 +127,9 @@ class _GuardedStore:
     def _each(self, method: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
         call = getattr(self._search, method)
         for preset in self._filters:
-            yield call(*args, **kwargs) if preset is None else call(*args, filter=preset, **kwargs)
+            yield call(*args, **kwargs) if preset is None else call(
+                *args, filter=preset, **kwargs
+            )
 
     def document(self, key: str) -> _Document | None:
         """The whole document whose id or link is ``key`` (or a passage link's document)."""
@@ -233,7 +235,9 @@ def _keys(uri: str) -> tuple[list[str], int, int | None]:
     return keys, start, end
 
 
-def _read_document(stores: Sequence[_GuardedStore], uri: str) -> tuple[_Document, int, int | None]:
+def _read_document(
+    stores: Sequence[_GuardedStore], uri: str
+) -> tuple[_Document, int, int | None]:
     keys, start, end = _keys(uri)
     for store in stores:
         for key in keys:
