@@ -89,6 +89,8 @@ def test_invalid_values_are_refused_when_built(build: Any) -> None:
     "search_filter",
     [
         TextSearchFilter().greater_than("site", 1),
+        TextSearchFilter().any_tag_equal_to("link", "x"),
+        TextSearchFilter().equal_to("never-indexed", 1),
         TextSearchFilter().less_than("id", "2024-01-01"),
         TextSearchFilter().greater_than("link", 3),
         TextSearchFilter().any_of("unknown", [1]),
@@ -132,3 +134,16 @@ def test_a_date_read_back_after_reopening_a_file(local_engine: str, tmp_path: An
     with LocalTextSearch(path, engine=local_engine) as again:
         found = again.get_search_results_sync(WORD, top=50, filter=search_filter)
     assert {d.id for d in found} == expected_ids(search_filter)
+
+
+def test_fusion_and_fallback_pre_checks_agree_with_search(store: LocalTextSearch) -> None:
+    from textsearch import FallbackTextSearch, FusedTextSearch
+
+    # refused by search() on main too, but accepted by these pre-checks there (#33 item 16)
+    bad = TextSearchFilter().any_tag_equal_to("site", "example.com")
+    for wrapper in (FusedTextSearch([store, store]), FallbackTextSearch([store, store])):
+        with pytest.raises(UnsupportedFilterError):
+            wrapper.prepare_request(WORD, filter=bad)
+    good = TextSearchFilter().greater_than("n", 1)
+    query, options = FusedTextSearch([store, store]).prepare_request(WORD, filter=good)
+    assert options.filter == good
