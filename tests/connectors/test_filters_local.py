@@ -147,3 +147,45 @@ def test_fusion_and_fallback_pre_checks_agree_with_search(store: LocalTextSearch
     good = TextSearchFilter().greater_than("n", 1)
     query, options = FusedTextSearch([store, store]).prepare_request(WORD, filter=good)
     assert options.filter == good
+
+
+def test_random_ranges_on_many_distinct_values(local_engine: str) -> None:  # noqa: F811
+    import random
+
+    from tests.connectors._filter_cases import admits
+
+    rng = random.Random(5)
+    values: list[Any] = [
+        rng.choice([rng.randint(-(10**6), 10**6), rng.uniform(-1e3, 1e3)]) for _ in range(300)
+    ]
+    values += [2**53 + rng.randint(-3, 3) for _ in range(10)] + [
+        rng.randint(-(2**63), 2**63 - 1) for _ in range(10)
+    ]
+    docs = [
+        {
+            "id": f"v{i}",
+            "title": "t",
+            "text": f"{WORD} v{i}",
+            "metadata": {
+                "x": value,
+                "when": f"{2000 + i % 30:04d}-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:00Z",
+            },
+        }
+        for i, value in enumerate(values)
+    ]
+    search = LocalTextSearch(":memory:", engine=local_engine)
+    search.add_documents(docs)
+    pool = [*values, 0, 2**53, -1.5, 10**6 + 1]
+    kinds = ["greater_than", "greater_than_or_equal", "less_than", "less_than_or_equal"]
+    for _ in range(60):
+        f = TextSearchFilter()
+        for _ in range(rng.randint(1, 2)):
+            bound = rng.choice(pool)
+            getattr(f, rng.choice(kinds))("x", bound)
+        if rng.random() < 0.3:
+            day = f"{rng.randint(1999, 2031)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+            getattr(f, rng.choice(kinds))("when", day)
+        found = search.get_search_results_sync(WORD, top=5, filter=f, include_total_count=True)
+        expected = {d["id"] for d in docs if admits(d["metadata"], f)}
+        assert found.total_count == len(expected), f
+        assert {d.id for d in found} <= expected

@@ -512,12 +512,24 @@ class TantivyRanker:
         terms = [_level(base, head) for head in heads]
         if covers:
             searcher = self._index.searcher()
-            for parent, allowed in covers:
+            # Shallow levels first: a prefix no value has ends the walk below it.
+            children: dict[str, set[str]] = {}
+            for parent, allowed in sorted(covers, key=lambda c: len(c[0])):
+                if any(
+                    parent[k] not in children[parent[:k]]
+                    for k in range(len(parent))
+                    if parent[:k] in children
+                ):
+                    continue
                 level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
                 width = len(level) + 1
-                for token, _ in searcher.terms_with_prefix("filter", level):
-                    if len(token) == width and token[-1] in allowed:
-                        terms.append(token)
+                found = {
+                    token[-1]
+                    for token, _ in searcher.terms_with_prefix("filter", level)
+                    if len(token) == width
+                }
+                children[parent] = found
+                terms += [level + d for d in sorted(found) if d in allowed]
         if len(self._range_cache) >= 128 or any(
             k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
         ):
