@@ -10,6 +10,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from textsearch import _tracing
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
@@ -323,6 +324,7 @@ class SearchFunction:
     def _failure(self, exc: Exception, raise_errors: bool) -> Outcome:
         if raise_errors:
             raise exc
+        _tracing.note_failure(exc)
         # A model can trigger InvalidRequestError at will (e.g. a skip the backend cannot page
         # to) and is told so; only what the developer must fix is logged loudly.
         if isinstance(exc, ConfigurationError) or not _is_known(exc):
@@ -357,17 +359,44 @@ class SearchFunction:
         logger.info("search function %s: same query %d times in a row", self.name, count)
         return Outcome(repeat_message(parsed.query, count), False)
 
+    #: ``gen_ai.tool.type`` of this tool's spans (OpenTelemetry GenAI conventions).
+    tool_type = "datastore"
+
     async def _run(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+        if _tracing.enabled():
+            return await _tracing.run_tool(
+                self.name,
+                self.description,
+                self.tool_type,
+                arguments,
+                lambda: self._call(arguments, raise_errors),
+            )
+        return await self._call(arguments, raise_errors)
 
     def _run_sync(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
+        if _tracing.enabled():
+            return _tracing.run_tool_sync(
+                self.name,
+                self.description,
+                self.tool_type,
+                arguments,
+                lambda: self._call_sync(arguments, raise_errors),
+            )
+        return self._call_sync(arguments, raise_errors)
+
+    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+        """One tool call (what :meth:`_run` traces); read tools replace it."""
+        parsed = self._prepared(arguments, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+
+    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+        """Blocking twin of :meth:`_call`."""
         parsed = self._prepared(arguments, raise_errors)
         return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
 
