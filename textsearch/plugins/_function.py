@@ -36,6 +36,7 @@ from textsearch.plugins._parameters import (
 )
 from textsearch.plugins._tool_types import (
     AnthropicTool,
+    AnthropicToolResultContent,
     OpenAIChatTool,
     OpenAIFunctionDefinition,
     OpenAIResponsesTool,
@@ -430,6 +431,41 @@ class SearchFunction:
             TextSearchError: Only with ``raise_errors=True``: the search failed.
         """
         return self._run_sync(arguments, raise_errors=raise_errors).text
+
+
+    async def invoke_anthropic(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> list[AnthropicToolResultContent]:
+        """Run the tool call and return Anthropic content blocks that Claude cites natively.
+
+        Each result is a ``search_result`` block (``source``: its link, ``title``,
+        ``content``: its text, citations enabled); a read tool's answer is one such block;
+        an error or an empty answer is one text block with the same sentence as
+        [invoke][textsearch.plugins.SearchFunction.invoke]. Put the list in a
+        ``tool_result``'s ``content`` (or use ``SearchPlugin.anthropic_tool_result``).
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        outcome = await self._run(arguments, raise_errors=raise_errors)
+        return search_result_blocks(self.name, outcome.text, outcome.is_error, outcome.structured)
+
+    def invoke_anthropic_sync(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> list[AnthropicToolResultContent]:
+        """Blocking twin of [invoke_anthropic][textsearch.plugins.SearchFunction.invoke_anthropic].
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        outcome = self._run_sync(arguments, raise_errors=raise_errors)
+        return search_result_blocks(self.name, outcome.text, outcome.is_error, outcome.structured)
 
 
 def _is_known(exc: Exception) -> bool:

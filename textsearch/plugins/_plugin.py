@@ -20,7 +20,12 @@ from textsearch.plugins._reading import (
     FetchPageFunction,
     ReadDocumentFunction,
 )
-from textsearch.plugins._tool_types import AnthropicTool, OpenAIChatTool, OpenAIResponsesTool
+from textsearch.plugins._tool_types import (
+    AnthropicTool,
+    AnthropicToolResult,
+    OpenAIChatTool,
+    OpenAIResponsesTool,
+)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -172,6 +177,31 @@ class SearchPlugin:
         if function is None:
             return self._unknown(tool_name, raise_errors).text
         return function.invoke_sync(arguments, raise_errors=raise_errors)
+
+    async def anthropic_tool_result(self, tool_use: Any) -> AnthropicToolResult:
+        """Answer one Anthropic ``tool_use`` block with a ``tool_result`` Claude cites natively.
+
+        ``tool_use`` is the SDK's ``ToolUseBlock`` (or a mapping with ``id``, ``name`` and
+        ``input``). The content is ``search_result`` blocks (see
+        [invoke_anthropic][textsearch.plugins.SearchFunction.invoke_anthropic]);
+        ``is_error`` is set when the text says what went wrong (an unknown tool too).
+        """
+        tool_id, name, arguments = _tool_use_parts(tool_use)
+        function = self._functions.get(name)
+        if function is None:
+            outcome = self._unknown(name, False)
+        else:
+            outcome = await function._run(arguments)
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        return {
+            "type": "tool_result",
+            "tool_use_id": tool_id,
+            "content": search_result_blocks(
+                name, outcome.text, outcome.is_error, outcome.structured
+            ),
+            "is_error": outcome.is_error,
+        }
 
     # -- MCP ----------------------------------------------------------------------------
 
@@ -362,6 +392,17 @@ def _shared_preset(
             "to say which one the read tools keep"
         )
     return presets[0] if presets else None
+
+
+def _tool_use_parts(tool_use: Any) -> tuple[str, str, Any]:
+    if isinstance(tool_use, Mapping):
+        get = tool_use.get
+        return str(get("id", "")), str(get("name", "")), get("input")
+    return (
+        str(getattr(tool_use, "id", "")),
+        str(getattr(tool_use, "name", "")),
+        getattr(tool_use, "input", None),
+    )
 
 
 def _shorten(text: str, limit: int = 80) -> str:
