@@ -14,8 +14,12 @@ from textsearch.testing import StaticTextSearch
 anthropic_types = pytest.importorskip("anthropic.types")
 
 RESULTS = [
-    TextSearchResult(name="Retry guide", value="Use exponential backoff.", link="https://d.example/retry"),
-    TextSearchResult(name="Timeouts", value="Thirty seconds by default.", link="https://d.example/t"),
+    TextSearchResult(
+        name="Retry guide", value="Use exponential backoff.", link="https://d.example/retry"
+    ),
+    TextSearchResult(
+        name="Timeouts", value="Thirty seconds by default.", link="https://d.example/t"
+    ),
     TextSearchResult(name=None, value="A result without a title or link.", link=None),
 ]
 
@@ -72,11 +76,18 @@ async def test_notes_errors_and_empty_answers_are_text_blocks() -> None:
     plugin = create_search_plugin(StaticTextSearch(RESULTS, match="always"))
     clamped = await plugin["search"].invoke_anthropic({"query": "retry", "top": 99})
     _validate(clamped)
-    assert clamped[0] == {"type": "text", "text": "Note: top=99 is outside the maximum of 10; used top=10."}
-    empty = await create_search_plugin(StaticTextSearch([]))["search"].invoke_anthropic({"query": "x"})
+    assert clamped[0] == {
+        "type": "text",
+        "text": "Note: top=99 is outside the maximum of 10; used top=10.",
+    }
+    empty = await create_search_plugin(StaticTextSearch([]))["search"].invoke_anthropic(
+        {"query": "x"}
+    )
     _validate(empty)
     assert [b["type"] for b in empty] == ["text"] and "No results" in empty[0]["text"]  # type: ignore[typeddict-item]
-    bad = await plugin.anthropic_tool_result({"id": "toolu_9", "name": "search", "input": {"top": 1}})
+    bad = await plugin.anthropic_tool_result(
+        {"id": "toolu_9", "name": "search", "input": {"top": 1}}
+    )
     assert bad["is_error"] is True and bad["tool_use_id"] == "toolu_9"
     _validate(bad["content"])
     unknown = await plugin.anthropic_tool_result({"id": "toolu_8", "name": "nope", "input": {}})

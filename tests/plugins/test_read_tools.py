@@ -81,10 +81,14 @@ def test_read_document_in_openai_chat_format(local: LocalTextSearch) -> None:
     assert read["parameters"]["required"] == ["link", "start"]
     assert read["parameters"]["additionalProperties"] is False
     # the model's call, as Chat Completions sends it: a JSON string, null for the default
-    found = json.loads(plugin.invoke_sync("search", '{"query": "retry policy", "top": null, "skip": null}'))
+    found = json.loads(
+        plugin.invoke_sync("search", '{"query": "retry policy", "top": null, "skip": null}')
+    )
     links = [r["link"] for r in found["results"]]
     assert links and all(link.startswith("https://docs.example/guide") for link in links)
-    answer = json.loads(plugin.invoke_sync("read_document", json.dumps({"link": SECTION, "start": None})))
+    answer = json.loads(
+        plugin.invoke_sync("read_document", json.dumps({"link": SECTION, "start": None}))
+    )
     assert answer["section"] == "Retry policy"
     assert answer["text"] == "Retries happen three times with exponential backoff."
     # the section's link without its fragment: the whole document
@@ -202,8 +206,12 @@ async def test_read_tools_over_mcp_with_the_official_client(local: LocalTextSear
 
 
 PAGES = {
-    "/page.html": (200, "<html><head><title>Retry guide</title></head><body><main>"
-                   "<p>Use exponential backoff with jitter.</p></main></body></html>", {}),
+    "/page.html": (
+        200,
+        "<html><head><title>Retry guide</title></head><body><main>"
+        "<p>Use exponential backoff with jitter.</p></main></body></html>",
+        {},
+    ),
     "/away": (302, "", {"Location": "http://other.example:{port}/secret.html"}),
     "/secret.html": (200, "<html><body><p>WALRUS-7 launch code</p></body></html>", {}),
 }
@@ -267,7 +275,11 @@ async def test_fetch_page_under_a_site_filter(local: LocalTextSearch, web_port: 
     page = json.loads(await plugin.invoke("fetch_page", {"url": base + "/page.html"}))
     assert page["title"] == "Retry guide" and "exponential backoff" in page["text"]
     # another host, a redirect that leaves the site, a scheme the fetcher does not read
-    for url in (f"http://other.example:{web_port}/secret.html", base + "/away", "file:///etc/passwd"):
+    for url in (
+        f"http://other.example:{web_port}/secret.html",
+        base + "/away",
+        "file:///etc/passwd",
+    ):
         text = await plugin.invoke("fetch_page", {"url": url})
         assert "WALRUS" not in text and "launch" not in text
         assert "outside" in text or "Only http and https" in text

@@ -432,7 +432,6 @@ class SearchFunction:
         """
         return self._run_sync(arguments, raise_errors=raise_errors).text
 
-
     async def invoke_anthropic(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> list[AnthropicToolResultContent]:

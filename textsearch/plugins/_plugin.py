@@ -351,9 +351,7 @@ def create_search_plugin(
     if read_tools or fetch:
         preset = filter if filter is not None else _shared_preset(text_search, tools)
         if read_tools:
-            tools.append(
-                ReadDocumentFunction(text_search, filter=preset, max_chars=max_read_chars)
-            )
+            tools.append(ReadDocumentFunction(text_search, filter=preset, max_chars=max_read_chars))
         if fetch:
             options = fetch if isinstance(fetch, Mapping) else None
             tools.append(

@@ -216,7 +216,8 @@ class ReadDocumentFunction(_ReadingFunction):
         self.max_chars = max_chars
 
     def __repr__(self) -> str:
-        return f"ReadDocumentFunction(name={self.name!r}, text_search={type(self.text_search).__name__})"
+        kind = type(self.text_search).__name__
+        return f"ReadDocumentFunction(name={self.name!r}, text_search={kind})"
 
     @property
     def idempotent(self) -> bool:
@@ -478,7 +479,9 @@ class FetchPageFunction(_ReadingFunction):
             )
         if not page.ok:
             reason = " ".join(str(page.error or "unknown reason").split())[:200]
-            return self._refusal(f"The page {url[:200]!r} could not be read: {reason}.", raise_errors)
+            return self._refusal(
+                f"The page {url[:200]!r} could not be read: {reason}.", raise_errors
+            )
         return self._answer_json(
             {
                 "url": url,
