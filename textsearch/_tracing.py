@@ -172,8 +172,6 @@ def operation(
     if not enabled():
         yield None
         return
-    from opentelemetry.trace import SpanKind
-
     values: dict[str, Any] = {"gen_ai.operation.name": name}
     if provider:
         values["gen_ai.provider.name"] = provider
@@ -182,18 +180,14 @@ def operation(
     if attributes:
         values.update((k, v) for k, v in attributes.items() if v is not None)
     title = span_name or (f"{name} {model}" if model else name)
-    with _tracer().start_as_current_span(
-        title,
-        kind=SpanKind.CLIENT if kind == "client" else SpanKind.INTERNAL,
-        attributes=values,
-        record_exception=False,
-        set_status_on_exception=False,
-    ) as span:
-        try:
-            yield span
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
+    span, token = _start(title, kind == "client", values)
+    try:
+        yield span
+    except BaseException as exc:
+        record_error(span, exc)
+        raise
+    finally:
+        _end(span, token)
 
 
 # -- retrieval (TextSearchMethods' public methods) -------------------------------------------
@@ -224,9 +218,26 @@ def _model_of(search: object) -> str | None:
     return None
 
 
-def _retrieval_span(search: object) -> Any:
-    from opentelemetry.trace import SpanKind
+def _start(name: str, client: bool, values: dict[str, Any]) -> tuple[Span, object]:
+    """Start a span and make it current (cheaper than the API's context manager)."""
+    api = _api
+    kind = api.SpanKind.CLIENT if client else api.SpanKind.INTERNAL
+    span = _tracer().start_span(name, kind=kind, attributes=values)
+    return span, _context().attach(api.set_span_in_context(span))
 
+
+def _end(span: Span, token: object) -> None:
+    _context().detach(token)
+    span.end()
+
+
+def _context() -> Any:
+    from opentelemetry import context
+
+    return context
+
+
+def _retrieval_span(search: object) -> tuple[Span, object]:
     source = data_source_id(search)
     values: dict[str, Any] = {
         "gen_ai.operation.name": "retrieval",
@@ -237,13 +248,7 @@ def _retrieval_span(search: object) -> Any:
     if model is not None:
         values["gen_ai.request.model"] = model
     _server(values, getattr(search, "base_url", None) or getattr(search, "endpoint", None))
-    return _tracer().start_as_current_span(
-        f"retrieval {source}",
-        kind=SpanKind.CLIENT,
-        attributes=values,
-        record_exception=False,
-        set_status_on_exception=False,
-    )
+    return _start(f"retrieval {source}", True, values)
 
 
 def _request_attributes(span: Span, query: str, options: Any) -> None:
@@ -283,62 +288,36 @@ async def retrieve(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """``search._prepare`` then ``search._answer(kind, ...)`` inside a retrieval span."""
-    with _retrieval_span(search) as span:
-        try:
-            resolved, effective = search._prepare(query, options, kwargs)
-            _request_attributes(span, resolved, effective)
-            results: SearchResults[Any] = await search._answer(kind, resolved, effective)
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
+    span, token = _retrieval_span(search)
+    try:
+        resolved, effective = search._prepare(query, options, kwargs)
+        _request_attributes(span, resolved, effective)
+        results: SearchResults[Any] = await search._answer(kind, resolved, effective)
         _result_attributes(span, results)
         return results
+    except BaseException as exc:
+        record_error(span, exc)
+        raise
+    finally:
+        _end(span, token)
 
 
 def retrieve_sync(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """Blocking twin of :func:`retrieve`."""
-    with _retrieval_span(search) as span:
-        try:
-            resolved, effective = search._prepare(query, options, kwargs)
-            _request_attributes(span, resolved, effective)
-            results: SearchResults[Any] = search._answer_sync(kind, resolved, effective)
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
+    span, token = _retrieval_span(search)
+    try:
+        resolved, effective = search._prepare(query, options, kwargs)
+        _request_attributes(span, resolved, effective)
+        results: SearchResults[Any] = search._answer_sync(kind, resolved, effective)
         _result_attributes(span, results)
         return results
-
-
-async def retrieve_planned(
-    search: Any, query: Any, options: Any, run: Callable[[], Awaitable[T]]
-) -> T:
-    """A retrieval span around ``run()``, for a connector's own fast path (validated)."""
-    with _retrieval_span(search) as span:
-        try:
-            if options is not None:
-                _request_attributes(span, query, options)
-            results = await run()
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
-        _result_attributes(span, results)
-        return results
-
-
-def retrieve_planned_sync(search: Any, query: Any, options: Any, run: Callable[[], T]) -> T:
-    """Blocking twin of :func:`retrieve_planned`."""
-    with _retrieval_span(search) as span:
-        try:
-            if options is not None:
-                _request_attributes(span, query, options)
-            results = run()
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
-        _result_attributes(span, results)
-        return results
+    except BaseException as exc:
+        record_error(span, exc)
+        raise
+    finally:
+        _end(span, token)
 
 
 # -- embeddings ----------------------------------------------------------------------------
@@ -376,9 +355,9 @@ def _arguments_text(arguments: object) -> str:
         return "<unserializable>"
 
 
-def _tool_span(name: str, description: str, tool_type: str, arguments: object) -> Any:
-    from opentelemetry.trace import SpanKind
-
+def _tool_span(
+    name: str, description: str, tool_type: str, arguments: object
+) -> tuple[Span, object]:
     values: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": name,
@@ -387,13 +366,7 @@ def _tool_span(name: str, description: str, tool_type: str, arguments: object) -
     }
     if content_enabled():
         values["gen_ai.tool.call.arguments"] = _arguments_text(arguments)
-    return _tracer().start_as_current_span(
-        f"execute_tool {name}",
-        kind=SpanKind.INTERNAL,
-        attributes=values,
-        record_exception=False,
-        set_status_on_exception=False,
-    )
+    return _start(f"execute_tool {name}", False, values)
 
 
 def _tool_outcome(span: Span, outcome: Any) -> None:
@@ -417,28 +390,32 @@ async def run_tool(
     run: Callable[[], Awaitable[T]],
 ) -> T:
     """``run()`` (a tool call giving an outcome with ``text``/``is_error``) in a span."""
-    with _tool_span(name, description, tool_type, arguments) as span:
-        try:
-            outcome = await run()
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
+    span, token = _tool_span(name, description, tool_type, arguments)
+    try:
+        outcome = await run()
         _tool_outcome(span, outcome)
         return outcome
+    except BaseException as exc:
+        record_error(span, exc)
+        raise
+    finally:
+        _end(span, token)
 
 
 def run_tool_sync(
     name: str, description: str, tool_type: str, arguments: object, run: Callable[[], T]
 ) -> T:
     """Blocking twin of :func:`run_tool`."""
-    with _tool_span(name, description, tool_type, arguments) as span:
-        try:
-            outcome = run()
-        except BaseException as exc:
-            record_error(span, exc)
-            raise
+    span, token = _tool_span(name, description, tool_type, arguments)
+    try:
+        outcome = run()
         _tool_outcome(span, outcome)
         return outcome
+    except BaseException as exc:
+        record_error(span, exc)
+        raise
+    finally:
+        _end(span, token)
 
 
 def note_failure(exc: BaseException) -> None:
