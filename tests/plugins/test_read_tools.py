@@ -314,3 +314,47 @@ async def test_fetch_page_does_not_open_mcp_resources_past_a_preset(local: Local
     plugin = create_search_plugin(local, functions=[search], filter=TextSearchFilter(), fetch=True)
     async with Client(plugin.create_mcp_server(), cache=None) as client:
         assert [r.name for r in (await client.list_resources()).resources] == ["Public"]
+
+
+# -- the framework adapters build from the plugin ------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_read_document_through_the_langchain_and_openai_agents_adapters(
+    local: LocalTextSearch,
+) -> None:
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("agents")
+    from agents.tool_context import ToolContext
+    from langchain_core.messages import ToolMessage
+
+    from textsearch.integrations.langchain import as_langchain_tool
+    from textsearch.integrations.openai_agents import as_openai_agents_tool
+
+    plugin = create_search_plugin(local, filter=PUBLIC_ONLY, read_tools=True)
+    tools = {t.name: t for t in as_langchain_tool(plugin)}
+    assert set(tools) == {"search", "read_document"}
+    call = {"name": "read_document", "args": {"link": SECTION}, "id": "c1", "type": "tool_call"}
+    message = await tools["read_document"].ainvoke(call)
+    assert isinstance(message, ToolMessage) and message.status == "success"
+    assert "Retries happen" in str(message.content)
+    for link in OUTSIDE:
+        refused = tools["read_document"].invoke({**call, "args": {"link": link}})
+        assert isinstance(refused, ToolMessage)
+        _refused(str(refused.content))
+
+    (agent_tool,) = [t for t in as_openai_agents_tool(plugin) if t.name == "read_document"]
+    assert agent_tool.params_json_schema["required"] == ["link", "start"]
+    arguments = json.dumps({"link": "https://docs.example/plan", "start": None})
+    context = ToolContext(
+        context=None, tool_name="read_document", tool_call_id="c2", tool_arguments=arguments
+    )
+    text = await agent_tool.on_invoke_tool(context, arguments)
+    _refused(str(text))
+    arguments = json.dumps({"link": SECTION, "start": None})
+    context = ToolContext(
+        context=None, tool_name="read_document", tool_call_id="c3", tool_arguments=arguments
+    )
+    assert json.loads(str(await agent_tool.on_invoke_tool(context, arguments)))["section"] == (
+        "Retry policy"
+    )

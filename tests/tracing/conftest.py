@@ -17,24 +17,27 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
 )
 
 _EXPORTER = InMemorySpanExporter()
+_ADDED: list[bool] = []
 
 
-def _provider() -> TracerProvider:
-    current = trace.get_tracer_provider()
-    if isinstance(current, TracerProvider):
-        return current
-    provider = TracerProvider()
-    trace.set_tracer_provider(provider)
-    return provider
-
-
-_provider().add_span_processor(SimpleSpanProcessor(_EXPORTER))
+def _exporter() -> InMemorySpanExporter:
+    # Set when first needed, not at collection: another test (the docs' tracing page) may
+    # set the process's provider first; the exporter then joins that provider.
+    if not _ADDED:
+        current = trace.get_tracer_provider()
+        if not isinstance(current, TracerProvider):
+            trace.set_tracer_provider(TracerProvider())
+            current = trace.get_tracer_provider()
+        assert isinstance(current, TracerProvider)
+        current.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+        _ADDED.append(True)
+    return _EXPORTER
 
 
 @pytest.fixture
 def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
     monkeypatch.delenv("TEXTSEARCH_TRACE_CONTENT", raising=False)
-    _EXPORTER.clear()
+    _exporter().clear()
     yield _EXPORTER
     _EXPORTER.clear()
 
