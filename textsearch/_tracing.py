@@ -237,7 +237,7 @@ def _context() -> Any:
     return context
 
 
-def _retrieval_span(search: object) -> tuple[Span, object]:
+def _retrieval_attributes(search: object) -> tuple[str, dict[str, Any]]:
     source = data_source_id(search)
     values: dict[str, Any] = {
         "gen_ai.operation.name": "retrieval",
@@ -248,18 +248,18 @@ def _retrieval_span(search: object) -> tuple[Span, object]:
     if model is not None:
         values["gen_ai.request.model"] = model
     _server(values, getattr(search, "base_url", None) or getattr(search, "endpoint", None))
-    return _start(f"retrieval {source}", True, values)
+    return f"retrieval {source}", values
 
 
-def _request_attributes(span: Span, query: str, options: Any) -> None:
-    span.set_attribute("gen_ai.retrieval.top_k", options.top)
+def _request_attributes(values: dict[str, Any], query: str, options: Any, content: bool) -> None:
+    values["gen_ai.retrieval.top_k"] = options.top
     if options.skip:
-        span.set_attribute("textsearch.retrieval.skip", options.skip)
+        values["textsearch.retrieval.skip"] = options.skip
     search_filter = options.filter
     if search_filter:
-        span.set_attribute("textsearch.retrieval.filter.fields", list(search_filter.field_names))
-    if content_enabled():
-        span.set_attribute("gen_ai.retrieval.query.text", _clip(query))
+        values["textsearch.retrieval.filter.fields"] = list(search_filter.field_names)
+    if content:
+        values["gen_ai.retrieval.query.text"] = _clip(query)
 
 
 def _documents(results: Any) -> str:
@@ -278,22 +278,43 @@ def _documents(results: Any) -> str:
     return json.dumps(described, ensure_ascii=False)
 
 
-def _result_attributes(span: Span, results: Any) -> None:
+def _result_attributes(span: Span, results: Any, content: bool) -> None:
     span.set_attribute("textsearch.retrieval.result_count", len(results))
-    if content_enabled():
+    if content:
         span.set_attribute("gen_ai.retrieval.documents", _documents(results))
+
+
+def _refused(search: object, exc: BaseException) -> None:
+    """A request refused before it was sent (bad query, options or filter): a failed span."""
+    name, values = _retrieval_attributes(search)
+    span, token = _start(name, True, values)
+    record_error(span, exc)
+    _end(span, token)
+
+
+def _prepared(
+    search: Any, query: Any, options: Any, kwargs: Mapping[str, Any]
+) -> tuple[str, Any, tuple[Span, object], bool]:
+    try:
+        resolved, effective = search._prepare(query, options, kwargs)
+    except BaseException as exc:
+        _refused(search, exc)
+        raise
+    content = content_enabled()
+    # Every attribute known now is given at the start: one pass of the SDK's checks.
+    name, values = _retrieval_attributes(search)
+    _request_attributes(values, resolved, effective, content)
+    return resolved, effective, _start(name, True, values), content
 
 
 async def retrieve(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """``search._prepare`` then ``search._answer(kind, ...)`` inside a retrieval span."""
-    span, token = _retrieval_span(search)
+    resolved, effective, (span, token), content = _prepared(search, query, options, kwargs)
     try:
-        resolved, effective = search._prepare(query, options, kwargs)
-        _request_attributes(span, resolved, effective)
         results: SearchResults[Any] = await search._answer(kind, resolved, effective)
-        _result_attributes(span, results)
+        _result_attributes(span, results, content)
         return results
     except BaseException as exc:
         record_error(span, exc)
@@ -306,12 +327,10 @@ def retrieve_sync(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """Blocking twin of :func:`retrieve`."""
-    span, token = _retrieval_span(search)
+    resolved, effective, (span, token), content = _prepared(search, query, options, kwargs)
     try:
-        resolved, effective = search._prepare(query, options, kwargs)
-        _request_attributes(span, resolved, effective)
         results: SearchResults[Any] = search._answer_sync(kind, resolved, effective)
-        _result_attributes(span, results)
+        _result_attributes(span, results, content)
         return results
     except BaseException as exc:
         record_error(span, exc)

@@ -257,3 +257,19 @@ def test_import_textsearch_does_not_import_opentelemetry_and_no_provider_means_n
         + "assert _tracing.enabled() is False and _tracing._api is not False\n"
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_request_refused_before_sending_is_an_error_span(spans: InMemorySpanExporter) -> None:
+    from textsearch import InvalidRequestError
+
+    with _local() as search:
+        with pytest.raises(InvalidRequestError):
+            search.search_sync("   ")
+        with pytest.raises(InvalidRequestError):
+            search.search_sync("retry", top=5000)
+    finished = spans.get_finished_spans()
+    assert len(finished) == 2
+    for span in finished:
+        assert span.name == "retrieval :memory:"
+        assert span.status.status_code is StatusCode.ERROR
+    assert (finished[0].attributes or {})["error.type"] == "textsearch.errors.InvalidRequestError"
