@@ -131,7 +131,8 @@ class AnthropicCitationsConfig(TypedDict, total=False):
 
 
 class AnthropicSearchResultBlock(TypedDict):
-    """A ``search_result`` content block (``anthropic`` ``SearchResultBlockParam``).
+    """A ``search_result`` content block (the keys of ``anthropic`` ``SearchResultBlockParam``
+    that are used here).
 
     Put in a ``tool_result``'s content, Claude cites it natively (``search_result_location``
     citations naming its ``source`` and ``title``).
@@ -149,7 +150,8 @@ AnthropicToolResultContent: TypeAlias = Union[AnthropicSearchResultBlock, Anthro
 
 
 class AnthropicToolResult(TypedDict):
-    """A ``tool_result`` content block (``anthropic`` ``ToolResultBlockParam``)."""
+    """A ``tool_result`` content block (the keys of ``anthropic`` ``ToolResultBlockParam``
+    that are used here)."""
 
     type: Literal["tool_result"]
     tool_use_id: str
