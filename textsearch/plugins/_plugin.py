@@ -347,21 +347,19 @@ def create_search_plugin(
         raise ConfigurationError(
             f"text_search must implement the TextSearch protocol, got {type(text_search).__name__}"
         )
-    tools = list(functions)
-    if read_tools or fetch:
-        preset = filter if filter is not None else _shared_preset(text_search, tools)
-        if read_tools:
-            tools.append(ReadDocumentFunction(text_search, filter=preset, max_chars=max_read_chars))
-        if fetch:
-            options = fetch if isinstance(fetch, Mapping) else None
-            tools.append(
-                FetchPageFunction(
-                    text_search, filter=preset, options=options, max_chars=max_read_chars
-                )
-            )
-    return SearchPlugin(
-        name, description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION, tools
-    )
+    summary = description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION
+    if not (read_tools or fetch):
+        return SearchPlugin(name, summary, functions)
+    tools = list(SearchPlugin(name, summary, functions).functions)  # checks them first
+    preset = filter if filter is not None else _shared_preset(text_search, tools)
+    if read_tools:
+        tools.append(ReadDocumentFunction(text_search, filter=preset, max_chars=max_read_chars))
+    if fetch:
+        options = fetch if isinstance(fetch, Mapping) else None
+        tools.append(
+            FetchPageFunction(text_search, filter=preset, options=options, max_chars=max_read_chars)
+        )
+    return SearchPlugin(name, summary, tools)
 
 
 def _shared_preset(
