@@ -273,3 +273,23 @@ def test_a_request_refused_before_sending_is_an_error_span(spans: InMemorySpanEx
         assert span.name == "retrieval :memory:"
         assert span.status.status_code is StatusCode.ERROR
     assert (finished[0].attributes or {})["error.type"] == "textsearch.errors.InvalidRequestError"
+
+
+@pytest.mark.anyio
+async def test_mcp_tool_calls_are_spans_too(spans: InMemorySpanExporter) -> None:
+    from mcp import Client
+
+    with _local() as search:
+        plugin = create_search_plugin(search, read_tools=True)
+        async with Client(plugin.create_mcp_server(), cache=None) as client:
+            await client.call_tool("search", {"query": "retry"})
+            await client.call_tool("read_document", {"link": "https://d.example/a"})
+    finished = spans.get_finished_spans()
+    # The mcp package traces its own requests (tools/call ...); ours nest inside them.
+    ours = [s for s in finished if s.name.startswith(("retrieval", "execute_tool"))]
+    names = [s.name for s in ours]
+    assert names == ["retrieval :memory:", "execute_tool search", "execute_tool read_document"]
+    by_id = {s.context.span_id: s for s in finished}
+    parent = ours[1].parent
+    if parent is not None and parent.span_id in by_id:
+        assert by_id[parent.span_id].name.startswith("tools/call")
