@@ -358,3 +358,32 @@ async def test_read_document_through_the_langchain_and_openai_agents_adapters(
     assert json.loads(str(await agent_tool.on_invoke_tool(context, arguments)))["section"] == (
         "Retry policy"
     )
+
+
+@pytest.mark.anyio
+async def test_read_document_through_the_llama_index_and_semantic_kernel_adapters(
+    local: LocalTextSearch,
+) -> None:
+    pytest.importorskip("llama_index.core")
+    pytest.importorskip("semantic_kernel")
+    from semantic_kernel import Kernel
+
+    from textsearch.integrations.llama_index import as_llama_index_tool
+    from textsearch.integrations.semantic_kernel import as_kernel_plugin
+
+    plugin = create_search_plugin(local, filter=PUBLIC_ONLY, read_tools=True)
+    (tool,) = [t for t in as_llama_index_tool(plugin) if t.metadata.name == "read_document"]
+    assert json.loads(str(tool.call(link=SECTION)))["section"] == "Retry policy"
+    _refused(str(tool.call(link="sec")))
+
+    kernel = Kernel()
+    kernel_plugin = as_kernel_plugin(plugin)
+    kernel.add_plugin(kernel_plugin)
+    answer = await kernel.invoke(
+        plugin_name=kernel_plugin.name, function_name="read_document", link=SECTION
+    )
+    assert "Retries happen" in str(answer)
+    refused = await kernel.invoke(
+        plugin_name=kernel_plugin.name, function_name="read_document", link="sec"
+    )
+    _refused(str(refused))
