@@ -293,3 +293,12 @@ async def test_mcp_tool_calls_are_spans_too(spans: InMemorySpanExporter) -> None
     parent = ours[1].parent
     if parent is not None and parent.span_id in by_id:
         assert by_id[parent.span_id].name.startswith("tools/call")
+
+
+def test_open_web_tools_are_extensions(spans: InMemorySpanExporter) -> None:
+    with respx.mock() as mock:
+        _brave_401(mock)
+        with BraveTextSearch(KEY, max_retry_wait=0.01) as brave:
+            create_search_plugin(brave).invoke_sync("search", {"query": "retry"})
+    (tool,) = [s for s in spans.get_finished_spans() if s.name == "execute_tool search"]
+    assert (tool.attributes or {})["gen_ai.tool.type"] == "extension"

@@ -360,8 +360,11 @@ class SearchFunction:
         logger.info("search function %s: same query %d times in a row", self.name, count)
         return Outcome(repeat_message(parsed.query, count), False)
 
-    #: ``gen_ai.tool.type`` of this tool's spans (OpenTelemetry GenAI conventions).
-    tool_type = "datastore"
+    @property
+    def tool_type(self) -> str:
+        """``gen_ai.tool.type`` of this tool's spans: ``extension`` on the open web, else
+        ``datastore`` (OpenTelemetry GenAI conventions)."""
+        return "extension" if self.open_world else "datastore"
 
     async def _run(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False

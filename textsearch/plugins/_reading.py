@@ -371,7 +371,6 @@ class FetchPageFunction(_ReadingFunction):
     :func:`~textsearch.grounding.fetch_pages` options).
     """
 
-    tool_type = "extension"
     serves_documents = False
 
     def __init__(
