@@ -241,7 +241,7 @@ class RerankedTextSearch(Wrapper):
                 "diversity needs the candidates' vectors: use an EmbeddingReranker, or pass "
                 "embedder="
             )
-        self.search = search
+        self.wrapped = search
         self.reranker = reranker
         self.depth = depth
         self.diversity = level
@@ -252,7 +252,7 @@ class RerankedTextSearch(Wrapper):
 
     def __repr__(self) -> str:
         return (
-            f"RerankedTextSearch({type(self.search).__name__}, {self.reranker.model!r}, "
+            f"RerankedTextSearch({type(self.wrapped).__name__}, {self.reranker.model!r}, "
             f"depth={self.depth}, diversity={self.diversity:g})"
         )
 
@@ -263,7 +263,7 @@ class RerankedTextSearch(Wrapper):
         return options.with_updates(top=count, skip=0)
 
     def _check_wrapped(self, query: str, options: SearchOptions) -> None:
-        precheck(self.search, query, self._inner_options(options))
+        precheck(self.wrapped, query, self._inner_options(options))
 
     def _wants_vectors(self, options: SearchOptions) -> bool:
         return self.diversity > 0 and options.top + options.skip > 1
@@ -345,7 +345,7 @@ class RerankedTextSearch(Wrapper):
         return scores, await embed_documents(self.embedder, texts)
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        hits = await fetch_hits(self.search, query, self._inner_options(options))
+        hits = await fetch_hits(self.wrapped, query, self._inner_options(options))
         texts = [rerank_text(h.text) for h in hits.results]
         scores: list[float] | None = None
         vectors: list[list[float]] | None = None
@@ -375,7 +375,7 @@ class RerankedTextSearch(Wrapper):
         return scores, embed_documents_sync(self.embedder, texts)
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        hits = fetch_hits_sync(self.search, query, self._inner_options(options))
+        hits = fetch_hits_sync(self.wrapped, query, self._inner_options(options))
         texts = [rerank_text(h.text) for h in hits.results]
         scores: list[float] | None = None
         vectors: list[list[float]] | None = None
