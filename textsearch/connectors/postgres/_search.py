@@ -29,17 +29,18 @@ client (the window with the most query words), not by ``ts_headline``.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from typing_extensions import Self, TypedDict, Unpack
 
+from textsearch._twins import Plan, drive, drive_sync
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -48,7 +49,6 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
-from textsearch.connectors.local._passages import best_window, hit_pattern
 from textsearch.connectors.postgres._errors import describe, parse_dsn, require_psycopg
 from textsearch.connectors.postgres._pool import AsyncPool, PoolSettings, SyncPool
 from textsearch.connectors.postgres._rows import (
@@ -77,6 +77,22 @@ from textsearch.connectors.postgres._sql import (
     split_exclusions,
     vector_text,
 )
+from textsearch.connectors.postgres._work import (
+    ConnectionPlan,
+    Db,
+    Embed,
+    Sql,
+    Step,
+    blocking,
+    create_schema,
+    delete_ids,
+    execute,
+    fetch_all,
+    fetch_one,
+    on_connection,
+    write_rows,
+)
+from textsearch.documents._passages import best_window, hit_pattern
 from textsearch.embeddings import (
     Embedder,
     embed_documents,
@@ -140,15 +156,6 @@ def _embedding_update(
         [int(r[1]) for r in rows],
         [vector_text(v) for v in vectors],
     )
-
-
-def _execute(statement: Any, params: Any, conn: Any) -> None:
-    conn.execute(statement, params)
-
-
-def _params_of(statement: Any, params: dict[str, Any]) -> dict[str, Any] | None:
-    """The parameters of a statement that has placeholders (DDL takes none)."""
-    return params if b"%(" in statement.as_bytes(None) else None
 
 
 def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
@@ -485,42 +492,40 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             )
 
     def _check_embedding_sync(self) -> None:
+        drive_sync(self._check_embedding(), self._perform_sync)
+
+    def _check_embedding(self) -> Plan[Step, None]:
+        """Check once that the stored vectors fit the embedder (a plan: see ``_perform``)."""
         if self.embedder is None or self._dimensions is not None:
             return
         probe = self._schema.embedding_probe()
-        problem = self._embedding_problem(
-            self._sync.run(lambda conn: conn.execute(*probe).fetchone())
-        )
+        problem = self._embedding_problem((yield Db(partial(fetch_one, *probe), False)))
         if problem:
             raise ConfigurationError(problem)
 
-    async def _check_embedding(self) -> None:
-        if self.embedder is None or self._dimensions is not None:
-            return
-        probe = self._schema.embedding_probe()
+    def _perform_sync(self, step: Step) -> Any:
+        """Perform one step of a plan with the blocking pool and embedder."""
+        if isinstance(step, Db):
+            return self._sync.run(blocking(step))
+        assert self.embedder is not None
+        if step.query is not None:
+            return embed_query_sync(self.embedder, step.query)
+        return embed_documents_sync(self.embedder, step.texts)
 
-        async def work(conn: Any) -> Any:
-            cursor = await conn.execute(*probe)
-            return await cursor.fetchone()
+    async def _perform(self, step: Step) -> Any:
+        """Perform one step of a plan with the async pool and embedder."""
+        if isinstance(step, Db):
+            return await self._async.run(on_connection(step))
+        assert self.embedder is not None
+        if step.query is not None:
+            return await embed_query(self.embedder, step.query)
+        return await embed_documents(self.embedder, step.texts)
 
-        problem = self._embedding_problem(await self._async.run(work))
-        if problem:
-            raise ConfigurationError(problem)
-
-    async def _embedder_dimensions(self) -> int:
+    def _embedder_dimensions(self) -> Plan[Step, int]:
         embedder = self.embedder
         assert embedder is not None
         if embedder.dimensions is None:
-            await embed_documents(embedder, ["dimensions"])  # learnt from one call
-        if not embedder.dimensions:  # pragma: no cover - check_vectors guarantees a length
-            raise ConfigurationError("the embedder did not tell its number of dimensions")
-        return int(embedder.dimensions)
-
-    def _embedder_dimensions_sync(self) -> int:
-        embedder = self.embedder
-        assert embedder is not None
-        if embedder.dimensions is None:
-            embed_documents_sync(embedder, ["dimensions"])
+            yield Embed(["dimensions"])  # learnt from one call
         if not embedder.dimensions:  # pragma: no cover - check_vectors guarantees a length
             raise ConfigurationError("the embedder did not tell its number of dimensions")
         return int(embedder.dimensions)
@@ -620,67 +625,40 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             )
         return SearchResults(docs, total, {})
 
-    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+    def _search(self, query: str, options: SearchOptions) -> Plan[Step, SearchResults[Any]]:
         query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
         stats = self._builder.common_words()
         vector = None
         if self.embedder is not None:
-            await self._check_embedding()
+            yield from self._check_embedding()
             if self.mode != "keyword":  # keyword mode never calls the embedder
-                vector = await embed_query(self.embedder, query)
+                vector = yield Embed(query=query)
                 self._check_length([vector])
-
-        async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            statistics = self._cached_statistics()
-            if statistics is None:
-                cursor = await conn.execute(*self._schema.has_stats())
-                statistics = self._keep_statistics(await cursor.fetchone())
-            common = () if statistics else self._cached_common()
-            if common is None:
-                common = ()
-                if stats is not None:
-                    cursor = await conn.execute(*stats)
-                    common = self._keep_common(await cursor.fetchone())
-            search, count = self._statements(query, options, common, statistics, vector)
-            cursor = await conn.execute(*search)
-            rows = await cursor.fetchall()
-            total = None
-            if count is not None:
-                cursor = await conn.execute(*count)
-                total = int((await cursor.fetchone())[0])
-            return rows, total
-
-        rows, total = await self._async.run(work)
+        work = partial(self._search_work, query, options, stats, vector)
+        rows, total = yield Db(work, transaction=False)
         return self._results(query, rows, total)
+
+    def _search_work(
+        self, query: str, options: SearchOptions, stats: Any, vector: list[float] | None
+    ) -> ConnectionPlan:
+        statistics = self._cached_statistics()
+        if statistics is None:
+            statistics = self._keep_statistics((yield Sql(*self._schema.has_stats(), fetch="one")))
+        common = () if statistics else self._cached_common()
+        if common is None:
+            common = self._keep_common((yield Sql(*stats, fetch="one"))) if stats else ()
+        search, count = self._statements(query, options, common, statistics, vector)
+        rows = yield Sql(*search, fetch="all")
+        total = None
+        if count is not None:
+            total = int((yield Sql(*count, fetch="one"))[0])
+        return rows, total
+
+    async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
+        return await drive(self._search(query, options), self._perform)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-        stats = self._builder.common_words()
-        vector = None
-        if self.embedder is not None:
-            self._check_embedding_sync()
-            if self.mode != "keyword":  # keyword mode never calls the embedder
-                vector = embed_query_sync(self.embedder, query)
-                self._check_length([vector])
-
-        def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            statistics = self._cached_statistics()
-            if statistics is None:
-                statistics = self._keep_statistics(
-                    conn.execute(*self._schema.has_stats()).fetchone()
-                )
-            common = () if statistics else self._cached_common()
-            if common is None:
-                common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
-            search, count = self._statements(query, options, common, statistics, vector)
-            rows = conn.execute(*search).fetchall()
-            total = None
-            if count is not None:
-                total = int(conn.execute(*count).fetchone()[0])
-            return rows, total
-
-        rows, total = self._sync.run(work)
-        return self._results(query, rows, total)
+        return drive_sync(self._search(query, options), self._perform_sync)
 
     def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
         name = f"{item.title} › {item.section}" if item.title and item.section else item.title
@@ -728,83 +706,23 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("create_schema")
+        await drive(self._create_schema(), self._perform)
+
+    def _create_schema(self) -> Plan[Step, None]:
         schema = self._schema
-        dimensions = await self._embedder_dimensions() if self.embedder else 0
-
-        async def work(conn: Any) -> Any:
-            async with conn.transaction():
-                await conn.execute(schema.lock())
-                cursor = await conn.execute(*schema.probe())
-                columns = {row[0] for row in await cursor.fetchall()}
-                if not columns:  # a new table: statistics left by a dropped one are stale
-                    await conn.execute(schema.drop_stats())
-                if schema.needs_upgrade(columns):
-                    cursor = await conn.execute(*schema.primary_key())
-                    key = await cursor.fetchone()
-                    for statement in schema.upgrade(key[0] if key else None):
-                        await conn.execute(statement)
-                for statement in schema.create():
-                    await conn.execute(statement)
-                cursor = await conn.execute(*schema.has_stats())
-                if not (await cursor.fetchone())[0]:
-                    await conn.execute(schema.write_lock())
-                    for statement in schema.create_stats():
-                        await conn.execute(statement)
-                if self.embedder is not None:
-                    cursor = await conn.execute(*schema.embedding_probe())
-                    row = await cursor.fetchone()
-                    if row is None:
-                        for statement in schema.add_embedding(dimensions, self.embedder.model):
-                            await conn.execute(statement)
-                        cursor = await conn.execute(*schema.embedding_probe())
-                        row = await cursor.fetchone()
-                    return row
-                return None
-
+        dimensions = (yield from self._embedder_dimensions()) if self.embedder else 0
         self._dimensions = None
-        row = await self._async.run(work)
+        model = self.embedder.model if self.embedder is not None else None
+        row = yield Db(partial(create_schema, schema, model, dimensions))
         problem = self._embedding_problem(row)
         if problem:
             raise ConfigurationError(problem)
         self._statistics = None
 
     def create_schema_sync(self) -> None:
-        """Blocking twin of :meth:`create_schema`; raises the same errors."""
+        """Blocking twin of [create_schema][textsearch.PostgresTextSearch.create_schema]."""
         self._require_managed("create_schema_sync")
-        schema = self._schema
-        dimensions = self._embedder_dimensions_sync() if self.embedder else 0
-
-        def work(conn: Any) -> Any:
-            with conn.transaction():
-                conn.execute(schema.lock())
-                columns = {row[0] for row in conn.execute(*schema.probe()).fetchall()}
-                if not columns:  # a new table: statistics left by a dropped one are stale
-                    conn.execute(schema.drop_stats())
-                if schema.needs_upgrade(columns):
-                    key = conn.execute(*schema.primary_key()).fetchone()
-                    for statement in schema.upgrade(key[0] if key else None):
-                        conn.execute(statement)
-                for statement in schema.create():
-                    conn.execute(statement)
-                if not conn.execute(*schema.has_stats()).fetchone()[0]:
-                    conn.execute(schema.write_lock())
-                    for statement in schema.create_stats():
-                        conn.execute(statement)
-                if self.embedder is not None:
-                    row = conn.execute(*schema.embedding_probe()).fetchone()
-                    if row is None:
-                        for statement in schema.add_embedding(dimensions, self.embedder.model):
-                            conn.execute(statement)
-                        row = conn.execute(*schema.embedding_probe()).fetchone()
-                    return row
-                return None
-
-        self._dimensions = None
-        row = self._sync.run(work)
-        problem = self._embedding_problem(row)
-        if problem:
-            raise ConfigurationError(problem)
-        self._statistics = None
+        drive_sync(self._create_schema(), self._perform_sync)
 
     @staticmethod
     def _documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
@@ -828,18 +746,11 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     ) -> list[tuple[Any, ...]]:
         return [(*row, vector_text(v)) for row, v in zip(rows, vectors, strict=True)]
 
-    def _embedded_sync(self, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def _embedded(self, rows: Sequence[tuple[Any, ...]]) -> Plan[Step, list[tuple[Any, ...]]]:
         """Rows with their passage's vector last (every vector made before any is written)."""
         if self.embedder is None:
             return list(rows)
-        vectors = embed_documents_sync(self.embedder, [embedding_text(r) for r in rows])
-        self._check_length(vectors)
-        return self._with_vectors(rows, vectors)
-
-    async def _embedded(self, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        if self.embedder is None:
-            return list(rows)
-        vectors = await embed_documents(self.embedder, [embedding_text(r) for r in rows])
+        vectors = yield Embed([embedding_text(r) for r in rows])
         self._check_length(vectors)
         return self._with_vectors(rows, vectors)
 
@@ -875,77 +786,36 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("add_documents")
+        return await drive(self._add(docs, chunk), self._perform)
+
+    def _add(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], chunk: bool
+    ) -> Plan[Step, int]:
         prepared = self._documents(docs)
-        await self._check_embedding()
-        schema = self._schema
-        create, copy, insert, trim = schema.upsert()
-        ids = schema.staged_ids()
+        yield from self._check_embedding()
         # Every vector is made before anything is written: a failing embedder writes nothing.
-        embedded = [await self._embedded(rows) for rows in self._row_batches(prepared, chunk)]
+        embedded = []
+        for rows in self._row_batches(prepared, chunk):
+            embedded.append((yield from self._embedded(rows)))
         for rows in embedded:
-
-            async def work(conn: Any, rows: Sequence[Any] = rows) -> None:
-                async with conn.transaction():
-                    await conn.execute(create)
-                    async with conn.cursor() as cursor:
-                        async with cursor.copy(copy) as loader:
-                            for row in rows:
-                                await loader.write_row(row)
-                        await cursor.execute(schema.write_lock())
-                        await cursor.execute(*schema.has_stats())
-                        statistics = bool((await cursor.fetchone())[0])
-                        for statement in schema.stats_before(ids) if statistics else ():
-                            await cursor.execute(statement)
-                        await cursor.execute(insert)
-                        await cursor.execute(trim)
-                        for statement in schema.stats_after(ids) if statistics else ():
-                            await cursor.execute(statement)
-
-            await self._async.run(work)
+            if rows:
+                yield Db(partial(write_rows, self._schema, rows))
         return len(prepared)
 
     def add_documents_sync(
         self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
     ) -> int:
-        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        """Blocking twin of [add_documents][textsearch.PostgresTextSearch.add_documents]."""
         self._require_managed("add_documents_sync")
-        prepared = self._documents(docs)
-        self._check_embedding_sync()
-        # Every vector is made before anything is written: a failing embedder writes nothing.
-        embedded = [self._embedded_sync(rows) for rows in self._row_batches(prepared, chunk)]
-        for rows in embedded:
-            self._write_rows(rows, embedded=True)
-        return len(prepared)
+        return drive_sync(self._add(docs, chunk), self._perform_sync)
 
-    def _write_rows(self, rows: Sequence[tuple[Any, ...]], embedded: bool = False) -> None:
-        """One transaction: the rows of whole documents (every passage of each)."""
+    def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """One transaction: the rows of whole documents (``index_path``'s files, embedded here)."""
         if not rows:
             return
-        if not embedded:  # index_path's files: embedded here, batch by batch
-            self._check_embedding_sync()
-            rows = self._embedded_sync(rows)
-        schema = self._schema
-        create, copy, insert, trim = schema.upsert()
-        ids = schema.staged_ids()
-
-        def work(conn: Any) -> None:
-            with conn.transaction(), conn.cursor() as cursor:
-                cursor.execute(create)
-                with cursor.copy(copy) as loader:
-                    for row in rows:
-                        loader.write_row(row)
-                # Rows are staged before the lock: writers wait for each other only while
-                # the statistics and the rows change.
-                cursor.execute(schema.write_lock())
-                statistics = bool(cursor.execute(*schema.has_stats()).fetchone()[0])
-                for statement in schema.stats_before(ids) if statistics else ():
-                    cursor.execute(statement)
-                cursor.execute(insert)
-                cursor.execute(trim)
-                for statement in schema.stats_after(ids) if statistics else ():
-                    cursor.execute(statement)
-
-        self._sync.run(work)
+        self._check_embedding_sync()
+        rows = drive_sync(self._embedded(rows), self._perform_sync)
+        self._sync.run(blocking(Db(partial(write_rows, self._schema, rows))))
 
     @staticmethod
     def _ids(ids: Iterable[str]) -> list[str]:
@@ -965,54 +835,14 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("delete_documents")
-        params = {"ids": self._ids(ids)}
-        schema = self._schema
-        gone = schema.deleted_ids()
-
-        async def work(conn: Any) -> int:
-            async with conn.transaction():
-                await conn.execute(schema.write_lock())
-                cursor = await conn.execute(*schema.has_stats())
-                statistics = bool((await cursor.fetchone())[0])
-                before, after = (
-                    (schema.stats_before(gone), schema.stats_after(gone))
-                    if statistics
-                    else ([], [])
-                )
-                for statement in before:
-                    await conn.execute(statement, _params_of(statement, params))
-                cursor = await conn.execute(schema.delete(), params)
-                count = int((await cursor.fetchone())[0])
-                for statement in after:
-                    await conn.execute(statement, _params_of(statement, params))
-                return count
-
-        return await self._async.run(work)
+        work = partial(delete_ids, self._schema, {"ids": self._ids(ids)})
+        return int(await self._async.run(on_connection(Db(work))))
 
     def delete_documents_sync(self, ids: Iterable[str]) -> int:
-        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        """Blocking twin of [delete_documents][textsearch.PostgresTextSearch.delete_documents]."""
         self._require_managed("delete_documents_sync")
-        params = {"ids": self._ids(ids)}
-        schema = self._schema
-        gone = schema.deleted_ids()
-
-        def work(conn: Any) -> int:
-            with conn.transaction():
-                conn.execute(schema.write_lock())
-                statistics = bool(conn.execute(*schema.has_stats()).fetchone()[0])
-                before, after = (
-                    (schema.stats_before(gone), schema.stats_after(gone))
-                    if statistics
-                    else ([], [])
-                )
-                for statement in before:
-                    conn.execute(statement, _params_of(statement, params))
-                count = int(conn.execute(schema.delete(), params).fetchone()[0])
-                for statement in after:
-                    conn.execute(statement, _params_of(statement, params))
-                return count
-
-        return self._sync.run(work)
+        work = partial(delete_ids, self._schema, {"ids": self._ids(ids)})
+        return int(self._sync.run(blocking(Db(work))))
 
     async def embed_missing(self) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
@@ -1027,45 +857,25 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_embedder("embed_missing")
-        await self._check_embedding()
+        return await drive(self._embed_missing(), self._perform)
+
+    def _embed_missing(self) -> Plan[Step, int]:
+        yield from self._check_embedding()
         select, update = self._schema.missing_embeddings(), self._schema.set_embeddings()
         done = 0
         while True:
-
-            async def read(conn: Any) -> list[tuple[Any, ...]]:
-                cursor = await conn.execute(select, (self.batch_size,))
-                return list(await cursor.fetchall())
-
-            rows = await self._async.run(read)
+            rows = yield Db(partial(fetch_all, select, (self.batch_size,)), False)
             if not rows:
                 return done
-            assert self.embedder is not None
-            vectors = await embed_documents(self.embedder, [_passage_text(*r[2:]) for r in rows])
+            vectors = yield Embed([_passage_text(*r[2:]) for r in rows])
             self._check_length(vectors)
-            params = _embedding_update(rows, vectors)
-
-            async def write(conn: Any, params: Any = params) -> None:
-                await conn.execute(update, params)
-
-            await self._async.run(write)
+            yield Db(partial(execute, update, _embedding_update(rows, vectors)), False)
             done += len(rows)
 
     def embed_missing_sync(self) -> int:
-        """Blocking twin of :meth:`embed_missing`; raises the same errors."""
+        """Blocking twin of [embed_missing][textsearch.PostgresTextSearch.embed_missing]."""
         self._require_embedder("embed_missing_sync")
-        self._check_embedding_sync()
-        select, update = self._schema.missing_embeddings(), self._schema.set_embeddings()
-        done = 0
-        while True:
-            rows = self._sync.run(lambda conn: conn.execute(select, (self.batch_size,)).fetchall())
-            if not rows:
-                return done
-            assert self.embedder is not None
-            vectors = embed_documents_sync(self.embedder, [_passage_text(*r[2:]) for r in rows])
-            self._check_length(vectors)
-            params = _embedding_update(rows, vectors)
-            self._sync.run(functools.partial(_execute, update, params))
-            done += len(rows)
+        return drive_sync(self._embed_missing(), self._perform_sync)
 
     def _require_embedder(self, what: str) -> None:
         self._require_managed(what)
@@ -1079,18 +889,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             NotFoundError: The table does not exist.
             SearchTransportError: The server could not be reached.
         """
-        statement = self._builder.count_all()
-
-        async def work(conn: Any) -> int:
-            cursor = await conn.execute(statement)
-            return int((await cursor.fetchone())[0])
-
-        return await self._async.run(work)
+        work = partial(fetch_one, self._builder.count_all())
+        return int((await self._async.run(on_connection(Db(work, False))))[0])
 
     def count_documents_sync(self) -> int:
-        """Blocking twin of :meth:`count_documents`; raises the same errors."""
-        statement = self._builder.count_all()
-        return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
+        """Blocking twin of [count_documents][textsearch.PostgresTextSearch.count_documents]."""
+        work = partial(fetch_one, self._builder.count_all())
+        return int(self._sync.run(blocking(Db(work, False)))[0])
 
     def get_document(
         self, key: str, *, filter: TextSearchFilter | None = None

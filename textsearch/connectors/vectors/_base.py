@@ -75,7 +75,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from textsearch.connectors.local import LocalDocument
-    from textsearch.connectors.local._passages import Passage
+    from textsearch.documents._passages import Passage
 
 NativeT = TypeVar("NativeT", bound="VectorDocument")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -169,7 +169,7 @@ def _sites(link: str | None) -> tuple[str, ...]:
 def _host_reader() -> Callable[[str | None], str | None]:
     # imported on first use (the local index's module is not needed to search), and once:
     # an import statement run for every document cost more than reading its host
-    from textsearch.connectors.local._search import _host
+    from textsearch.documents._links import link_host as _host
 
     return _host
 
@@ -211,7 +211,7 @@ def embedding_texts(records: Sequence[PassageRecord]) -> list[str]:
     The same text as ``LocalTextSearch`` embeds, so that a collection moved from the local
     index to a vector store ranks alike, and a vector cache keyed by text serves both.
     """
-    from textsearch.connectors.local._vectors import embedding_input
+    from textsearch.documents._passages import embedding_input
 
     return [embedding_input(r.title, r.section, r.text) for r in records]
 
@@ -230,7 +230,7 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
-    from textsearch.connectors.local._split import split_text
+    from textsearch.documents._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")

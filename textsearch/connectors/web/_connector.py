@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from typing_extensions import Unpack, override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
+from textsearch._http._checks import check_url, resolve_api_key
 from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_parameters, http_settings
 from textsearch._types import (
     SearchOptionArgs,
@@ -28,9 +29,7 @@ from textsearch._types import (
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.web._base import (
     as_text,
-    check_url,
     int_field,
-    resolve_api_key,
     text_items,
     unescaped_text,
     validate_items,
@@ -270,9 +269,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
         return resolve_api_key(api_key, self.env_var, owner)
 
-    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting(
-        "The timeout applied to each request."
-    )
+    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting("The timeout applied to each request.")
     deadline: _EngineSetting[float] = _EngineSetting(
         "Total seconds per search: every attempt, wait and redirect included."
     )
