@@ -72,6 +72,42 @@ class Comparison:
     p_values: dict[str, dict[str, float]]
     permutations: int
 
+    @classmethod
+    def from_reports(
+        cls,
+        reports: Mapping[str, EvaluationReport],
+        *,
+        permutations: int = 10_000,
+        seed: int = 0,
+    ) -> Comparison:
+        """Compare reports made apart (by `evaluate`), the first as the baseline.
+
+        Raises:
+            ConfigurationError: No reports, or reports of different query lists.
+        """
+        names = list(reports)
+        if not names:
+            raise ConfigurationError("a comparison needs at least one report")
+        base = reports[names[0]]
+        ids = [q.id for q in base.queries]
+        p_values: dict[str, dict[str, float]] = {}
+        for offset, name in enumerate(names[1:], 1):
+            other = reports[name]
+            if [q.id for q in other.queries] != ids:
+                raise ConfigurationError(
+                    f"{name!r} was evaluated on other queries than {names[0]!r}"
+                )
+            p_values[name] = {
+                metric: randomization_test(
+                    [q.scores[metric] for q in base.queries],
+                    [q.scores[metric] for q in other.queries],
+                    permutations=permutations,
+                    seed=seed + offset,
+                )
+                for metric in METRICS
+            }
+        return cls(dict(reports), p_values, permutations)
+
     @property
     def baseline(self) -> str:
         """The first search's label."""
@@ -164,18 +200,4 @@ def compare(
         )  # fmt: skip
         for label, search in searches.items()
     }
-    names = list(reports)
-    base = reports[names[0]]
-    p_values: dict[str, dict[str, float]] = {}
-    for offset, name in enumerate(names[1:], 1):
-        other = reports[name]
-        p_values[name] = {
-            metric: randomization_test(
-                [q.scores[metric] for q in base.queries],
-                [q.scores[metric] for q in other.queries],
-                permutations=permutations,
-                seed=seed + offset,
-            )
-            for metric in METRICS
-        }
-    return Comparison(reports, p_values, permutations)
+    return Comparison.from_reports(reports, permutations=permutations, seed=seed)

@@ -79,7 +79,7 @@ def read_rerank_error(status: int, response: HttpResponse) -> ErrorDetail:
     Jina (``detail``), TEI (``error`` + ``error_type``), and vLLM, llama.cpp and Infinity
     (``error.message``).
     """
-    from textsearch.connectors.web._base import load_json_object
+    from textsearch._http._checks import load_json_object
 
     body = load_json_object(response.content) or {}
     error = body.get("error")
@@ -148,7 +148,7 @@ class _HostedReranker:
         verify: VerifyTypes,
         transport: str,
     ) -> None:
-        from textsearch.connectors.web._base import check_url, resolve_api_key
+        from textsearch._http._checks import check_url, resolve_api_key
 
         owner = type(self).__name__
         if not isinstance(model, str) or not model.strip():
@@ -236,7 +236,7 @@ class _HostedReranker:
         return parse
 
     def _parse(self, response: HttpResponse, count: int) -> list[float]:
-        from textsearch.connectors.web._base import decode_json
+        from textsearch._http._checks import decode_json
 
         def bad(reason: str) -> ResponseFormatError:
             return ResponseFormatError(
