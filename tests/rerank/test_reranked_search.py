@@ -81,7 +81,10 @@ def test_top_plus_skip_beyond_depth_asks_for_more_candidates() -> None:
     inner, search = make(depth=4)
     page = search.get_text_search_results_sync("q", top=3, skip=3)
     assert inner.calls[0].options.top == 6
-    assert [r.name for r in page] == ["Doc 2", "Doc 1", "Doc 0"]
+    # the first 4 reranked (3, 2, 1, 0), then 4 and 5 in the first order, unscored
+    assert [r.name for r in page] == ["Doc 0", "Doc 4", "Doc 5"]
+    natives = search.get_search_results_sync("q", top=6).results
+    assert [r.score for r in natives] == [3.0, 2.0, 1.0, 0.0, None, None]
 
 
 def test_reranker_failure_raises_or_keeps_the_first_order() -> None:

@@ -159,11 +159,13 @@ class RerankedTextSearch(Wrapper):
     """Ask ``search`` for ``depth`` candidates, rerank them, then apply ``top`` and ``skip``.
 
     The candidates come from one request to ``search`` with the caller's filter unchanged
-    (never dropped or loosened) and ``top=depth`` (more when ``top + skip`` is larger, up to
-    the search's ``max_top``). The reranker reads each candidate's name and value; the
-    candidates are sorted by its score (ties keep the first order), and with ``diversity``
+    (never dropped or loosened) and ``top=depth``. The reranker reads each candidate's
+    name and value; the candidates are sorted by its score (ties keep the first order),
+    and with ``diversity``
     > 0 reordered by maximal marginal relevance, so that near-duplicates and many passages
-    of one long page stop filling the top. ``total_count``, when asked for, is the
+    of one long page stop filling the top. A page reaching past ``depth`` (``top + skip``
+    larger) asks the search for that many; the results past ``depth`` follow the reranked
+    ones in the first stage's order, unscored. ``total_count``, when asked for, is the
     wrapped search's.
 
     ``get_search_results`` returns `RerankedResult` items; ``metadata["reranker"]`` names
@@ -286,7 +288,9 @@ class RerankedTextSearch(Wrapper):
         elif vectors is not None:
             order = mmr_order(scores, vectors, self.diversity, wanted)
         else:
-            order = sorted(range(len(items)), key=lambda i: -scores[i])
+            order = sorted(range(len(scores)), key=lambda i: -scores[i])
+        # candidates past depth (a page beyond it) follow in the first stage's order
+        order += range(len(order), len(items))
         page = order[options.skip : wanted]
         metadata = {
             **hits.metadata,
@@ -306,7 +310,7 @@ class RerankedTextSearch(Wrapper):
                     RerankedResult(
                         result=hit.native,
                         text_search_result=hit.text,
-                        score=None if scores is None else scores[i],
+                        score=scores[i] if scores is not None and i < len(scores) else None,
                         first_rank=i + 1,
                     ),
                     hit.text,
@@ -346,7 +350,7 @@ class RerankedTextSearch(Wrapper):
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         hits = await fetch_hits(self.wrapped, query, self._inner_options(options))
-        texts = [rerank_text(h.text) for h in hits.results]
+        texts = [rerank_text(h.text) for h in hits.results[: self.depth]]
         scores: list[float] | None = None
         vectors: list[list[float]] | None = None
         error: TextSearchError | None = None
@@ -376,7 +380,7 @@ class RerankedTextSearch(Wrapper):
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         hits = fetch_hits_sync(self.wrapped, query, self._inner_options(options))
-        texts = [rerank_text(h.text) for h in hits.results]
+        texts = [rerank_text(h.text) for h in hits.results[: self.depth]]
         scores: list[float] | None = None
         vectors: list[list[float]] | None = None
         error: TextSearchError | None = None
