@@ -1,8 +1,8 @@
-"""Relevance of LocalTextSearch, rerankers and diversity on IR test collections (textsearch.evaluation).
+"""Relevance of LocalTextSearch, rerankers and diversity on IR test collections.
 
-    python benchmarks/bench_relevance.py                              # keyword, SciFact + Cranfield
-    python benchmarks/bench_relevance.py --embedder minilm            # + semantic, hybrid, reranked
-    python benchmarks/bench_relevance.py --costs                      # reranking and evaluation costs
+    python benchmarks/bench_relevance.py                        # keyword, SciFact + Cranfield
+    python benchmarks/bench_relevance.py --embedder minilm      # + semantic, hybrid, reranked
+    python benchmarks/bench_relevance.py --costs                # reranking, evaluation costs
 
 Reads ``../shared/relevance/`` relative to the repository root (BEIR layout; see its README),
 or TEXTSEARCH_RELEVANCE_DATA. Each document's title and text are indexed as one document.
@@ -258,8 +258,10 @@ def costs(dataset: EvaluationSet, args: argparse.Namespace) -> None:
             embed_s.append(t1 - t0)
             rerank_s.append(t2 - t1)
         ratio = statistics.median(r / e for r, e in zip(rerank_s, embed_s, strict=True))
-        print(f"rerank 50 candidates ({embedder.model}): median {statistics.median(rerank_s):.2f} s"
-              f"; embedding the same 50: {statistics.median(embed_s):.2f} s; ratio {ratio:.2f}x")  # fmt: skip
+        print(
+            f"rerank 50 candidates ({embedder.model}): median {statistics.median(rerank_s):.2f} s"
+            f"; embedding the same 50: {statistics.median(embed_s):.2f} s; ratio {ratio:.2f}x"
+        )
     # evaluate over the queries against the same searches in a plain loop
     index = local_index(dataset)
     loop_s, eval_s = [], []
@@ -289,9 +291,11 @@ def costs(dataset: EvaluationSet, args: argparse.Namespace) -> None:
             t0 = time.perf_counter()
             cross.rerank_sync(queries[i % len(queries)], hundred)
             samples.append(time.perf_counter() - t0)
-        print(f"CrossEncoderReranker, tiny graph, 100 candidates ({cross.calls // args.cost_rounds} "
-              f"batches): median {statistics.median(samples) * 1000:.1f} ms, "
-              f"min {min(samples) * 1000:.1f} ms")  # fmt: skip
+        batches = cross.calls // args.cost_rounds
+        print(
+            f"CrossEncoderReranker, tiny graph, 100 candidates ({batches} batches): "
+            f"median {statistics.median(samples) * 1000:.1f} ms, min {min(samples) * 1000:.1f} ms"
+        )
 
 
 def main() -> int:

@@ -47,7 +47,11 @@ class Flaky(StaticTextSearch):
 DOCS = [
     {"name": "Retry", "value": "retry with backoff", "link": "https://d.example/retry#policy"},
     {"name": "Cache", "value": "cache five minutes", "link": "https://d.example/cache"},
-    {"name": "Retry again", "value": "retry budget backoff", "link": "https://d.example/retry#budget"},
+    {
+        "name": "Retry again",
+        "value": "retry budget backoff",
+        "link": "https://d.example/retry#budget",
+    },
 ]
 
 

@@ -88,7 +88,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(Scripted(404, error_body(api, 404, f"no route {self.path}")))
             return
         if fake.key is not None and self.headers.get("Authorization") != f"Bearer {fake.key}":
-            self._send(Scripted(401, b"" if api == "tei" else error_body(api, 401, "invalid api token")))
+            self._send(
+                Scripted(401, b"" if api == "tei" else error_body(api, 401, "invalid api token"))
+            )
             return
         body = json.loads(raw)
         texts = body["texts"] if api == "tei" else body["documents"]

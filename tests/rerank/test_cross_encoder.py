@@ -12,9 +12,9 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 pytest.importorskip("tokenizers")
 
-from tests.rerank.tiny_cross_encoder import build  # noqa: E402
-from textsearch.errors import ConfigurationError, InvalidRequestError  # noqa: E402
-from textsearch.rerank import CrossEncoderReranker, Reranker, from_spec, rerank  # noqa: E402
+from tests.rerank.tiny_cross_encoder import build
+from textsearch.errors import ConfigurationError, InvalidRequestError
+from textsearch.rerank import CrossEncoderReranker, Reranker, from_spec, rerank
 
 TEXTS = [
     "filler filler",

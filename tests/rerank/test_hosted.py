@@ -106,7 +106,9 @@ def test_tei_sends_batches_within_its_client_limit(mode: str) -> None:
 @pytest.mark.parametrize("api", APIS)
 def test_429_with_retry_after_is_waited_for_then_succeeds(api: str, mode: str) -> None:
     with fake_rerank(api, key=KEY) as server:
-        server.script(Scripted(429, error_body(api, 429, "too many requests"), {"Retry-After": "0.3"}))
+        server.script(
+            Scripted(429, error_body(api, 429, "too many requests"), {"Retry-After": "0.3"})
+        )
         got = scores(make(api, server.url), mode)
     assert got == pytest.approx(expected())
     first, second = server.requests
@@ -156,18 +158,30 @@ def _results(api: str, items: list[dict[str, Any]]) -> Any:
 
 
 MALFORMED: list[tuple[str, Any]] = [
-    ("out of range", [{"index": 5, "relevance_score": 0.1}] + [
-        {"index": i, "relevance_score": 0.1} for i in range(4)]),
-    ("negative", [{"index": -1, "relevance_score": 0.1}] + [
-        {"index": i, "relevance_score": 0.1} for i in range(1, 5)]),
-    ("twice", [{"index": 0, "relevance_score": 0.1}] * 2 + [
-        {"index": i, "relevance_score": 0.1} for i in range(2, 5)]),
+    (
+        "out of range",
+        [{"index": 5, "relevance_score": 0.1}]
+        + [{"index": i, "relevance_score": 0.1} for i in range(4)],
+    ),
+    (
+        "negative",
+        [{"index": -1, "relevance_score": 0.1}]
+        + [{"index": i, "relevance_score": 0.1} for i in range(1, 5)],
+    ),
+    (
+        "twice",
+        [{"index": 0, "relevance_score": 0.1}] * 2
+        + [{"index": i, "relevance_score": 0.1} for i in range(2, 5)],
+    ),
     ("too few", [{"index": i, "relevance_score": 0.1} for i in range(3)]),
     ("too many", [{"index": i, "relevance_score": 0.1} for i in range(6)]),
     ("nan", [{"index": i, "relevance_score": math.nan if i == 2 else 0.1} for i in range(5)]),
     ("string score", [{"index": i, "relevance_score": "high"} for i in range(5)]),
-    ("bool index", [{"index": True, "relevance_score": 0.1}] + [
-        {"index": i, "relevance_score": 0.1} for i in range(1, 5)]),
+    (
+        "bool index",
+        [{"index": True, "relevance_score": 0.1}]
+        + [{"index": i, "relevance_score": 0.1} for i in range(1, 5)],
+    ),
     ("no score", [{"index": i} for i in range(5)]),
 ]
 
@@ -185,7 +199,7 @@ def test_malformed_and_out_of_range_results(api: str, mode: str, case: str, item
 
 
 @pytest.mark.parametrize("api", APIS)
-@pytest.mark.parametrize("raw", [b"", b"not json", b"{\"results\": 3}", b"[1, 2]", b"null"])
+@pytest.mark.parametrize("raw", [b"", b"not json", b'{"results": 3}', b"[1, 2]", b"null"])
 def test_bodies_that_are_not_the_documented_shape(api: str, raw: bytes) -> None:
     with fake_rerank(api, key=KEY) as server:
         server.script(Scripted(200, raw))

@@ -142,8 +142,9 @@ def mmr_order(
     while left and len(picked) < count:
         best = max(
             left,
-            key=lambda i: (1 - diversity) * relevance[i]
-            - diversity * (closest[i] if picked else 0.0),
+            key=lambda i: (
+                (1 - diversity) * relevance[i] - diversity * (closest[i] if picked else 0.0)
+            ),
         )
         picked.append(best)
         left.remove(best)

@@ -195,8 +195,14 @@ def compare(
         raise ConfigurationError("compare() takes a non-empty mapping of label -> search")
     reports = {
         str(label): evaluate(
-            search, dataset, k=k, depth=depth, concurrency=concurrency, match=match,
-            name=str(label), progress=progress,
+            search,
+            dataset,
+            k=k,
+            depth=depth,
+            concurrency=concurrency,
+            match=match,
+            name=str(label),
+            progress=progress,
         )  # fmt: skip
         for label, search in searches.items()
     }

@@ -52,9 +52,7 @@ class EvaluationSet:
     def head(self, count: int) -> EvaluationSet:
         """The same set with only its first ``count`` queries (a quick look)."""
         kept = dict(list(self.queries.items())[:count])
-        return EvaluationSet(
-            self.name, kept, {q: self.qrels[q] for q in kept}, self.corpus
-        )
+        return EvaluationSet(self.name, kept, {q: self.qrels[q] for q in kept}, self.corpus)
 
 
 def _bad(path: Path, why: str) -> ConfigurationError:

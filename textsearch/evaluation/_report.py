@@ -122,8 +122,7 @@ class EvaluationReport:
             "failures": [{"id": q.id, "query": q.query, "error": q.error} for q in self.failures],
             "seconds": self.seconds,
             "per_query": [
-                {"id": q.id, "query": q.query, **q.scores, "error": q.error}
-                for q in self.queries
+                {"id": q.id, "query": q.query, **q.scores, "error": q.error} for q in self.queries
             ],
         }
 
@@ -147,7 +146,6 @@ class EvaluationReport:
         if worst and self.queries:
             lines += ["", f"Lowest {self.label('ndcg')}:"]
             lines += [
-                f"- {q.scores['ndcg']:.3f} `{q.id}` {q.query[:100]}"
-                for q in self.worst(worst)
+                f"- {q.scores['ndcg']:.3f} `{q.id}` {q.query[:100]}" for q in self.worst(worst)
             ]
         return "\n".join(lines)

@@ -66,7 +66,9 @@ def _text(value: object) -> str | None:
 def _detail_text(value: object) -> str | None:
     """FastAPI's ``detail``: a string, or a list of ``{"msg", "loc"}`` items."""
     if isinstance(value, list):
-        parts = [_text(item.get("msg")) if isinstance(item, dict) else _text(item) for item in value]
+        parts = [
+            _text(item.get("msg")) if isinstance(item, dict) else _text(item) for item in value
+        ]
         joined = "; ".join(p for p in parts if p)
         return joined or None
     return _text(value)
@@ -260,7 +262,9 @@ class _HostedReranker:
                 raise bad(f"result {position} is not an object")
             index = item.get("index")
             if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-                raise bad(f"result {position} has index {str(index)[:40]!r}, outside 0..{count - 1}")
+                raise bad(
+                    f"result {position} has index {str(index)[:40]!r}, outside 0..{count - 1}"
+                )
             if scores[index] is not None:
                 raise bad(f"index {index} appears twice")
             score = item.get(self.score_key)
@@ -288,7 +292,9 @@ class _HostedReranker:
         query, batches = self._batches(query, texts)
         out: list[float] = []
         for batch in batches:
-            out.extend(await self._engine.send(self._request(query, batch), self._parser(len(batch))))
+            out.extend(
+                await self._engine.send(self._request(query, batch), self._parser(len(batch)))
+            )
         return out
 
     def rerank_sync(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -296,7 +302,9 @@ class _HostedReranker:
         query, batches = self._batches(query, texts)
         out: list[float] = []
         for batch in batches:
-            out.extend(self._engine.send_sync(self._request(query, batch), self._parser(len(batch))))
+            out.extend(
+                self._engine.send_sync(self._request(query, batch), self._parser(len(batch)))
+            )
         return out
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -550,4 +558,3 @@ class TEIReranker(_HostedReranker):
 
     def _items(self, body: Any) -> Any:
         return body if isinstance(body, list) else None
-
