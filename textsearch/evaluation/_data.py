@@ -133,19 +133,22 @@ def load_beir(folder: str | os.PathLike[str], split: str = "test") -> Evaluation
     except OSError as exc:
         raise _bad(qrels_path, f"cannot be read ({type(exc).__name__})") from None
     queries: dict[str, str] = {}
-    for number, row in _json_lines(queries_path):
-        qid = str(row.get("_id", "")).strip()
+    for number, item in _json_lines(queries_path):
+        qid = str(item.get("_id", "")).strip()
         if qid in qrels:
-            text = row.get("text")
+            text = item.get("text")
             if not isinstance(text, str):
                 raise _bad(queries_path, f"line {number} has no text")
             queries[qid] = text
     corpus: dict[str, dict[str, str]] = {}
-    for number, row in _json_lines(corpus_path):
-        doc_id = str(row.get("_id", "")).strip()
+    for number, item in _json_lines(corpus_path):
+        doc_id = str(item.get("_id", "")).strip()
         if not doc_id:
             raise _bad(corpus_path, f"line {number} has no _id")
-        corpus[doc_id] = {"title": str(row.get("title") or ""), "text": str(row.get("text") or "")}
+        corpus[doc_id] = {
+            "title": str(item.get("title") or ""),
+            "text": str(item.get("text") or ""),
+        }
     return EvaluationSet(root.name, queries, {q: qrels[q] for q in queries}, corpus)
 
 

@@ -12,6 +12,7 @@ is built, never at ``import textsearch``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 from collections.abc import Sequence
@@ -147,9 +148,9 @@ class CrossEncoderReranker:
         if not tokenizer_path.is_file():
             raise ConfigurationError(f"{owner}: no such tokenizer file {str(tokenizer_path)!r}")
         try:
-            import numpy
-            import onnxruntime
-            from tokenizers import Tokenizer
+            numpy: Any = importlib.import_module("numpy")
+            onnxruntime: Any = importlib.import_module("onnxruntime")
+            Tokenizer: Any = importlib.import_module("tokenizers").Tokenizer
         except ImportError as exc:
             missing = exc.name or "onnxruntime"
             raise ConfigurationError(f"{owner} needs {missing}: {INSTALL_HINT}") from None

@@ -88,9 +88,9 @@ def from_spec(spec: str) -> Reranker:
         if url.strip():
             kwargs["base_url"] = url.strip()
         if model.strip():
-            reranker = cls(model.strip(), **kwargs)  # type: ignore[arg-type]
+            reranker = cls(model.strip(), **kwargs)
         else:
-            reranker = cls(**kwargs)  # type: ignore[arg-type]
+            reranker = cls(**kwargs)
     else:
         raise _bad(spec, f"unknown reranker {kind!r}")
     try:
