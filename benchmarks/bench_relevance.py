@@ -194,7 +194,22 @@ def print_comparison(title: str, comparison: Comparison) -> None:
     print(f"\n### {title}\n")
     print(comparison.to_markdown())
     for name, report in comparison.reports.items():
-        print(f"<!-- {name}: {report.seconds:.1f} s, {len(report.failures)} failed -->")
+        times = sorted(q.seconds * 1000 for q in report.queries) or [0.0]
+        p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(f"<!-- {name}: {report.seconds:.1f} s, p50 {p50:.2f} ms, p95 {p95:.2f} ms, "
+              f"{len(report.failures)} failed -->")  # fmt: skip
+
+
+def cut_queries(dataset: EvaluationSet, words: int = 3) -> EvaluationSet:
+    """Each query cut to its first ``words`` content words (how people type)."""
+    from textsearch.connectors.local._query import STOP_WORDS
+
+    def cut(text: str) -> str:
+        content = [w for w in re.findall(r"\w+", text) if w.lower() not in STOP_WORDS]
+        return " ".join(content[:words]) or text
+
+    queries = {qid: cut(text) for qid, text in dataset.queries.items()}
+    return EvaluationSet(f"{dataset.name} (3 words)", queries, dataset.qrels, dataset.corpus)
 
 
 def keyword_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
@@ -205,6 +220,12 @@ def keyword_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     if other is not None:
         reports["bm25s"] = evaluate(other, dataset, name="bm25s", concurrency=1, progress=False)  # type: ignore[arg-type]
     print_comparison(f"{dataset.name}: keyword", Comparison.from_reports(reports))
+    short = cut_queries(dataset)
+    reports = {"textsearch keyword, 3 words": evaluate(index, short, concurrency=1,
+                                                       progress=False)}  # fmt: skip
+    if other is not None:
+        reports["bm25s, 3 words"] = evaluate(other, short, concurrency=1, progress=False)  # type: ignore[arg-type]
+    print_comparison(f"{dataset.name}: queries cut to 3 words", Comparison.from_reports(reports))
     index.close()
 
 
