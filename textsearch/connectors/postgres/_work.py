@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from textsearch._twins import Plan, drive, drive_sync
+from textsearch.errors import InvalidRequestError
 
 __all__ = [
     "ConnectionPlan",
@@ -23,6 +24,7 @@ __all__ = [
     "Sql",
     "Step",
     "blocking",
+    "checked_ids",
     "create_schema",
     "delete_ids",
     "execute",
@@ -40,6 +42,11 @@ class Sql:
     statement: Any
     params: Any = None
     fetch: Literal["none", "one", "all"] = "none"
+
+    @classmethod
+    def of(cls, query: tuple[Any, Any], fetch: Literal["none", "one", "all"] = "none") -> Sql:
+        """A statement and its parameters, as the schema and SQL builders return them."""
+        return cls(query[0], query[1], fetch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,22 +131,22 @@ def _each(statements: Iterable[Any], params: Any = None) -> ConnectionPlan:
 def create_schema(schema: Any, model: str | None, dimensions: int) -> ConnectionPlan:
     """Create (or upgrade) the managed table; returns the vector column's probe row, if any."""
     yield Sql(schema.lock())
-    columns = {row[0] for row in (yield Sql(*schema.probe(), fetch="all"))}
+    columns = {row[0] for row in (yield Sql.of(schema.probe(), "all"))}
     if not columns:  # a new table: statistics left by a dropped one are stale
         yield Sql(schema.drop_stats())
     if schema.needs_upgrade(columns):
-        key = yield Sql(*schema.primary_key(), fetch="one")
+        key = yield Sql.of(schema.primary_key(), "one")
         yield from _each(schema.upgrade(key[0] if key else None))
     yield from _each(schema.create())
-    if not (yield Sql(*schema.has_stats(), fetch="one"))[0]:
+    if not (yield Sql.of(schema.has_stats(), "one"))[0]:
         yield Sql(schema.write_lock())
         yield from _each(schema.create_stats())
     if model is None:
         return None
-    row = yield Sql(*schema.embedding_probe(), fetch="one")
+    row = yield Sql.of(schema.embedding_probe(), "one")
     if row is None:
         yield from _each(schema.add_embedding(dimensions, model))
-        row = yield Sql(*schema.embedding_probe(), fetch="one")
+        row = yield Sql.of(schema.embedding_probe(), "one")
     return row
 
 
@@ -152,7 +159,7 @@ def write_rows(schema: Any, rows: Sequence[tuple[Any, ...]]) -> ConnectionPlan:
     # Rows are staged before the lock: writers wait for each other only while the statistics
     # and the rows change.
     yield Sql(schema.write_lock())
-    statistics = bool((yield Sql(*schema.has_stats(), fetch="one"))[0])
+    statistics = bool((yield Sql.of(schema.has_stats(), "one"))[0])
     yield from _each(schema.stats_before(ids) if statistics else ())
     yield Sql(insert)
     yield Sql(trim)
@@ -163,7 +170,7 @@ def delete_ids(schema: Any, params: dict[str, Any]) -> ConnectionPlan:
     """Delete documents by id (``params["ids"]``); returns how many existed."""
     gone = schema.deleted_ids()
     yield Sql(schema.write_lock())
-    statistics = bool((yield Sql(*schema.has_stats(), fetch="one"))[0])
+    statistics = bool((yield Sql.of(schema.has_stats(), "one"))[0])
     for statement in schema.stats_before(gone) if statistics else ():
         yield Sql(statement, _params_of(statement, params))
     count = int((yield Sql(schema.delete(), params, fetch="one"))[0])
@@ -190,3 +197,13 @@ def fetch_all(statement: Any, params: Any = None) -> ConnectionPlan:
 def execute(statement: Any, params: Any = None) -> ConnectionPlan:
     """One statement, nothing fetched."""
     yield Sql(statement, params)
+
+
+def checked_ids(ids: Iterable[str]) -> list[str]:
+    """Document ids to delete: a list of strings (one string is refused, not split)."""
+    if isinstance(ids, str | bytes):
+        raise InvalidRequestError("delete_documents takes a list of ids, not one string")
+    result = list(ids)
+    if not all(isinstance(i, str) for i in result):
+        raise InvalidRequestError("document ids must be strings")
+    return result

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import math
 import os
 import re
@@ -30,7 +29,7 @@ from urllib.parse import SplitResult, urlsplit
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from textsearch._http._settings import http_parameters, http_settings
+from textsearch._http._settings import http_settings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -552,16 +551,6 @@ STORE_DEFAULTS: Final[Mapping[str, Any]] = {
 }
 
 
-def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    # ``**settings`` is the last parameter (Python puts ``**`` last): its keywords replace it
-    *parameters, last = signature.parameters.values()
-    if last.kind is not inspect.Parameter.VAR_KEYWORD:
-        return signature
-    return signature.replace(
-        parameters=[*parameters, *http_parameters(StoreSettings, STORE_DEFAULTS)]
-    )
-
-
 def present(**options: Any) -> dict[str, Any]:
     """The options that are set (a client's keywords for what was given)."""
     return {name: value for name, value in options.items() if value}
@@ -598,10 +587,6 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if spec is not None:
             cls.provider_name = cls.extra = spec.provider
             cls.connector = cls.__name__
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
-            init.__signature__ = _with_settings(inspect.signature(init))
 
     def __init__(
         self, client_or_location: Any, collection: str, settings: Mapping[str, Any]
