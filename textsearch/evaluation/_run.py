@@ -24,10 +24,23 @@ Progress = Callable[[int, int], None]
 PROGRESS_EVERY = 5.0
 
 
+#: Per result type: whether it wraps a first-stage result (asked once per type: a failed
+#: attribute look-up on a pydantic model costs more than the rest of a query's scoring).
+_WRAPS: dict[type, bool] = {}
+
+
+def _wraps(native: Any) -> bool:
+    kind = type(native)
+    found = _WRAPS.get(kind)
+    if found is None:
+        found = _WRAPS[kind] = hasattr(native, "text_search_result") and hasattr(native, "result")
+    return found
+
+
 def _unwrap(native: Any) -> Any:
     """The first-stage result inside a composed one (`RerankedResult`, `FusedResult`)."""
     seen = 0
-    while hasattr(native, "text_search_result") and hasattr(native, "result") and seen < 8:
+    while seen < 8 and _wraps(native):
         native = native.result
         seen += 1
     return native
