@@ -261,6 +261,42 @@ def semantic_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     index.close()
 
 
+def store_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    """A vector store's own search modes (``--store chroma|qdrant|milvus``), same vectors."""
+    import textsearch
+
+    embedder = CachedEmbedder(build_embedder(args.embedder), Path(args.vector_cache).expanduser())
+    folder = tempfile.mkdtemp(prefix=f"bench-{args.store}-")
+    name = dataset.name
+    modes: list[str | None]
+    if args.store == "chroma":
+        import chromadb
+
+        store: Any = textsearch.ChromaTextSearch(chromadb.EphemeralClient(), name,
+                                                 embedder=embedder)  # fmt: skip
+        modes = [None]
+    elif args.store == "qdrant":
+        store = textsearch.QdrantTextSearch(str(Path(folder) / "qdrant"), name,
+                                            embedder=embedder, mode="semantic")  # fmt: skip
+        modes = ["semantic", "hybrid"]
+    else:
+        store = textsearch.MilvusTextSearch(str(Path(folder) / "milvus.db"), name,
+                                            embedder=embedder, mode="semantic")  # fmt: skip
+        modes = ["semantic", "hybrid"]
+    store.max_top = 1000
+    docs = list(dataset.documents())
+    for begin in range(0, len(docs), 500):
+        store.add_documents_sync(docs[begin : begin + 500])
+    reports = {}
+    for mode in modes:
+        if mode is not None:
+            store.mode = mode
+        label = f"{args.store}-{mode or 'semantic'}"
+        reports[label] = evaluate(store, dataset, name=label, concurrency=1, progress=None)
+    print_comparison(f"{name}: {args.store}", Comparison.from_reports(reports))
+    store.close()
+
+
 def costs(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     """Reranking 50 candidates against embedding them; evaluate's own cost; a cross-encoder."""
     from textsearch.embeddings import embed_documents_sync
@@ -343,6 +379,8 @@ def main() -> int:
     parser.add_argument("--rerank-depth", type=int, default=30)
     parser.add_argument("--diversity", type=float, default=0.3)
     parser.add_argument("--costs", action="store_true", help="measure costs instead")
+    parser.add_argument("--store", choices=["chroma", "qdrant", "milvus"],
+                        help="with --embedder: that vector store's own search modes")  # fmt: skip
     parser.add_argument("--cost-rounds", type=int, default=10)
     args = parser.parse_args()
     if not DATA.is_dir():
@@ -357,6 +395,8 @@ def main() -> int:
             dataset = dataset.head(args.queries)
         if args.costs:
             costs(dataset, args)
+        elif args.embedder and args.store:
+            store_rows(dataset, args)
         elif args.embedder:
             semantic_rows(dataset, args)
         else:
