@@ -156,6 +156,18 @@ def mmr_order(
     return picked + left
 
 
+def _span(reranker: Any, count: int) -> Any:
+    """The ``rerank`` span of `textsearch.rerank.rerank`, for the path that keeps vectors."""
+    import contextlib
+
+    from textsearch import _tracing
+    from textsearch.rerank._base import _rerank_span, provider_of
+
+    if not _tracing.enabled():
+        return contextlib.nullcontext()
+    return _rerank_span(reranker, provider_of(reranker), count)
+
+
 class RerankedTextSearch(Wrapper):
     """Ask ``search`` for ``depth`` candidates, rerank them, then apply ``top`` and ``skip``.
 
@@ -343,7 +355,8 @@ class RerankedTextSearch(Wrapper):
         if not self._wants_vectors(options):
             return await rerank(self.reranker, query, texts), None
         if self.embedder is None and self._by_vectors is not None:
-            scores, vectors = await self._by_vectors.rerank_with_vectors(query, texts)
+            with _span(self.reranker, len(texts)):
+                scores, vectors = await self._by_vectors.rerank_with_vectors(query, texts)
             return check_scores(scores, len(texts), provider=self.reranker.model), vectors
         assert self.embedder is not None  # checked at construction
         scores = await rerank(self.reranker, query, texts)
@@ -373,7 +386,8 @@ class RerankedTextSearch(Wrapper):
         if not self._wants_vectors(options):
             return rerank_sync(self.reranker, query, texts), None
         if self.embedder is None and self._by_vectors is not None:
-            scores, vectors = self._by_vectors.rerank_with_vectors_sync(query, texts)
+            with _span(self.reranker, len(texts)):
+                scores, vectors = self._by_vectors.rerank_with_vectors_sync(query, texts)
             return check_scores(scores, len(texts), provider=self.reranker.model), vectors
         assert self.embedder is not None  # checked at construction
         scores = rerank_sync(self.reranker, query, texts)

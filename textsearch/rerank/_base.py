@@ -14,6 +14,7 @@ import math
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from textsearch import _tracing
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -148,8 +149,33 @@ async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[f
     if not items:
         return []
     provider = provider_of(reranker)
+    if _tracing.enabled():
+        with _rerank_span(reranker, provider, len(items)):
+            return await _rerank(reranker, provider, query, items)
+    return await _rerank(reranker, provider, query, items)
+
+
+def _rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
+    """A ``rerank`` span (the GenAI shape: operation, model, provider; the candidates' count)."""
+    return _tracing.operation(
+        "rerank",
+        model=str(getattr(reranker, "model", "") or "") or None,
+        provider=provider,
+        attributes={"textsearch.rerank.documents": count},
+    )
+
+
+async def _rerank(reranker: Reranker, provider: str, query: str, items: list[str]) -> list[float]:
     with reranker_errors(provider):
         scores = await reranker.rerank(query, items)
+    return check_scores(scores, len(items), provider=provider)
+
+
+def _rerank_blocking(
+    reranker: Reranker, provider: str, query: str, items: list[str]
+) -> list[float]:
+    with reranker_errors(provider):
+        scores = reranker.rerank_sync(query, items)
     return check_scores(scores, len(items), provider=provider)
 
 
@@ -159,9 +185,10 @@ def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[fl
     if not items:
         return []
     provider = provider_of(reranker)
-    with reranker_errors(provider):
-        scores = reranker.rerank_sync(query, items)
-    return check_scores(scores, len(items), provider=provider)
+    if _tracing.enabled():
+        with _rerank_span(reranker, provider, len(items)):
+            return _rerank_blocking(reranker, provider, query, items)
+    return _rerank_blocking(reranker, provider, query, items)
 
 
 RerankFunction = Callable[[str, list[str]], "list[float] | Awaitable[list[float]]"]
