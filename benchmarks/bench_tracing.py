@@ -10,7 +10,8 @@ documents, interleaved round by round (so that machine load hits all of them ali
 * ``on``: the public method with an SDK tracer provider and a batch span processor whose
   exporter drops the spans (span creation, attributes and hand-off are all paid).
 
-Prints the median CPU time per search (``time.process_time``) and the ratios ``absent/direct`` and ``on/absent``.
+Prints the median CPU time per search (``time.process_time``) and the ratios
+``absent/direct`` and ``on/absent``.
 """
 
 from __future__ import annotations

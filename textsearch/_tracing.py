@@ -102,7 +102,7 @@ def _tracer() -> Tracer:
     provider = api.get_tracer_provider()
     found = _tracer_cache.get(id(provider))
     if found is None:
-        from textsearch import __version__
+        from textsearch._version import __version__
 
         _tracer_cache.clear()
         found = _tracer_cache[id(provider)] = api.get_tracer(_SCOPE, __version__)

@@ -491,47 +491,51 @@ class FetchPageFunction(_ReadingFunction):
             }
         )
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
-        from textsearch.grounding.fetch import fetch_pages
-
+    def _url_of(
+        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
+    ) -> str | Outcome:
+        """The URL the model asked for, or the answer that refuses it."""
         parsed = self._prepared_read(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
-        url = parsed.query
-        problem = self._check_url(url)
+        problem = self._check_url(parsed.query)
         if problem is not None:
             return self._refusal(problem, raise_errors)
+        return parsed.query
+
+    def _options(self, blocking: bool) -> dict[str, Any]:
+        """``fetch_pages`` keywords; an injected client is async, so the blocking twin (which
+        runs the fetch on its own loop) leaves it out."""
+        options = {"max_chars": self.max_chars, **self._fetch_options}
+        if blocking:
+            options.pop("http_client", None)
+        return options
+
+    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+        from textsearch.grounding.fetch import fetch_pages
+
+        url = self._url_of(arguments, raise_errors)
+        if isinstance(url, Outcome):
+            return url
         try:
-            (page,) = await fetch_pages(
-                [TextSearchResult(name=None, value=None, link=url)],
-                max_chars=self.max_chars,
-                **self._fetch_options,
-            )
+            pages = await fetch_pages([_page(url)], **self._options(blocking=False))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, page, raise_errors)
+        return self._page_outcome(url, pages[0], raise_errors)
 
     def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
         from textsearch.grounding.fetch import fetch_pages_sync
 
-        parsed = self._prepared_read(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        url = parsed.query
-        problem = self._check_url(url)
-        if problem is not None:
-            return self._refusal(problem, raise_errors)
-        if "http_client" in self._fetch_options:
-            # An injected client is async; the blocking twin runs the fetch on its own loop.
-            options = {k: v for k, v in self._fetch_options.items() if k != "http_client"}
-        else:
-            options = self._fetch_options
+        url = self._url_of(arguments, raise_errors)
+        if isinstance(url, Outcome):
+            return url
         try:
-            (page,) = fetch_pages_sync(
-                [TextSearchResult(name=None, value=None, link=url)],
-                max_chars=self.max_chars,
-                **options,
-            )
+            pages = fetch_pages_sync([_page(url)], **self._options(blocking=True))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, page, raise_errors)
+        return self._page_outcome(url, pages[0], raise_errors)
+
+
+def _page(url: str) -> TextSearchResult:
+    """The result ``fetch_pages`` is asked to read: a link alone."""
+    return TextSearchResult(name=None, value=None, link=url)
