@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_c
 
 from typing_extensions import Self, Unpack
 
+from textsearch import _tracing
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -363,6 +364,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
                 ``AllProvidersFailedError`` when every wrapped search failed).
             SearchTransportError: The backend could not be reached.
         """
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "search", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("search", query, effective)
 
@@ -370,6 +373,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Search and return normalized name/value/link results; raises like :meth:`search`."""
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("text", query, effective)
 
@@ -377,6 +382,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Search and return the backend's own typed results; raises like :meth:`search`."""
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("native", query, effective)
 
@@ -384,6 +391,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "search", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("search", query, effective)
 
@@ -391,6 +400,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("text", query, effective)
 
@@ -398,6 +409,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Blocking twin of :meth:`get_search_results`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("native", query, effective)
 
