@@ -104,3 +104,16 @@ def test_a_value_that_is_no_date_is_refused_with_a_message(
 def test_inconsistent_range_parameters_are_configuration_errors(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ConfigurationError):
         SearchParameter("p", "A parameter.", **kwargs)
+
+
+def test_a_url_is_never_admitted_by_a_clause_it_cannot_be_checked_against() -> None:
+    # the read tools' fetch check: any_of, not_equal_to and ranges are closed, never an error
+    from textsearch.plugins._reading import url_admitted
+
+    for preset in (
+        TextSearchFilter().any_of("site", ["a.example"]),
+        TextSearchFilter().not_equal_to("site", "b.example"),
+        TextSearchFilter().greater_than("year", 2020),
+    ):
+        assert url_admitted("https://a.example/page", preset) is False
+    assert url_admitted("https://a.example/page", TextSearchFilter().equal_to("site", "a.example"))

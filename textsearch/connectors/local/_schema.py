@@ -84,6 +84,7 @@ def is_cjk() -> re.Pattern[str]:
 def _cjk_only_run() -> re.Pattern[str]:
     return re.compile(f"[{_CJK_RANGES}]+")
 
+
 def for_index(text: str | None) -> str:
     """The text as the full-text index sees it: each CJK character fenced as a token."""
     if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop

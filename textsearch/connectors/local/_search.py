@@ -1346,9 +1346,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a
