@@ -17,26 +17,41 @@ never on the values. A NUL in a value is dropped, as it is from every value writ
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from textsearch._ranges import ISO_PATTERN, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.errors import UnsupportedFilterError
 
-if TYPE_CHECKING:
-    from textsearch.connectors.postgres._sql import Builder
+__all__ = ["RESERVED_FILTER_FIELDS", "Builder", "check", "filters", "shape"]
 
-__all__ = ["check", "filters", "shape"]
+_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
+RESERVED_FILTER_FIELDS = ("id", "link", "site")
+
+
+class Builder(Protocol):
+    """What filter rendering needs of the SQL builder (``_sql.Builder``)."""
+
+    spec: Any
+
+    def col(self, name: str | None) -> Any:
+        """A column of the table, quoted."""
+
+    def site(self) -> Any:
+        """The expression of a row's site (host)."""
+
+    def supported_fields(self) -> list[str]:
+        """The fields a filter may name."""
+
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def check(builder: Builder, search_filter: TextSearchFilter | None) -> None:
     """Raise UnsupportedFilterError before any connection is taken."""
-    from textsearch.connectors.postgres._sql import _METADATA_KEY, RESERVED_FILTER_FIELDS
-
     if not search_filter:
         return
     spec = builder.spec
@@ -60,9 +75,8 @@ def check(builder: Builder, search_filter: TextSearchFilter | None) -> None:
 
 
 def _equal(builder: Builder, name: str, value: Any, key: str, params: dict[str, Any]) -> Any:
+    from psycopg import sql  # present: _sql, which renders filters, checked for it
     from psycopg.types.json import Jsonb
-
-    from textsearch.connectors.postgres._sql import sql
 
     spec = builder.spec
     if isinstance(value, str):
@@ -95,7 +109,7 @@ def _equal(builder: Builder, name: str, value: Any, key: str, params: dict[str, 
 
 
 def _range(builder: Builder, clause: Range, key: str, params: dict[str, Any]) -> Any:
-    from textsearch.connectors.postgres._sql import sql
+    from psycopg import sql  # present: _sql, which renders filters, checked for it
 
     meta = builder.col(builder.spec.metadata_column)
     kind, bound = range_bound(clause.value)
@@ -122,7 +136,7 @@ def filters(
     builder: Builder, search_filter: TextSearchFilter | None, params: dict[str, Any]
 ) -> Any:
     """`` AND ...`` for each clause, values added to ``params``; empty without a filter."""
-    from textsearch.connectors.postgres._sql import sql
+    from psycopg import sql  # present: _sql, which renders filters, checked for it
 
     parts: list[Any] = []
     for i, clause in enumerate(search_filter.clauses if search_filter else ()):
@@ -158,8 +172,6 @@ def filters(
 
 def shape(search_filter: TextSearchFilter | None) -> tuple[Any, ...]:
     """What the SQL text of a filter depends on (never its values, which are parameters)."""
-    from textsearch.connectors.postgres._sql import RESERVED_FILTER_FIELDS
-
     if not search_filter:
         return ()
     out: list[Any] = []

@@ -29,8 +29,6 @@ except ImportError as exc:  # only reached when the connector is used without it
     ) from exc
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
-_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
-RESERVED_FILTER_FIELDS = ("id", "link", "site")
 #: most distinct query words used (a pasted paragraph must not become a 500-term query)
 MAX_QUERY_TERMS = 32
 #: text indexed per document, in characters (a tsvector holds at most 1 MB)
