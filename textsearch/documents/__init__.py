@@ -29,6 +29,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import passage_link
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
@@ -110,7 +111,8 @@ def _sections(
         # As the local index stores a passage: the section under the document's own title is
         # the top of the document, and the first passage needs no line number.
         section = passage.heading if passage.heading != title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         line = (passage.line or None) if number else None
         this = (section, anchor, None if anchor else line)
         if group and (this != key or anchor is None):
@@ -134,6 +136,7 @@ def _document(
     metadata: dict[str, Any] = {"path": relative}
     if section:
         metadata["section"] = section
+    metadata.update(fragment_metadata(anchor))
     return {
         "id": f"{relative}#{fragment}" if fragment else relative,
         "title": title,

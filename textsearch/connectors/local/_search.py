@@ -61,6 +61,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
@@ -106,10 +107,20 @@ def _passage_rows(
     for number, passage in enumerate(passages):
         # The section under the document's own title is the document's top: link the file.
         section = passage.heading if passage.heading != doc.title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         # The first passage is the top of the file: its link needs no line number.
         rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
     return rows
+
+
+def _result_metadata(stored: str, anchor: str | None) -> dict[str, Any]:
+    """A result's metadata: the document's, and the page, slide, sheet or row its anchor
+    names (``#page=3`` gives ``{"page": 3}``)."""
+    metadata: dict[str, Any] = json.loads(stored) if stored != "{}" else {}
+    if anchor and "=" in anchor:
+        metadata.update(fragment_metadata(anchor))
+    return metadata
 
 
 def _stored_document(**fields: Any) -> LocalDocument:
@@ -1036,7 +1047,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     title=title,
                     text=text,
                     link=passage_link(link, anchor, line),
-                    metadata=json.loads(metadata) if metadata != "{}" else {},
+                    metadata=_result_metadata(metadata, anchor),
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
