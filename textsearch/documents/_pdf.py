@@ -163,27 +163,54 @@ def _outline(document: object, count: int) -> list[tuple[int, str]]:
 
 
 def _without_running_lines(pages: list[str]) -> list[str]:
-    """Pages without the first or last line that most pages share (digits aside): running
-    headers, footers and page numbers."""
+    """Pages without their running headers, footers and page numbers.
+
+    A first or last line goes when many pages share it (digits aside), or when it starts or
+    ends with the page's printed number: a number that grows with the page index, at the
+    same offset on many pages ("Chapter 2: Handling 3" on the fifth page of a file).
+    """
     if len(pages) < 4:
         return pages
     lines = [page.split("\n") for page in pages]
-    firsts = Counter(_DIGITS.sub("#", ls[0].strip()) for ls in lines if len(ls) > 1)
-    lasts = Counter(_DIGITS.sub("#", ls[-1].strip()) for ls in lines if len(ls) > 1)
     enough = max(3, len(pages) // 5)
-    top = {key for key, seen in firsts.items() if seen >= enough and len(key) <= 120}
-    bottom = {key for key, seen in lasts.items() if seen >= enough and len(key) <= 120}
-    if not top and not bottom:
+    shared: set[tuple[int, str]] = set()
+    for end in (0, -1):
+        seen = Counter(_DIGITS.sub("#", ls[end].strip()) for ls in lines if len(ls) > 1)
+        shared |= {(end, key) for key, n in seen.items() if n >= enough and len(key) <= 120}
+    offsets: Counter[tuple[int, int]] = Counter()
+    for index, page_lines in enumerate(lines):
+        for end in (0, -1):
+            for number in _edge_numbers(page_lines[end]) if len(page_lines) > 1 else ():
+                offsets[(end, number - index)] += 1
+    numbered = {key for key, n in offsets.items() if n >= max(3, len(pages) // 4)}
+    if not shared and not numbered:
         return pages
+
+    def running(page_lines: list[str], end: int, index: int) -> bool:
+        line = page_lines[end]
+        if (end, _DIGITS.sub("#", line.strip())) in shared:
+            return True
+        return any((end, n - index) in numbered for n in _edge_numbers(line))
+
     cleaned = []
-    for number, page_lines in enumerate(lines):
+    for index, page_lines in enumerate(lines):
         # The top of the first page is the document's own title more often than a header.
-        if number and len(page_lines) > 1 and _DIGITS.sub("#", page_lines[0].strip()) in top:
+        if index and len(page_lines) > 1 and running(page_lines, 0, index):
             page_lines = page_lines[1:]
-        if len(page_lines) > 1 and _DIGITS.sub("#", page_lines[-1].strip()) in bottom:
+        if len(page_lines) > 1 and running(page_lines, -1, index):
             page_lines = page_lines[:-1]
         cleaned.append("\n".join(page_lines).strip())
     return cleaned
+
+
+_EDGE_NUMBER = re.compile(r"^\s*(\d{1,5})\b|\b(\d{1,5})\s*$")
+
+
+def _edge_numbers(line: str) -> list[int]:
+    """Numbers at the start or the end of a short line (where page numbers are printed)."""
+    if len(line) > 120:
+        return []
+    return [int(a or b) for a, b in _EDGE_NUMBER.findall(line)]
 
 
 def _find_heading(text: str, name: str, start: int) -> tuple[int, int, str] | None:
@@ -201,6 +228,8 @@ def _find_heading(text: str, name: str, start: int) -> tuple[int, int, str] | No
     line_end = len(text) if line_end == -1 else line_end
     begin = found.start()
     line_start = max(start, text.rfind("\n", 0, begin) + 1)
+    if line_end - found.end() > 3:  # the title runs into text: the line stays in the body
+        return line_start, line_start, name
     if 0 < begin - line_start <= 12:  # a number before the title: "2.1", "Chapter 3"
         return line_start, line_end, _SPACES.sub(" ", text[line_start:line_end]).strip()
     return begin, line_end, name
