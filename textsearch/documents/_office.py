@@ -186,13 +186,18 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         title = None
     sections: list[MarkupSection] = []
     for number, slide in enumerate(presentation.slides, 1):
-        title_shape = slide.shapes.title
+        shapes = list(slide.shapes)
+        # The title is the placeholder of index 0 (as `slide.shapes.title` finds it, without
+        # walking the shapes a second time).
+        title_shape = next(
+            (s for s in shapes if s.is_placeholder and s.placeholder_format.idx == 0), None
+        )
         name = ""
         if title_shape is not None and title_shape.has_text_frame:
             name = " ".join(title_shape.text_frame.text.split())
         blocks = [
             Block(1, text)
-            for text in _shape_texts(slide.shapes, title_shape.shape_id if title_shape else None)
+            for text in _shape_texts(shapes, title_shape.shape_id if title_shape else None)
         ]
         if slide.has_notes_slide:
             notes = slide.notes_slide.notes_text_frame
@@ -204,22 +209,21 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
 
 
 def _shape_texts(shapes: Any, skip: int | None, depth: int = 0) -> Iterator[str]:
-    from pptx.enum.shapes import MSO_SHAPE_TYPE
+    from pptx.shapes.graphfrm import GraphicFrame
+    from pptx.shapes.group import GroupShape
 
     for shape in shapes:
-        if shape.shape_id == skip and depth == 0:
+        if depth == 0 and shape.shape_id == skip:
             continue
-        if shape.shape_type == MSO_SHAPE_TYPE.GROUP and depth < 20:
-            yield from _shape_texts(shape.shapes, None, depth + 1)
+        if isinstance(shape, GroupShape):
+            if depth < 20:
+                yield from _shape_texts(shape.shapes, None, depth + 1)
         elif shape.has_text_frame:
-            lines = [
-                "  " * min(paragraph.level, 8) + " ".join(paragraph.text.split())
-                for paragraph in shape.text_frame.paragraphs
-            ]
-            text = "\n".join(line for line in lines if line.strip())
+            lines = (" ".join(line.split()) for line in shape.text_frame.text.split("\n"))
+            text = "\n".join(line for line in lines if line)
             if text:
                 yield text
-        elif getattr(shape, "has_table", False) and shape.has_table:
+        elif isinstance(shape, GraphicFrame) and shape.has_table:
             text = _table_text(shape.table)
             if text:
                 yield text
@@ -270,6 +274,10 @@ def _column(index: int) -> str:
 def _cell(value: object) -> str:
     if value is None:
         return ""
+    if type(value) is str:
+        return value.strip() if "\n" not in value and "\t" not in value else " ".join(value.split())
+    if type(value) is int:
+        return str(value)
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
