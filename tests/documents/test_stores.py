@@ -110,3 +110,22 @@ def test_read_path_into_postgres_gives_index_paths_links(
 def test_documents_are_json_ready(folder: Path) -> None:
     docs = list(read_path(folder))
     assert json.loads(json.dumps(docs)) == docs
+
+
+def test_a_long_section_split_again_by_a_store_keeps_its_link(tmp_path: Path) -> None:
+    pytest.importorskip("chromadb")
+    import chromadb
+
+    from textsearch.connectors.vectors import ChromaTextSearch
+
+    line = "Each sentence here is a line of a long page about harbour cranes and ships."
+    (tmp_path / "long.pdf").write_bytes(make_pdf([["short first page"], [line] * 60]))
+    docs = list(read_path(tmp_path))
+    assert len(docs[1]["text"]) > 3000  # several passages in one section
+    store = ChromaTextSearch(chromadb.EphemeralClient(), unique_name(), embedder=CountingEmbedder())
+    store.add_documents_sync(docs)  # chunk=True: the store splits the section again
+    hits = store.get_search_results_sync("harbour cranes", top=10).results
+    assert len(hits) > 1
+    assert {h.link for h in hits if "harbour" in (h.text or "")} == {
+        f"{tmp_path / 'long.pdf'}#page=2"
+    }
