@@ -7,8 +7,8 @@
 For each file, CPU time of ``split_file`` (what ``index_path`` and ``read_path`` run: the
 reader, cleaning, sections and passages) against the library alone extracting the same text
 (pypdfium2: every page's text range; python-docx: every paragraph's and table cell's text;
-python-pptx: every slide's title, every shape's text frame and the notes; openpyxl: every row's values in
-read-only mode). Rounds interleave the two; the median is printed, and the ratio.
+python-pptx: every slide's title, every shape's text frame and the notes; openpyxl: every
+row's values in read-only mode). Rounds interleave the two; the median is printed, and the ratio.
 
 ``--memory`` reads a 1,000-page PDF (made here) and a 100-page one in child processes and
 prints each one's peak resident memory: pages are read one at a time, so the peak should not

@@ -21,8 +21,9 @@ from textsearch.embeddings import from_spec
 
 def main(folder: str, query: str) -> None:
     report = IndexReport()
-    docs = list(read_path(folder, extensions=[".pdf", ".docx", ".pptx", ".xlsx", ".csv"],
-                          report=report))
+    docs = list(
+        read_path(folder, extensions=[".pdf", ".docx", ".pptx", ".xlsx", ".csv"], report=report)
+    )
     print(f"{len(docs)} sections from {report.added} file(s)")
     for path, reason in report.skipped + report.failed:
         print(f"  not read: {path}: {reason}")

@@ -124,8 +124,13 @@ def make_docx(path: Path) -> Path:
     document.add_paragraph("Kestrel", style="List Bullet")
     document.add_paragraph("Merlin", style="List Bullet")
     table = document.add_table(rows=3, cols=3)
-    for r, row in enumerate([("Bird", "Wingspan", "Habitat"), ("Osprey", "160 cm", "Coasts"),
-                             ("Harrier", "110 cm", "Marshes")]):
+    for r, row in enumerate(
+        [
+            ("Bird", "Wingspan", "Habitat"),
+            ("Osprey", "160 cm", "Coasts"),
+            ("Harrier", "110 cm", "Marshes"),
+        ]
+    ):
         for c, value in enumerate(row):
             table.cell(r, c).text = value
     document.add_heading("Birds of prey", 2)  # a repeated heading: a numbered anchor

@@ -33,8 +33,11 @@ def _pdf(path: Path) -> Path:
             [
                 ["Cover of the handbook"],
                 ["1 Tides", "The moon pulls the oceans twice a day.", "manip-", "ulation"],
-                ["1.1 Spring tides", "Spring tides follow a full or a new moon.",
-                 "Neap tides are the weakest."],
+                [
+                    "1.1 Spring tides",
+                    "Spring tides follow a full or a new moon.",
+                    "Neap tides are the weakest.",
+                ],
                 ["2 Currents", "The Gulf Stream carries warm water north."],
             ],
             outline=[("1 Tides", 1, [("1.1 Spring tides", 2, [])]), ("2 Currents", 3, [])],
@@ -50,7 +53,9 @@ def test_pdf_sections_from_every_outline_level_and_links_per_page(tmp_path: Path
     link = str(tmp_path / "ocean.pdf")
     assert set(docs) == {f"{link}#page={n}" for n in (1, 2, 3, 4)}
     assert docs[f"{link}#page=2"]["metadata"] == {
-        "path": "ocean.pdf", "section": "1 Tides", "page": 2
+        "path": "ocean.pdf",
+        "section": "1 Tides",
+        "page": 2,
     }
     assert docs[f"{link}#page=3"]["metadata"]["section"] == "1.1 Spring tides"  # level 2
     assert docs[f"{link}#page=3"]["text"] == (
@@ -164,8 +169,7 @@ def test_xlsx_a_section_per_sheet_with_header_value_rows(tmp_path: Path) -> None
         (f"{link}#sheet=Notes%20&%20remarks", "Notes & remarks"),
     ]
     assert docs[0]["text"] == (
-        "Item: Bolts; Count: 1200; Checked: 2026-03-01\n"
-        "Item: Washers; Checked: 2026-03-02 09:30:00"
+        "Item: Bolts; Count: 1200; Checked: 2026-03-01\nItem: Washers; Checked: 2026-03-02 09:30:00"
     )
     assert docs[1]["text"] == "Remark: Counts exclude returned goods"
 
@@ -181,7 +185,7 @@ def test_xlsx_sheet_stays_one_section_over_many_passages(tmp_path: Path) -> None
 
 
 def test_csv_and_tsv_rows_with_rfc7111_links(tmp_path: Path) -> None:
-    rows = ["city,country,note"] + [f"City {n},Land {n},\"quoted, {n}\"" for n in range(1, 200)]
+    rows = ["city,country,note"] + [f'City {n},Land {n},"quoted, {n}"' for n in range(1, 200)]
     (tmp_path / "cities.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "t.tsv").write_text("name\tvalue\nalpha\t1\nbeta\t\n")
     docs = list(read_path(tmp_path, passage_chars=500))
@@ -222,8 +226,10 @@ def _notebook() -> dict:
                 "source": "def height(t):\n    return 2 * t  # ``` inside\n",
                 "outputs": [
                     {"output_type": "stream", "name": "stdout", "text": ["fitted\n", "ok\n"]},
-                    {"output_type": "execute_result", "data": {"text/plain": "42",
-                                                               "image/png": "iVBOR"}},
+                    {
+                        "output_type": "execute_result",
+                        "data": {"text/plain": "42", "image/png": "iVBOR"},
+                    },
                     {"output_type": "error", "ename": "E", "traceback": ["\x1b[31mboom"]},
                     {"output_type": "stream", "text": "x" * 5000},
                 ],
@@ -278,5 +284,10 @@ def test_every_default_extension_is_read(tmp_path: Path) -> None:
     docs = list(read_path(tmp_path, report=report))
     assert report.added == 6 and not report.failed and not report.skipped
     assert {Path(d["metadata"]["path"]).suffix for d in docs} == {
-        ".pdf", ".docx", ".pptx", ".xlsx", ".csv", ".ipynb"
+        ".pdf",
+        ".docx",
+        ".pptx",
+        ".xlsx",
+        ".csv",
+        ".ipynb",
     }

@@ -46,14 +46,18 @@ _XXE = b"""<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
 <w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">
 <w:body><w:p><w:r><w:t>&secret;</w:t></w:r></w:p></w:body></w:document>"""
 
-_LAUGHS = b"""<?xml version="1.0"?>
-<!DOCTYPE lolz [<!ENTITY lol "lol">""" + b"".join(
-    b'<!ENTITY lol%d "%s">' % (n, (b"&lol%d;" % (n - 1) if n > 1 else b"&lol;") * 10)
-    for n in range(1, 10)
-) + b"""]>
+_LAUGHS = (
+    b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [<!ENTITY lol "lol">"""
+    + b"".join(
+        b'<!ENTITY lol%d "%s">' % (n, (b"&lol%d;" % (n - 1) if n > 1 else b"&lol;") * 10)
+        for n in range(1, 10)
+    )
+    + b"""]>
 <worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">
 <sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>&lol9;</t></is></c></row></sheetData>
 </worksheet>"""
+)
 
 
 def test_xxe_in_a_docx_is_refused_and_never_resolved(tmp_path: Path) -> None:
@@ -280,5 +284,8 @@ def test_cli_prints_skipped_and_failed(tmp_path: Path, monkeypatch: pytest.Monke
     text = out.getvalue()
     assert code == 0
     assert "skipped 1, failed 8;" in text
-    assert f'skipped: {folder / "a.pdf"}: reading PDF needs pip install "textsearch-sdk[documents]"' in text
+    assert (
+        f'skipped: {folder / "a.pdf"}: reading PDF needs pip install "textsearch-sdk[documents]"'
+        in text
+    )
     assert text.count(f"failed: {folder}") == 5 and "failed: ... and 3 more" in text

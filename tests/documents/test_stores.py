@@ -31,8 +31,11 @@ QUERIES = {
 def folder(tmp_path: Path) -> Path:
     (tmp_path / "ocean.pdf").write_bytes(
         make_pdf(
-            [["Cover"], ["1 Tides", "The moon pulls the oceans."], ["2 Currents",
-             "The Gulf Stream carries warm water north."]],
+            [
+                ["Cover"],
+                ["1 Tides", "The moon pulls the oceans."],
+                ["2 Currents", "The Gulf Stream carries warm water north."],
+            ],
             outline=[("1 Tides", 1, []), ("2 Currents", 2, [])],
         )
     )

@@ -51,12 +51,15 @@ def read_path(
     relative path alone for the top of a file), `title` (the file's title), `text` (the
     section's text, its passages joined by a blank line), `link` (the same link
     `LocalTextSearch.index_path` gives that section: the file's path plus `#anchor`, or
-    `#L<line>` where a file has no headings) and `metadata` (`path`, relative to the root, and
-    `section`, the heading, where there is one).
+    `#L<line>` where a file has no headings; `#page=N`, `#slide=N`, `#sheet=<name>`,
+    `#row=N` in PDF, PPTX, XLSX and CSV files) and `metadata` (`path`, relative to the root,
+    `section`, the heading, where there is one, and `page`, `slide`, `sheet` or `row` where
+    the format has them).
 
     Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
     leading outside the root never followed). A file that cannot be read is left out and,
-    when `report` is given, listed in `report.failed` with the reason.
+    when `report` is given, listed in `report.failed` with the reason (`report.skipped`
+    when its reader is not installed).
 
     Args:
         path: File or folder to read.

@@ -114,7 +114,9 @@ def split_file(
     if kind == "ipynb":
         from textsearch.documents._notebook import read_notebook
 
-        return read_notebook(text if text is not None else data.decode("utf-8-sig", "replace"), limit)
+        return read_notebook(
+            text if text is not None else data.decode("utf-8-sig", "replace"), limit
+        )
     from textsearch.documents._split import split_document
 
     if text is None:  # UTF-8 or a single-byte text: the readers decode it themselves

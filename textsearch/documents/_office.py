@@ -146,7 +146,9 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         properties = paragraph.pPr
         numbering = properties.numPr if properties is not None else None
         if numbering is not None or style.startswith("list"):
-            level = numbering.ilvl.val if numbering is not None and numbering.ilvl is not None else 0
+            level = (
+                numbering.ilvl.val if numbering is not None and numbering.ilvl is not None else 0
+            )
             text = "  " * min(int(level or 0), 8) + "- " + text
             if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
                 blocks[-1].text += "\n" + text  # one list, one block

@@ -777,12 +777,19 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         progress: Callable[[int, int, str], None] | None = None,
         formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
-        """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
+        """Index a file or a folder (recursively) of documents: text, Markdown,
+        reStructuredText, HTML, CSV/TSV and notebooks, and with the ``documents`` extra PDF,
+        DOCX, PPTX and XLSX.
 
         Each file is split into passages: sections by heading (Markdown, reStructuredText,
-        HTML ``<h1>``..``<h6>``), paragraphs in plain text, each at most ~1,500 characters;
-        a result names its document and section and links to ``file#anchor`` (or
-        ``file#L<line>``).
+        HTML ``<h1>``..``<h6>``, DOCX heading styles, a PDF's outline), by slide, sheet or
+        page, paragraphs in plain text, each at most ~1,500 characters; a result names its
+        document and section and links to ``file#anchor``, ``file#L<line>``,
+        ``file.pdf#page=N``, ``file.pptx#slide=N``, ``file.xlsx#sheet=<name>`` or
+        ``file.csv#row=N``, with ``page``, ``slide``, ``sheet`` or ``row`` in its metadata.
+        Files whose reader is not installed are listed in the report's ``skipped``, files
+        that cannot be read (damaged, encrypted, no text layer, over a limit, binary content
+        under a text suffix) in ``failed``: see docs/local.md.
 
         Incremental: a file whose size and modification time are unchanged is not read again,
         a changed file is re-indexed, and documents whose file has gone are removed. Hidden
@@ -797,7 +804,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
             formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
-                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``,
+                ``"pdf"``, ``"docx"``, ``"pptx"``, ``"xlsx"``, ``"csv"``, ``"tsv"``, ``"ipynb"``.
                 By default a suffix decides, and a ``.txt`` file whose content is
                 reStructuredText (title adornments, directives) is read as such.
 
@@ -1357,9 +1365,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a

@@ -13,8 +13,8 @@ from typing import Any
 
 from textsearch.connectors._document import StoredDocument
 from textsearch.documents._files import DEFAULT_EXTENSIONS, FileWork, IndexReport, read_file, walk
-from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._formats import fragment_metadata, is_place
+from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import Passage
 from textsearch.documents._shape import LocalDocument, normalize_document
 
