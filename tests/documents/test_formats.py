@@ -291,3 +291,60 @@ def test_every_default_extension_is_read(tmp_path: Path) -> None:
         ".csv",
         ".ipynb",
     }
+
+
+REAL_OFFICE = [
+    Path("/work/.mirror/python-openxml+python-docx/repo"),
+    Path("/work/.mirror/scanny+python-pptx/repo"),
+]
+
+
+def test_real_office_files_from_the_libraries_own_tests(tmp_path: Path) -> None:
+    """Every DOCX and PPTX of python-docx's and python-pptx's test files is read or reported,
+    under -W error (the libraries' warnings never stop indexing). Skipped when the mirrors of
+    those repositories are absent."""
+    import subprocess
+
+    copied = 0
+    for repo in REAL_OFFICE:
+        if not repo.exists():
+            continue
+        names = subprocess.run(
+            ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        for name in names:
+            if name.endswith((".docx", ".pptx")):
+                body = subprocess.run(
+                    ["git", "-C", str(repo), "show", f"HEAD:{name}"],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+                (tmp_path / name.replace("/", "_")).write_bytes(body)
+                copied += 1
+    if not copied:
+        pytest.skip("the python-docx and python-pptx mirrors are absent")
+    report = IndexReport()
+    docs = list(read_path(tmp_path, report=report))
+    assert report.added + len(report.failed) == copied and not report.skipped
+    assert report.added >= copied - 3
+    text = "\n".join(d["text"] for d in docs)
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in text)
+
+
+def test_openpyxl_warnings_never_stop_indexing(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = Path("/work/.mirror/theorchard+openpyxl/repo/.git")
+    name = "openpyxl/formatting/tests/data/conditional-formatting.xlsx"
+    if not repo.exists():
+        pytest.skip("the openpyxl mirror is absent")
+    body = subprocess.run(
+        ["git", "--git-dir", str(repo), "show", f"HEAD:{name}"], capture_output=True, check=True
+    ).stdout
+    (tmp_path / "cf.xlsx").write_bytes(body)
+    report = IndexReport()
+    docs = list(read_path(tmp_path, report=report))  # openpyxl warns about its extensions
+    assert report.added == 1 and docs[0]["metadata"]["sheet"] == "Sheet1"

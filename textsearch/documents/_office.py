@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import warnings
 import zipfile
 from collections.abc import Iterator
 from typing import Any
@@ -45,18 +46,22 @@ def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Pa
     from textsearch.documents._split import _pack_blocks
 
     try:
-        if kind == "docx":
-            title, sections = _docx(data)
-        elif kind == "pptx":
-            title, sections = _pptx(data)
-        else:
-            title, sections = _xlsx(data, limit)
+        # The libraries warn about parts they drop (openpyxl: "extension is not supported"):
+        # what is read is the text, and a warning must not stop indexing under -W error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "docx":
+                title, sections = _docx(data)
+            elif kind == "pptx":
+                title, sections = _pptx(data)
+            else:
+                title, sections = _xlsx(data, limit)
     except NotRead:
         raise
     except (MemoryError, RecursionError):
         raise NotRead(f"{name} too deeply nested or too large to read") from None
     except Exception as exc:  # whatever a damaged part makes the library raise
-        raise NotRead(f"{name} damaged or not a {name} file ({type(exc).__name__})") from None
+        raise NotRead(f"{name} damaged or not a valid {name} file ({type(exc).__name__})") from None
     passages = _pack_blocks(sections, limit)
     return title, [Passage(p.heading, p.anchor, 1, clean_text(p.text)) for p in passages]
 
