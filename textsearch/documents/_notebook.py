@@ -36,8 +36,10 @@ def read_notebook(text: str, limit: int) -> tuple[str | None, list[Passage]]:
         notebook = json.loads(text)
     except RecursionError:
         raise NotRead("notebook nested too deeply to read") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise NotRead(f"notebook is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError:
+        raise NotRead("notebook is not valid JSON") from None
     if not isinstance(notebook, dict):
         raise NotRead("not a notebook (no cells)")
     markdown = notebook_markdown(notebook)
@@ -67,7 +69,8 @@ def notebook_markdown(notebook: dict[str, Any]) -> str:
         source = _text(cell.get("source", cell.get("input")))
         if kind in ("markdown", "heading"):
             if kind == "heading":  # nbformat 3's heading cells
-                level = cell.get("level") if isinstance(cell.get("level"), int) else 1
+                found = cell.get("level")
+                level = found if isinstance(found, int) else 1
                 source = "#" * max(1, min(level, 6)) + " " + source.strip()
             if source.strip():
                 parts.append(source.strip("\n"))

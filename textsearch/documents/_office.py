@@ -151,9 +151,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         properties = paragraph.pPr
         numbering = properties.numPr if properties is not None else None
         if numbering is not None or style.startswith("list"):
-            level = (
-                numbering.ilvl.val if numbering is not None and numbering.ilvl is not None else 0
-            )
+            level = getattr(getattr(numbering, "ilvl", None), "val", 0)
             text = "  " * min(int(level or 0), 8) + "- " + text
             if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
                 blocks[-1].text += "\n" + text  # one list, one block
@@ -275,7 +273,7 @@ def _xlsx(data: bytes, limit: int) -> tuple[str | None, list[MarkupSection]]:
 def _column(index: int) -> str:
     from openpyxl.utils import get_column_letter
 
-    return get_column_letter(index + 1)
+    return str(get_column_letter(index + 1))
 
 
 def _cell(value: object) -> str:

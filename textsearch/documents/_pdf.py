@@ -82,7 +82,7 @@ def read_pdf(data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
 
     # One section per page of each outline section: a passage never runs onto the next
     # page, so the page it links to holds all of its text.
-    by_page = [
+    by_page: list[MarkupSection] = [
         (heading, None, block.line, [block])
         for heading, _, _, blocks in _sections(pages, outline)
         for block in blocks
