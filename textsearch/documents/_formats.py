@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from importlib.util import find_spec
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
+from textsearch.documents._common import NotRead, clean_text, sheet_fragment
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 
 __all__ = [
@@ -54,18 +55,6 @@ EXTRA_HINT = 'pip install "textsearch-sdk[documents]"'
 TEXT_MAX_BYTES = 20 * 1024 * 1024
 #: A PDF or an Office file may be larger than a text file (images, fonts).
 BINARY_MAX_BYTES = 200 * 1024 * 1024
-
-
-class NotRead(Exception):
-    """A file that is not indexed, with the reason a report shows.
-
-    ``missing``: the reader is not installed (the file is skipped, not failed).
-    """
-
-    def __init__(self, reason: str, *, missing: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.missing = missing
 
 
 def format_for(suffix: str, formats: Mapping[str, str] | None) -> str | None:
@@ -165,30 +154,9 @@ def decoded_text(data: bytes, suffix: str) -> str | None:
     return None
 
 
-_LIGATURES = re.compile("[\ufb00-\ufb06]")
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-
-
-def clean_text(text: str) -> str:
-    """Text of a binary format as a model should read it: ligatures (U+FB00..FB06) as their
-    letters, and no control character but a line feed and a tab."""
-    if _LIGATURES.search(text):
-        import unicodedata
-
-        text = _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
-    return _CONTROLS.sub(" ", text) if _CONTROLS.search(text) else text
-
-
 # -- link fragments and the metadata they carry ----------------------------------------------
 
 _FRAGMENT = re.compile(r"(page|slide|row)=([1-9][0-9]{0,9})|sheet=(.+)", re.DOTALL)
-# Characters a sheet name keeps in a link; others are percent-encoded (a space, "#", "%").
-_SHEET_SAFE = "!$&'()*+,;=:@/?-._~"
-
-
-def sheet_fragment(name: str) -> str:
-    """The anchor of a worksheet: ``sheet=<name>``, the name percent-encoded where needed."""
-    return "sheet=" + quote(name, safe=_SHEET_SAFE)
 
 
 def is_place(anchor: str | None) -> bool:

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from textsearch.documents._formats import NotRead
+from textsearch.documents._common import NotRead
 from textsearch.documents._passages import Passage
 
 __all__ = ["MAX_OUTPUT_CHARS", "notebook_markdown", "read_notebook"]

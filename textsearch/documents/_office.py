@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from textsearch.documents._blocks import Block, MarkupSection
-from textsearch.documents._formats import NotRead, clean_text, sheet_fragment
+from textsearch.documents._common import NotRead, clean_text, sheet_fragment
 from textsearch.documents._passages import Passage
 
 __all__ = ["MAX_INFLATED", "MAX_MEMBERS", "check_zip", "read_office"]

@@ -1,8 +1,8 @@
 """PDF files read into passages: outline sections, one link per page (``#page=N``).
 
 Read with pypdfium2 (PDFium's text layer; Apache-2.0/BSD-3-Clause), chosen over pdfminer.six
-by measurement (docs/performance.md): it was ~20x faster on Debian's PDF manuals, kept
-section numbers that pdfminer split off, and put running headers where the page has them.
+by measurement (docs/performance.md): much faster on Debian's PDF manuals, it kept section
+numbers that pdfminer split off, and put running headers where the page has them.
 Pages are read one at a time and closed, so memory does not grow with the page count.
 
 Text is cleaned as a reader would want it: words PDFium marks as hyphenated at a line end
@@ -20,7 +20,7 @@ import unicodedata
 from collections import Counter
 
 from textsearch.documents._blocks import Block, MarkupSection
-from textsearch.documents._formats import NotRead
+from textsearch.documents._common import NotRead
 from textsearch.documents._passages import Passage
 
 __all__ = ["MAX_PAGES", "read_pdf"]

@@ -13,7 +13,7 @@ import csv
 import io
 from collections.abc import Iterable, Sequence
 
-from textsearch.documents._formats import NotRead
+from textsearch.documents._common import NotRead
 from textsearch.documents._passages import Passage
 
 __all__ = ["MAX_ROWS", "pack_rows", "read_delimited", "row_text"]
