@@ -348,3 +348,18 @@ def test_openpyxl_warnings_never_stop_indexing(tmp_path: Path) -> None:
     report = IndexReport()
     docs = list(read_path(tmp_path, report=report))  # openpyxl warns about its extensions
     assert report.added == 1 and docs[0]["metadata"]["sheet"] == "Sheet1"
+
+
+def test_formats_force_a_new_reading_by_suffix(tmp_path: Path) -> None:
+    (tmp_path / "prices.dat").write_text("item,price\ntea,3\n")
+    (tmp_path / "deck.bin").write_bytes(make_pptx(tmp_path / "x.pptx").read_bytes())
+    (tmp_path / "x.pptx").unlink()
+    docs = list(
+        read_path(tmp_path, extensions=[".dat", ".bin"], formats={".dat": "csv", ".bin": "pptx"})
+    )
+    links = {d["link"].rsplit("/", 1)[1] for d in docs}
+    assert {"prices.dat#row=2", "deck.bin#slide=1", "deck.bin#slide=2"} == links
+    from textsearch.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="a format among"):
+        list(read_path(tmp_path, formats={".dat": "excel"}))
