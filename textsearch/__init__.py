@@ -40,6 +40,8 @@ if TYPE_CHECKING:
         FallbackTextSearch,
         FusedResult,
         FusedTextSearch,
+        RerankedResult,
+        RerankedTextSearch,
         canonical_link,
     )
 
@@ -62,6 +64,8 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
+    "RerankedResult",
+    "RerankedTextSearch",
     "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",

@@ -512,30 +512,38 @@ class FetchPageFunction(_ReadingFunction):
         return options
 
     async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
-        from textsearch.grounding.fetch import fetch_pages
-
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url
         try:
-            pages = await fetch_pages([_page(url)], **self._options(blocking=False))
+            page = await _fetch_one(url, self._options(blocking=False))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, pages[0], raise_errors)
+        return self._page_outcome(url, page, raise_errors)
 
     def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
-        from textsearch.grounding.fetch import fetch_pages_sync
-
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url
         try:
-            pages = fetch_pages_sync([_page(url)], **self._options(blocking=True))
+            page = _fetch_one_sync(url, self._options(blocking=True))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, pages[0], raise_errors)
+        return self._page_outcome(url, page, raise_errors)
 
 
 def _page(url: str) -> TextSearchResult:
     """The result ``fetch_pages`` is asked to read: a link alone."""
     return TextSearchResult(name=None, value=None, link=url)
+
+
+async def _fetch_one(url: str, options: dict[str, Any]) -> Any:
+    from textsearch.grounding.fetch import fetch_pages  # the fetcher loads on first use
+
+    return (await fetch_pages([_page(url)], **options))[0]
+
+
+def _fetch_one_sync(url: str, options: dict[str, Any]) -> Any:
+    from textsearch.grounding.fetch import fetch_pages_sync
+
+    return fetch_pages_sync([_page(url)], **options)[0]
