@@ -61,6 +61,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
@@ -106,10 +107,20 @@ def _passage_rows(
     for number, passage in enumerate(passages):
         # The section under the document's own title is the document's top: link the file.
         section = passage.heading if passage.heading != doc.title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         # The first passage is the top of the file: its link needs no line number.
         rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
     return rows
+
+
+def _result_metadata(stored: str, anchor: str | None) -> dict[str, Any]:
+    """A result's metadata: the document's, and the page, slide, sheet or row its anchor
+    names (``#page=3`` gives ``{"page": 3}``)."""
+    metadata: dict[str, Any] = json.loads(stored) if stored != "{}" else {}
+    if anchor and "=" in anchor:
+        metadata.update(fragment_metadata(anchor))
+    return metadata
 
 
 def _stored_document(**fields: Any) -> LocalDocument:
@@ -759,12 +770,19 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         progress: Callable[[int, int, str], None] | None = None,
         formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
-        """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
+        """Index a file or a folder (recursively) of documents: text, Markdown,
+        reStructuredText, HTML, CSV/TSV and notebooks, and with the ``documents`` extra PDF,
+        DOCX, PPTX and XLSX.
 
         Each file is split into passages: sections by heading (Markdown, reStructuredText,
-        HTML ``<h1>``..``<h6>``), paragraphs in plain text, each at most ~1,500 characters;
-        a result names its document and section and links to ``file#anchor`` (or
-        ``file#L<line>``).
+        HTML ``<h1>``..``<h6>``, DOCX heading styles, a PDF's outline), by slide, sheet or
+        page, paragraphs in plain text, each at most ~1,500 characters; a result names its
+        document and section and links to ``file#anchor``, ``file#L<line>``,
+        ``file.pdf#page=N``, ``file.pptx#slide=N``, ``file.xlsx#sheet=<name>`` or
+        ``file.csv#row=N``, with ``page``, ``slide``, ``sheet`` or ``row`` in its metadata.
+        Files whose reader is not installed are listed in the report's ``skipped``, files
+        that cannot be read (damaged, encrypted, no text layer, over a limit, binary content
+        under a text suffix) in ``failed``: see docs/local.md.
 
         Incremental: a file whose size and modification time are unchanged is not read again,
         a changed file is re-indexed, and documents whose file has gone are removed. Hidden
@@ -779,7 +797,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
             formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
-                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``,
+                ``"pdf"``, ``"docx"``, ``"pptx"``, ``"xlsx"``, ``"csv"``, ``"tsv"``, ``"ipynb"``.
                 By default a suffix decides, and a ``.txt`` file whose content is
                 reStructuredText (title adornments, directives) is read as such.
 
@@ -1036,7 +1055,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     title=title,
                     text=text,
                     link=passage_link(link, anchor, line),
-                    metadata=json.loads(metadata) if metadata != "{}" else {},
+                    metadata=_result_metadata(metadata, anchor),
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,

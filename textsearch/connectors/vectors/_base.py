@@ -268,7 +268,8 @@ def _add_records(
         # of the document, and the first passage needs no line number.
         section = passage.heading if passage.heading != doc.title else None
         fragment = None
-        if doc.link:
+        # A link with a fragment names its place already (read_path's sections: #page=4).
+        if doc.link and "#" not in doc.link:
             if section and passage.anchor:
                 fragment = f"#{passage.anchor}"
             elif number and passage.line and passage.line > 1:
