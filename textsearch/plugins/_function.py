@@ -301,6 +301,8 @@ class SearchFunction:
             return self._render(parsed, await search(parsed.query, parsed.options))
         except Exception as exc:
             return self._failure(exc, raise_errors)
+        except BaseException as exc:
+            return self._failure(_native_failure(exc, self.text_search), raise_errors)
 
     def _answer_sync(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
         search = getattr(self.text_search, self._method() + "_sync")
@@ -308,6 +310,8 @@ class SearchFunction:
             return self._render(parsed, search(parsed.query, parsed.options))
         except Exception as exc:
             return self._failure(exc, raise_errors)
+        except BaseException as exc:
+            return self._failure(_native_failure(exc, self.text_search), raise_errors)
 
     def _parse_or_outcome(
         self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
@@ -401,6 +405,16 @@ class SearchFunction:
             TextSearchError: Only with ``raise_errors=True``: the search failed.
         """
         return self._run_sync(arguments, raise_errors=raise_errors).text
+
+
+def _native_failure(exc: BaseException, text_search: object) -> Exception:
+    """A panic in a native library (a BaseException) as a documented error; else re-raised."""
+    from textsearch._native import is_native_panic, panic_error
+
+    if not is_native_panic(exc):
+        raise exc
+    provider = getattr(text_search, "provider_name", None) or type(text_search).__name__
+    return panic_error(str(provider), "the search")
 
 
 def _is_known(exc: Exception) -> bool:

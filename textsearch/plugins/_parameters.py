@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
-from textsearch._types import SearchOptions, TextSearchFilter
+from textsearch._types import MAX_SKIP, SearchOptions, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
 __all__ = [
@@ -316,7 +316,14 @@ def _complete_reserved(param: SearchParameter, *, top: int, max_top: int) -> Sea
     if ge < 0:
         raise ConfigurationError("parameter 'skip' cannot go below 0")
     default = param.default if param.default is not None else int(ge)
-    skip_le = None if param.le is None else int(param.le)
+    skip_le = MAX_SKIP if param.le is None else int(param.le)
+    if skip_le > MAX_SKIP or skip_le < ge:
+        raise ConfigurationError(
+            f"parameter 'skip' must stay within 0..{MAX_SKIP} (SearchOptions.MAX_SKIP), "
+            f"got ge={ge}, le={skip_le}"
+        )
+    if not ge <= default <= skip_le:
+        raise ConfigurationError(f"skip default {default} is outside its bounds {ge}..{skip_le}")
     return SearchParameter(
         SKIP, param.description, type=int, default=default, ge=int(ge), le=skip_le
     )

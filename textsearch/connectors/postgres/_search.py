@@ -46,6 +46,7 @@ from textsearch._types import (
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
+    result_window,
 )
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local._passages import best_window, hit_pattern
@@ -547,7 +548,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             query,
             options.filter,
             options.top,
-            options.skip,
+            result_window(options) - options.top,
             max_candidates=self.max_candidates,
             common_words=common,
             statistics=statistics,

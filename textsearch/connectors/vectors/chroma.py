@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from typing_extensions import Unpack
 
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
@@ -327,7 +327,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ) -> dict[str, Any]:
         return {
             "query_embeddings": [vector],
-            "n_results": options.top + options.skip,
+            "n_results": result_window(options),
             "where": where,
             "include": ["documents", "metadatas", "distances"],
         }

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     FIELD_NAME,
     FRAGMENT_KEY,
@@ -303,7 +303,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _request(self, vector: list[float], query: str, options: SearchOptions, expr: str) -> Any:
         assert self._layout is not None
         _, bm25, output = self._layout
-        limit = options.top + options.skip
+        limit = result_window(options)
         hybrid = bm25 if self.mode is None else self.mode == "hybrid"
         if not hybrid:
             return "search", {

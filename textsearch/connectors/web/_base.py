@@ -27,7 +27,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import from_json
 
 from textsearch._http import HttpResponse
-from textsearch._types import SearchOptions, TextSearchResult
+from textsearch._types import SearchOptions, TextSearchResult, result_window
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -125,7 +125,7 @@ def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
     Raises:
         InvalidRequestError: ``top + skip`` is above the provider's maximum.
     """
-    wanted = options.top + options.skip
+    wanted = result_window(options)
     if wanted > most:
         raise InvalidRequestError(
             f"{provider} has no paging: skip is served by asking for top + skip results, at "
