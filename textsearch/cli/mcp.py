@@ -47,6 +47,12 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="--http: the bearer token clients must send (default: $TEXTSEARCH_MCP_TOKEN); "
         "prefer the variable, a command line is visible to other users",
     )
+    mcp.add_argument(
+        "--no-repeat-guard",
+        action="store_true",
+        help="answer every call, also the third identical one in a row of a session (by "
+        "default it is told to use the results it has)",
+    )
     mcp.set_defaults(handler=run)
     return mcp
 
@@ -124,7 +130,8 @@ def serve(args: argparse.Namespace) -> int:
     else:
         search = build_provider(args)
     try:
-        plugin = build_plugin(search, name=args.name)
+        guard = not getattr(args, "no_repeat_guard", False)
+        plugin = build_plugin(search, name=args.name, repeat_guard=guard)
         if indexing is not None:
             indexing.start()
         address = getattr(args, "http_address", None)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -349,31 +349,57 @@ class SearchFunction:
         return Outcome(rendered.text, False, rendered.structured, tuple(results))
 
     def _prepared(
-        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
     ) -> ParsedArguments | Outcome:
         """The parsed arguments to search with, or the answer when there is nothing to search."""
         parsed = self._parse_or_outcome(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
-        count = self._guard.repeated(parsed) if self._guard is not None else 0
+        count = self._guard.repeated(parsed, session) if self._guard is not None else 0
         if not count:
             return parsed
         logger.info("search function %s: same query %d times in a row", self.name, count)
-        return Outcome(repeat_message(parsed.query, count), False)
+        message = repeat_message(parsed.query, count)
+        # The answer has the declared output schema, like every other answer.
+        return Outcome(message, False, {"query": parsed.query, "results": [], "message": message})
+
+    def _answered(self, parsed: ParsedArguments, outcome: Outcome, session: Hashable) -> Outcome:
+        if self._guard is not None and not outcome.is_error:
+            self._guard.record(parsed, session)
+        return outcome
 
     async def _run(
-        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+        session: Hashable = None,
     ) -> Outcome:
-        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP).
+
+        ``session``: whose call this is, for the loop guard (an MCP session; ``None``: the
+        one session of direct calls).
+        """
+        parsed = self._prepared(arguments, raise_errors, session)
+        if isinstance(parsed, Outcome):
+            return parsed
+        return self._answered(parsed, await self._answer(parsed, raise_errors), session)
 
     def _run_sync(
-        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+        session: Hashable = None,
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
+        parsed = self._prepared(arguments, raise_errors, session)
+        if isinstance(parsed, Outcome):
+            return parsed
+        return self._answered(parsed, self._answer_sync(parsed, raise_errors), session)
 
     async def invoke(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
