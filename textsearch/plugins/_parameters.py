@@ -535,6 +535,8 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
             return {}
         try:
             decoded = json.loads(arguments)
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            raise InvalidRequestError(_TOO_DEEP) from None
         except ValueError:
             raise InvalidRequestError("arguments are not valid JSON") from None
         if decoded is None:
@@ -542,7 +544,26 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
         arguments = decoded
     if not isinstance(arguments, Mapping):
         raise InvalidRequestError(f"arguments must be a JSON object, not {_type_name(arguments)}")
+    _check_depth(arguments)
     return {str(k): v for k, v in arguments.items()}
+
+
+#: Deepest nesting of arguments accepted (a tool's arguments are flat; a filter list is 2).
+MAX_ARGUMENT_DEPTH = 32
+_TOO_DEEP = f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+
+
+def _check_depth(arguments: Mapping[str, Any]) -> None:
+    """Refuse deeply nested arguments before anything recursive (validation, JSON) sees them."""
+    pending: list[tuple[Any, int]] = [(arguments, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise InvalidRequestError(_TOO_DEEP)
+        if isinstance(value, Mapping):
+            pending.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend((v, depth + 1) for v in value)
 
 
 def _names(names: Sequence[str], limit: int = 5) -> str:
