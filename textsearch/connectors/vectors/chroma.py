@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from typing_extensions import Unpack
 
+from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
@@ -145,6 +146,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         self.distance = distance
         self._reserved = sorted(self._own_keys)
         self._headers = dict(headers or {})
+        for value in self._headers.values():
+            # Header values are credentials ("never shown"): a server that echoes the
+            # request's headers in an error body must not put one in a message. The token
+            # of "Bearer <token>" is masked on its own too.
+            register_secret(str(value).strip())
+            register_secret(str(value).strip().rpartition(" ")[2])
         self._tenant = tenant
         self._database = database
         self._collections: dict[bool, Any] = {}
