@@ -29,12 +29,8 @@ class _Echo(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         if length:
             self.rfile.read(length)
-        body = json.dumps(
-            {
-                "error": "InvalidArgumentError",
-                "message": f"bad request; headers: {dict(self.headers)}",
-            }
-        ).encode()
+        echoed = f"bad request; headers: {dict(self.headers)}"
+        body = json.dumps({"error": "InvalidArgumentError", "message": echoed}).encode()
         self.send_response(400)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
