@@ -351,12 +351,12 @@ def _protocol_class(settings: HttpGuardSettings) -> type[Any]:
     limit = settings.max_connections_per_client
     header_timeout = settings.header_timeout
 
-    class Protocol(H11Protocol):  # type: ignore[misc]
+    class Protocol(H11Protocol):
         _address = ""
         _counted = False
         _header_timer: Any = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._address = str(self.client[0]) if self.client else ""
             held = per_client.get(self._address, 0)

@@ -249,16 +249,18 @@ class SearchPlugin:
         """
         from textsearch.plugins._mcp_http import HttpGuardSettings, serve_http
 
-        given = {
-            "header_timeout": header_timeout,
-            "body_timeout": body_timeout,
-            "max_connections_per_client": max_connections_per_client,
-        }
+        defaults = HttpGuardSettings()
         settings = HttpGuardSettings(
             token,
             max_body_bytes,
             max_concurrency,
-            **{name: value for name, value in given.items() if value is not None},
+            header_timeout=defaults.header_timeout if header_timeout is None else header_timeout,
+            body_timeout=defaults.body_timeout if body_timeout is None else body_timeout,
+            max_connections_per_client=(
+                defaults.max_connections_per_client
+                if max_connections_per_client is None
+                else max_connections_per_client
+            ),
         )
         serve_http(self, host, port, settings)
 
