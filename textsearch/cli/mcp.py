@@ -48,16 +48,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="--http: the bearer token clients must send (default: $TEXTSEARCH_MCP_TOKEN); "
         "prefer the variable, a command line is visible to other users",
     )
-<<<<<<< HEAD
     mcp.add_argument(
         "--no-repeat-guard",
         action="store_true",
         help="answer every call, also the third identical one in a row of a session (by "
         "default it is told to use the results it has)",
     )
-=======
     add_rank_arguments(mcp)
->>>>>>> main
     mcp.set_defaults(handler=run)
     return mcp
 
