@@ -32,6 +32,13 @@ __all__ = [
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
 
+#: The largest ``skip`` a search accepts (``SearchOptions.MAX_SKIP``). Paging 10 results at a
+#: time, that is a thousand pages: no reader, human or model, goes that deep, and it is the
+#: result window most search services allow by default (Elasticsearch and OpenSearch cap
+#: ``from + size`` at 10,000). A bound here means no backend is ever asked to rank or allocate
+#: for an absurd ``skip`` a model made up (tantivy allocates ``top + skip`` slots up front).
+MAX_SKIP = 10_000
+
 FilterValue = str | int | float | bool | None
 """The value types a filter clause may carry: plain data, never code."""
 
@@ -415,7 +422,7 @@ class SearchOptions(BaseModel):
     Attributes:
         top: How many results to return (at least 1; each connector has a maximum,
             50 unless it documents more).
-        skip: How many results to skip first (for paging).
+        skip: How many results to skip first (for paging; at most ``MAX_SKIP``, 10,000).
         include_total_count: Ask the backend for the total number of matches.
         filter: A data-only filter; ``None`` for none.
     """
@@ -425,9 +432,11 @@ class SearchOptions(BaseModel):
     )
 
     DEFAULT_TOP: ClassVar[int] = 5
+    MAX_SKIP: ClassVar[int] = MAX_SKIP
+    """The largest ``skip`` accepted (10,000: a thousand pages of ten results)."""
 
     top: int = Field(default=5, ge=1)
-    skip: int = Field(default=0, ge=0)
+    skip: int = Field(default=0, ge=0, le=MAX_SKIP)
     include_total_count: bool = False
     filter: TextSearchFilter | None = None
 
@@ -476,11 +485,30 @@ class SearchOptionArgs(TypedDict, total=False):
     top: int
     """How many results to return (at least 1, at most the connector's ``max_top``)."""
     skip: int
-    """How many results to skip first (for paging)."""
+    """How many results to skip first (for paging; at most ``SearchOptions.MAX_SKIP``)."""
     include_total_count: bool
     """Ask the backend for the total number of matches."""
     filter: TextSearchFilter | None
     """A data-only filter (AND-ed with a tool's preset filter); ``None`` for none."""
+
+
+def result_window(options: SearchOptions) -> int:
+    """``top + skip``, the results a backend must rank for one page; checked again here.
+
+    Options built without validation (``model_construct``) could carry any ``skip``; every
+    engine sizes its request through this, so none is ever asked for more than
+    ``MAX_SKIP`` beyond the page.
+
+    Raises:
+        InvalidRequestError: ``skip`` or ``top`` is negative or ``skip`` is above
+            ``MAX_SKIP``.
+    """
+    top, skip = options.top, options.skip
+    if type(skip) is not int or not 0 <= skip <= MAX_SKIP:
+        raise InvalidRequestError(f"skip must be a whole number from 0 to {MAX_SKIP}")
+    if type(top) is not int or top < 1:
+        raise InvalidRequestError("top must be a whole number of at least 1")
+    return top + skip
 
 
 def _describe_validation_error(exc: ValidationError) -> str:

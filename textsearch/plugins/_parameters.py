@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
-from textsearch._types import SearchOptions, TextSearchFilter
+from textsearch._types import MAX_SKIP, SearchOptions, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
 __all__ = [
@@ -345,7 +345,14 @@ def _complete_reserved(param: SearchParameter, *, top: int, max_top: int) -> Sea
     if ge < 0:
         raise ConfigurationError("parameter 'skip' cannot go below 0")
     default = param.default if param.default is not None else int(ge)
-    skip_le = None if param.le is None else int(param.le)
+    skip_le = MAX_SKIP if param.le is None else int(param.le)
+    if skip_le > MAX_SKIP or skip_le < ge:
+        raise ConfigurationError(
+            f"parameter 'skip' must stay within 0..{MAX_SKIP} (SearchOptions.MAX_SKIP), "
+            f"got ge={ge}, le={skip_le}"
+        )
+    if not ge <= default <= skip_le:
+        raise ConfigurationError(f"skip default {default} is outside its bounds {ge}..{skip_le}")
     return SearchParameter(
         SKIP, param.description, type=int, default=default, ge=int(ge), le=skip_le
     )
@@ -560,6 +567,8 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
             return {}
         try:
             decoded = json.loads(arguments)
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            raise InvalidRequestError(_TOO_DEEP) from None
         except ValueError:
             raise InvalidRequestError("arguments are not valid JSON") from None
         if decoded is None:
@@ -567,7 +576,26 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
         arguments = decoded
     if not isinstance(arguments, Mapping):
         raise InvalidRequestError(f"arguments must be a JSON object, not {_type_name(arguments)}")
+    _check_depth(arguments)
     return {str(k): v for k, v in arguments.items()}
+
+
+#: Deepest nesting of arguments accepted (a tool's arguments are flat; a filter list is 2).
+MAX_ARGUMENT_DEPTH = 32
+_TOO_DEEP = f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+
+
+def _check_depth(arguments: Mapping[str, Any]) -> None:
+    """Refuse deeply nested arguments before anything recursive (validation, JSON) sees them."""
+    pending: list[tuple[Any, int]] = [(arguments, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise InvalidRequestError(_TOO_DEEP)
+        if isinstance(value, Mapping):
+            pending.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend((v, depth + 1) for v in value)
 
 
 def _names(names: Sequence[str], limit: int = 5) -> str:

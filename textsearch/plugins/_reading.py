@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -289,7 +289,12 @@ class ReadDocumentFunction(_ReadingFunction):
             return self._refusal(self._not_found(parsed.query), raise_errors)
         return self._render_read(parsed, document)
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    async def _call(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,  # read tools have no loop guard
+    ) -> Outcome:
         parsed = self._prepared_read(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
@@ -300,7 +305,12 @@ class ReadDocumentFunction(_ReadingFunction):
             return self._failure(exc, raise_errors)
         return self._finish(parsed, document, raise_errors)
 
-    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    def _call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         parsed = self._prepared_read(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
@@ -511,7 +521,12 @@ class FetchPageFunction(_ReadingFunction):
             options.pop("http_client", None)
         return options
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    async def _call(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,  # read tools have no loop guard
+    ) -> Outcome:
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url
@@ -521,7 +536,12 @@ class FetchPageFunction(_ReadingFunction):
             return self._failure(exc, raise_errors)
         return self._page_outcome(url, page, raise_errors)
 
-    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    def _call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url

@@ -44,22 +44,26 @@ class QueryPlan:
 
 def plan_query(query: str) -> QueryPlan:
     """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator)."""
-    words: list[str] = []
-    stop: list[str] = []
-    for word in _WORD.findall(query):
+    # dicts keep first-seen order and look up in constant time; the scan ends once enough
+    # words are found, so a huge query costs no more than its first distinct words.
+    words: dict[str, None] = {}
+    stop: dict[str, None] = {}
+    for found in _WORD.finditer(query):
+        word = found.group()
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
                 entry = run
             else:
                 entry = run.lower()
                 if entry in STOP_WORDS:
-                    if entry not in stop:
-                        stop.append(entry)
+                    if len(stop) < MAX_QUERY_TERMS:
+                        stop.setdefault(entry)
                     continue
-            if entry not in words:
-                words.append(entry)
+            words.setdefault(entry)
+        if len(words) >= MAX_QUERY_TERMS:
+            break
     # A query made only of stop words ("to be or not to be") searches for them after all.
-    chosen = (words or stop)[:MAX_QUERY_TERMS]
+    chosen = list(words or stop)[:MAX_QUERY_TERMS]
     terms = [
         '"' + (" ".join(w) if not w.isascii() and is_cjk().match(w) else w) + '"' for w in chosen
     ]

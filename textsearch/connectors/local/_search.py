@@ -36,6 +36,7 @@ from textsearch._types import (
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
+    result_window,
 )
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
@@ -1007,7 +1008,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             info["mode"] = self.mode
             if self.mode == "hybrid":
                 info["fusion"] = self._fusion
-        wanted = options.skip + options.top
+        wanted = result_window(options)
         # Passages of one section are merged into one result: rank a few more than asked,
         # and more again while the merged list is short of the page (rare: only sections
         # split into passages that both rank merge).

@@ -26,6 +26,7 @@ from typing import Any
 
 import tantivy
 
+from textsearch._native import native_calls
 from textsearch._ranges import instant_of, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.connectors.local._query import id_text
@@ -540,15 +541,25 @@ class TantivyRanker:
     def search(
         self, query: tantivy.Query, limit: int, offset: int, count: bool
     ) -> tuple[list[tuple[float, int, int]], int | None]:
-        """``(score, rowid, doc)`` of the best hits, and the number of matches if asked."""
-        searcher = self._index.searcher()
-        found = searcher.search(query, limit=limit, count=count, offset=offset)
-        total: int | None = found.count if count else None  # type: ignore[attr-defined]
-        addresses = [address for _, address in found.hits]
-        if not addresses:
-            return [], total
-        rowids = searcher.fast_field_values("rowid", addresses)
-        docs = searcher.fast_field_values("doc", addresses)
+        """``(score, rowid, doc)`` of the best hits, and the number of matches if asked.
+
+        Raises:
+            ProviderError: tantivy panicked (``code="native_panic"``).
+        """
+        with native_calls("local", f"the ranking index of {self.path!r}"):
+            searcher = self._index.searcher()
+            # tantivy reserves room for ``limit + offset`` hits before it looks at one:
+            # never ask for more than the index holds (nor for an offset past its end).
+            held = int(searcher.num_docs)
+            offset = max(0, min(offset, held))
+            limit = max(1, min(limit, held - offset))
+            found = searcher.search(query, limit=limit, count=count, offset=offset)
+            total: int | None = found.count if count else None  # type: ignore[attr-defined]
+            addresses = [address for _, address in found.hits]
+            if not addresses:
+                return [], total
+            rowids = searcher.fast_field_values("rowid", addresses)
+            docs = searcher.fast_field_values("doc", addresses)
         hits = [
             (float(score), int(rowid or 0), int(doc or 0))
             for (score, _), rowid, doc in zip(found.hits, rowids, docs, strict=True)

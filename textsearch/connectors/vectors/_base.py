@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_settings
+from textsearch._native import is_native_panic, panic_error
 from textsearch._types import (
     SearchOptions,
     SearchResults,
@@ -706,6 +707,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             raise
         except Exception as exc:  # every client failure becomes a documented error
             error = self._error(exc)
+        except BaseException as exc:  # a Rust panic (Chroma's core) is a BaseException
+            if not is_native_panic(exc):
+                raise
+            error = panic_error(self.provider_name, self.connector)
         raise error
 
     async def _acall(
@@ -721,6 +726,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             raise
         except Exception as exc:
             error = self._error(exc)
+        except BaseException as exc:
+            if not is_native_panic(exc):
+                raise
+            error = panic_error(self.provider_name, self.connector)
         raise error
 
     async def _in_thread(self, fn: Callable[[], T]) -> T:

@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from typing_extensions import Unpack
 
-from textsearch._types import SearchOptions
+from textsearch._http._redact import register_secret
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
@@ -152,6 +153,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         self.distance = distance
         self._reserved = sorted(self._own_keys)
         self._headers = dict(headers or {})
+        for value in self._headers.values():
+            # Header values are credentials ("never shown"): a server that echoes the
+            # request's headers in an error body must not put one in a message. The token
+            # of "Bearer <token>" is masked on its own too.
+            register_secret(str(value).strip())
+            register_secret(str(value).strip().rpartition(" ")[2])
         self._tenant = tenant
         self._database = database
         self._collections: dict[bool, Any] = {}
@@ -349,7 +356,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ) -> dict[str, Any]:
         return {
             "query_embeddings": [vector],
-            "n_results": options.top + options.skip,
+            "n_results": result_window(options),
             "where": where,
             "include": ["documents", "metadatas", "distances"],
         }

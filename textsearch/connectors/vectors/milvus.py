@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     FIELD_NAME,
     FRAGMENT_KEY,
@@ -340,7 +340,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _request(self, vector: list[float], query: str, options: SearchOptions, expr: str) -> Any:
         assert self._layout is not None
         _, bm25, output = self._layout
-        limit = options.top + options.skip
+        limit = result_window(options)
         hybrid = bm25 if self.mode is None else self.mode == "hybrid"
         if not hybrid:
             return "search", {
@@ -404,6 +404,9 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             if not client.has_collection(self.collection):
                 raise self._missing()
             self._layout = self._layout_of(client.describe_collection(self.collection))
+            # A collection written by another process (or before a restart) is "released":
+            # Milvus searches only loaded collections. Loading a loaded one does nothing.
+            client.load_collection(self.collection)
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
         hits = getattr(client, method)(**kwargs)[0]
@@ -420,6 +423,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             if not await client.has_collection(self.collection):
                 raise self._missing()
             self._layout = self._layout_of(await client.describe_collection(self.collection))
+            await client.load_collection(self.collection)  # see _search_sync
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
         hits = (await getattr(client, method)(**kwargs))[0]
@@ -488,6 +492,8 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             client.create_collection(self.collection, schema=schema, index_params=index)
         description = client.describe_collection(self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
+        if not fresh:
+            client.load_collection(self.collection)  # replacing passages queries them
         # a collection made just now has no old passages to replace
         for expression in [] if fresh else self._delete_filters(doc_ids):
             client.delete(self.collection, filter=expression)
@@ -503,6 +509,8 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             await client.create_collection(self.collection, schema=schema, index_params=index)
         description = await client.describe_collection(self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
+        if not fresh:
+            await client.load_collection(self.collection)
         for expression in [] if fresh else self._delete_filters(doc_ids):
             await client.delete(self.collection, filter=expression)
         for batch in self._row_batches(records, vectors):
@@ -510,10 +518,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _delete_sync(self, client: Any, wanted: list[str]) -> None:
         if client.has_collection(self.collection):
+            client.load_collection(self.collection)  # a delete by filter queries
             for expression in self._delete_filters(wanted):
                 client.delete(self.collection, filter=expression)
 
     async def _delete_async(self, client: Any, wanted: list[str]) -> None:
         if await client.has_collection(self.collection):
+            await client.load_collection(self.collection)
             for expression in self._delete_filters(wanted):
                 await client.delete(self.collection, filter=expression)

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
@@ -316,7 +316,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         layout = self._layout
         assert layout is not None
         _, using, has_sparse = layout
-        limit = options.top + options.skip
+        limit = result_window(options)
         hybrid = has_sparse if self.mode is None else self.mode == "hybrid"
         models = self._models
         if hybrid:
