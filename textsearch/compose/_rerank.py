@@ -20,6 +20,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticSerializationError
 
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.compose._common import (
@@ -344,67 +345,49 @@ class RerankedTextSearch(Wrapper):
                        self.reranker.model, type(exc).__name__)  # fmt: skip
         return exc
 
-    # -- async ----------------------------------------------------------------------------
+    # -- one search, written once (a plan: see textsearch._twins) ---------------------------
 
-    async def _scores(
+    def _plan(self, kind: Kind, query: str, options: SearchOptions) -> Plan[Call, Any]:
+        hits = yield Call(
+            fetch_hits_sync, fetch_hits, (self.wrapped, query, self._inner_options(options))
+        )
+        texts = [rerank_text(h.text) for h in hits.results[: self.depth]]
+        scores: list[float] | None = None
+        vectors: list[list[float]] | None = None
+        error: TextSearchError | None = None
+        if texts:
+            try:
+                scores, vectors = yield from self._scoring(query, texts, options)
+            except TextSearchError as exc:
+                error = self._failed(exc)
+        return self._order(kind, hits, scores, vectors, error, options)
+
+    def _scoring(
         self, query: str, texts: list[str], options: SearchOptions
-    ) -> tuple[list[float], list[list[float]] | None]:
-        from textsearch.embeddings import embed_documents
-        from textsearch.rerank import check_scores, rerank
+    ) -> Plan[Call, tuple[list[float], list[list[float]] | None]]:
+        from textsearch.embeddings import embed_documents, embed_documents_sync
+        from textsearch.rerank import check_scores, rerank, rerank_sync
 
+        scored = Call(rerank_sync, rerank, (self.reranker, query, texts))
         if not self._wants_vectors(options):
-            return await rerank(self.reranker, query, texts), None
-        if self.embedder is None and self._by_vectors is not None:
+            return (yield scored), None
+        by_vectors = self._by_vectors
+        if self.embedder is None and by_vectors is not None:
+            both = Call(
+                by_vectors.rerank_with_vectors_sync, by_vectors.rerank_with_vectors, (query, texts)
+            )
             with _span(self.reranker, len(texts)):
-                scores, vectors = await self._by_vectors.rerank_with_vectors(query, texts)
+                scores, vectors = yield both
             return check_scores(scores, len(texts), provider=self.reranker.model), vectors
         assert self.embedder is not None  # checked at construction
-        scores = await rerank(self.reranker, query, texts)
-        return scores, await embed_documents(self.embedder, texts)
+        scores = yield scored
+        return scores, (yield Call(embed_documents_sync, embed_documents, (self.embedder, texts)))
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        hits = await fetch_hits(self.wrapped, query, self._inner_options(options))
-        texts = [rerank_text(h.text) for h in hits.results[: self.depth]]
-        scores: list[float] | None = None
-        vectors: list[list[float]] | None = None
-        error: TextSearchError | None = None
-        if texts:
-            try:
-                scores, vectors = await self._scores(query, texts, options)
-            except TextSearchError as exc:
-                error = self._failed(exc)
-        return self._order(kind, hits, scores, vectors, error, options)
-
-    # -- blocking -------------------------------------------------------------------------
-
-    def _scores_sync(
-        self, query: str, texts: list[str], options: SearchOptions
-    ) -> tuple[list[float], list[list[float]] | None]:
-        from textsearch.embeddings import embed_documents_sync
-        from textsearch.rerank import check_scores, rerank_sync
-
-        if not self._wants_vectors(options):
-            return rerank_sync(self.reranker, query, texts), None
-        if self.embedder is None and self._by_vectors is not None:
-            with _span(self.reranker, len(texts)):
-                scores, vectors = self._by_vectors.rerank_with_vectors_sync(query, texts)
-            return check_scores(scores, len(texts), provider=self.reranker.model), vectors
-        assert self.embedder is not None  # checked at construction
-        scores = rerank_sync(self.reranker, query, texts)
-        return scores, embed_documents_sync(self.embedder, texts)
+        return await drive(self._plan(kind, query, options), perform)
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        hits = fetch_hits_sync(self.wrapped, query, self._inner_options(options))
-        texts = [rerank_text(h.text) for h in hits.results[: self.depth]]
-        scores: list[float] | None = None
-        vectors: list[list[float]] | None = None
-        error: TextSearchError | None = None
-        if texts:
-            try:
-                scores, vectors = self._scores_sync(query, texts, options)
-            except TextSearchError as exc:
-                error = self._failed(exc)
-        return self._order(kind, hits, scores, vectors, error, options)
+        return drive_sync(self._plan(kind, query, options), perform_sync)
 
     # -- resources ------------------------------------------------------------------------
 

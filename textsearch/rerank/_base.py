@@ -241,12 +241,7 @@ class FunctionReranker:
         if not items:
             return []
         with reranker_errors(self.provider_name):
-            if inspect.iscoroutinefunction(self._fn):
-                result: Any = await self._fn(query, items)
-            else:
-                result = await asyncio.to_thread(self._fn, query, items)
-                if inspect.isawaitable(result):
-                    result = await result
+            result = await _call_async(self._fn, query, items)
         return check_scores(result, len(items), provider=self.provider_name)
 
     def rerank_sync(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -258,23 +253,10 @@ class FunctionReranker:
         query, items = check_query_and_texts(query, texts)
         if not items:
             return []
-        result: Any = None
         with reranker_errors(self.provider_name):
-            result = self._fn(query, items)
-            if inspect.isawaitable(result):
-                try:
-                    asyncio.get_running_loop()
-                except RuntimeError:
-                    result = asyncio.run(_awaited(result))
-                else:
-                    if inspect.iscoroutine(result):
-                        result.close()
-                    result = _IN_LOOP
-        if result is _IN_LOOP:
-            raise RuntimeError(
-                "FunctionReranker: an async fn cannot run from a blocking call inside a "
-                "running event loop; await rerank() instead"
-            )
+            result = _call_blocking(self._fn, query, items)
+        if result is _IN_LOOP:  # raised outside reranker_errors: the caller's mistake
+            raise RuntimeError(_IN_LOOP_MESSAGE)
         return check_scores(result, len(items), provider=self.provider_name)
 
 
@@ -283,3 +265,31 @@ _IN_LOOP = object()
 
 async def _awaited(value: Awaitable[Any]) -> Any:
     return await value
+
+
+_IN_LOOP_MESSAGE = (
+    "FunctionReranker: an async fn cannot run from a blocking call inside a running event "
+    "loop; await rerank() instead"
+)
+
+
+async def _call_async(fn: Any, query: str, items: list[str]) -> Any:
+    """``fn``'s answer from async code: awaited, or run on a worker thread when it blocks."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(query, items)
+    result = await asyncio.to_thread(fn, query, items)
+    return await result if inspect.isawaitable(result) else result
+
+
+def _call_blocking(fn: Any, query: str, items: list[str]) -> Any:
+    """``fn``'s answer from blocking code; ``_IN_LOOP`` for an async fn inside a running loop."""
+    result = fn(query, items)
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(result))
+    if inspect.iscoroutine(result):
+        result.close()
+    return _IN_LOOP
