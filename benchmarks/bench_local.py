@@ -202,7 +202,7 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         if index.quantised:
             nk = _vectors._numkong()
             t0 = time.perf_counter()
-            _vectors._Quantised(np, nk, index._matrix)
+            _vectors._Quantised.of(np, nk, np.asarray(index._matrix))
             quantise_ms = (time.perf_counter() - t0) * 1000
 
         search.mode = "hybrid"

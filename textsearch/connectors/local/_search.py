@@ -327,6 +327,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         #: measurement, settable for benchmarks.
         self._fusion: Literal["blend", "rrf"] = "blend"
         self._vector_index: VectorIndex | None = None
+        self._vector_store: Any = None  # the _vectorfile.VectorStore, made when first used
         if snippet_tokens is not None:
             if not isinstance(snippet_tokens, int) or not 1 <= snippet_tokens <= 64:
                 raise ConfigurationError("snippet_tokens must be an integer from 1 to 64")
@@ -465,15 +466,22 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         ids = json.dumps([doc.id for doc, _ in items])
         with self._lock, documented_errors(self.path):
             if _vectors.has_vector_table(self._db):
-                for key, blob in self._db.execute(
-                    "SELECT v.digest, v.vector FROM passage_vectors AS v "
-                    "JOIN passages AS p ON p.rowid = v.rowid "
-                    "JOIN documents AS d ON d.rowid = p.doc "
-                    "WHERE d.id IN (SELECT value FROM json_each(?))",
-                    (ids,),
-                ):
-                    if key in wanted:
-                        found[key] = blob
+                from textsearch.connectors.local._vectorfile import read_vectors
+
+                kept = [
+                    (key, slot)
+                    for key, slot in self._db.execute(
+                        "SELECT v.digest, v.slot FROM passage_vectors AS v "
+                        "JOIN passages AS p ON p.rowid = v.rowid "
+                        "JOIN documents AS d ON d.rowid = p.doc "
+                        "WHERE d.id IN (SELECT value FROM json_each(?))",
+                        (ids,),
+                    )
+                    if key in wanted
+                ]
+                blobs = read_vectors(self._db, self._vectors_file(), [slot for _, slot in kept])
+                for (key, _), blob in zip(kept, blobs, strict=True):
+                    found[key] = blob
         missing = [key for key in wanted if key not in found]
         for begin in range(0, len(missing), _EMBED_BATCH):
             keys = missing[begin : begin + _EMBED_BATCH]
@@ -482,16 +490,26 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 found[key] = _vectors.encode(vector)
         return found
 
-    def _store_vectors(self, rows: list[tuple[int, bytes]], vectors: Mapping[bytes, bytes]) -> None:
-        """Keep the vector of each new passage ``(rowid, digest)`` (inside a write)."""
-        from textsearch.connectors.local import _vectors
+    def _vectors_file(self) -> Any:
+        if self._vector_store is None:
+            from textsearch.connectors.local._vectorfile import VectorStore
 
-        stored = [(rowid, key, vectors[key]) for rowid, key in rows if key in vectors]
+            self._vector_store = VectorStore(self.path)
+        return self._vector_store
+
+    def _store_vectors(
+        self, rows: list[tuple[int, int, bytes]], vectors: Mapping[bytes, bytes]
+    ) -> None:
+        """Keep the vector of each new passage ``(rowid, doc rowid, digest)`` (inside a
+        write)."""
+        from textsearch.connectors.local._vectorfile import append
+
+        stored = [(rowid, doc, key, vectors[key]) for rowid, doc, key in rows if key in vectors]
         if not stored:
             return
-        self._check_dimensions(len(stored[0][2]) // 4)
-        self._db.executemany("INSERT OR REPLACE INTO passage_vectors VALUES (?, ?, ?)", stored)
-        _vectors.bump_generation(self._db)
+        dims = len(stored[0][3]) // 4
+        self._check_dimensions(dims)
+        append(self._db, self._vectors_file(), stored, dims)
 
     def embed_missing_sync(self) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
@@ -518,7 +536,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         while True:
             with self._lock, documented_errors(self.path):
                 rows = self._db.execute(
-                    "SELECT p.rowid, d.title, p.section, p.text FROM passages AS p "
+                    "SELECT p.rowid, d.title, p.section, p.text, p.doc FROM passages AS p "
                     "JOIN documents AS d ON d.rowid = p.doc "
                     "WHERE p.rowid > ? AND NOT EXISTS "
                     "(SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid) "
@@ -528,7 +546,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if not rows:
                 return done
             after = rows[-1][0]
-            contents = [_vectors.embedding_input(t, s, x) for _, t, s, x in rows]
+            contents = [_vectors.embedding_input(t, s, x) for _, t, s, x, _ in rows]
             vectors = _embed_blocking(embedder, contents)
 
             def write(
@@ -536,22 +554,26 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 contents: list[str] = contents,
                 vectors: list[list[float]] = vectors,
             ) -> int:
+                from textsearch.connectors.local._vectorfile import append
+
                 with self._transaction():
                     self._check_dimensions(len(vectors[0]))
-                    written = 0
-                    for (rowid, _, _, text), content, vector in zip(
+                    entries = []
+                    for (rowid, _, _, text, doc), content, vector in zip(
                         rows, contents, vectors, strict=True
                     ):
-                        # Only if the passage is still the one embedded (another writer may
-                        # have replaced it meanwhile).
-                        written += self._db.execute(
-                            "INSERT OR REPLACE INTO passage_vectors "
-                            "SELECT ?, ?, ? WHERE EXISTS "
-                            "(SELECT 1 FROM passages WHERE rowid = ? AND text = ?)",
-                            (rowid, _vectors.digest(content), _vectors.encode(vector), rowid, text),
-                        ).rowcount
-                    _vectors.bump_generation(self._db)
-                    return written
+                        # Only if the passage is still the one embedded and still has no
+                        # vector (another writer may have replaced or embedded it meanwhile).
+                        if self._db.execute(
+                            "SELECT 1 FROM passages AS p WHERE rowid = ? AND text = ? AND NOT "
+                            "EXISTS (SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid)",
+                            (rowid, text),
+                        ).fetchone():
+                            entries.append(
+                                (rowid, doc, _vectors.digest(content), _vectors.encode(vector))
+                            )
+                    append(self._db, self._vectors_file(), entries, len(vectors[0]))
+                    return len(entries)
 
             with self._lock, documented_errors(self.path):
                 done += retry_busy(write, self.path)
@@ -578,7 +600,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             with self._transaction():
                 if not _vectors.has_vector_table(self._db):
                     return 0
-                count = self._db.execute("DELETE FROM passage_vectors").rowcount
+                from textsearch.connectors.local._vectorfile import drop
+
+                count = drop(self._db, self._vectors_file())
                 self._db.execute(
                     "DELETE FROM textsearch_meta WHERE key IN (?, ?, ?)",
                     (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY, _SPEC_KEY),
@@ -730,7 +754,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
             self._store_vectors(
                 [
-                    (rowid, _vectors.digest(_vectors.embedding_input(doc.title, section, text)))
+                    (
+                        rowid,
+                        docid,
+                        _vectors.digest(_vectors.embedding_input(doc.title, section, text)),
+                    )
                     for rowid, (section, _, _, text) in zip(rowids, rows, strict=True)
                 ],
                 vectors,
@@ -770,7 +798,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         passage_rows: list[tuple[Any, ...]] = []
         fields: set[str] = set()
         tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
-        vector_rows: list[tuple[int, bytes]] = []
+        vector_rows: list[tuple[int, int, bytes]] = []
         if vectors:
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
@@ -783,7 +811,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 ranker.add(next_row, next_doc, doc.title, section, text, tokens)
                 if vectors:
                     vector_rows.append(
-                        (next_row, digest(embedding_input(doc.title, section, text)))
+                        (next_row, next_doc, digest(embedding_input(doc.title, section, text)))
                     )
                 next_row += 1
             fields.update(doc.metadata)
@@ -1054,9 +1082,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
                 if counted is not None:
                     total = counted
-                # The loaded vectors know the passages' shapes when this query followed them.
-                vectors = self._vector_index if vector is not None else None
-                self._fetch_shapes(shapes, rows, ranked, vectors)
+                self._fetch_shapes(shapes, rows, ranked)
                 groups = collapse(shapes, ranked, self.one_per_document)
                 if len(groups) >= wanted or exhausted:
                     page = groups[options.skip : wanted]
@@ -1097,7 +1123,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         shapes: dict[int, tuple[int, str | None] | None],
         rows: dict[int, Any],
         ranked: list[tuple[int, float]],
-        index: VectorIndex | None,
     ) -> None:
         """Read what grouping needs of the ranked passages not read yet (a passage ranked by
         tantivy but not yet in SQLite, committed by another process in between, is simply
@@ -1108,16 +1133,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         cost more than ranking at 100k passages). A short list is read whole at once.
         """
         wanted = [rowid for rowid, _ in ranked if rowid not in shapes]
-        if index is not None and len(wanted) > _WHOLE_ROWS:
-            # Passages with a vector: known from the loaded vectors (followed at this query).
-            unknown = []
-            for rowid in wanted:
-                shape = index.shape(rowid)
-                if shape is None:
-                    unknown.append(rowid)
-                else:
-                    shapes[rowid] = shape
-            wanted = unknown
         if len(wanted) <= _WHOLE_ROWS:
             self._fetch_rows(rows, wanted)
             for rowid in wanted:
@@ -1218,7 +1233,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         index = self._vector_index
         if index is None:
             index = self._vector_index = VectorIndex()
-        index.follow(self._db)
+        index.follow(self._db, self._vectors_file())
         allowed = None
         where, params = filter_sql(options.filter)
         if where and "scored" not in memo and "pairs" not in memo:
@@ -1393,9 +1408,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a
@@ -1424,3 +1437,5 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if self._ranker is not None:
                 self._ranker.rollback()
             self._db.close()
+            if self._vector_store is not None:
+                self._vector_store.close()
