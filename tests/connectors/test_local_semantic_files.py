@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import signal
 import sqlite3
 import subprocess
@@ -59,6 +58,11 @@ def docs(start: int, count: int, tag: str = "") -> list[dict[str, Any]]:
     ]
 
 
+@pytest.fixture
+def engine(local_engine: str) -> str:  # noqa: F811  (the engine of this run)
+    return local_engine
+
+
 def writer_script(db: Path, engine: str, body: str) -> str:
     return (
         "import os, signal, sys\n"
@@ -70,8 +74,8 @@ def writer_script(db: Path, engine: str, body: str) -> str:
         f"s = LocalTextSearch({str(db)!r}, engine={engine!r}, embedder=emb)\n"
         "def docs(start, count, tag=''):\n"
         "    return [{'id': f'd{i}', 'title': f'Doc {i}',\n"
-        "             'text': f'passage {i} {tag} about topic {i % 7}'} for i in range(start, start + count)]\n"
-        + textwrap.dedent(body)
+        "             'text': f'passage {i} {tag} about topic {i % 7}'}\n"
+        "            for i in range(start, start + count)]\n" + textwrap.dedent(body)
     )
 
 
@@ -131,10 +135,10 @@ def oracle(search: LocalTextSearch, query: str, top: int) -> list[str]:
 
 
 def test_a_writer_killed_after_writing_vectors_but_before_commit_leaves_them_unseen(
-    tmp_path: Path, local_engine: str
+    tmp_path: Path, engine: str
 ) -> None:
     db = tmp_path / "kb.sqlite3"
-    done = run(writer_script(db, local_engine, "s.add_documents(docs(0, 50))\ns.close()\n"))
+    done = run(writer_script(db, engine, "s.add_documents(docs(0, 50))\ns.close()\n"))
     assert done.returncode == 0, done.stderr
     # The next writer writes its rows to the files, then dies just before SQLite commits.
     body = """
@@ -144,20 +148,20 @@ def test_a_writer_killed_after_writing_vectors_but_before_commit_leaves_them_uns
     _vectorfile.finish = die
     s.add_documents(docs(50, 40, 'lost'))
     """
-    killed = run(writer_script(db, local_engine, body))
+    killed = run(writer_script(db, engine, body))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     # The files hold rows past the committed count: nothing sees them.
     ids_file = db.parent / (db.name + ".vectors")
-    assert check_agreement(db, local_engine) == 50
+    assert check_agreement(db, engine) == 50
     assert any(p.stat().st_size > 50 * _vectorfile.IDS.size for p in ids_file.glob("*.ids"))
     # A new writer overwrites them, and every vector is the one of its passage.
-    resumed = run(writer_script(db, local_engine, "s.add_documents(docs(50, 40, 'kept'))\n"))
+    resumed = run(writer_script(db, engine, "s.add_documents(docs(50, 40, 'kept'))\n"))
     assert resumed.returncode == 0, resumed.stderr
-    assert check_agreement(db, local_engine) == 90
+    assert check_agreement(db, engine) == 90
 
 
 def test_a_writer_killed_at_random_moments_never_leaves_vectors_and_passages_apart(
-    tmp_path: Path, local_engine: str
+    tmp_path: Path, engine: str
 ) -> None:
     db = tmp_path / "kb.sqlite3"
     body = """
@@ -165,11 +169,12 @@ def test_a_writer_killed_at_random_moments_never_leaves_vectors_and_passages_apa
     print('ready', flush=True)
     for round in itertools.count():
         s.add_documents(docs((round * 37) % 400, 60, f'r{round}'))
+        print('committed', flush=True)
     """
     total = 0
     for delay in (0.3, 0.7, 1.3):
         with subprocess.Popen(
-            [sys.executable, "-c", writer_script(db, local_engine, body)],
+            [sys.executable, "-c", writer_script(db, engine, body)],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -177,16 +182,18 @@ def test_a_writer_killed_at_random_moments_never_leaves_vectors_and_passages_apa
             try:
                 assert proc.stdout is not None
                 assert proc.stdout.readline().strip() == "ready"
+                # killed at some moment after its first commit (mid-write most of the time)
+                assert proc.stdout.readline().strip() == "committed"
                 time.sleep(delay)
             finally:
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(timeout=60)
-        total = check_agreement(db, local_engine)
+        total = check_agreement(db, engine)
     assert total > 0
 
 
 def test_vectors_written_in_one_process_are_searched_in_a_fresh_one(
-    tmp_path: Path, local_engine: str
+    tmp_path: Path, engine: str
 ) -> None:
     db = tmp_path / "kb.sqlite3"
     with LocalTextSearch(db, embedder=embedder(), mode="semantic") as s:
@@ -198,7 +205,7 @@ def test_vectors_written_in_one_process_are_searched_in_a_fresh_one(
     import json
     print(json.dumps([r.text for r in s.get_search_results_sync('passage 17', top=8).results]))
     """
-    fresh = run(writer_script(db, local_engine, body))
+    fresh = run(writer_script(db, engine, body))
     assert fresh.returncode == 0, fresh.stderr
     assert json.loads(fresh.stdout) == want
 
@@ -269,9 +276,7 @@ def _to_old_format(db: Path, version: str) -> None:
         con.close()
 
 
-def test_an_index_of_the_older_format_is_migrated_once(
-    tmp_path: Path, local_engine: str
-) -> None:
+def test_an_index_of_the_older_format_is_migrated_once(tmp_path: Path, engine: str) -> None:
     db = tmp_path / "kb.sqlite3"
     with LocalTextSearch(db, embedder=embedder()) as s:
         s.add_documents(docs(0, 200))
@@ -298,7 +303,7 @@ def test_an_index_of_the_older_format_is_migrated_once(
 
 
 def test_ctrl_c_in_index_path_with_an_embedder_keeps_an_index_that_resumes(
-    tmp_path: Path, local_engine: str
+    tmp_path: Path, engine: str
 ) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
@@ -313,15 +318,15 @@ def test_ctrl_c_in_index_path_with_an_embedder_keeps_an_index_that_resumes(
     with LocalTextSearch(db, embedder=embedder()) as s:
         with pytest.raises(KeyboardInterrupt):
             s.index_path(folder, progress=interrupt)
-    assert check_agreement(db, local_engine) >= 12
+    assert check_agreement(db, engine) >= 12
     with LocalTextSearch(db, embedder=embedder()) as s:
         report = s.index_path(folder)
         assert report.unchanged == 12 and report.added == 18
-    assert check_agreement(db, local_engine) == 30
+    assert check_agreement(db, engine) == 30
 
 
 def test_a_process_killed_during_index_path_leaves_an_index_that_resumes(
-    tmp_path: Path, local_engine: str
+    tmp_path: Path, engine: str
 ) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
@@ -334,13 +339,13 @@ def test_a_process_killed_during_index_path_leaves_an_index_that_resumes(
             os.kill(os.getpid(), signal.SIGKILL)
     s.index_path({str(folder)!r}, progress=progress)
     """
-    killed = run(writer_script(db, local_engine, body))
+    killed = run(writer_script(db, engine, body))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
-    kept = check_agreement(db, local_engine)
+    kept = check_agreement(db, engine)
     assert kept >= 200  # the first two batches of 100 files were committed
-    resumed = run(writer_script(db, local_engine, f"print(s.index_path({str(folder)!r}))\n"))
+    resumed = run(writer_script(db, engine, f"print(s.index_path({str(folder)!r}))\n"))
     assert resumed.returncode == 0, resumed.stderr
-    assert check_agreement(db, local_engine) == 400
+    assert check_agreement(db, engine) == 400
 
 
 def test_the_digest_of_the_shared_embedder_is_stable() -> None:

@@ -443,7 +443,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 meta.get(_vectors.MODEL_KEY, "?"), stored, self.embedder.model, length
             )
 
-    def _vectors_for(self, items: list[tuple[LocalDocument, list[Passage]]]) -> dict[bytes, bytes]:
+    def _vectors_for(
+        self,
+        items: list[tuple[LocalDocument, list[Passage]]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[bytes, bytes]:
         """The vectors of these documents' passages by digest: kept ones, then new ones.
 
         A passage whose embedded text is unchanged keeps its stored vector; the rest are
@@ -488,6 +492,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             vectors = _embed_blocking(embedder, [wanted[k] for k in keys])
             for key, vector in zip(keys, vectors, strict=True):
                 found[key] = _vectors.encode(vector)
+            if progress is not None:
+                progress(begin + len(keys), len(missing))
         return found
 
     def _vectors_file(self) -> Any:
@@ -511,12 +517,17 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         self._check_dimensions(dims)
         append(self._db, self._vectors_file(), stored, dims)
 
-    def embed_missing_sync(self) -> int:
+    def embed_missing_sync(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
 
         For an index built before the embedder was set (or with another instance that had
         none). Work is committed every few hundred passages, so an interrupted run keeps
         what it did.
+
+        Args:
+            progress: Called as ``progress(done, total)`` after each batch of passages is
+                embedded and committed; an exception it raises (``KeyboardInterrupt``
+                included) stops the run, keeping what was committed.
 
         Raises:
             ConfigurationError: No embedder is set, or its vectors' length is not the
@@ -533,6 +544,17 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             )
         done = 0
         after = 0
+        total = 0
+        if progress is not None:
+            with self._lock, documented_errors(self.path):
+                total = int(
+                    self._db.execute(
+                        "SELECT count(*) FROM passages AS p WHERE NOT EXISTS "
+                        "(SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid)"
+                        if _vectors.has_vector_table(self._db)
+                        else "SELECT count(*) FROM passages"
+                    ).fetchone()[0]
+                )
         while True:
             with self._lock, documented_errors(self.path):
                 rows = self._db.execute(
@@ -577,12 +599,15 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
             with self._lock, documented_errors(self.path):
                 done += retry_busy(write, self.path)
+            if progress is not None:
+                progress(done, max(total, done))
 
-    async def embed_missing(self) -> int:
-        """Async twin of :meth:`embed_missing_sync` (the work runs in a worker thread)."""
+    async def embed_missing(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Async twin of `embed_missing_sync` (the work, and ``progress``, run in a worker
+        thread)."""
         import asyncio
 
-        return await asyncio.to_thread(self.embed_missing_sync)
+        return await asyncio.to_thread(partial(self.embed_missing_sync, progress=progress))
 
     def drop_vectors(self) -> int:
         """Delete every stored vector and the recorded model; returns how many were deleted.
@@ -621,7 +646,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     # -- writing -----------------------------------------------------------------------
 
     def add_documents(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+        self,
+        docs: Iterable[LocalDocument | Mapping[str, Any]],
+        *,
+        chunk: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> int:
         """Add or replace documents (by ``id``); returns how many were written.
 
@@ -634,6 +663,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             chunk: Split each text into passages (by Markdown headings, then paragraphs,
                 at most ~1,500 characters each); results then name and link the section.
                 Without it, a document is one passage.
+            progress: With an embedder, called as ``progress(done, total)`` after each
+                batch of passages is embedded (``total``: the passages needing a vector); an
+                exception it raises stops the call before anything is written.
 
         Raises:
             InvalidRequestError: A document, a metadata key or a metadata value is invalid
@@ -646,7 +678,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         prepared = [normalize_document(d) for d in docs]
         items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
         # Embedded before anything is written: a failing embedder leaves the index as it was.
-        vectors = self._vectors_for(items) if self.embedder is not None else None
+        vectors = self._vectors_for(items, progress) if self.embedder is not None else None
 
         def write() -> None:
             with self._transaction():
