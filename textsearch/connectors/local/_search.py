@@ -937,10 +937,15 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 batch = files[begin : begin + _BATCH_FILES]
                 done = begin
                 with self._interruptible_batch():
-                    # Each file is read, written and reported before the next is read, so
-                    # progress is live (an MCP server tells searches how far it got) and a
-                    # file that blocks on reading holds back only itself.
-                    for file in batch:
+                    # Without an embedder, each file is read, written and reported before the
+                    # next is read, so progress is live (an MCP server tells searches how far
+                    # it got) and a file that blocks on reading holds back only itself. With
+                    # one, files are read until their passages fill an embedding batch, which
+                    # is embedded at once (a file is a few passages: batching per file kept
+                    # the model at a fraction of its speed), then written one by one.
+                    group: list[tuple[str, FileWork | None, Any]] = []
+                    waiting = 0
+                    for position, file in enumerate(batch):
                         doc_id = str(file)
                         seen.add(doc_id)
                         previous = known.get(doc_id)
@@ -949,13 +954,31 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                             item = read_file(file, None, report, forced)  # compared with nothing
                         else:
                             item = read_file(file, previous, report, forced)
-                        if item is not None:
-                            self._in_file_savepoint(
-                                partial(self._write_file, item, doc_id, root_key, previous, report)
-                            )
-                        done += 1
-                        if progress is not None:
-                            progress(done, len(files), doc_id)
+                        group.append((doc_id, item, previous))
+                        if item is not None and item.title is not None:
+                            waiting += len(item.passages)
+                        if (
+                            self.embedder is None
+                            or waiting >= _EMBED_BATCH
+                            or position == len(batch) - 1
+                        ):
+                            for doc_id, item, previous, vectors in self._embedded(group):
+                                if item is not None:
+                                    self._in_file_savepoint(
+                                        partial(
+                                            self._write_file,
+                                            item,
+                                            doc_id,
+                                            root_key,
+                                            previous,
+                                            report,
+                                            vectors,
+                                        )
+                                    )
+                                done += 1
+                                if progress is not None:
+                                    progress(done, len(files), doc_id)
+                            group, waiting = [], 0
             gone = known.keys() - seen
             if gone:
                 with self._interruptible_batch():
@@ -993,6 +1016,21 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if ranker is not None:
             ranker.release()
 
+    def _embedded(
+        self, group: list[tuple[str, FileWork | None, Any]]
+    ) -> list[tuple[str, FileWork | None, Any, Mapping[bytes, bytes] | None]]:
+        """The files read, each with the vectors its passages need (one embedder call for
+        the whole group; ``None`` without an embedder)."""
+        if self.embedder is None:
+            return [(doc_id, item, previous, None) for doc_id, item, previous in group]
+        changed = [
+            (LocalDocument(id=doc_id, title=item.title, link=doc_id), item.passages)
+            for doc_id, item, _ in group
+            if item is not None and item.title is not None
+        ]
+        vectors = self._vectors_for(changed) if changed else {}
+        return [(doc_id, item, previous, vectors) for doc_id, item, previous in group]
+
     def _write_file(
         self,
         work: FileWork,
@@ -1000,6 +1038,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         root_key: str,
         previous: tuple[int | None, int | None, str | None] | None,
         report: IndexReport,
+        vectors: Mapping[bytes, bytes] | None = None,
     ) -> None:
         if work.title is None:  # same bytes, new modification time
             self._db.execute(
@@ -1010,7 +1049,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             return
         doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
         # Unchanged passages keep their vectors; only the others are embedded.
-        vectors = self._vectors_for([(doc, work.passages)]) if self.embedder is not None else None
+        if vectors is None and self.embedder is not None:
+            vectors = self._vectors_for([(doc, work.passages)])
         self._upsert(doc, work.passages, root_key, work.mtime_ns, work.size, work.sha256, vectors)
         if previous is None:
             report.added += 1
