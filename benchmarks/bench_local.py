@@ -385,13 +385,14 @@ def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
 
 
 def index_size(db_path: str) -> int:
-    """Bytes on disk of an index: the SQLite file, its WAL, and the tantivy folder if any."""
+    """Bytes on disk of an index: the SQLite file, its WAL, the tantivy and vector folders."""
     total = 0
     for extra in ("", "-wal"):
         if os.path.exists(db_path + extra):
             total += os.path.getsize(db_path + extra)
-    for root, _, files in os.walk(db_path + ".tantivy"):
-        total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+    for folder in (".tantivy", ".vectors"):
+        for root, _, files in os.walk(db_path + folder):
+            total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
     return total
 
 
