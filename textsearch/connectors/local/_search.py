@@ -243,8 +243,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
             :class:`~textsearch.TextSearchResult`.
         embedder: An :class:`~textsearch.embeddings.Embedder`: every passage added is
-            embedded, and its vector kept in the same file (with the model's id and
-            dimensions), so that passages can be found by meaning. Searching by meaning is
+            embedded, and its vector kept beside the index file (``<path>.vectors``; the
+            model's id and dimensions in the file), so that passages can be found by
+            meaning. Searching by meaning is
             exact (every vector compared); ``pip install "textsearch-sdk[semantic]"`` (numpy,
             and numkong: an int8 first pass with exact float32 re-scoring from 20,000
             passages) makes it fast on large indexes (~4 ms at 100,000 passages).

@@ -1,25 +1,25 @@
-"""Passage vectors in the index file, and exact nearest neighbours over them in memory.
+"""Passage vectors of a local index, and exact nearest neighbours over them.
 
-A vector is stored per passage (``passage_vectors``, float32 bytes, keyed by the passage's
-rowid) with a digest of the text it was made from, so that a re-indexed file whose passage
-did not change keeps its vector without calling the embedder again. The meta table records
-the embedder's ``model`` and ``dimensions``; another model's vectors are never mixed in.
+A vector is stored per passage (in the matrix files of ``_vectorfile``, beside the index
+file; ``passage_vectors`` maps the passage's rowid to its row) with a digest of the text it
+was made from, so that a re-indexed file whose passage did not change keeps its vector
+without calling the embedder again. The meta table records the embedder's ``model`` and
+``dimensions``; another model's vectors are never mixed in.
 
-Search is exact: every vector is held in one float32 matrix (rows scaled to unit length),
-and a query costs one matrix-vector product and a partial sort (``numpy.argpartition``).
-From ``QUANTISE_FROM`` vectors on, and when numkong is installed (the ``semantic`` extra),
-the product is first taken over an int8 copy of the matrix (a quarter of the bytes to read,
-SIMD integer dot products): each approximate cosine comes with a bound on its error, so the
-few passages that can still reach the top are scored again in float32 and the result is the
-exact float32 ranking, not an approximation (see ``_Quantised``). At 100,000 passages of 384
-dimensions that is ~3 ms a query against ~12-60 ms for the float32 product (memory
-bandwidth), measured in ``benchmarks/bench_local.py --vectors``. Without numpy a pure-Python
-loop does the same work, fine for small indexes; numpy and numkong are imported only here,
-only when searching by meaning, so ``import textsearch`` never loads them.
+Search is exact: the unit-length float32 rows are mapped from their file, and a query costs
+one matrix-vector product and a partial sort (``numpy.argpartition``). From
+``QUANTISE_FROM`` vectors on, and when numkong is installed (the ``semantic`` extra), the
+product is first taken over the int8 copy stored beside them (a quarter of the bytes to
+read, SIMD integer dot products): each approximate cosine comes with a bound on its error,
+so the few passages that can still reach the top are scored again in float32 and the result
+is the exact float32 ranking, not an approximation (see ``_Quantised``); measured in
+``benchmarks/bench_local.py --vectors`` and ``bench_local_vectors.py``. Without numpy a
+pure-Python loop does the same work, fine for small indexes; numpy and numkong are imported
+only here, only when searching by meaning, so ``import textsearch`` never loads them.
 
-Other processes: a trigger deletes a passage's vector with the passage and moves the
-``vector_generation`` meta row on, as every write of vectors does; a search whose loaded
-generation is not the stored one loads the matrix again.
+Other processes: a trigger marks a passage's vector dead with the passage and moves the
+``vector_generation`` meta row on, as every write of vectors does; a search whose mapped
+generation is not the stored one maps the files again (cheap: nothing is read up front).
 """
 
 from __future__ import annotations
