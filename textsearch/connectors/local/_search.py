@@ -491,8 +491,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         for begin in range(0, len(missing), _EMBED_BATCH):
             keys = missing[begin : begin + _EMBED_BATCH]
             vectors = _embed_blocking(embedder, [wanted[k] for k in keys])
-            for key, vector in zip(keys, vectors, strict=True):
-                found[key] = _vectors.encode(vector)
+            for key, blob in zip(keys, _vectors.encode_many(vectors), strict=True):
+                found[key] = blob
             if progress is not None:
                 progress(begin + len(keys), len(missing))
         return found
