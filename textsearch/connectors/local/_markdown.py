@@ -46,8 +46,6 @@ def dropped_directive(name: str) -> bool:
     text for a reader; both readers drop it."""
     name = name.strip().lower()
     return name in _DROPPED_DIRECTIVES or name.rpartition(":")[2] in _DROPPED_DIRECTIVES
-
-
 _MAX_DIRECTIVE_DEPTH = 8
 
 

@@ -485,11 +485,8 @@ class _Walker(SectionWriter):
                 lambda n: n.tagname == "line")]  # fmt: skip
             self.add(node, "\n".join(indent + line for line in lines), join=joined)
             return prefix
-        if (
-            node.children
-            and all(child.tagname == "#text" or not _is_block(child) for child in node.children)
-            or tag in ("title", "rubric")
-        ):
+        if node.children and all(child.tagname == "#text" or not _is_block(child)
+                                 for child in node.children) or tag in ("title", "rubric"):
             text = _inline(node, self.document)
             if tag == "attribution":
                 text = "— " + text
@@ -786,9 +783,8 @@ def _fast_directive(
                 return -1
             if words.strip():
                 blocks.append(Block(lineno, words))
-        if content and (
-            depth >= _MAX_FAST_DEPTH or not _read_fast(content, content_line, blocks, depth + 1)
-        ):
+        if content and (depth >= _MAX_FAST_DEPTH
+                        or not _read_fast(content, content_line, blocks, depth + 1)):
             return -1  # fmt: skip
     elif kind == "table":
         rows = _list_table(argument, options, content)
@@ -843,13 +839,8 @@ def _list_table(argument: str, options: list[str], content: list[str]) -> list[s
         if key == "stub-columns" and not (value.isdigit() and int(value) < columns):
             return None
         widths = value.replace(",", " ").split()
-        if (
-            key == "widths"
-            and value not in ("auto", "grid")
-            and not (
-                len(widths) == columns
-                and all(width.isdigit() and int(width) > 0 for width in widths)
-            )
+        if key == "widths" and value not in ("auto", "grid") and not (
+            len(widths) == columns and all(width.isdigit() and int(width) > 0 for width in widths)
         ):
             return None
     out: list[str] = []
@@ -889,13 +880,8 @@ def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) ->
         item = [line[column:]] + [text[column:] for text in lines[index + 1 : end]]
         if end < count and lines[end].strip() and lines[end][0] != mark:
             return -1  # the list ends without a blank line
-        if (
-            end < count
-            and lines[end].strip() == ""
-            and end + 1 < count
-            and lines[end + 1][:column].strip() == ""
-            and lines[end + 1].strip()
-        ):
+        if end < count and lines[end].strip() == "" and end + 1 < count \
+                and lines[end + 1][:column].strip() == "" and lines[end + 1].strip():
             return -1  # a second block in the item  # fmt: skip
         directive = _DIRECTIVE_START.match(item[0])
         text: str | None

@@ -32,7 +32,9 @@ _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MD = re.compile(r"[*_`]+|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
 # For a heading's name: emphasis marks go, but an underscore inside a word stays (``equal_to``
 # is a name, not emphasis), and code spans keep their text as written (``__init__``).
-_HEADING_MD = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
+_HEADING_MD = re.compile(
+    r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)"
+)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
