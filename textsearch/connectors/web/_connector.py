@@ -6,7 +6,6 @@ reading, cleanup) is in :mod:`textsearch.connectors.web._base`.
 
 from __future__ import annotations
 
-import inspect
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -17,7 +16,8 @@ from pydantic import BaseModel
 from typing_extensions import Unpack, override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
-from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_parameters, http_settings
+from textsearch._http._checks import check_url, resolve_api_key
+from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_settings
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -28,9 +28,7 @@ from textsearch._types import (
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.web._base import (
     as_text,
-    check_url,
     int_field,
-    resolve_api_key,
     text_items,
     unescaped_text,
     validate_items,
@@ -257,10 +255,6 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         if spec is not None:
             cls.provider_name, cls.env_var, cls.max_top = spec.provider, spec.env_var, spec.max_top
             cls.supported_filter_fields = spec.filter_fields
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            # ``**settings: Unpack[WebSettings]`` shows as its keywords, with their defaults.
-            init.__signature__ = _with_settings(inspect.signature(init))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.spec.shown)
@@ -270,9 +264,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
         return resolve_api_key(api_key, self.env_var, owner)
 
-    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting(
-        "The timeout applied to each request."
-    )
+    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting("The timeout applied to each request.")
     deadline: _EngineSetting[float] = _EngineSetting(
         "Total seconds per search: every attempt, wait and redirect included."
     )
@@ -450,13 +442,3 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     async def aclose(self) -> None:
         """Close every HTTP client this connector created (never an injected one)."""
         await self._engine.aclose()
-
-
-def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "settings":
-            parameters.extend(http_parameters(WebSettings, _WEB_DEFAULTS))
-        else:
-            parameters.append(parameter)
-    return signature.replace(parameters=parameters)
