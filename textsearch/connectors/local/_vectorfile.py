@@ -201,9 +201,14 @@ class VectorStore:
             if os.fstat(fd).st_size < size:
                 raise FileNotFoundError(self._name(epoch, kind))
             try:
-                return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+                mapped = mmap.mmap(fd, size, access=mmap.ACCESS_READ)
             except OSError as exc:
                 raise _io_error(self.folder, exc) from None
+            if kind == "f32" and hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                # Re-scoring reads a few scattered rows: no read-ahead around each of them
+                # (it filled memory with rows no query asked for).
+                mapped.madvise(mmap.MADV_RANDOM)
+            return mapped
         finally:
             os.close(fd)
 
