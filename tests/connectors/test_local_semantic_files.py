@@ -115,6 +115,10 @@ def check_agreement(db: Path, engine: str) -> int:
             query = _vectors.embedding_input(title, section, text)
             found = s.get_search_results_sync(query, top=1)
             assert found.results and found.results[0].text == text
+            # and the ranking engine's side (tantivy or FTS5) agrees with the store
+            s.mode = "keyword"
+            words = s.get_search_results_sync(text, top=50)
+            assert text in {r.text for r in words.results}
     return len(rows)
 
 
