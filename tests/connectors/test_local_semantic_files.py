@@ -355,3 +355,22 @@ def test_a_process_killed_during_index_path_leaves_an_index_that_resumes(
 def test_the_digest_of_the_shared_embedder_is_stable() -> None:
     # The subprocess embedder and this one must agree, or the checks above prove nothing.
     assert vectors(["x"])[0][0] == (hashlib.sha256(b"x").digest()[0] - 127.5) / 127.5
+
+
+def test_a_file_removed_under_a_writer_is_opened_again_not_written_blind(tmp_path: Path) -> None:
+    db = tmp_path / "kb.sqlite3"
+    with LocalTextSearch(db, embedder=embedder(), mode="semantic") as s:
+        s.add_documents(docs(0, 20))
+        _, epoch, _ = _vectorfile.state(s._db)
+        folder = db.parent / (db.name + ".vectors")
+        # Another writer removed this epoch's files and made them anew (same content).
+        for kind in _vectorfile.KINDS:
+            name = folder / f"{epoch}.{kind}"
+            data = name.read_bytes()
+            name.unlink()
+            name.write_bytes(data)
+        s.add_documents(docs(20, 20))
+        assert [r.text for r in s.get_search_results_sync("Doc 33", top=5).results] == oracle(
+            s, "Doc 33", 5
+        )
+    assert check_agreement(db, "sqlite") == 40

@@ -141,7 +141,9 @@ class VectorStore:
     def _fd(self, epoch: int, kind: str, fresh: bool = False) -> int:
         key = (epoch, kind)
         fd = self._fds.get(key)
-        if fd is not None and not fresh:
+        # A file another writer removed (a leftover epoch) and perhaps made anew is opened
+        # again: writing to the removed one would lose what SQLite then counts.
+        if fd is not None and not fresh and os.fstat(fd).st_nlink > 0:
             return fd
         if fd is not None:
             os.close(fd)
