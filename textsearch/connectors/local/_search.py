@@ -424,22 +424,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         ids = json.dumps([doc.id for doc, _ in items])
         with self._lock, documented_errors(self.path):
             if _vectors.has_vector_table(self._db):
-                from textsearch.connectors.local._vectorfile import read_vectors
+                from textsearch.connectors.local._vectorfile import kept_vectors
 
-                kept = [
-                    (key, slot)
-                    for key, slot in self._db.execute(
-                        "SELECT v.digest, v.slot FROM passage_vectors AS v "
-                        "JOIN passages AS p ON p.rowid = v.rowid "
-                        "JOIN documents AS d ON d.rowid = p.doc "
-                        "WHERE d.id IN (SELECT value FROM json_each(?))",
-                        (ids,),
-                    )
-                    if key in wanted
-                ]
-                blobs = read_vectors(self._db, self._vectors_file(), [slot for _, slot in kept])
-                for (key, _), blob in zip(kept, blobs, strict=True):
-                    found[key] = blob
+                found = kept_vectors(self._db, self._vectors_file(), ids, wanted)
         missing = [key for key in wanted if key not in found]
         for begin in range(0, len(missing), _EMBED_BATCH):
             keys = missing[begin : begin + _EMBED_BATCH]
@@ -1434,9 +1421,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a

@@ -26,7 +26,7 @@ import os
 import sqlite3
 import struct
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Container, Iterator, Sequence
 from typing import Any
 
 __all__ = ["VectorStore", "append", "create_tables", "migrate", "read_vectors"]
@@ -362,6 +362,40 @@ def read_vectors(
     _, epoch, dims = state(db)
     for slot in slots:
         yield store.read(epoch, "f32", slot * dims * 4, dims * 4)
+
+
+def kept_vectors(
+    db: sqlite3.Connection, store: VectorStore, ids: str, wanted: Container[bytes]
+) -> dict[bytes, bytes]:
+    """The stored vectors, by digest, of the documents ``ids`` (a JSON list) whose digest is
+    ``wanted``: what a re-indexed passage whose text did not change keeps.
+
+    Slots and the epoch are read in one snapshot (a compaction by another process moves
+    slots); a row that cannot be read whole is left out (it is embedded again).
+    """
+    own = not db.in_transaction
+    if own:
+        db.execute("BEGIN")
+    try:
+        kept = [
+            (key, slot)
+            for key, slot in db.execute(
+                "SELECT v.digest, v.slot FROM passage_vectors AS v "
+                "JOIN passages AS p ON p.rowid = v.rowid "
+                "JOIN documents AS d ON d.rowid = p.doc "
+                "WHERE d.id IN (SELECT value FROM json_each(?))",
+                (ids,),
+            )
+            if key in wanted
+        ]
+        if not kept:
+            return {}
+        _, _, dims = state(db)
+        blobs = list(read_vectors(db, store, [slot for _, slot in kept]))
+    finally:
+        if own:
+            db.execute("COMMIT")
+    return {key: blob for (key, _), blob in zip(kept, blobs, strict=True) if len(blob) == dims * 4}
 
 
 def drop(db: sqlite3.Connection, store: VectorStore) -> int:
