@@ -77,13 +77,19 @@ def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
     return _report(out, report, f"{total} document(s) in PostgreSQL table {search.table}")
 
 
+_SHOWN = 5  # reasons printed of each kind; the counts say how many there are
+
+
 def _report(out: TextIO, report: IndexReport, where: str) -> int:
-    # One line of counts, then one line per file that failed.
+    # One line of counts, then the first few files skipped and failed, with their reasons.
     out.write(
         f"indexed {report.indexed} file(s) (added {report.added}, updated {report.updated}), "
-        f"unchanged {report.unchanged}, removed {report.removed}, failed {len(report.failed)}; "
-        f"{where}\n"
+        f"unchanged {report.unchanged}, removed {report.removed}, "
+        f"skipped {len(report.skipped)}, failed {len(report.failed)}; {where}\n"
     )
-    for path, reason in report.failed:
-        out.write(f"failed: {path}: {reason}\n")
+    for kind, files in (("skipped", report.skipped), ("failed", report.failed)):
+        for path, reason in files[:_SHOWN]:
+            out.write(f"{kind}: {path}: {reason}\n")
+        if len(files) > _SHOWN:
+            out.write(f"{kind}: ... and {len(files) - _SHOWN} more\n")
     return EXIT_OK

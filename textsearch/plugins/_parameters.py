@@ -47,6 +47,16 @@ _JSON_TYPES: dict[type[Any], str] = {
     bool: "boolean",
 }
 
+#: The clauses a parameter's value may make (the TextSearchFilter builder of that name).
+_OPERATORS = (
+    "equal_to",
+    "not_equal_to",
+    "greater_than",
+    "greater_than_or_equal",
+    "less_than",
+    "less_than_or_equal",
+)
+
 _QUERY_DESCRIPTION = "What to search for: keywords or a short question."
 _TOP_DESCRIPTION = "How many results to return."
 _SKIP_DESCRIPTION = "How many results to skip first, to page through results."
@@ -73,8 +83,10 @@ class SearchParameter:
 
     The parameters ``query``, ``top`` and ``skip`` drive the search; any other parameter
     must name a ``filter_field``: the model's value becomes an
-    ``equal_to(filter_field, value)`` clause, AND-ed with the developer's preset filter
-    (so it can only narrow the search, never widen it).
+    ``equal_to(filter_field, value)`` clause (or the clause ``operator`` names, such as
+    ``greater_than_or_equal`` for a "from" date or a minimum), AND-ed with the developer's
+    preset filter (so it can only narrow the search, never widen it: a preset range stays,
+    and the model's bound on the same field is one more condition).
 
     Args:
         name: Property name shown to the model: a letter, then letters, digits or ``_``
@@ -86,6 +98,10 @@ class SearchParameter:
             together with ``required``. The default of ``top`` is the ``top=`` argument of
             :func:`~textsearch.plugins.create_search_function`.
         filter_field: Filter field the value is compared with (``equal_to``).
+        operator: The clause the value makes: ``equal_to`` (the default),
+            ``not_equal_to``, ``greater_than``, ``greater_than_or_equal``, ``less_than`` or
+            ``less_than_or_equal``. A range takes an ``int``/``float`` parameter, or a
+            ``str`` one for ISO-8601 dates (a value that is no date is refused).
         choices: The only values the model may send (an ``enum`` in the schema).
         ge: Smallest accepted value (numbers only).
         le: Largest accepted value (numbers only).
@@ -104,6 +120,7 @@ class SearchParameter:
     choices: Sequence[Any] | None = None
     ge: float | None = None
     le: float | None = None
+    operator: str = "equal_to"
 
     def __post_init__(self) -> None:
         name = self.name
@@ -132,6 +149,18 @@ class SearchParameter:
             raise ConfigurationError(
                 f"parameter {name!r}: filter_field must be a non-empty field name, "
                 f"got {self.filter_field!r}"
+            )
+        if self.operator not in _OPERATORS:
+            raise ConfigurationError(
+                f"parameter {name!r}: operator must be one of {', '.join(_OPERATORS)}, "
+                f"not {self.operator!r}"
+            )
+        if self.operator != "equal_to" and self.filter_field is None:
+            raise ConfigurationError(f"parameter {name!r}: operator needs a filter_field")
+        if self.operator not in ("equal_to", "not_equal_to") and self.type is bool:
+            raise ConfigurationError(
+                f"parameter {name!r}: {self.operator} compares numbers or ISO-8601 dates; "
+                "make the parameter an int, float or str"
             )
         self._check_choices()
         self._check_bounds()
@@ -505,7 +534,10 @@ class ParameterSpec:
         for param in self.parameters:
             value = values.get(param.name)
             if param.filter_field is not None and value is not None:
-                model_filter.equal_to(param.filter_field, value)
+                try:
+                    getattr(model_filter, param.operator)(param.filter_field, value)
+                except InvalidRequestError as exc:  # a "from" date that is no date...
+                    raise InvalidRequestError(f"{param.name}: {exc}") from None
         if preset is not None:
             combined: TextSearchFilter | None = preset.and_(model_filter)
         else:

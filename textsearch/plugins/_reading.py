@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from pydantic import ValidationError
 
-from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
+from textsearch._types import EqualTo, SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
 from textsearch.plugins._function import Outcome, SearchFunction
@@ -337,9 +337,9 @@ def url_admitted(url: str, preset: TextSearchFilter | None) -> bool:
     except (httpx.InvalidURL, ValueError):
         return False
     for clause in preset.clauses:
-        kind, field, value = clause.kind, clause.field_name, clause.value
-        if kind != "equal_to" or not isinstance(value, str):
-            return False
+        if not isinstance(clause, EqualTo) or not isinstance(clause.value, str):
+            return False  # a range, any_of, not_equal_to...: not checkable on a URL
+        field, value = clause.field_name, clause.value
         if field == "site":
             if not _host_matches(host, value):
                 return False

@@ -34,9 +34,10 @@ if TYPE_CHECKING:
 __all__ = ["EngineMixin", "Write", "choose_engine"]
 
 _ENGINES = ("auto", "sqlite", "tantivy")
-# Version of the tantivy filter tokens (2: true/false apart from 1/0); an index whose tokens
-# are older is rebuilt from the SQLite file once.
-FILTER_TOKENS = "2"
+# Version of the tantivy filter tokens (2: true/false apart from 1/0; 3: range tokens of
+# numbers and ISO-8601 dates); an index whose tokens are older is rebuilt from the SQLite
+# file once.
+FILTER_TOKENS = "3"
 _TANTIVY_EXTRA = 'pip install "textsearch-sdk[tantivy]"'
 
 log = logging.getLogger("textsearch.local")

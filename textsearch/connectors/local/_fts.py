@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from textsearch._types import SearchOptions
-from textsearch.connectors.local._query import filter_sql
+from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import for_index, index_title
 
 # BM25 with a title (document title + section heading) match worth four body matches:

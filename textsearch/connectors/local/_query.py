@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textsearch._types import EqualTo, TextSearchFilter
-from textsearch.connectors.local._schema import INT64_MAX, INT64_MIN, cjk_run, is_cjk
-from textsearch.errors import InvalidRequestError
+from textsearch.connectors.local._filters import filter_sql
+from textsearch.connectors.local._schema import cjk_run, is_cjk
 
 __all__ = ["QueryPlan", "filter_sql", "plan_query"]
 
@@ -65,62 +64,6 @@ def plan_query(query: str) -> QueryPlan:
         '"' + (" ".join(w) if not w.isascii() and is_cjk().match(w) else w) + '"' for w in chosen
     ]
     return QueryPlan(terms, chosen)
-
-
-def _bindable(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise InvalidRequestError(f"filter value {value} does not fit in 64 bits")
-    return value
-
-
-def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
-    """``" AND ..."`` conditions on ``d`` (the documents table) with bound parameters."""
-    if not search_filter:
-        return "", []
-    parts: list[str] = []
-    params: list[Any] = []
-    for clause in search_filter.clauses:
-        name, value = clause.field_name, _bindable(clause.value)
-        if isinstance(clause, EqualTo) and name == "site":
-            host = str(value).lower().strip().rstrip(".")
-            escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            parts.append("(d.site = ? OR d.site LIKE ? ESCAPE '\\')")
-            params += [host, "%." + escaped]
-        elif isinstance(clause, EqualTo) and name in ("id", "link"):
-            parts.append(f"d.{name} IS ?")
-            params.append(value)
-        elif isinstance(clause, EqualTo):
-            if value is None:
-                parts.append("json_extract(d.metadata, ?) IS NULL")
-                params.append(f'$."{name}"')
-            elif isinstance(value, bool):
-                parts.append("json_type(d.metadata, ?) = ?")
-                params += [f'$."{name}"', _json_bool(value)]
-            else:
-                # true and false read back as 1 and 0: never equal to a number here, as in
-                # JSON and PostgreSQL (a filter on 1 must not admit documents marked true).
-                parts.append(
-                    "(json_type(d.metadata, ?) NOT IN ('array', 'object', 'true', 'false') "
-                    "AND json_extract(d.metadata, ?) = ?)"
-                )
-                params += [f'$."{name}"', f'$."{name}"', value]
-        elif isinstance(value, bool):
-            parts.append(
-                "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t WHERE t.type = ?)"
-            )
-            params += [f'$."{name}"', _json_bool(value)]
-        else:
-            parts.append(
-                "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t "
-                "WHERE t.value IS ? AND t.type NOT IN ('array', 'object', 'true', 'false'))"
-            )
-            params += [f'$."{name}"', value]
-    return " AND " + " AND ".join(parts), params
-
-
-def _json_bool(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def id_text(value: Any) -> str:

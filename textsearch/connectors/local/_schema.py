@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from textsearch._ranges import cached_instant
 from textsearch.documents._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -31,6 +32,7 @@ from textsearch.errors import (
 )
 
 __all__ = [
+    "INSTANT_FUNCTION",
     "INT64_MAX",
     "INT64_MIN",
     "RESERVED_FILTER_FIELDS",
@@ -38,6 +40,9 @@ __all__ = [
     "MetadataValue",
     "normalize_document",
 ]
+
+#: The SQL function that reads a stored string as an ISO-8601 instant (NULL: not a date).
+INSTANT_FUNCTION = "textsearch_instant"
 
 
 SCHEMA_VERSION = "6"
@@ -81,6 +86,7 @@ def is_cjk() -> re.Pattern[str]:
 @functools.cache
 def _cjk_only_run() -> re.Pattern[str]:
     return re.compile(f"[{_CJK_RANGES}]+")
+
 
 def for_index(text: str | None) -> str:
     """The text as the full-text index sees it: each CJK character fenced as a token."""
@@ -230,6 +236,7 @@ def connect(path: str) -> sqlite3.Connection:
     try:
         db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
         db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
+        db.create_function(INSTANT_FUNCTION, 1, cached_instant, deterministic=True)
         retry_busy(lambda: _init_schema(db, path), path)
     except (sqlite3.Error, TextSearchError) as exc:
         db.close()

@@ -32,7 +32,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textsearch._types import (
-    AnyTagEqualTo,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
@@ -42,8 +41,9 @@ from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
 from textsearch.connectors.local._files import Batch, Transaction
+from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
-from textsearch.connectors.local._query import filter_sql, plan_query
+from textsearch.connectors.local._query import plan_query
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
     LocalDocument,
@@ -61,6 +61,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
@@ -68,7 +69,7 @@ from textsearch.documents._passages import (
     best_window,
     hit_pattern,
 )
-from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
+from textsearch.errors import ConfigurationError, InvalidRequestError
 
 if TYPE_CHECKING:
     from textsearch.connectors.local._vectors import VectorIndex
@@ -106,10 +107,20 @@ def _passage_rows(
     for number, passage in enumerate(passages):
         # The section under the document's own title is the document's top: link the file.
         section = passage.heading if passage.heading != doc.title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         # The first passage is the top of the file: its link needs no line number.
         rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
     return rows
+
+
+def _result_metadata(stored: str, anchor: str | None) -> dict[str, Any]:
+    """A result's metadata: the document's, and the page, slide, sheet or row its anchor
+    names (``#page=3`` gives ``{"page": 3}``)."""
+    metadata: dict[str, Any] = json.loads(stored) if stored != "{}" else {}
+    if anchor and "=" in anchor:
+        metadata.update(fragment_metadata(anchor))
+    return metadata
 
 
 def _stored_document(**fields: Any) -> LocalDocument:
@@ -288,6 +299,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         self.value_chars = value_chars
         self.engine: Literal["sqlite", "tantivy"] = _engine.choose_engine(engine)
         self._lock = threading.RLock()
+        # The filterable fields last read from the file (they only ever grow): what
+        # check_filter and the other pre-checks compare with, without waiting for the lock.
+        self._known_fields: list[str] | None = None
         self._db = connect(self.path)
         self._fts = FtsRanker(self._db)
         self._tv: ModuleType | None = None
@@ -804,12 +818,19 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         progress: Callable[[int, int, str], None] | None = None,
         formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
-        """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
+        """Index a file or a folder (recursively) of documents: text, Markdown,
+        reStructuredText, HTML, CSV/TSV and notebooks, and with the ``documents`` extra PDF,
+        DOCX, PPTX and XLSX.
 
         Each file is split into passages: sections by heading (Markdown, reStructuredText,
-        HTML ``<h1>``..``<h6>``), paragraphs in plain text, each at most ~1,500 characters;
-        a result names its document and section and links to ``file#anchor`` (or
-        ``file#L<line>``).
+        HTML ``<h1>``..``<h6>``, DOCX heading styles, a PDF's outline), by slide, sheet or
+        page, paragraphs in plain text, each at most ~1,500 characters; a result names its
+        document and section and links to ``file#anchor``, ``file#L<line>``,
+        ``file.pdf#page=N``, ``file.pptx#slide=N``, ``file.xlsx#sheet=<name>`` or
+        ``file.csv#row=N``, with ``page``, ``slide``, ``sheet`` or ``row`` in its metadata.
+        Files whose reader is not installed are listed in the report's ``skipped``, files
+        that cannot be read (damaged, encrypted, no text layer, over a limit, binary content
+        under a text suffix) in ``failed``: see docs/local.md.
 
         Incremental: a file whose size and modification time are unchanged is not read again,
         a changed file is re-indexed, and documents whose file has gone are removed. Hidden
@@ -824,7 +845,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
             formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
-                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``,
+                ``"pdf"``, ``"docx"``, ``"pptx"``, ``"xlsx"``, ``"csv"``, ``"tsv"``, ``"ipynb"``.
                 By default a suffix decides, and a ``.txt`` file whose content is
                 reStructuredText (title adornments, directives) is read as such.
 
@@ -992,29 +1014,36 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
     def _filter_fields(self) -> list[str]:
         names = [r[0] for r in self._db.execute("SELECT name FROM metadata_fields")]
-        return sorted({*RESERVED_FILTER_FIELDS, *names})
+        fields = sorted({*RESERVED_FILTER_FIELDS, *names})
+        self._known_fields = fields
+        return fields
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        # Checked in _fetch_sync instead: the check reads the database, and the async path
-        # must not wait for the database lock on the event loop's thread.
-        return
-
-    def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
+        # The rules of a search itself (validate_filter, then filter_sql for the values), so
+        # that check_filter, check_request and prepare_request refuse what search() refuses.
+        # The fields come from the last read; the file is read again only for a field not
+        # seen yet, and an event loop's thread never waits for the lock to do it.
         if not search_filter:
             return
-        allowed = self._filter_fields()
-        for clause in search_filter.clauses:
-            name = clause.field_name
-            if name not in allowed or (
-                isinstance(clause, AnyTagEqualTo) and name in RESERVED_FILTER_FIELDS
-            ):
-                raise UnsupportedFilterError(
-                    f"LocalTextSearch cannot filter on {name!r} with {clause.kind}; "
-                    f"supported filter fields: {', '.join(allowed)} "
-                    "(metadata fields become filterable once a document has them)",
-                    field_name=name,
-                    supported_fields=allowed,
-                )
+        known = self._known_fields
+        if known is None or any(name not in known for name in search_filter.field_names):
+            known = self._fresh_fields()
+        validate_filter(search_filter, known)
+        filter_sql(search_filter)
+
+    def _fresh_fields(self) -> list[str]:
+        if self._lock.acquire(blocking=not _on_event_loop()):
+            try:
+                with documented_errors(self.path):
+                    return self._filter_fields()
+            finally:
+                self._lock.release()
+        # Busy, seen from an event loop: the last read (the search itself reads again).
+        return self._known_fields or sorted(RESERVED_FILTER_FIELDS)
+
+    def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
+        if search_filter:
+            validate_filter(search_filter, self._filter_fields())
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         vector = None
@@ -1112,7 +1141,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     title=title,
                     text=text,
                     link=passage_link(link, anchor, line),
-                    metadata=json.loads(metadata) if metadata != "{}" else {},
+                    metadata=_result_metadata(metadata, anchor),
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
@@ -1442,3 +1471,15 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             self._db.close()
             if self._vector_store is not None:
                 self._vector_store.close()
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an event loop (asyncio is looked up, never imported)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
