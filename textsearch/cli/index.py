@@ -49,8 +49,18 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     with open_local(db_path, args.embedder) as search:
         report = search.index_path(folder, progress=progress)
         progress.finish()
+        embedded = 0
+        if search.embedder is not None:
+            # Passages indexed before the embedder was given (a keyword index, or files
+            # unchanged since) have no vector yet: embed them now, or semantic search would
+            # not find them and hybrid would silently be keyword search.
+            embedded = search.embed_missing_sync(progress=progress.passages)
+            progress.finish()
         total = search.document_count
-    return _report(out, report, f"{total} document(s) in {db_path}")
+    where = f"{total} document(s) in {db_path}"
+    if embedded:
+        where += f"; embedded {embedded} passage(s) that had no vector"
+    return _report(out, report, where)
 
 
 def _index_postgres(args: argparse.Namespace, folder: Path, out: TextIO) -> int:

@@ -54,6 +54,7 @@ class EngineMixin:
     _fts: FtsRanker
     _tv: ModuleType | None
     _ranker: TantivyRanker | None
+    _vector_store: Any
 
     def _tantivy(self) -> TantivyRanker:
         assert self._ranker is not None  # only called in tantivy mode
@@ -257,9 +258,22 @@ class Write:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         owner = self._owner
         ranker = owner._ranker
+        # Batch commits what was done even when interrupted (all but SQLite errors).
+        commits = exc_type is None or (self._batch and not isinstance(exc, sqlite3.Error))
+        store = owner._vector_store
+        if commits and store is not None and store.pending and owner._db.in_transaction:
+            # The vector files are made durable (and compacted) before SQLite counts them.
+            from textsearch.connectors.local._vectorfile import finish
+
+            try:
+                finish(owner._db, store)
+            except BaseException:
+                if ranker is not None:
+                    ranker.rollback()
+                owner._db.execute("ROLLBACK")
+                store.pending = False
+                raise
         if ranker is not None:
-            # Batch commits what was done even when interrupted (all but SQLite errors).
-            commits = exc_type is None or (self._batch and not isinstance(exc, sqlite3.Error))
             try:
                 if commits and ranker.dirty:
                     ranker.commit(owner._bump_generation())

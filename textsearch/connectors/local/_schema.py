@@ -45,10 +45,13 @@ __all__ = [
 INSTANT_FUNCTION = "textsearch_instant"
 
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "6"
 # Written while tantivy ranks the index (its FTS5 table is then empty): a textsearch from before
 # the tantivy engine refuses such a file with a clear error instead of finding nothing in it.
-TANTIVY_SCHEMA_VERSION = "5"
+TANTIVY_SCHEMA_VERSION = "7"
+# Formats 4 (FTS5) and 5 (tantivy) kept vectors as blobs in SQLite; 6 and 7 in matrix files
+# beside it (``_vectorfile``). An older file is moved over once, when first opened.
+_MIGRATED_FROM = {"4": SCHEMA_VERSION, "5": TANTIVY_SCHEMA_VERSION}
 # A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
 # wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
 # passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
@@ -249,6 +252,8 @@ def _init_schema(db: sqlite3.Connection, path: str) -> None:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
     if _check_existing(db):
+        if _stored_version(db) in _MIGRATED_FROM:
+            _migrate(db, path)
         return
     # Another process may be creating the same file: take the write lock, then look again.
     db.execute("BEGIN IMMEDIATE")
@@ -263,6 +268,30 @@ def _init_schema(db: sqlite3.Connection, path: str) -> None:
         raise
 
 
+def _stored_version(db: sqlite3.Connection) -> str | None:
+    row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _migrate(db: sqlite3.Connection, path: str) -> None:
+    """Move an index of an older format to this one (once, in one write transaction)."""
+    from textsearch.connectors.local._vectorfile import migrate
+
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        old = _stored_version(db)
+        if old in _MIGRATED_FROM:  # another process may have done it meanwhile
+            migrate(db, path)
+            db.execute(
+                "UPDATE textsearch_meta SET value = ? WHERE key = 'schema_version'",
+                (_MIGRATED_FROM[old],),
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
 def _check_existing(db: sqlite3.Connection) -> bool:
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not tables:
@@ -270,7 +299,7 @@ def _check_existing(db: sqlite3.Connection) -> bool:
     if "textsearch_meta" not in tables:
         raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
     row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
-    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION):
+    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION, *_MIGRATED_FROM):
         raise sqlite3.DatabaseError(
             f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r} "
             f"or {TANTIVY_SCHEMA_VERSION!r}; "
