@@ -839,9 +839,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         previous = known.get(doc_id)
                         suffix = file.suffix.lower()
                         if reread and (suffix in MARKDOWN_SUFFIXES or suffix in forced):
-                            item = read_file(file, None, report, forced)  # compared with nothing
+                            item = read_file(file, None, report, forced, root=root)  # compared with nothing
                         else:
-                            item = read_file(file, previous, report, forced)
+                            item = read_file(file, previous, report, forced, root=root)
                         if item is not None:
                             self._in_file_savepoint(
                                 partial(self._write_file, item, doc_id, root_key, previous, report)
