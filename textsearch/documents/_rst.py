@@ -26,6 +26,7 @@ from textsearch.documents._blocks import (
     docutils_slug,
 )
 from textsearch.documents._markdown import role_text
+from textsearch.documents._rst_limits import LINE_LIMIT, Placeholders, guard_lines
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -311,9 +312,6 @@ def _machinery() -> tuple[Any, Any]:
     return parser, LazyTop(state_classes=lazy, initial_state="Body")
 
 
-_LINE_LIMIT = 10_000  # docutils' own bound on a line's length (inline markup is not linear)
-
-
 def _lines(text: str) -> list[str]:
     """The lines docutils parses: split at newlines only, so that line numbers are the
     file's (``str.splitlines`` also splits at form feeds, U+2028, ...), tabs expanded to
@@ -329,14 +327,17 @@ def _lines(text: str) -> list[str]:
 
 def _parse(text: str) -> nodes.document:
     """The doctree of ``text``: one parse, nothing reported, unknown names generic."""
+    return _parse_guarded(text)[0]
+
+
+def _parse_guarded(text: str) -> tuple[nodes.document, Placeholders]:
+    """The doctree of ``text``, and the lines docutils was shown as placeholders (lines
+    over its length bound, tables too wide for its table parser: see ``_rst_limits``)."""
     from docutils.parsers.rst import roles
     from docutils.utils import new_document
 
     document = new_document("<index_path>", _settings())
-    lines = _lines(text)
-    if any(len(line) > _LINE_LIMIT for line in lines):
-        # What docutils would refuse whole: read those lines as text, the rest as markup.
-        lines = [line if len(line) <= _LINE_LIMIT else "" for line in lines]
+    lines, placeholders = guard_lines(_lines(text))
     parser, machine = _machinery()
     with _lenient(), collector_paused():
         parser.setup_parse(text, document)
@@ -350,7 +351,7 @@ def _parse(text: str) -> nodes.document:
         finally:
             parser.finish_parse()
             roles._roles.pop("", None)  # type: ignore[attr-defined]  # no default role outlives its document
-    return document
+    return document, placeholders
 
 
 # -- the doctree as sections of blocks ----------------------------------------------------
@@ -365,25 +366,43 @@ _LISTS = frozenset(
 _CODE_NODES = frozenset({"literal_block", "doctest_block", "math_block"})
 
 
-def _inline(node: Any, document: Any) -> str:
-    """The text of an inline run: substitutions resolved, references by their text."""
+_SUBSTITUTION_CHARS = 100_000  # at least this much text from substitutions, per document
+_MAX_SUBSTITUTION_DEPTH = 8  # a substitution used inside another, at most this deep
+
+
+def _inline(node: Any, document: Any, budget: list[int] | None = None, depth: int = 0) -> str:
+    """The text of an inline run: substitutions resolved, references by their text.
+
+    ``budget`` bounds what substitutions add, in characters and expansions, for a whole
+    document: definitions that each use the previous one twice double the text at every
+    line (``.. |s1| replace:: |s0| |s0|``), so 30 lines would make gigabytes. Past the
+    budget, or ``_MAX_SUBSTITUTION_DEPTH`` deep (a loop), a reference reads as its name.
+    """
     out: list[str] = []
     stack = [node]
     while stack:
         current = stack.pop()
         tag = current.tagname
         if tag == "#text":
-            out.append(str(current))
+            text = current.astext()  # docutils' escapes (NUL-marked) resolved
+            if budget is not None and depth:
+                budget[0] -= len(text)
+            out.append(text)
             continue
         if tag in _SKIPPED:
             continue
         if tag == "substitution_reference":
             key = document.substitution_names.get(current.get("refname", "").lower())
             definition = document.substitution_defs.get(key) if key else None
-            if definition is None:
+            spent = budget is not None and budget[0] <= 0
+            if definition is None or spent or depth >= _MAX_SUBSTITUTION_DEPTH:
                 out.append(current.astext())
             else:
-                out.extend(_inline(child, document) for child in definition.children)
+                if budget is not None:
+                    budget[0] -= 1 + len(definition.children)
+                out.extend(
+                    _inline(child, document, budget, depth + 1) for child in definition.children
+                )
             continue
         if tag in ("footnote_reference", "citation_reference"):
             out.append(f"[{current.astext()}]")
@@ -398,9 +417,19 @@ def _inline(node: Any, document: Any) -> str:
 
 
 class _Walker(SectionWriter):
-    def __init__(self, document: Any, source: str, offset: int, sections: bool) -> None:
+    def __init__(
+        self,
+        document: Any,
+        source: str,
+        offset: int,
+        sections: bool,
+        placeholders: Placeholders | None = None,
+    ) -> None:
         super().__init__()
         self.document = document
+        self.placeholders = placeholders or Placeholders()
+        # What substitutions may add to this document's text (see _inline).
+        self.budget = [max(_SUBSTITUTION_CHARS, 4 * len(source))]
         self.source = source
         self.source_lines: list[str] | None = None  # split when a code block needs them
         self.offset = offset
@@ -414,7 +443,11 @@ class _Walker(SectionWriter):
         return self.line
 
     def add(self, node: Any, text: str, *, code: bool = False, join: bool = False) -> None:
+        text = self.placeholders.restore(text, code=code)
         self.add_block(self._line(node), text, code=code, join=join)
+
+    def inline(self, node: Any) -> str:
+        return _inline(node, self.document, self.budget)
 
     def walk(self, node: Any, indent: str = "", prefix: str | None = None) -> str | None:
         """Add ``node``'s blocks; returns ``prefix`` when no block took it."""
@@ -445,14 +478,14 @@ class _Walker(SectionWriter):
             for item in node.children:
                 for child in item.children:
                     if child.tagname in ("term", "classifier"):
-                        self.add(child, indent + _inline(child, self.document), join=bool(indent))
+                        self.add(child, indent + self.inline(child), join=bool(indent))
                     else:
                         for part in child.children:
                             self.walk(part, indent + "  ")
             return prefix
         if tag == "field_list":
             for field in node.children:
-                name = _inline(field.children[0], self.document) if field.children else ""
+                name = self.inline(field.children[0]) if field.children else ""
                 pending = f"{indent}{name}: "
                 for child in field.children[1:]:
                     for part in child.children:
@@ -463,13 +496,13 @@ class _Walker(SectionWriter):
         if tag == "option_list":
             for item in node.children:
                 self.add(item, indent + "  ".join(
-                    _inline(child, self.document) for child in item.children
+                    self.inline(child) for child in item.children
                 ), join=True)  # fmt: skip
             return prefix
         if tag == "table":
             rows = []
             for row in node.findall(lambda n: n.tagname == "row"):
-                cells = [" ".join(_inline(e, self.document).split()) for e in row.children]
+                cells = [" ".join(self.inline(e).split()) for e in row.children]
                 text = "; ".join(cell for cell in cells if cell)
                 if text and text[-1] not in ".!?:;":
                     text += "."
@@ -477,11 +510,11 @@ class _Walker(SectionWriter):
                     rows.append(text)
             title = node.next_node(lambda n: n.tagname == "title")
             if title is not None:
-                rows.insert(0, _inline(title, self.document))
+                rows.insert(0, self.inline(title))
             self.add(node, "\n".join(rows))
             return prefix
         if tag == "line_block":
-            lines = [_inline(line, self.document) for line in node.findall(
+            lines = [self.inline(line) for line in node.findall(
                 lambda n: n.tagname == "line")]  # fmt: skip
             self.add(node, "\n".join(indent + line for line in lines), join=joined)
             return prefix
@@ -490,7 +523,7 @@ class _Walker(SectionWriter):
             and all(child.tagname == "#text" or not _is_block(child) for child in node.children)
             or tag in ("title", "rubric")
         ):
-            text = _inline(node, self.document)
+            text = self.inline(node)
             if tag == "attribution":
                 text = "— " + text
             lead = prefix if prefix is not None else indent
@@ -529,7 +562,8 @@ class _Walker(SectionWriter):
     def section(self, node: Any, indent: str, prefix: str | None) -> str | None:
         children = node.children
         title = children[0] if children and children[0].tagname == "title" else None
-        heading = " ".join(_inline(title, self.document).split()) if title is not None else ""
+        heading = " ".join(self.inline(title).split()) if title is not None else ""
+        heading = self.placeholders.restore(heading, code=False)[:500]
         if self.with_sections and heading:
             anchor = docutils_slug(heading, self.used)
             self.open_section(heading, anchor, self._line(title) + 1)
@@ -610,8 +644,8 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
     Raises:
         ImportError: docutils is not installed.
     """
-    document = _parse(raw)
-    walker = _Walker(document, raw, 0, True)
+    document, placeholders = _parse_guarded(raw)
+    walker = _Walker(document, raw, 0, True, placeholders)
     for child in document.children:
         walker.walk(child)
     walker.close_section()
@@ -623,8 +657,8 @@ def rst_blocks(raw: str, offset: int) -> list[Block]:
     simple = _directives_only(raw, offset)
     if simple is not None:
         return simple
-    document = _parse(raw)
-    walker = _Walker(document, raw, offset, False)
+    document, placeholders = _parse_guarded(raw)
+    walker = _Walker(document, raw, offset, False, placeholders)
     for child in document.children:
         walker.walk(child)
     return walker.blocks
@@ -680,7 +714,7 @@ def _directives_only(raw: str, offset: int) -> list[Block] | None:
     if "\t" in raw or "\r" in raw or "\v" in raw or "\f" in raw:
         return None
     lines = raw.split("\n")
-    if any(len(line) > _LINE_LIMIT for line in lines):
+    if any(len(line) > LINE_LIMIT for line in lines):
         return None
     blocks: list[Block] = []
     return blocks if _read_fast(lines, offset, blocks, 0) else None
