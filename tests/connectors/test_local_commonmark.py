@@ -85,6 +85,9 @@ EXEMPT = {
     # Python's html.parser, which reads the reference HTML here, takes "<!--->" as opening a
     # comment; the spec (and the reader) close the comment there.
     628: "checker",
+    # Strong emphasis written ``__word__`` keeps its underscores: in Python docs it is a name
+    # (``__init__``), which CommonMark would show as a bold "init".
+    **dict.fromkeys((391, 401, 404, 408, 427, 428, 458, 460, 464, 467, 470), "dunder"),
 }
 
 

@@ -486,11 +486,10 @@ def test_code_lines_after_a_blank_line_keep_their_indentation() -> None:
     assert "        write()\n\n        result = runner.invoke(cat)\n    assert" in text
 
 
-def test_code_is_kept_exactly_without_the_parsers_too() -> None:
-    from textsearch.documents._split import _markdown_sections, _pack_blocks, _string_blocks
+def test_code_is_kept_exactly_by_the_chunk_splitter_too() -> None:
+    from textsearch.documents._split import split_text
 
-    _, sections = _markdown_sections(CODE_AFTER_BLANK)
-    passages = _pack_blocks(_string_blocks(sections, fences=True), 1500)
+    passages = split_text(CODE_AFTER_BLANK)
     assert "        write()\n\n        result = runner.invoke(cat)" in passages[0].text
 
 
@@ -624,18 +623,24 @@ def test_code_right_under_a_code_directive_is_kept() -> None:
 
 def test_rst_with_a_line_too_long_for_docutils_keeps_the_rest_of_the_file() -> None:
     pytest.importorskip("docutils")
-    # docutils refuses a whole document with a line over 10,000 characters.
-    rst = "Guide\n=====\n\nThe findme paragraph.\n\n" + "x" * 20_000 + "\n\nLast words.\n"
-    (passage,) = split_document(rst, ".rst")[1]
-    assert passage.heading == "Guide"
-    assert "The findme paragraph." in passage.text and "Last words." in passage.text
+    # docutils refuses a whole document with a line over 10,000 characters; the line is
+    # kept as text (the same line in Markdown is kept), the rest read as markup.
+    long = " ".join(f"w{n}" for n in range(3_000))
+    rst = "Guide\n=====\n\nThe :ref:`findme <x>` paragraph.\n\n" + long + "\n\nLast words.\n"
+    passages = split_document(rst, ".rst")[1]
+    assert {p.heading for p in passages} == {"Guide"}
+    text = "\n".join(p.text for p in passages)
+    assert text.startswith("The findme paragraph.") and text.endswith("Last words.")
+    assert text.split()[3:-2] == long.split()
+    md = split_document("# Guide\n\n" + long + "\n", ".md")[1]
+    assert "\n".join(p.text for p in md).split() == long.split()
 
 
 def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
     pytest.importorskip("docutils")
     deep = "".join("  " * depth + "- item\n\n" for depth in range(300))
-    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # the line reader's
-    assert passages and passages[0].heading == "Deep"
+    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # read as plain text
+    assert passages and "\n".join(p.text for p in passages).split().count("item") == 300
     _, passages = split_document(RST, ".rst")
     assert [p.heading for p in passages] == ["Testing", "Options"]
 

@@ -404,6 +404,11 @@ def _inline(node: Any, document: Any, budget: list[int] | None = None, depth: in
                     _inline(child, document, budget, depth + 1) for child in definition.children
                 )
             continue
+        if tag == "title_reference":
+            # The default role: Sphinx projects make it a cross-reference (attrs' "any"),
+            # so `text <target>` reads as its text, as an explicit role's does.
+            out.append(role_text(current.astext()))
+            continue
         if tag in ("footnote_reference", "citation_reference"):
             out.append(f"[{current.astext()}]")
             continue
