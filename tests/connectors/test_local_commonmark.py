@@ -24,6 +24,7 @@ from textsearch.documents._split import split_document
 pytest.importorskip("markdown_it")
 pytest.importorskip("mdit_py_plugins")
 
+
 def _spec_path() -> Path:
     configured = os.environ.get("TEXTSEARCH_COMMONMARK_SPEC")
     if configured:
@@ -41,6 +42,7 @@ SPEC = _spec_path()
 # as "- item" and "1. item", as a reader expects them.
 SYNTAX = "*_`[]<>#~|\\!{}"
 WORD = re.compile(r"\w+")
+
 
 def _examples() -> list[dict[str, object]]:
     if not SPEC.is_file():

@@ -615,8 +615,7 @@ def test_code_right_under_a_code_directive_is_kept() -> None:
     )
     (passage,) = split_document(rst, ".rst")[1]
     assert passage.text == (
-        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\n"
-        "invoke(hello)\n\nx = 1"
+        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\ninvoke(hello)\n\nx = 1"
     )
     assert passage.line == 5
 
@@ -656,16 +655,22 @@ TABS = (
 )
 EVAL_RST_BODIES = [
     (".. currentmodule:: click\n", False),
-    (".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
-     "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n", False),
+    (
+        ".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
+        "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n",
+        False,
+    ),
     (".. code-block:: python\n   :caption: x\n\n      deeper\n   back\n", False),
     (".. code-block:: python\n\n\n   a\n\n   b\n   \n\n", False),
     (".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n", False),
     ("Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n", False),
     # Code right under the directive: docutils' first lines are its argument, given back.
     (".. click:example::\n    no blank line\n", False),
-    (".. click:example::\n    import click\n\n    @click.command()\n    def hello():\n"
-     "        click.echo('a\\n')\n\n.. click:run::\n    invoke(hello, args=['--help'])\n", False),
+    (
+        ".. click:example::\n    import click\n\n    @click.command()\n    def hello():\n"
+        "        click.echo('a\\n')\n\n.. click:run::\n    invoke(hello, args=['--help'])\n",
+        False,
+    ),
     (".. click:run::\n      deeper first\n    then back\n", True),
     (".. click:run::\n    :opt: x\n    code\n", True),
     (".. code-block:: python\n    no blank line\n", True),
@@ -673,12 +678,18 @@ EVAL_RST_BODIES = [
     (".. code:: python\n   :caption: x\n     continued\n\n   y\n", True),
     # Directives docutils does not know: their argument, then their body, read the same way.
     (".. autoclass:: x\n\n   Body text.\n", False),
-    (".. autoclass:: x\n   :members:\n\n   Body with :meth:`run` and ``code``.\n\n"
-     "   .. automethod:: run\n", False),
+    (
+        ".. autoclass:: x\n   :members:\n\n   Body with :meth:`run` and ``code``.\n\n"
+        "   .. automethod:: run\n",
+        False,
+    ),
     (TABS, False),
-    (".. tabs::\n\n   .. tab:: Not text\n\n      Words.\n\n      .. code-block:: sh\n\n"
-     "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
-     "         .. group-tab:: Inner\n\n            Deeper words.\n", False),
+    (
+        ".. tabs::\n\n   .. tab:: Not text\n\n      Words.\n\n      .. code-block:: sh\n\n"
+        "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
+        "         .. group-tab:: Inner\n\n            Deeper words.\n",
+        False,
+    ),
     (".. tabs::\n    .. group-tab:: An argument, not a body\n", True),
     (".. autoclass:: x\n   :members:\n   :Members:\n", True),  # docutils refuses a repeat
     (".. my__name:: not a directive\n", True),  # a comment to docutils
@@ -688,23 +699,31 @@ EVAL_RST_BODIES = [
     (".. note:: plain\n", True),
     (".. figure:: x.png\n", True),
     # Roles, titles and literals in words.
-    ("Use :func:`confirmation_option` or `fp` with ``x y`` (:class:`a <b>`) and\n"
-     ":class:`~a.b.c`, then _f.\n# Not a heading\n", False),
+    (
+        "Use :func:`confirmation_option` or `fp` with ``x y`` (:class:`a <b>`) and\n"
+        ":class:`~a.b.c`, then _f.\n# Not a heading\n",
+        False,
+    ),
     ("A :code:`role docutils knows`.\n", True),
     ("A `title`_ link and a `name`:role: after.\n", True),
     ("Escaped \\`x\\`.\n", True),
     ("a`b` glued\n", True),
     ("__init__ names\n", True),
     # Lists of words or of unknown directives.
-    ("*   .. autoclass:: Choice\n       :noindex:\n*   two words\n    with `more`\n\n-  x\n",
-     False),
+    (
+        "*   .. autoclass:: Choice\n       :noindex:\n*   two words\n    with `more`\n\n-  x\n",
+        False,
+    ),
     ("- one\n- two\nno blank line after\n", True),
     ("- one\n\n  second paragraph\n", True),
     ("*   .. autoclass::\n       :noindex:\n", True),
     # list-table: its title, then a line a row.
-    (".. list-table:: Examples\n    :widths: 15 10\n    :header-rows: 1\n\n"
-     "    * - Decorator Arguments\n      - Function Name\n    * - ``\"-f\", \"--foo-bar\"``\n"
-     "      - foo_bar\n    * - ``\"---f\"``\n      - _f\n", False),
+    (
+        ".. list-table:: Examples\n    :widths: 15 10\n    :header-rows: 1\n\n"
+        '    * - Decorator Arguments\n      - Function Name\n    * - ``"-f", "--foo-bar"``\n'
+        '      - foo_bar\n    * - ``"---f"``\n      - _f\n',
+        False,
+    ),
     (".. list-table::\n\n   * - a\n     -\n   * - b\n     - the end.\n", False),
     (".. list-table::\n\n   * - a\n   * - b.\n", True),  # "b." is a list in a cell
     (".. list-table::\n   :widths: 1 2 3\n\n   * - a\n     - b\n", True),  # a refused width

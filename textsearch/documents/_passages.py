@@ -36,6 +36,16 @@ class Passage:
 
 
 _TRAILING = re.compile(r"[ \t\f\v\r]+\n")
+# C0 control characters but the line feed and the tab: never text a model should read
+# (docutils marks escapes with NUL; a file may hold anything).
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` without C0 control characters other than ``\\n`` and ``\\t``."""
+    return CONTROLS.sub("", text) if CONTROLS.search(text) else text
+
+
 _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 
 

@@ -97,7 +97,11 @@ def _grid_end(lines: list[str], index: int, indent: str) -> int:
     """Where the grid table starting at line ``index`` ends (its lines start with + or |)."""
     end = index + 1
     column = len(indent)
-    while end < len(lines) and lines[end][:column] == indent and lines[end][column : column + 1] in ("+", "|"):
+    while (
+        end < len(lines)
+        and lines[end][:column] == indent
+        and lines[end][column : column + 1] in ("+", "|")
+    ):
         end += 1
     return end
 

@@ -12,7 +12,12 @@ import re
 from collections.abc import Iterator, Mapping
 
 from textsearch.documents._blocks import Block, MarkupSection, collector_paused
-from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
+from textsearch.documents._passages import (
+    DEFAULT_PASSAGE_CHARS,
+    Passage,
+    _tidy,
+    without_controls,
+)
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
 
@@ -73,6 +78,12 @@ def _cut(text: str, limit: int) -> list[str]:
     return pieces
 
 
+def _passage(heading: str | None, anchor: str | None, line: int, pieces: list[str]) -> Passage:
+    """One passage of pieces; no C0 control character but newlines and tabs in its text."""
+    name = without_controls(heading) if heading else heading
+    return Passage(name, anchor, line, without_controls("\n\n".join(pieces)))
+
+
 def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Passage]:
     """Passages of at most ``limit`` characters, paragraphs kept whole when they fit.
 
@@ -101,14 +112,14 @@ def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Pa
                 pieces = _cut(block, limit)
             for piece in pieces:
                 if current and size + len(piece) + 2 > limit:
-                    passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+                    passages.append(_passage(heading, anchor, start_line, current))
                     current, size = [], 0
                 if not current:
                     start_line = at_line
                 current.append(piece)
                 size += len(piece) + 2
         if current:
-            passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+            passages.append(_passage(heading, anchor, start_line, current))
     return passages
 
 
@@ -155,14 +166,14 @@ def _pack_blocks(sections: list[MarkupSection], limit: int) -> list[Passage]:
                 pieces = [text] if len(text) <= limit else _cut(text, limit)
             for piece in pieces:
                 if current and size + len(piece) + 2 > limit:
-                    passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+                    passages.append(_passage(heading, anchor, start_line, current))
                     current, size = [], 0
                 if not current:
                     start_line = block.line or line
                 current.append(piece)
                 size += len(piece) + 2
         if current:
-            passages.append(Passage(heading, anchor, start_line, "\n\n".join(current)))
+            passages.append(_passage(heading, anchor, start_line, current))
     return passages
 
 
