@@ -839,7 +839,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         previous = known.get(doc_id)
                         suffix = file.suffix.lower()
                         if reread and (suffix in MARKDOWN_SUFFIXES or suffix in forced):
-                            item = read_file(file, None, report, forced, root=root)  # compared with nothing
+                            item = read_file(
+                                file, None, report, forced, root=root
+                            )  # compared with nothing
                         else:
                             item = read_file(file, previous, report, forced, root=root)
                         if item is not None:
@@ -1346,9 +1348,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a
