@@ -196,6 +196,20 @@ def _remember(kind: str, name: str) -> None:
         _unknown[kind].add(name)
 
 
+# docutils' roles that take a number (:rfc:`2324`), to which Sphinx adds titles
+# (:rfc:`the spec <2324#section-2>`): a titled one reads as its title.
+_NUMBERED_ROLES = frozenset({"rfc", "pep", "rfc-reference", "pep-reference"})
+
+
+def _titled(role: Any) -> Any:
+    def read(name: str, rawtext: str, text: str, *args: Any, **kwargs: Any) -> Any:
+        if text.rstrip().endswith(">") and "<" in text:
+            return _generic_role(name, rawtext, text, *args, **kwargs)
+        return role(name, rawtext, text, *args, **kwargs)
+
+    return read
+
+
 @contextmanager
 def _lenient() -> Iterator[None]:
     """While parsing: unknown roles and directives resolve to the generic ones above.
@@ -216,6 +230,8 @@ def _lenient() -> Iterator[None]:
         found, messages = original_role(name, language, lineno, reporter)
         if found is None:
             _remember("role", name.lower())
+        elif name.lower() in _NUMBERED_ROLES:
+            return _titled(found), []
         return (found or _generic_role), []
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:

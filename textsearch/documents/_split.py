@@ -258,6 +258,9 @@ def format_of(suffix: str, text: str | None, formats: Mapping[str, str] | None =
     return kind
 
 
+_INPUT_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1f]")  # C0 but \t \n \v \f \r
+
+
 def split_document(
     raw: str | bytes,
     suffix: str,
@@ -282,6 +285,9 @@ def split_document(
         raw = raw.decode("utf-8-sig", errors="replace")
     elif raw.startswith("\ufeff"):
         raw = raw[1:]
+    if _INPUT_CONTROLS.search(raw):
+        # No reader makes text of them, and docutils takes a NUL for its escape mark.
+        raw = _INPUT_CONTROLS.sub("", raw)
     if kind == "text":
         kind = format_of(suffix, raw, formats)
     if kind == "markdown":
