@@ -57,6 +57,15 @@ def _tidy(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def _trimmed(text: str) -> str:
+    # Blank lines off both ends, every other line as it is: the passage's code keeps its
+    # blank lines and the indentation of its first line.
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
+
+
 # -- windows and highlights ----------------------------------------------------------------
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
@@ -155,7 +164,7 @@ def best_window(
     Linear: one bounded regex scan and one two-pointer pass over at most ``_MAX_HITS`` hits.
     """
     if len(text) <= size and (pattern is None or highlight is None):
-        return _tidy(text)
+        return _trimmed(text)
     hits = pattern.hits(text, _MAX_HITS) if pattern is not None else []
     start = 0
     if len(text) > size and hits:
@@ -194,7 +203,7 @@ def best_window(
             position = hit_end
         out.append(text[position:end])
         piece = "".join(out)
-    piece = _tidy(piece)
+    piece = _trimmed(piece)
     return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")
 
 
