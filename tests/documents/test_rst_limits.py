@@ -72,9 +72,7 @@ def test_a_wide_table_costs_what_plain_text_of_its_size_costs() -> None:
     wide = "T\n=\n\n" + "\n".join([grid, row, grid, row, grid]) + "\n"
     simple_rule = " ".join(["==="] * columns)
     simple = "T\n=\n\n" + "\n".join([simple_rule, " ".join(["ab "] * columns), simple_rule])
-    plain = "T\n=\n\n" + "\n\n".join(
-        " ".join(["word"] * 200) for _ in range(len(wide) // 1000)
-    )
+    plain = "T\n=\n\n" + "\n\n".join(" ".join(["word"] * 200) for _ in range(len(wide) // 1000))
     base = min(_cost(plain) for _ in range(2))
     assert _cost(wide) < 15 * base + 0.05
     assert _cost(simple + "\n") < 15 * base + 0.05

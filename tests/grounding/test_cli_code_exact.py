@@ -10,7 +10,10 @@ import pytest
 
 from tests.grounding.test_cli_grounding import run
 
-CODE = ">>> import attrs\n>>> @attrs.define\n... class C:\n...     x: int = 1\n\n\ndef f(a):\n    if a:\n\n        return a"
+CODE = (
+    ">>> import attrs\n>>> @attrs.define\n... class C:\n...     x: int = 1\n\n\n"
+    "def f(a):\n    if a:\n\n        return a"
+)
 DOC = "# Walrus attrs\n\nDefine a walrus class:\n\n```python\n" + CODE + "\n```\n"
 
 

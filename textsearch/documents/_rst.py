@@ -11,7 +11,6 @@ included (``.. include::``, ``:file:``) and raw markup is dropped; docutils repo
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -32,6 +31,7 @@ from textsearch.documents._rst_fast import (  # the lists: tests check them agai
     _directives_only,
 )
 from textsearch.documents._rst_limits import Placeholders, guard_lines
+from textsearch.documents._rst_sniff import _ADORNMENT, looks_like_rst
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -688,31 +688,6 @@ def rst_blocks(raw: str, offset: int) -> list[Block]:
     for child in document.children:
         walker.walk(child)
     return walker.blocks
-
-
-# -- is a .txt file reStructuredText? -------------------------------------------------------
-
-_DIRECTIVE_LINE = re.compile(r"^\.\. [A-Za-z][\w.:+-]{0,60}::(?:[ \t]|$)", re.MULTILINE)
-_LABEL_LINE = re.compile(r"^\.\. _[^\n:]{1,200}:[ \t]*$", re.MULTILINE)
-_ADORNMENT = frozenset("=-~^\"'`#*+_:.")
-_SNIFF_CHARS = 64 * 1024
-
-
-def looks_like_rst(text: str) -> bool:
-    """Whether a ``.txt`` file is reStructuredText: a directive or label, or a title whose
-    adornment line is at least as long as it (``====`` under or over a line of text)."""
-    head = text[:_SNIFF_CHARS]
-    if _DIRECTIVE_LINE.search(head) or _LABEL_LINE.search(head):
-        return True
-    lines = head.split("\n")
-    for number in range(1, len(lines)):
-        line = lines[number].rstrip()
-        if len(line) < 3 or line[0] not in _ADORNMENT or line != line[0] * len(line):
-            continue
-        above = lines[number - 1].rstrip()
-        if above and not above[0].isspace() and len(above) <= len(line) and above[0] != line[0]:
-            return True
-    return False
 
 
 RstReader = Callable[[str, int], list[Block]]

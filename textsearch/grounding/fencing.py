@@ -14,9 +14,9 @@ model the fenced text is data, not orders::
 
 Inside the content, runs of three or more angle brackets (ASCII, full-width, small or
 guillemet look-alikes) on a line that could pass for a delimiter (it has the words BEGIN or
-END, or an ``id=``) become single guillemets, and the words "BEGIN/END SEARCH DATA" are rewritten, so no
-content line can read as a delimiter; other text, code above all, is left as it is
-(a doctest's ``>>>`` stays ``>>>``). Fencing lowers the risk of prompt
+END, or an ``id=``) become single guillemets, and the words "BEGIN/END SEARCH DATA" are
+rewritten, so no content line can read as a delimiter; other text, code above all, is left
+as it is (a doctest's ``>>>`` stays ``>>>``). Fencing lowers the risk of prompt
 injection; it cannot rule it out, so never give a model tools with side effects on the
 strength of fencing alone.
 """
