@@ -40,13 +40,15 @@ if TYPE_CHECKING:
         FallbackTextSearch,
         FusedResult,
         FusedTextSearch,
+        RerankedResult,
+        RerankedTextSearch,
         canonical_link,
     )
 
     # every connector and its native model, as the provider registry lists them
     from textsearch.connectors import *  # noqa: F403
 
-__version__ = "0.1.0"
+from textsearch._version import __version__
 
 # A library never configures logging; without a handler of its own, Python's last-resort
 # handler would print our WARNING records on stderr of every application that uses us.
@@ -62,6 +64,8 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
+    "RerankedResult",
+    "RerankedTextSearch",
     "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from textsearch._http._checks import decode_json
-from textsearch._http._checks import _unescape
+from textsearch._http._checks import _unescape, decode_json
 from textsearch.connectors.web._base import unescaped_text
 
 _PIECES = st.sampled_from(

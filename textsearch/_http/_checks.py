@@ -135,5 +135,3 @@ def _unescape(value: str) -> str:
     if value.count("&") == value.count("&amp;"):
         return value.replace("&amp;", "&")
     return html.unescape(value)
-
-

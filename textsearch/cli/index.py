@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from textsearch.cli._common import EXIT_OK, Progress, UsageError, default_index_file
 from textsearch.cli._providers import add_embedder_argument, open_local, postgres_from_args
+from textsearch.cli._rerank import add_rank_arguments, index_ranking
 from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -29,6 +30,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="local (an index file, default) or postgres (TEXTSEARCH_POSTGRES_DSN)",
     )
     add_embedder_argument(index)
+    add_rank_arguments(index)
     index.set_defaults(handler=run)
     return index
 
@@ -38,6 +40,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     folder = Path(args.dir)
     if not folder.exists():
         raise ConfigurationError(f"{args.dir!r}: no such file or folder")
+    index_ranking(args)
     if getattr(args, "provider", "local") == "postgres":
         return _index_postgres(args, folder, out)
     db_path = Path(args.db) if args.db else default_index_file(folder)

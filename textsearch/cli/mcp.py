@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from textsearch.base import TextSearch
 from textsearch.cli._common import EXIT_OK, UsageError, close
 from textsearch.cli._providers import add_provider_arguments, build_provider, local_from_args
+from textsearch.cli._rerank import add_rank_arguments, apply_mode, with_reranker
 from textsearch.cli.tools import build_plugin
 from textsearch.errors import ConfigurationError
 
@@ -47,6 +48,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="--http: the bearer token clients must send (default: $TEXTSEARCH_MCP_TOKEN); "
         "prefer the variable, a command line is visible to other users",
     )
+    add_rank_arguments(mcp)
     mcp.set_defaults(handler=run)
     return mcp
 
@@ -116,6 +118,7 @@ def serve(args: argparse.Namespace) -> int:
         from textsearch.plugins._indexing import IndexingTextSearch
 
         local = local_from_args(args, index=False)
+        apply_mode(local, args.mode)
         search: TextSearch = local
         if args.path or not args.db:  # --db alone serves that index as it is
             folder = Path(args.path or ".")
@@ -123,6 +126,8 @@ def serve(args: argparse.Namespace) -> int:
             search = indexing
     else:
         search = build_provider(args)
+        apply_mode(search, args.mode)
+    search = with_reranker(search, args)
     try:
         plugin = build_plugin(search, name=args.name)
         if indexing is not None:

@@ -113,7 +113,7 @@ def _sections(
         anchor = passage.anchor if section else None
         line = (passage.line or None) if number else None
         this = (section, anchor, None if anchor else line)
-        if group and (this != key or anchor is None):
+        if group and key is not None and (this != key or anchor is None):
             yield _document(link, relative, title, key, group)
             group = []
         key = this

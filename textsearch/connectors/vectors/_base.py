@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import math
 import os
 import re
@@ -30,7 +29,7 @@ from urllib.parse import SplitResult, urlsplit
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from textsearch._http._settings import http_parameters, http_settings
+from textsearch._http._settings import http_settings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -125,30 +124,10 @@ class VectorDocument(StoredDocument):
 
 
 def trusted(model: type[ModelT], **fields: Any) -> ModelT:
-    """A pydantic model filled through its own restore (what unpickling does), unvalidated.
-
-    For values our code made or converted to the field types itself (a store's answer, a
-    point of checked floats): half the time of ``model_construct``, a third of validating.
-    Every field is given (a field added by a later version of a library's model is filled
-    with its default by ``model_construct`` instead).
-    """
-    if len(fields) != _field_count(model):
-        return model.model_construct(**fields)
-    document = model.__new__(model)
-    document.__setstate__(
-        {
-            "__dict__": fields,
-            "__pydantic_fields_set__": set(fields),
-            "__pydantic_extra__": None,
-            "__pydantic_private__": None,
-        }
-    )
-    return document
-
-
-@lru_cache(maxsize=64)
-def _field_count(model: type[BaseModel]) -> int:
-    return len(model.model_fields)  # a class property: slower to read than this cache
+    """A pydantic model of values our code made or converted to the field types itself (a
+    store's answer, a point of checked floats), not validated again; a field not given (one
+    a later version of a library's model adds) gets its default."""
+    return model.model_construct(**fields)
 
 
 def host_suffixes(link: str | None) -> list[str]:
@@ -552,16 +531,6 @@ STORE_DEFAULTS: Final[Mapping[str, Any]] = {
 }
 
 
-def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    # ``**settings`` is the last parameter (Python puts ``**`` last): its keywords replace it
-    *parameters, last = signature.parameters.values()
-    if last.kind is not inspect.Parameter.VAR_KEYWORD:
-        return signature
-    return signature.replace(
-        parameters=[*parameters, *http_parameters(StoreSettings, STORE_DEFAULTS)]
-    )
-
-
 def present(**options: Any) -> dict[str, Any]:
     """The options that are set (a client's keywords for what was given)."""
     return {name: value for name, value in options.items() if value}
@@ -598,10 +567,6 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if spec is not None:
             cls.provider_name = cls.extra = spec.provider
             cls.connector = cls.__name__
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
-            init.__signature__ = _with_settings(inspect.signature(init))
 
     def __init__(
         self, client_or_location: Any, collection: str, settings: Mapping[str, Any]
