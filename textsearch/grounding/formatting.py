@@ -127,7 +127,7 @@ def _citation_line(item: ResultFields, number: int) -> str:
     title = _one_line(item.name or "")
     value = item.value or ""
     paragraphs = _paragraphs(value) if _shaped(value) else []
-    coded = any(_is_code(paragraph) for paragraph in paragraphs)
+    coded = any(len(paragraph) > 1 and _is_code(paragraph) for paragraph in paragraphs)
     text = "" if coded else _one_line(value)
     link = _one_line(item.link or "")
     body = " — ".join(p for p in (title, text) if p)
@@ -151,8 +151,18 @@ def _paragraphs(text: str) -> list[list[str]]:
     return [paragraph for paragraph in found if paragraph]
 
 
+# A line that reads as code rather than wrapped prose: a prompt, a decorator, a comment, a
+# statement's keyword, or a line ending in code's punctuation.
+_CODE_LINE = re.compile(
+    r"^(?:\s|>>>|\.\.\.|@|\$ |#|//)|^(?:def|class|import|from|return|if|for|while|with)\b"
+    r"|[{}()\[\];=\\]\s*$"
+)
+
+
 def _is_code(paragraph: list[str]) -> bool:
-    return any(line[:1].isspace() or line.startswith((">>>", "...")) for line in paragraph)
+    # Kept line by line when it may be code: squashing code breaks it, keeping the breaks
+    # of prose that only looks like code costs nothing.
+    return any(_CODE_LINE.search(line) for line in paragraph)
 
 
 def _md_escape(text: str) -> str:
