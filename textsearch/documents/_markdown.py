@@ -121,6 +121,8 @@ def role_text(content: str) -> str:
         title = content[: content.rindex("<")].strip()
         if title:
             return title
+    if content.startswith(".") and len(content) > 1 and content[1].isalpha():
+        content = content[1:]  # Sphinx's relative target (.Field.choices) shows no dot
     if content.startswith(("~", "!")):
         content = content[1:]
         if "." in content and not content.endswith("."):
