@@ -49,15 +49,15 @@ def _code_blocks(raw: str, kind: str) -> list[str]:
     document = _parse(raw)
     return [
         n.astext()
-        for n in document.findall(lambda n: n.tagname == "literal_block")
-        if n.parent is None or n.parent.tagname != "system_message"  # quoted bad markup
+        for n in document.findall(lambda n: getattr(n, "tagname", "") == "literal_block")
+        if n.parent is None or getattr(n.parent, "tagname", "") != "system_message"  # quoted
     ]
 
 
 def _inline_literals(raw: str) -> list[str]:
     from textsearch.documents._rst import _parse
 
-    found = _parse(raw).findall(lambda n: n.tagname == "literal")
+    found = _parse(raw).findall(lambda n: getattr(n, "tagname", "") == "literal")
     return sorted({node.astext() for node in found}, key=len, reverse=True)
 
 

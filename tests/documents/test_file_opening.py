@@ -72,7 +72,7 @@ def test_a_device_is_not_read(tmp_path: Path) -> None:
 
 
 def _swapping_walk(secret: Path) -> object:
-    original = local_search.walk
+    original = local_search.walk  # type: ignore[attr-defined]
 
     def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
         files = list(original(root, wanted))  # listed while every file is a plain file ...
