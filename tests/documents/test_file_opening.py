@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from textsearch import LocalTextSearch
-from textsearch.connectors.local import _search as local_search
+from textsearch.connectors.local import _writing as local_search
 from textsearch.documents import read_path
 from textsearch.documents._files import IndexReport, read_file
 

@@ -31,29 +31,17 @@ from textsearch.documents._rst_fast import (  # the lists: tests check them agai
     _directives_only,
 )
 from textsearch.documents._rst_limits import Placeholders, guard_lines
-from textsearch.documents._rst_sniff import _ADORNMENT, looks_like_rst
+from textsearch.documents._rst_sniff import (
+    _ADORNMENT,
+    _ARGUMENT_NOT_TEXT,
+    _directive_kind,
+    looks_like_rst,
+)
 
 if TYPE_CHECKING:
     from docutils import nodes
 
 __all__ = ["available", "looks_like_rst", "rst_blocks", "rst_sections"]
-
-_CODE_DIRECTIVES = frozenset(
-    {"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "testsetup",
-     "testcleanup", "ipython", "jupyter-execute", "prompt", "console", "highlight-block"}
-)  # fmt: skip
-# Parts of a directive's name that say its body is code (click:example, click:run, ...).
-_CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "shell", "run")
-_DROPPED_DIRECTIVES = frozenset(
-    {"toctree", "include", "literalinclude", "raw", "highlight", "currentmodule", "index",
-     "contents", "sectnum", "meta", "image", "default-role", "role", "autosummary", "only-toc",
-     "tabularcolumns", "header", "footer", "title", "class", "target-notes", "django-admin-option"}
-)  # fmt: skip
-_ARGUMENT_NOT_TEXT = frozenset({"only", "ifconfig", "figure", "tab", "container"})
-_ADMONITIONS = frozenset(
-    {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention",
-     "seealso", "versionadded", "versionchanged", "deprecated", "versionremoved"}
-)  # fmt: skip
 
 _lock = threading.Lock()
 
@@ -161,20 +149,6 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             return [container]
 
     return Code, Dropped, Generic
-
-
-def _directive_kind(name: str) -> str | None:
-    """``"code"`` (body kept exactly), ``"dropped"``, or ``None`` (docutils' own, else generic)."""
-    short = name.rpartition(":")[2]
-    if name in _CODE_DIRECTIVES or short in _CODE_DIRECTIVES:
-        return "code"
-    if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
-        return "dropped"
-    if short in _ADMONITIONS:
-        return None  # docutils' own when it has one, else generic
-    if ":" in name and any(hint in short for hint in _CODE_HINTS):
-        return "code"
-    return None
 
 
 def _directive_for(name: str) -> type[Any] | None:

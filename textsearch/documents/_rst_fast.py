@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from textsearch.documents import _rst as base
+from textsearch.documents import _rst_sniff as base
 from textsearch.documents._blocks import Block
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT

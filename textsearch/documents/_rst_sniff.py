@@ -30,3 +30,36 @@ def looks_like_rst(text: str) -> bool:
         if above and not above[0].isspace() and len(above) <= len(line) and above[0] != line[0]:
             return True
     return False
+
+
+# The directive vocabulary both RST readers (docutils' and the fast path) share.
+_CODE_DIRECTIVES = frozenset(
+    {"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "testsetup",
+     "testcleanup", "ipython", "jupyter-execute", "prompt", "console", "highlight-block"}
+)  # fmt: skip
+# Parts of a directive's name that say its body is code (click:example, click:run, ...).
+_CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "shell", "run")
+_DROPPED_DIRECTIVES = frozenset(
+    {"toctree", "include", "literalinclude", "raw", "highlight", "currentmodule", "index",
+     "contents", "sectnum", "meta", "image", "default-role", "role", "autosummary", "only-toc",
+     "tabularcolumns", "header", "footer", "title", "class", "target-notes", "django-admin-option"}
+)  # fmt: skip
+_ARGUMENT_NOT_TEXT = frozenset({"only", "ifconfig", "figure", "tab", "container"})
+_ADMONITIONS = frozenset(
+    {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention",
+     "seealso", "versionadded", "versionchanged", "deprecated", "versionremoved"}
+)  # fmt: skip
+
+
+def _directive_kind(name: str) -> str | None:
+    """``"code"`` (body kept exactly), ``"dropped"``, or ``None`` (docutils' own, else generic)."""
+    short = name.rpartition(":")[2]
+    if name in _CODE_DIRECTIVES or short in _CODE_DIRECTIVES:
+        return "code"
+    if name in _DROPPED_DIRECTIVES or short in _DROPPED_DIRECTIVES:
+        return "dropped"
+    if short in _ADMONITIONS:
+        return None  # docutils' own when it has one, else generic
+    if ":" in name and any(hint in short for hint in _CODE_HINTS):
+        return "code"
+    return None
