@@ -21,6 +21,7 @@ from textsearch._types import SearchOptions
 from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._schema import (
+    OLD_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     TANTIVY_SCHEMA_VERSION,
     documented_errors,
@@ -62,7 +63,8 @@ class EngineMixin:
         return dict(
             self._db.execute(
                 "SELECT key, value FROM textsearch_meta "
-                "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens')"
+                "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens', "
+                "'schema_version')"
             ).fetchall()
         )
 
@@ -79,8 +81,11 @@ class EngineMixin:
         """Make the chosen engine's ranking index current, rebuilding it when needed."""
         with documented_errors(self.path):
             if self.engine == "sqlite":
-                if self._meta().get("ranking_engine", "sqlite") != "sqlite":
+                meta = self._meta()
+                if meta.get("ranking_engine", "sqlite") != "sqlite":
                     retry_busy(self._switch_to_sqlite, self.path)
+                elif meta.get("schema_version") in OLD_SCHEMA_VERSIONS:
+                    retry_busy(self._reindex_text, self.path)
                 return
             import importlib
 
@@ -91,6 +96,7 @@ class EngineMixin:
                 if (
                     meta.get("ranking_engine") == "tantivy"
                     and meta.get("filter_tokens") == FILTER_TOKENS
+                    and meta.get("schema_version") == TANTIVY_SCHEMA_VERSION
                     and not self._ranker.damaged
                     and self._ranker.stored_generation() == int(meta.get("ranking_generation", "0"))
                 ):
@@ -120,6 +126,22 @@ class EngineMixin:
 
             shutil.rmtree(sidecar, ignore_errors=True)
 
+    def _reindex_text(self) -> None:
+        """Rebuild the FTS5 index of a file indexed before CJK text was cut into bigrams."""
+        with Transaction(self._db):
+            if self._meta().get("schema_version") not in OLD_SCHEMA_VERSIONS:
+                return  # another process did it meanwhile
+            passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+            if passages:
+                log.warning(
+                    "%s was indexed by an older release: rebuilding its FTS5 index "
+                    "(%d passages)",
+                    self.path,
+                    passages,
+                )
+            self._fts.rebuild()
+            self._set_meta("schema_version", SCHEMA_VERSION)
+
     def _rebuild_tantivy(self) -> None:
         ranker = self._tantivy()
         db = self._db
@@ -127,7 +149,10 @@ class EngineMixin:
             meta = self._meta()
             generation = int(meta.get("ranking_generation", "0"))
             current = meta.get("ranking_engine") == "tantivy"
-            tokens_current = meta.get("filter_tokens") == FILTER_TOKENS
+            tokens_current = (
+                meta.get("filter_tokens") == FILTER_TOKENS
+                and meta.get("schema_version") == TANTIVY_SCHEMA_VERSION
+            )
             if (
                 current
                 and tokens_current
@@ -143,7 +168,7 @@ class EngineMixin:
                     if not current
                     else "is behind the index file"
                     if tokens_current
-                    else "has filter tokens of an older release"
+                    else "was indexed by an older release"
                 )
                 log.warning(
                     "ranking index of %s %s: rebuilding it with tantivy (%d passages)",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textsearch._cjk import bigrams
 from textsearch._types import EqualTo, TextSearchFilter
 from textsearch.connectors.local._schema import INT64_MAX, INT64_MIN, cjk_run, is_cjk
 from textsearch.errors import InvalidRequestError
@@ -44,27 +45,28 @@ class QueryPlan:
 
 
 def plan_query(query: str) -> QueryPlan:
-    """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator)."""
-    words: list[str] = []
-    stop: list[str] = []
+    """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator).
+
+    A run of CJK characters becomes its overlapping bigrams (``textsearch._cjk``), each one
+    word of the query, as the index holds them.
+    """
+    words: dict[str, None] = {}  # insertion-ordered sets: linear in the query's length
+    stop: dict[str, None] = {}
     for word in _WORD.findall(query):
+        if len(words) >= MAX_QUERY_TERMS:
+            break  # later words would be cut off anyway
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
-                entry = run
+                words.update(dict.fromkeys(bigrams(run)))
+                continue
+            entry = run.lower()
+            if entry in STOP_WORDS:
+                stop[entry] = None
             else:
-                entry = run.lower()
-                if entry in STOP_WORDS:
-                    if entry not in stop:
-                        stop.append(entry)
-                    continue
-            if entry not in words:
-                words.append(entry)
+                words[entry] = None
     # A query made only of stop words ("to be or not to be") searches for them after all.
-    chosen = (words or stop)[:MAX_QUERY_TERMS]
-    terms = [
-        '"' + (" ".join(w) if not w.isascii() and is_cjk().match(w) else w) + '"' for w in chosen
-    ]
-    return QueryPlan(terms, chosen)
+    chosen = list(words or stop)[:MAX_QUERY_TERMS]
+    return QueryPlan(['"' + w + '"' for w in chosen], chosen)
 
 
 def _bindable(value: Any) -> Any:

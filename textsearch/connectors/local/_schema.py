@@ -7,7 +7,6 @@ accepts exactly the same documents.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -19,6 +18,7 @@ from typing import Any, TypeVar
 
 from pydantic import Field, ValidationError
 
+from textsearch._cjk import cjk_run, index_text, is_cjk
 from textsearch._types import is_valid_text
 from textsearch.connectors._document import StoredDocument
 from textsearch.errors import (
@@ -29,14 +29,19 @@ from textsearch.errors import (
     TextSearchError,
 )
 
-__all__ = ["LocalDocument", "MetadataValue", "normalize_document"]
+__all__ = ["LocalDocument", "MetadataValue", "cjk_run", "is_cjk", "normalize_document"]
 
 MetadataValue = str | int | float | bool | list[str] | None
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "6"
 # Written while tantivy ranks the index (its FTS5 table is then empty): a textsearch from before
 # the tantivy engine refuses such a file with a clear error instead of finding nothing in it.
-TANTIVY_SCHEMA_VERSION = "5"
+TANTIVY_SCHEMA_VERSION = "7"
+# The versions before CJK text was indexed as bigrams (textsearch._cjk.TEXT_VERSION): such an
+# index is opened, its ranking index rebuilt once from the stored passages, and its version
+# raised; a textsearch from before refuses the new versions (its FTS5 deletes would no longer
+# match what was indexed).
+OLD_SCHEMA_VERSIONS = ("4", "5")
 # A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
 # wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
 # passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
@@ -45,35 +50,6 @@ PAGE_SIZE = 32768
 ZWSP = "\u200b"
 RESERVED_FILTER_FIELDS = ("id", "link", "site")
 _METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
-_CJK_RANGES = (
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3100-\u312f"  # Bopomofo
-    "\u3400-\u4dbf"  # CJK Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK Compatibility Ideographs
-    "\U00020000-\U0003134f"  # CJK Extensions B-G
-)
-
-
-# The CJK patterns are compiled on first use: a character class this wide takes 2-4 ms to
-# compile, and text that is all ASCII (most queries, most documents) never needs them.
-@functools.cache
-def cjk_run() -> re.Pattern[str]:
-    """Runs of CJK characters and runs of other characters."""
-    return re.compile(f"[{_CJK_RANGES}]+|[^{_CJK_RANGES}]+")
-
-
-@functools.cache
-def is_cjk() -> re.Pattern[str]:
-    """One CJK character (use ``.match``)."""
-    return re.compile(f"[{_CJK_RANGES}]")
-
-
-@functools.cache
-def _cjk_only_run() -> re.Pattern[str]:
-    return re.compile(f"[{_CJK_RANGES}]+")
-
 # SQLite integers are 64-bit; a bigger Python int cannot be bound as a parameter.
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
@@ -170,16 +146,10 @@ def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
 
 
 def for_index(text: str | None) -> str:
-    """The text as the full-text index sees it: each CJK character fenced as a token."""
+    """The text as the full-text index sees it: each CJK run as its fenced bigrams."""
     if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
         return text or ""
-    # One replacement per run of CJK characters, not a template expansion per character:
-    # ~6x less CPU on CJK-heavy pages, same output.
-    return _cjk_only_run().sub(_fence_run, text)
-
-
-def _fence_run(match: re.Match[str]) -> str:
-    return ZWSP + (2 * ZWSP).join(match.group()) + ZWSP
+    return index_text(text, ZWSP)
 
 
 def index_title(title: str | None, section: str | None) -> str:
@@ -353,7 +323,7 @@ def _check_existing(db: sqlite3.Connection) -> bool:
     if "textsearch_meta" not in tables:
         raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
     row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
-    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION):
+    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION, *OLD_SCHEMA_VERSIONS):
         raise sqlite3.DatabaseError(
             f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r} "
             f"or {TANTIVY_SCHEMA_VERSION!r}; "
