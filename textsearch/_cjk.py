@@ -74,10 +74,14 @@ def has_cjk(text: str) -> bool:
 
 
 def bigrams(run: str) -> list[str]:
-    """The overlapping character bigrams of a CJK run (a lone character: itself)."""
-    if len(run) < 3:
+    """The index tokens of a CJK run: its overlapping bigrams, then its characters.
+
+    A lone character is itself. Bigrams hold most of a run's meaning (two characters are
+    the commonest word length); the characters let a one-character word match inside a run.
+    """
+    if len(run) < 2:
         return [run]
-    return list(map(operator.add, run[:-1], run[1:]))
+    return [*map(operator.add, run[:-1], run[1:]), *run]
 
 
 def index_text(text: str, separator: str = " ") -> str:
@@ -91,10 +95,7 @@ def index_text(text: str, separator: str = " ") -> str:
         return text
 
     def fence(match: re.Match[str]) -> str:
-        run = match.group()
-        if len(run) < 3:
-            return separator + run + separator
-        return separator + separator.join(map(operator.add, run[:-1], run[1:])) + separator
+        return separator + separator.join(bigrams(match.group())) + separator
 
     return cjk_only_run().sub(fence, text)
 

@@ -14,6 +14,8 @@ __all__ = ["QueryPlan", "filter_sql", "plan_query"]
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
+# A CJK run gives about two terms a character (bigrams and characters).
+MAX_CJK_TERMS = 96
 
 # Words that carry the grammar of a question, not its topic. They are left out of the query
 # (never out of the index), so "How do I retry safely?" ranks by "retry" and "safely".
@@ -52,11 +54,13 @@ def plan_query(query: str) -> QueryPlan:
     """
     words: dict[str, None] = {}  # insertion-ordered sets: linear in the query's length
     stop: dict[str, None] = {}
+    limit = MAX_QUERY_TERMS
     for word in _WORD.findall(query):
-        if len(words) >= MAX_QUERY_TERMS:
+        if len(words) >= limit:
             break  # later words would be cut off anyway
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
+                limit = MAX_CJK_TERMS
                 words.update(dict.fromkeys(bigrams(run)))
                 continue
             entry = run.lower()
@@ -65,7 +69,7 @@ def plan_query(query: str) -> QueryPlan:
             else:
                 words[entry] = None
     # A query made only of stop words ("to be or not to be") searches for them after all.
-    chosen = list(words or stop)[:MAX_QUERY_TERMS]
+    chosen = list(words or stop)[:limit]
     return QueryPlan(['"' + w + '"' for w in chosen], chosen)
 
 
