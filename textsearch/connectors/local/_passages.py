@@ -144,6 +144,10 @@ def hit_pattern(words: list[str]) -> HitFinder | None:
             stems.add(_stem(word.lower()))
         else:
             others.add(word.lower())
+    if any(len(word) > 1 for word in others):
+        # A CJK run's characters are index tokens (a one-character word matches inside a
+        # run) but highlighted only through its bigrams, never as every 的 in the text.
+        others = {word for word in others if len(word) > 1}
     if not stems and not others:
         return None
     # Longest first: where two stems start the same word, the longer one names the hit.

@@ -40,6 +40,7 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Self, TypedDict, Unpack
 
+from textsearch._cjk import CJK_RANGES, query_text
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -64,6 +65,7 @@ from textsearch.connectors.postgres._rows import (
     passage_link,
     passages_of,
     prepare_documents,
+    search_texts,
     walk,
 )
 from textsearch.connectors.postgres._schema import SchemaBuilder
@@ -91,6 +93,16 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 Mode = Literal["keyword", "semantic", "hybrid"]
 MODES = ("keyword", "semantic", "hybrid")
 
+
+
+#: rows to segment when a table from before CJK segmentation is upgraded (a POSIX class)
+_CJK_PATTERN = f"[{CJK_RANGES}]"
+
+
+def _segmented(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``(search_title, search_section, search_text, id, passage)`` of a stored row."""
+    doc_id, passage, title, section, text = row
+    return (*search_texts(title, section, text or ""), doc_id, passage)
 
 class PostgresSettings(TypedDict, total=False):
     """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
@@ -597,7 +609,7 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     def _results(
         self, query: str, rows: list[tuple[Any, ...]], total: int | None
     ) -> SearchResults[PostgresDocument]:
-        pattern = hit_pattern(_WORD.findall(split_exclusions(query)[0]))
+        pattern = hit_pattern(_WORD.findall(query_text(split_exclusions(query)[0])))
         docs = []
         for row in rows:
             doc_id, title, text, link, metadata, score, passage, section, anchor, line = row
@@ -743,6 +755,15 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                     key = await cursor.fetchone()
                     for statement in schema.upgrade(key[0] if key else None):
                         await conn.execute(statement)
+                if schema.needs_cjk_upgrade(columns) or schema.needs_upgrade(columns):
+                    if schema.needs_cjk_upgrade(columns):
+                        for statement in schema.cjk_upgrade():
+                            await conn.execute(statement)
+                    cursor = await conn.execute(schema.cjk_rows(), (_CJK_PATTERN,))
+                    updates = [_segmented(row) for row in await cursor.fetchall()]
+                    async with conn.cursor() as cur:
+                        await cur.executemany(schema.set_search_text(), updates)
+                    await conn.execute(schema.drop_stats())  # rebuilt below from new vectors
                 for statement in schema.create():
                     await conn.execute(statement)
                 cursor = await conn.execute(*schema.has_stats())
@@ -784,6 +805,14 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                     key = conn.execute(*schema.primary_key()).fetchone()
                     for statement in schema.upgrade(key[0] if key else None):
                         conn.execute(statement)
+                if schema.needs_cjk_upgrade(columns) or schema.needs_upgrade(columns):
+                    if schema.needs_cjk_upgrade(columns):
+                        for statement in schema.cjk_upgrade():
+                            conn.execute(statement)
+                    rows = conn.execute(schema.cjk_rows(), (_CJK_PATTERN,)).fetchall()
+                    with conn.cursor() as cur:
+                        cur.executemany(schema.set_search_text(), [_segmented(r) for r in rows])
+                    conn.execute(schema.drop_stats())  # rebuilt below from new vectors
                 for statement in schema.create():
                     conn.execute(statement)
                 if not conn.execute(*schema.has_stats()).fetchone()[0]:
