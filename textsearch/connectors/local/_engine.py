@@ -134,8 +134,7 @@ class EngineMixin:
             passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
             if passages:
                 log.warning(
-                    "%s was indexed by an older release: rebuilding its FTS5 index "
-                    "(%d passages)",
+                    "%s was indexed by an older release: rebuilding its FTS5 index (%d passages)",
                     self.path,
                     passages,
                 )

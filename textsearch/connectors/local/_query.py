@@ -112,9 +112,7 @@ def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
                 )
                 params += [f'$."{name}"', f'$."{name}"', value]
         elif isinstance(value, bool):
-            parts.append(
-                "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t WHERE t.type = ?)"
-            )
+            parts.append("EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t WHERE t.type = ?)")
             params += [f'$."{name}"', _json_bool(value)]
         else:
             parts.append(

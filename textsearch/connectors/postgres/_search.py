@@ -94,7 +94,6 @@ Mode = Literal["keyword", "semantic", "hybrid"]
 MODES = ("keyword", "semantic", "hybrid")
 
 
-
 #: rows to segment when a table from before CJK segmentation is upgraded (a POSIX class)
 _CJK_PATTERN = f"[{CJK_RANGES}]"
 
@@ -103,6 +102,7 @@ def _segmented(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """``(search_title, search_section, search_text, id, passage)`` of a stored row."""
     doc_id, passage, title, section, text = row
     return (*search_texts(title, section, text or ""), doc_id, passage)
+
 
 class PostgresSettings(TypedDict, total=False):
     """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
