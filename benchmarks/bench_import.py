@@ -24,7 +24,8 @@ import json, sys, time
 t0 = time.perf_counter()
 import textsearch
 elapsed = time.perf_counter() - t0
-HEAVY = ('azure', 'mcp', 'openai', 'anthropic', 'jinja2', 'aiohttp', 'tiktoken', 'selectolax')
+HEAVY = ('azure', 'mcp', 'openai', 'anthropic', 'jinja2', 'aiohttp', 'tiktoken', 'selectolax',
+         'opentelemetry')
 heavy = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in HEAVY})
 print(json.dumps({"seconds": elapsed, "heavy": heavy}))
 """

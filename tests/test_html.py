@@ -512,7 +512,7 @@ def test_degenerate_input_gives_an_empty_or_plain_section(
 def test_converter_text_is_tidy_enough_to_pack_without_a_second_pass(convert: Converter) -> None:
     # split_document packs HTML sections without re-tidying each paragraph: that is only
     # right while the converters' text has no blanks at line ends and no blank-line runs.
-    from textsearch.connectors.local._split import _pack
+    from textsearch.documents._split import _pack
 
     hostile = "<pre>a  \n\n\n  b\t\n</pre><p>x \u00a0\n\n \ny</p><div>\r\n\f\v</div>"
     for page in [*PAGES, hostile]:

@@ -265,7 +265,7 @@ def test_more_origins_than_pooled_ones_still_answer() -> None:
     import time
     from contextlib import ExitStack
 
-    from textsearch._http._base import HttpRequest
+    from textsearch._http import HttpRequest
     from textsearch._http._transports._urllib3 import NUM_POOLS
 
     transport = Urllib3Transport(httpx.Timeout(5.0), True)

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     # every connector and its native model, as the provider registry lists them
     from textsearch.connectors import *  # noqa: F403
 
-__version__ = "0.1.0"
+from textsearch._version import __version__
 
 # A library never configures logging; without a handler of its own, Python's last-resort
 # handler would print our WARNING records on stderr of every application that uses us.

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Generic, Literal, Protocol, TypeVar, runtime_c
 
 from typing_extensions import Self, Unpack
 
+from textsearch import _tracing
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -257,20 +258,12 @@ def resolve_options(
 def trusted_text_search_result(
     name: str | None, value: str | None, link: str | None
 ) -> TextSearchResult:
-    """A :class:`~textsearch.TextSearchResult` built without validating its fields again.
+    """A `TextSearchResult` built without validating its fields again.
 
     For a connector's mapping, whose fields come from its own validated native model (each
-    a ``str`` or ``None``): building through the validating constructor costs about twice
-    as much, and a page maps ten or more results per search. Equal, hashable and frozen
-    exactly like one built the usual way.
+    a ``str`` or ``None``). Equal, hashable and frozen exactly like one built the usual way.
     """
-    result = object.__new__(TextSearchResult)
-    setattr_ = object.__setattr__  # the model is frozen; this is how pydantic fills it too
-    setattr_(result, "__dict__", {"name": name, "value": value, "link": link})
-    setattr_(result, "__pydantic_fields_set__", {"name", "value", "link"})
-    setattr_(result, "__pydantic_extra__", None)
-    setattr_(result, "__pydantic_private__", None)
-    return result
+    return TextSearchResult.model_construct(name=name, value=value, link=link)
 
 
 class Closeable:
@@ -371,6 +364,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
                 ``AllProvidersFailedError`` when every wrapped search failed).
             SearchTransportError: The backend could not be reached.
         """
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "search", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("search", query, effective)
 
@@ -378,6 +373,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Search and return normalized name/value/link results; raises like :meth:`search`."""
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("text", query, effective)
 
@@ -385,6 +382,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Search and return the backend's own typed results; raises like :meth:`search`."""
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return await self._answer("native", query, effective)
 
@@ -392,6 +391,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of :meth:`search`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "search", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("search", query, effective)
 
@@ -399,6 +400,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("text", query, effective)
 
@@ -406,6 +409,8 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Blocking twin of :meth:`get_search_results`; raises the same errors."""
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
         return self._answer_sync("native", query, effective)
 

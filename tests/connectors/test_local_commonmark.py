@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from textsearch.connectors.local._markdown import markdown_sections
-from textsearch.connectors.local._split import split_document
+from textsearch.documents._markdown import markdown_sections
+from textsearch.documents._split import split_document
 
 pytest.importorskip("markdown_it")
 pytest.importorskip("mdit_py_plugins")

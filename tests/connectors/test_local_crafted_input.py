@@ -75,7 +75,7 @@ def test_crafted_file_is_indexed_in_linear_time(case: str, tmp_path: Path) -> No
 def test_heading_names_keep_underscores_of_names_and_code() -> None:
     # The fallback reader (no markup extra) names sections too: `equal_to` must not become
     # `equalto`, nor `__init__` lose its underscores.
-    from textsearch.connectors.local._split import _heading_name
+    from textsearch.documents._split import _heading_name
 
     assert (
         _heading_name("Filters (`f.equal_to(a, b)`, AND-ed)")
@@ -86,7 +86,7 @@ def test_heading_names_keep_underscores_of_names_and_code() -> None:
 
 
 def test_a_heading_of_backticks_is_named_in_linear_time() -> None:
-    from textsearch.connectors.local._split import _heading_name
+    from textsearch.documents._split import _heading_name
 
     started = time.process_time()
     _heading_name("`" * 100_000 + "x" + "``" * 50_000)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from textsearch.connectors.local._blocks import Block
-from textsearch.connectors.local._split import format_of, split_document
+from textsearch.documents._blocks import Block
+from textsearch.documents._split import format_of, split_document
 
 pytest.importorskip("markdown_it")
 pytest.importorskip("docutils")
@@ -50,7 +50,7 @@ def _inline_literals(text: str, kind: str) -> list[str]:
     """Inline literals (``x``) of a reStructuredText file: markup they show is text."""
     if kind == "markdown":
         return []
-    from textsearch.connectors.local._rst import _parse
+    from textsearch.documents._rst import _parse
 
     found = _parse(text).findall(lambda n: n.tagname == "literal")
     return sorted((node.astext() for node in found), key=len, reverse=True)
@@ -75,7 +75,7 @@ def _code_blocks(text: str, kind: str) -> list[str]:
                     body.pop(0)
                 blocks.append("\n".join(body))
         return blocks
-    from textsearch.connectors.local._rst import _parse
+    from textsearch.documents._rst import _parse
 
     document = _parse(text)
     return [node.astext() for node in document.findall(lambda n: n.tagname == "literal_block")]
@@ -128,7 +128,7 @@ def test_no_markup_survives_and_code_is_kept_exactly(doc_set: tuple[str, Path]) 
 
 
 def _docutils_blocks(body: str, offset: int) -> list[object]:
-    from textsearch.connectors.local import _rst
+    from textsearch.documents import _rst
 
     document = _rst._parse(body)
     walker = _rst._Walker(document, body, offset, False)
@@ -157,7 +157,7 @@ def test_bodies_read_without_docutils_read_as_docutils_reads_them(
     # What _rst reads without docutils (MyST {eval-rst} bodies) must be what the docutils
     # walk makes of the same text: checked on every body of the MyST set and on every
     # top-level chunk of the reStructuredText sets.
-    from textsearch.connectors.local import _markdown, _rst
+    from textsearch.documents import _markdown, _rst
 
     name, root = doc_set
     bodies: list[tuple[str, int]] = []

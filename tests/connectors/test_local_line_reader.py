@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from textsearch import LocalTextSearch
-from textsearch.connectors.local import _markdown, _split
-from textsearch.connectors.local._split import _plain_markdown, split_document
+from textsearch.documents import _markdown, _split
+from textsearch.documents._split import _plain_markdown, split_document
 
 SIGNATURE = """# Brave
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.connectors._local_engines import local_engine  # noqa: F401  (every test on both engines)
 from textsearch import LocalTextSearch
-from textsearch.connectors.local._passages import best_window, hit_pattern
-from textsearch.connectors.local._split import split_document
+from textsearch.documents._passages import best_window, hit_pattern
+from textsearch.documents._split import split_document
 from textsearch.errors import ConfigurationError
 from textsearch.grounding import format_results, ground_sync
 from textsearch.plugins import create_search_function, create_search_plugin
@@ -487,7 +487,7 @@ def test_code_lines_after_a_blank_line_keep_their_indentation() -> None:
 
 
 def test_code_is_kept_exactly_without_the_parsers_too() -> None:
-    from textsearch.connectors.local._split import _markdown_sections, _pack_blocks, _string_blocks
+    from textsearch.documents._split import _markdown_sections, _pack_blocks, _string_blocks
 
     _, sections = _markdown_sections(CODE_AFTER_BLANK)
     passages = _pack_blocks(_string_blocks(sections, fences=True), 1500)
@@ -725,7 +725,7 @@ def test_eval_rst_bodies_read_without_docutils_read_as_docutils_reads_them(
     body: str, needs_docutils: bool
 ) -> None:
     pytest.importorskip("docutils")
-    from textsearch.connectors.local import _rst
+    from textsearch.documents import _rst
 
     fast = _rst._directives_only(body, 20)
     assert (fast is None) is needs_docutils
@@ -745,7 +745,7 @@ def test_the_docutils_names_known_without_importing_it_are_the_installed_ones() 
     from docutils.parsers.rst import directives, roles
     from docutils.parsers.rst.languages import en
 
-    from textsearch.connectors.local import _rst
+    from textsearch.documents import _rst
 
     registry = directives._directive_registry  # type: ignore[attr-defined]
     assert {*en.directives, *registry} <= _rst._DOCUTILS_DIRECTIVES
@@ -761,7 +761,7 @@ def test_myst_eval_rst_bodies_without_markup_need_no_docutils_import() -> None:
 
     myst = "# T\n\n```{eval-rst}\n" + TABS + "```\n\n```{eval-rst}\n.. click:run::\n    x()\n```\n"
     code = (
-        "import sys\nfrom textsearch.connectors.local._split import split_document\n"
+        "import sys\nfrom textsearch.documents._split import split_document\n"
         f"_, passages = split_document({myst!r}, '.md')\n"
         "assert 'docutils' not in sys.modules, 'docutils imported'\n"
         "print(passages[0].text)\n"

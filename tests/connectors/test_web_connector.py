@@ -51,13 +51,26 @@ def _make(cls: type[Any], **kwargs: Any) -> Any:
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_every_setting_is_a_keyword_with_its_default(cls: type[Any]) -> None:
+def test_every_setting_is_a_typed_keyword_with_its_default(cls: type[Any]) -> None:
+    # The settings are typed keywords (PEP 692: **settings: Unpack[WebSettings]), which type
+    # checkers and editors show one by one; each is accepted, with the documented default.
+    from typing import get_args, get_origin
+
+    from typing_extensions import Unpack, get_type_hints
+
+    from textsearch.connectors.web._connector import _WEB_DEFAULTS, WebSettings
+
     parameters = inspect.signature(cls).parameters
+    settings = parameters["settings"]
+    assert settings.kind is inspect.Parameter.VAR_KEYWORD
+    hint = get_type_hints(cls.__init__, include_extras=True)["settings"]
+    assert get_origin(hint) is Unpack
+    assert get_origin(get_args(hint)[0]) is WebSettings
     assert set(HttpSettings.__annotations__) <= set(SETTINGS)
-    for name, default in SETTINGS.items():
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, name
-        assert parameters[name].default == default, name
-    assert not [p for p in parameters.values() if p.kind is inspect.Parameter.VAR_KEYWORD]
+    assert set(WebSettings.__annotations__) == set(SETTINGS)
+    assert dict(_WEB_DEFAULTS) == SETTINGS
+    connector = _make(cls, **{k: v for k, v in SETTINGS.items() if k != "timeout"})
+    assert connector.max_retries == SETTINGS["max_retries"]
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)

@@ -67,8 +67,11 @@ def test_constructor_signatures_follow_the_design(name: str) -> None:
     assert first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     for keyword, default in SIGNATURES[name].items():
         assert parameters[keyword].default == default
+    from textsearch.connectors.web._connector import WebSettings
+
+    assert parameters["settings"].kind is inspect.Parameter.VAR_KEYWORD  # typed: WebSettings
     for keyword in COMMON:
-        assert parameters[keyword].kind is inspect.Parameter.KEYWORD_ONLY
+        assert keyword in WebSettings.__annotations__
     assert [
         p for p in parameters.values() if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     ] == [first]

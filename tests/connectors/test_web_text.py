@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from textsearch.connectors.web._base import _unescape, decode_json, unescaped_text
+from textsearch._http._checks import _unescape, decode_json
+from textsearch.connectors.web._base import unescaped_text
 
 _PIECES = st.sampled_from(
     ["&amp;", "&", "amp;", "&lt;", "&#39;", "&#x27;", "&quot", "&amp", ";", "#", "a", " ", "é"]

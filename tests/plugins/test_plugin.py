@@ -113,7 +113,10 @@ def test_public_names_are_listed_and_import() -> None:
     import textsearch.plugins as plugins
 
     assert sorted(plugins.__all__) == [
+        "AnthropicSearchResultBlock",
+        "AnthropicTextBlock",
         "AnthropicTool",
+        "AnthropicToolResult",
         "OpenAIChatTool",
         "OpenAIFunctionDefinition",
         "OpenAIResponsesTool",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Mapping, Sized
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timezone
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Final, NamedTuple, TypeVar
 
 import httpx
 
@@ -44,26 +44,6 @@ RETRY_STATUSES: Final = frozenset({429, 500, 502, 503, 504})
 RETRY_EXCEPTIONS: Final = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 ResultT = TypeVar("ResultT", bound=Sized)
-
-
-@dataclass(frozen=True)
-class HttpRequest:
-    """A request description built by a connector (pure data, no I/O).
-
-    Attributes:
-        method: ``"GET"`` or ``"POST"``.
-        url: Full URL without secrets (the key goes in ``headers``).
-        params: Query parameters, in order.
-        json_body: A JSON-able body for POST requests.
-        headers: Request headers, including the auth header (left out of ``repr``, which
-            tracebacks with locals print).
-    """
-
-    method: str
-    url: str
-    params: tuple[tuple[str, str], ...] = ()
-    json_body: Any = None
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)

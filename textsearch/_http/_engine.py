@@ -51,7 +51,6 @@ from textsearch._http._base import (
     RETRY_STATUSES,
     BodyStatusError,
     ErrorDetail,
-    HttpRequest,
     HttpResponse,
     ResultT,
     _check_timeout,
@@ -86,7 +85,7 @@ from textsearch._http._transports._httpx import (
     make_ssl_context,
     make_sync_client,
 )
-from textsearch._http._transports.base import Answer, AsyncTransport, SyncTransport
+from textsearch._http._transports.base import Answer, AsyncTransport, HttpRequest, SyncTransport
 from textsearch.errors import (
     ConfigurationError,
     ProviderError,

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from textsearch._http._base import ErrorDetail, HttpRequest, _where
+from textsearch._http._base import ErrorDetail, _where
 from textsearch._http._guards import RedirectChain, RedirectRefused
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import (
@@ -25,7 +25,7 @@ from textsearch._http._transports._httpx import (
     wants_aiohttp,
     wants_urllib3,
 )
-from textsearch._http._transports.base import Answer, AsyncTransport, SyncTransport
+from textsearch._http._transports.base import Answer, AsyncTransport, HttpRequest, SyncTransport
 from textsearch.errors import InvalidRequestError, ProviderError
 
 __all__ = ["ExchangeMixin"]

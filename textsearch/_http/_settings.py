@@ -1,9 +1,8 @@
 """The HTTP settings every HTTP connector takes, named and documented once.
 
-A connector's constructor takes them as ``**http: Unpack[HttpSettings]``: type checkers see
-each keyword and its type, and :func:`http_parameters` gives the runtime signature the same
-keyword-only parameters with their defaults (so ``inspect.signature`` and ``help()`` show
-them). :func:`http_settings` checks the names and fills in the defaults.
+A connector's constructor takes them as ``**settings: Unpack[HttpSettings]`` (PEP 692): type
+checkers and editors see each keyword and its type. `http_settings` checks the names and fills
+in the defaults.
 """
 
 from __future__ import annotations
@@ -17,13 +16,11 @@ from textsearch._http._base import DEFAULT_MAX_RETRIES, DEFAULT_MAX_RETRY_WAIT
 from textsearch._http._guards import DEFAULT_DEADLINE, DEFAULT_MAX_RESPONSE_BYTES
 
 if TYPE_CHECKING:
-    import inspect
-
     import httpx
 
     from textsearch._http._transports._httpx import VerifyTypes
 
-__all__ = ["HTTP_DEFAULTS", "HttpSettings", "http_parameters", "http_settings"]
+__all__ = ["HTTP_DEFAULTS", "HttpSettings", "http_settings"]
 
 
 class HttpSettings(TypedDict, total=False):
@@ -92,22 +89,3 @@ def http_settings(
         if name not in defaults:
             raise TypeError(f"{owner}() got an unexpected keyword argument {name!r}")
     return {**defaults, **given}
-
-
-def http_parameters(
-    settings: type[Any] = HttpSettings, defaults: Mapping[str, Any] = HTTP_DEFAULTS
-) -> list[inspect.Parameter]:
-    """The settings as keyword-only parameters with their defaults, for a signature."""
-    import inspect  # only when a signature is asked for
-
-    annotations = settings.__annotations__  # a TypedDict's own and inherited keys
-    return [
-        inspect.Parameter(
-            name,
-            inspect.Parameter.KEYWORD_ONLY,
-            default=default,
-            # shown as written (a TypedDict may keep it as a ForwardRef)
-            annotation=getattr(annotations[name], "__forward_arg__", annotations[name]),
-        )
-        for name, default in defaults.items()
-    ]

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 
+from textsearch._twins import Plan, drive, drive_sync
 from textsearch._types import SearchOptions, SearchResults
 from textsearch.base import TextSearch
 from textsearch.compose._common import (
@@ -207,26 +208,21 @@ class FallbackTextSearch(Wrapper):
 
     # -- the search -----------------------------------------------------------------------
 
-    async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
+    def _attempts(self) -> Plan[TextSearch, SearchResults[Any]]:
+        """Ask each provider in turn (a plan: the drivers make the calls) until one answers."""
         skipped: list[dict[str, Any]] = []
         errors: list[Exception] = []
         for index, search in self._candidates(skipped):
             try:
-                return self._answered(index, await call(search, kind, query, options), skipped)
+                return self._answered(index, (yield search), skipped)
             except Exception as exc:
                 if not self._falls_over(exc):
                     raise
                 self._failed(index, exc, skipped, errors)
         raise self._all_failed(errors, skipped)
 
+    async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
+        return await drive(self._attempts(), lambda search: call(search, kind, query, options))
+
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        skipped: list[dict[str, Any]] = []
-        errors: list[Exception] = []
-        for index, search in self._candidates(skipped):
-            try:
-                return self._answered(index, call_sync(search, kind, query, options), skipped)
-            except Exception as exc:
-                if not self._falls_over(exc):
-                    raise
-                self._failed(index, exc, skipped, errors)
-        raise self._all_failed(errors, skipped)
+        return drive_sync(self._attempts(), lambda search: call_sync(search, kind, query, options))

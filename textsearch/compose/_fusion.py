@@ -248,6 +248,12 @@ class FusedTextSearch(Wrapper):
         # mistake, a bug) is raised.
         return isinstance(exc, (ProviderError, SearchTransportError))
 
+    def _left_out(self, exc: Exception) -> Exception:
+        """A provider's error that leaves it out of the fusion (returned), else ``exc`` raised."""
+        if self._is_partial(exc):
+            return exc
+        raise exc
+
     def _timeout_error(self, index: int) -> SearchTimeoutError:
         return SearchTimeoutError(
             f"{self.names[index]} did not answer within {self.per_search_timeout:g} s",
@@ -361,16 +367,11 @@ class FusedTextSearch(Wrapper):
 
     async def _one(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
         """Provider ``index``'s answer, or the error that leaves it out; a fatal error raises."""
-        search = self.searches[index]
-        inner = self._inner_options(index, options)
+        fetch = fetch_texts if plain else fetch_hits
         try:
-            if plain:
-                return await fetch_texts(search, query, inner)
-            return await fetch_hits(search, query, inner)
+            return await fetch(self.searches[index], query, self._inner_options(index, options))
         except Exception as exc:
-            if self._is_partial(exc):
-                return exc
-            raise
+            return self._left_out(exc)
 
     async def _run(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         plan = self._plan(kind)
@@ -441,16 +442,11 @@ class FusedTextSearch(Wrapper):
 
     def _one_sync(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
         """Blocking twin of :meth:`_one`."""
-        search = self.searches[index]
-        inner = self._inner_options(index, options)
+        fetch = fetch_texts_sync if plain else fetch_hits_sync
         try:
-            if plain:
-                return fetch_texts_sync(search, query, inner)
-            return fetch_hits_sync(search, query, inner)
+            return fetch(self.searches[index], query, self._inner_options(index, options))
         except Exception as exc:
-            if self._is_partial(exc):
-                return exc
-            raise
+            return self._left_out(exc)
 
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
         plan = self._plan(kind)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
+from textsearch import _tracing
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
 T = TypeVar("T")
@@ -253,6 +254,13 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
     items = _texts(texts)
     if not items:
         return []
+    if _tracing.enabled():
+        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
+            return await _embed_documents(embedder, items)
+    return await _embed_documents(embedder, items)
+
+
+async def _embed_documents(embedder: Embedder, items: list[str]) -> list[list[float]]:
     with _embedder_errors(_provider(embedder)):
         vectors = await embedder.embed_documents(items)
     return _validated(embedder, vectors, len(items))
@@ -263,6 +271,13 @@ def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[
     items = _texts(texts)
     if not items:
         return []
+    if _tracing.enabled():
+        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
+            return _embed_documents_sync(embedder, items)
+    return _embed_documents_sync(embedder, items)
+
+
+def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[float]]:
     with _embedder_errors(_provider(embedder)):
         vectors = embedder.embed_documents_sync(items)
     return _validated(embedder, vectors, len(items))
@@ -270,6 +285,13 @@ def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[
 
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
     """The validated vector of one query; raises as :func:`embed_documents`."""
+    if _tracing.enabled():
+        with _tracing.embedding_span(embedder, _provider(embedder), 1):
+            return await _embed_query(embedder, text)
+    return await _embed_query(embedder, text)
+
+
+async def _embed_query(embedder: Embedder, text: str) -> list[float]:
     with _embedder_errors(_provider(embedder)):
         vector = await embedder.embed_query(text)
     return _validated(embedder, [vector], 1)[0]
@@ -277,6 +299,13 @@ async def embed_query(embedder: Embedder, text: str) -> list[float]:
 
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     """Blocking twin of :func:`embed_query`; raises the same errors."""
+    if _tracing.enabled():
+        with _tracing.embedding_span(embedder, _provider(embedder), 1):
+            return _embed_query_sync(embedder, text)
+    return _embed_query_sync(embedder, text)
+
+
+def _embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     with _embedder_errors(_provider(embedder)):
         vector = embedder.embed_query_sync(text)
     return _validated(embedder, [vector], 1)[0]

@@ -103,7 +103,7 @@ def _text(value: object) -> str | None:
 
 def read_openai_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read an OpenAI-style error body (and the shapes compatible servers use)."""
-    from textsearch.connectors.web._base import load_json_object
+    from textsearch._http._checks import load_json_object
 
     body = load_json_object(response.content) or {}
     error = body.get("error")
@@ -165,7 +165,7 @@ def parse_embeddings(
         ResponseFormatError: Not JSON, no ``data`` list, indexes that do not cover the
             inputs exactly once, or malformed vectors (see ``check_vectors``).
     """
-    from textsearch.connectors.web._base import load_json_object
+    from textsearch._http._checks import load_json_object
 
     def bad(reason: str) -> ResponseFormatError:
         return ResponseFormatError(
@@ -268,7 +268,7 @@ class OpenAIEmbedder(_EmbedderBase):
         verify: VerifyTypes = True,
         transport: str = "auto",
     ) -> None:
-        from textsearch.connectors.web._base import check_header_name, check_url, resolve_api_key
+        from textsearch._http._checks import check_header_name, check_url, resolve_api_key
 
         owner = type(self).__name__
         if not isinstance(model, str) or not model.strip():

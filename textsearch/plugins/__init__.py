@@ -23,14 +23,20 @@ from textsearch.plugins._parameters import (
 )
 from textsearch.plugins._plugin import SearchPlugin, create_search_plugin
 from textsearch.plugins._tool_types import (
+    AnthropicSearchResultBlock,
+    AnthropicTextBlock,
     AnthropicTool,
+    AnthropicToolResult,
     OpenAIChatTool,
     OpenAIFunctionDefinition,
     OpenAIResponsesTool,
 )
 
 __all__ = [
+    "AnthropicSearchResultBlock",
+    "AnthropicTextBlock",
     "AnthropicTool",
+    "AnthropicToolResult",
     "OpenAIChatTool",
     "OpenAIFunctionDefinition",
     "OpenAIResponsesTool",

@@ -10,6 +10,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from textsearch import _tracing
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
@@ -35,6 +36,7 @@ from textsearch.plugins._parameters import (
 )
 from textsearch.plugins._tool_types import (
     AnthropicTool,
+    AnthropicToolResultContent,
     OpenAIChatTool,
     OpenAIFunctionDefinition,
     OpenAIResponsesTool,
@@ -323,6 +325,7 @@ class SearchFunction:
     def _failure(self, exc: Exception, raise_errors: bool) -> Outcome:
         if raise_errors:
             raise exc
+        _tracing.note_failure(exc)
         # A model can trigger InvalidRequestError at will (e.g. a skip the backend cannot page
         # to) and is told so; only what the developer must fix is logged loudly.
         if isinstance(exc, ConfigurationError) or not _is_known(exc):
@@ -357,17 +360,47 @@ class SearchFunction:
         logger.info("search function %s: same query %d times in a row", self.name, count)
         return Outcome(repeat_message(parsed.query, count), False)
 
+    @property
+    def tool_type(self) -> str:
+        """``gen_ai.tool.type`` of this tool's spans: ``extension`` on the open web, else
+        ``datastore`` (OpenTelemetry GenAI conventions)."""
+        return "extension" if self.open_world else "datastore"
+
     async def _run(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+        if _tracing.enabled():
+            return await _tracing.run_tool(
+                self.name,
+                self.description,
+                self.tool_type,
+                arguments,
+                lambda: self._call(arguments, raise_errors),
+            )
+        return await self._call(arguments, raise_errors)
 
     def _run_sync(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
+        if _tracing.enabled():
+            return _tracing.run_tool_sync(
+                self.name,
+                self.description,
+                self.tool_type,
+                arguments,
+                lambda: self._call_sync(arguments, raise_errors),
+            )
+        return self._call_sync(arguments, raise_errors)
+
+    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+        """One tool call (what :meth:`_run` traces); read tools replace it."""
+        parsed = self._prepared(arguments, raise_errors)
+        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+
+    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+        """Blocking twin of :meth:`_call`."""
         parsed = self._prepared(arguments, raise_errors)
         return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
 
@@ -401,6 +434,40 @@ class SearchFunction:
             TextSearchError: Only with ``raise_errors=True``: the search failed.
         """
         return self._run_sync(arguments, raise_errors=raise_errors).text
+
+    async def invoke_anthropic(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> list[AnthropicToolResultContent]:
+        """Run the tool call and return Anthropic content blocks that Claude cites natively.
+
+        Each result is a ``search_result`` block (``source``: its link, ``title``,
+        ``content``: its text, citations enabled); a read tool's answer is one such block;
+        an error or an empty answer is one text block with the same sentence as
+        [invoke][textsearch.plugins.SearchFunction.invoke]. Put the list in a
+        ``tool_result``'s ``content`` (or use ``SearchPlugin.anthropic_tool_result``).
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        outcome = await self._run(arguments, raise_errors=raise_errors)
+        return search_result_blocks(self.name, outcome.text, outcome.is_error, outcome.structured)
+
+    def invoke_anthropic_sync(
+        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+    ) -> list[AnthropicToolResultContent]:
+        """Blocking twin of [invoke_anthropic][textsearch.plugins.SearchFunction.invoke_anthropic].
+
+        Raises:
+            InvalidRequestError: Only with ``raise_errors=True``: invalid arguments.
+            TextSearchError: Only with ``raise_errors=True``: the search failed.
+        """
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        outcome = self._run_sync(arguments, raise_errors=raise_errors)
+        return search_result_blocks(self.name, outcome.text, outcome.is_error, outcome.structured)
 
 
 def _is_known(exc: Exception) -> bool:

@@ -185,6 +185,8 @@ def _stores(plugin: SearchPlugin) -> list[_GuardedStore]:
         search = function.text_search
         if not callable(getattr(search, "get_document", None)):
             continue
+        if not getattr(function, "serves_documents", True):  # fetch_page: no stored documents
+            continue
         _, filters = by_search.setdefault(id(search), (search, []))
         preset = function.filter
         if preset is None:

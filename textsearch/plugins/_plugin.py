@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from textsearch._types import TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
 from textsearch.plugins._function import (
@@ -14,7 +15,17 @@ from textsearch.plugins._function import (
     create_search_function,
 )
 from textsearch.plugins._loop_guard import DEFAULT_MAX_REPEATS
-from textsearch.plugins._tool_types import AnthropicTool, OpenAIChatTool, OpenAIResponsesTool
+from textsearch.plugins._reading import (
+    DEFAULT_READ_CHARS,
+    FetchPageFunction,
+    ReadDocumentFunction,
+)
+from textsearch.plugins._tool_types import (
+    AnthropicTool,
+    AnthropicToolResult,
+    OpenAIChatTool,
+    OpenAIResponsesTool,
+)
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -167,6 +178,31 @@ class SearchPlugin:
             return self._unknown(tool_name, raise_errors).text
         return function.invoke_sync(arguments, raise_errors=raise_errors)
 
+    async def anthropic_tool_result(self, tool_use: Any) -> AnthropicToolResult:
+        """Answer one Anthropic ``tool_use`` block with a ``tool_result`` Claude cites natively.
+
+        ``tool_use`` is the SDK's ``ToolUseBlock`` (or a mapping with ``id``, ``name`` and
+        ``input``). The content is ``search_result`` blocks (see
+        [invoke_anthropic][textsearch.plugins.SearchFunction.invoke_anthropic]);
+        ``is_error`` is set when the text says what went wrong (an unknown tool too).
+        """
+        tool_id, name, arguments = _tool_use_parts(tool_use)
+        function = self._functions.get(name)
+        if function is None:
+            outcome = self._unknown(name, False)
+        else:
+            outcome = await function._run(arguments)
+        from textsearch.plugins._anthropic import search_result_blocks
+
+        return {
+            "type": "tool_result",
+            "tool_use_id": tool_id,
+            "content": search_result_blocks(
+                name, outcome.text, outcome.is_error, outcome.structured
+            ),
+            "is_error": outcome.is_error,
+        }
+
     # -- MCP ----------------------------------------------------------------------------
 
     def create_mcp_server(self) -> Server[Any]:
@@ -247,6 +283,10 @@ def create_search_plugin(
     name: str = "search",
     description: str | None = None,
     functions: Sequence[SearchFunction] | None = None,
+    filter: TextSearchFilter | None = None,
+    read_tools: bool = False,
+    fetch: bool | Mapping[str, Any] = False,
+    max_read_chars: int = DEFAULT_READ_CHARS,
     max_repeats: int | None = DEFAULT_MAX_REPEATS,
 ) -> SearchPlugin:
     """Turn a connector into a plugin: one line gives a working set of tools.
@@ -257,31 +297,107 @@ def create_search_plugin(
     ``query``/``top``/``skip``.
 
     Args:
-        text_search: The connector searched by the default function.
+        text_search: The connector searched by the default function (and read by the read
+            tools).
         name: Plugin name; also the name of its MCP server.
         description: What the plugin offers; a default otherwise.
         functions: The functions to expose instead of the default one (made with
-            :func:`create_search_function`, possibly over other connectors).
+            [create_search_function][textsearch.plugins.create_search_function], possibly
+            over other connectors).
+        filter: Preset filter of every function the plugin makes (the default ``search``
+            and the read tools): hidden from the model, impossible to remove or widen.
+            Without it, the read tools take the preset shared by the ``functions`` over
+            ``text_search``.
+        read_tools: Add ``read_document(link, start=0)``: the section a result's link
+            points at, or the whole document for its link without the fragment (or its id),
+            at most ``max_read_chars`` characters a call. Needs a connector that reads
+            documents (``get_document``: ``LocalTextSearch``, ``PostgresTextSearch``). A
+            link outside the preset filter is refused with no content.
+        fetch: Add ``fetch_page(url)``, backed by the guarded fetcher
+            ([fetch_pages][textsearch.grounding.fetch_pages]): public addresses only,
+            bounded size and time. ``True``, or a mapping of ``fetch_pages`` options
+            (``timeout``, ``max_bytes``, ``allow_networks``, ``http_client``...). Under a
+            preset filter (``equal_to`` on ``site`` or ``link`` only) a URL, and where its
+            redirects end, must satisfy it.
+        max_read_chars: Most characters of one ``read_document`` or ``fetch_page`` answer.
         max_repeats: Loop guard of the default function (see
-            :func:`create_search_function`); ``None`` turns it off. Functions passed in
-            ``functions`` keep their own setting.
+            [create_search_function][textsearch.plugins.create_search_function]); ``None``
+            turns it off. Functions passed in ``functions`` keep their own setting.
 
     Raises:
         ConfigurationError: Not a ``TextSearch``, bad plugin name, duplicate function
-            names, or an empty list of functions.
+            names, an empty list of functions, a filter that is not a
+            ``TextSearchFilter``, ``read_tools`` on a connector that cannot read documents,
+            functions over ``text_search`` with different presets and no ``filter``, or a
+            preset filter ``fetch_page`` cannot check on a URL.
     """
+    if filter is not None and not isinstance(filter, TextSearchFilter):
+        raise ConfigurationError(f"filter must be a TextSearchFilter, not {type(filter).__name__}")
     if functions is None:
         functions = [
             create_search_function(
-                text_search, kind="text_search_results", name="search", max_repeats=max_repeats
+                text_search,
+                kind="text_search_results",
+                name="search",
+                filter=filter,
+                max_repeats=max_repeats,
             )
         ]
     elif not isinstance(text_search, TextSearch):
         raise ConfigurationError(
             f"text_search must implement the TextSearch protocol, got {type(text_search).__name__}"
         )
-    return SearchPlugin(
-        name, description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION, functions
+    summary = description if description is not None else _DEFAULT_PLUGIN_DESCRIPTION
+    if not (read_tools or fetch):
+        return SearchPlugin(name, summary, functions)
+    tools = list(SearchPlugin(name, summary, functions).functions)  # checks them first
+    preset = filter if filter is not None else _shared_preset(text_search, tools)
+    if read_tools:
+        tools.append(ReadDocumentFunction(text_search, filter=preset, max_chars=max_read_chars))
+    if fetch:
+        options = fetch if isinstance(fetch, Mapping) else None
+        tools.append(
+            FetchPageFunction(text_search, filter=preset, options=options, max_chars=max_read_chars)
+        )
+    return SearchPlugin(name, summary, tools)
+
+
+def _shared_preset(
+    text_search: TextSearch, functions: Sequence[SearchFunction]
+) -> TextSearchFilter | None:
+    """The preset the read tools inherit from the functions over ``text_search``.
+
+    None when one of them has none (it could return any document anyway) or when none is
+    over it; the one preset they share; several different ones are ambiguous.
+
+    Raises:
+        ConfigurationError: The functions over ``text_search`` have different presets.
+    """
+    presets: list[TextSearchFilter] = []
+    for function in functions:
+        if not isinstance(function, SearchFunction) or function.text_search is not text_search:
+            continue
+        preset = function.filter
+        if preset is None:
+            return None
+        if preset not in presets:
+            presets.append(preset)
+    if len(presets) > 1:
+        raise ConfigurationError(
+            "the functions over this connector have different preset filters; pass filter= "
+            "to say which one the read tools keep"
+        )
+    return presets[0] if presets else None
+
+
+def _tool_use_parts(tool_use: Any) -> tuple[str, str, Any]:
+    if isinstance(tool_use, Mapping):
+        get = tool_use.get
+        return str(get("id", "")), str(get("name", "")), get("input")
+    return (
+        str(getattr(tool_use, "id", "")),
+        str(getattr(tool_use, "name", "")),
+        getattr(tool_use, "input", None),
     )
 
 

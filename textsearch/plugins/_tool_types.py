@@ -18,8 +18,13 @@ from typing import Literal, Optional, Protocol, SupportsIndex, TypeAlias, TypeVa
 from typing_extensions import Required, TypedDict
 
 __all__ = [
+    "AnthropicCitationsConfig",
     "AnthropicInputSchema",
+    "AnthropicSearchResultBlock",
+    "AnthropicTextBlock",
     "AnthropicTool",
+    "AnthropicToolResult",
+    "AnthropicToolResultContent",
     "OpenAIChatTool",
     "OpenAIFunctionDefinition",
     "OpenAIResponsesTool",
@@ -110,3 +115,45 @@ class AnthropicTool(TypedDict, total=False):
     input_examples: Iterable[dict[str, object]]
     strict: bool
     type: Optional[Literal["custom"]]  # noqa: UP045
+
+
+class AnthropicTextBlock(TypedDict):
+    """A text content block (``anthropic`` ``TextBlockParam``, the keys used here)."""
+
+    type: Literal["text"]
+    text: str
+
+
+class AnthropicCitationsConfig(TypedDict, total=False):
+    """``citations`` of a search result block (``anthropic`` ``CitationsConfigParam``)."""
+
+    enabled: bool
+
+
+class AnthropicSearchResultBlock(TypedDict):
+    """A ``search_result`` content block (the keys of ``anthropic`` ``SearchResultBlockParam``
+    that are used here).
+
+    Put in a ``tool_result``'s content, Claude cites it natively (``search_result_location``
+    citations naming its ``source`` and ``title``).
+    """
+
+    type: Literal["search_result"]
+    source: str
+    title: str
+    content: list[AnthropicTextBlock]
+    citations: AnthropicCitationsConfig
+
+
+AnthropicToolResultContent: TypeAlias = Union[AnthropicSearchResultBlock, AnthropicTextBlock]  # noqa: UP007
+"""One block of what ``invoke_anthropic`` returns."""
+
+
+class AnthropicToolResult(TypedDict):
+    """A ``tool_result`` content block (the keys of ``anthropic`` ``ToolResultBlockParam``
+    that are used here)."""
+
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: list[AnthropicToolResultContent]
+    is_error: bool

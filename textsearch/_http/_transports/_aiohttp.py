@@ -26,7 +26,7 @@ from textsearch._http._transports._httpx import default_ssl_context, environment
 from textsearch._http._transports.base import Answer, StatusSink, missing_extra
 
 if TYPE_CHECKING:
-    from textsearch._http._base import HttpRequest
+    from textsearch._http._transports.base import HttpRequest
 
 try:
     import aiohttp

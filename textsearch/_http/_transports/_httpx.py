@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -34,11 +34,8 @@ from textsearch._http._guards import (
     current_deadline,
     deadline_scope,
 )
-from textsearch._http._transports.base import Answer, StatusSink
+from textsearch._http._transports.base import Answer, HttpRequest, StatusSink
 from textsearch.errors import ConfigurationError
-
-if TYPE_CHECKING:
-    from textsearch._http._base import HttpRequest
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -12,12 +12,37 @@ Beside this module: :mod:`._httpx` (an ``httpx`` client, injected or owned; the 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
 
-if TYPE_CHECKING:
-    from textsearch._http._base import HttpRequest
+__all__ = [
+    "Answer",
+    "AsyncTransport",
+    "HttpRequest",
+    "StatusSink",
+    "SyncTransport",
+    "missing_extra",
+]
 
-__all__ = ["Answer", "AsyncTransport", "StatusSink", "SyncTransport", "missing_extra"]
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """A request description built by a connector (pure data, no I/O).
+
+    Attributes:
+        method: ``"GET"`` or ``"POST"``.
+        url: Full URL without secrets (the key goes in ``headers``).
+        params: Query parameters, in order.
+        json_body: A JSON-able body for POST requests.
+        headers: Request headers, including the auth header (left out of ``repr``, which
+            tracebacks with locals print).
+    """
+
+    method: str
+    url: str
+    params: tuple[tuple[str, str], ...] = ()
+    json_body: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
 
 
 class Answer(NamedTuple):

@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from textsearch._http._checks import clean_text
 from textsearch._types import SearchResults, TextSearchResult
-from textsearch.connectors.web._base import clean_text
 from textsearch.errors import ResponseFormatError
 
 PROVIDER = "azure_ai_search"

@@ -1,126 +1,12 @@
-"""Files for the local index: what ``index_path`` reads, how, and its write transactions."""
+"""Write transactions of the local index (``index_path`` and ``add_documents``)."""
 
 from __future__ import annotations
 
-import logging
-import os
 import sqlite3
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from textsearch.connectors.local._passages import Passage
 from textsearch.connectors.local._schema import map_error, retry_busy
 
-__all__ = ["DEFAULT_EXTENSIONS", "IndexReport"]
-
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
-_SKIP_DIRS = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        "node_modules",
-        "__pycache__",
-        ".venv",
-        "venv",
-        ".tox",
-        ".nox",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        "site-packages",
-        "dist",
-        "build",
-    }
-)
-_MAX_FILE_BYTES = 20 * 1024 * 1024
-log = logging.getLogger("textsearch.local")
-
-
-@dataclass
-class IndexReport:
-    """What :meth:`LocalTextSearch.index_path` did.
-
-    Attributes:
-        added: Files indexed for the first time.
-        updated: Files re-read because their content changed.
-        unchanged: Files skipped because they had not changed.
-        removed: Documents removed because their file is gone.
-        failed: ``(path, reason)`` for files that could not be read.
-    """
-
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
-
-    @property
-    def indexed(self) -> int:
-        """Files (re)indexed by this run: ``added + updated``."""
-        return self.added + self.updated
-
-
-def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
-    """The files to index under ``root``: folders are not followed through links (no loops),
-    and a linked file is read only if it resolves inside ``root`` (a link in a shared folder
-    must not pull ``~/.ssh/id_rsa.md`` into an index, and then into a model's context)."""
-    inside = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
-        for name in filenames:
-            if not name.startswith(".") and name.lower().endswith(wanted):
-                path = Path(dirpath) / name
-                if path.is_symlink() and not _within(path, inside):
-                    log.warning("not indexing %s: it links to a file outside %s", path, root)
-                    continue
-                yield path
-
-
-def _within(path: Path, root: Path) -> bool:
-    try:
-        path.resolve(strict=True).relative_to(root)
-    except (OSError, RuntimeError, ValueError):  # dangling, a loop, or outside
-        return False
-    return True
-
-
-def read_file(
-    file: Path,
-    previous: tuple[int | None, int | None, str | None] | None,
-    report: IndexReport,
-    formats: Mapping[str, str] | None = None,
-) -> FileWork | None:
-    try:
-        stat = file.stat()
-        if previous is not None and previous[0] == stat.st_mtime_ns and previous[1] == stat.st_size:
-            report.unchanged += 1
-            return None
-        if stat.st_size > _MAX_FILE_BYTES:
-            raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
-        data = file.read_bytes()
-    except OSError as exc:
-        report.failed.append((str(file), str(exc)))
-        return None
-    import hashlib  # ~15 ms of import time that searching never needs
-
-    digest = hashlib.sha256(data).hexdigest()
-    if previous is not None and previous[2] == digest:
-        return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
-    from textsearch.connectors.local._split import split_document  # index time only
-
-    title, passages = split_document(data, file.suffix, formats=formats)
-    return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
-
-
-@dataclass(slots=True)
-class FileWork:
-    mtime_ns: int
-    size: int
-    sha256: str
-    title: str | None  # None: same content as indexed, only the bookkeeping changes
-    passages: list[Passage]
+__all__ = ["Batch", "Transaction"]
 
 
 class Transaction:

@@ -1,26 +1,26 @@
-"""The local index on disk: document shape and validation, schema, locking and error mapping.
+"""The local index on disk: schema, locking and error mapping.
 
-``normalize_document`` is the one place a document dict becomes a validated
-:class:`LocalDocument`; other document stores (PostgreSQL) reuse it so that every store
-accepts exactly the same documents.
+The document shape (``LocalDocument``, ``normalize_document``) is shared by every store and
+lives in ``textsearch.documents``; it is re-exported here for the local index's own modules.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
-
-from pydantic import Field, ValidationError
+from typing import TypeVar
 
 from textsearch._cjk import cjk_run, index_text, is_cjk
-from textsearch._types import is_valid_text
-from textsearch.connectors._document import StoredDocument
+from textsearch.documents._shape import (
+    INT64_MAX,
+    INT64_MIN,
+    RESERVED_FILTER_FIELDS,
+    LocalDocument,
+    MetadataValue,
+    normalize_document,
+)
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -29,15 +29,23 @@ from textsearch.errors import (
     TextSearchError,
 )
 
-__all__ = ["LocalDocument", "MetadataValue", "cjk_run", "is_cjk", "normalize_document"]
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "RESERVED_FILTER_FIELDS",
+    "LocalDocument",
+    "cjk_run",
+    "is_cjk",
+    "MetadataValue",
+    "normalize_document",
+]
 
-MetadataValue = str | int | float | bool | list[str] | None
 
 SCHEMA_VERSION = "6"
 # Written while tantivy ranks the index (its FTS5 table is then empty): a textsearch from before
 # the tantivy engine refuses such a file with a clear error instead of finding nothing in it.
 TANTIVY_SCHEMA_VERSION = "7"
-# The versions before CJK text was indexed as bigrams (textsearch._cjk.TEXT_VERSION): such an
+# The versions before CJK text was indexed as bigrams and characters (textsearch._cjk): such an
 # index is opened, its ranking index rebuilt once from the stored passages, and its version
 # raised; a textsearch from before refuses the new versions (its FTS5 deletes would no longer
 # match what was indexed).
@@ -48,105 +56,11 @@ OLD_SCHEMA_VERSIONS = ("4", "5")
 # 5 random rows costs 0.06, 0.07 and 0.13 ms. Applies when a file is created.
 PAGE_SIZE = 32768
 ZWSP = "\u200b"
-RESERVED_FILTER_FIELDS = ("id", "link", "site")
-_METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
-# SQLite integers are 64-bit; a bigger Python int cannot be bound as a parameter.
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-
-
-class LocalDocument(StoredDocument):
-    """A document of the local index; also the native result of ``LocalTextSearch``.
-
-    In results, a document is one passage of what was indexed: ``text`` is the passage,
-    ``section`` its heading and ``link`` points at it (``file#anchor`` or ``file#L12``).
-
-    Attributes:
-        id: Unique id; adding a document with an existing id replaces it.
-        title: Title of the document.
-        text: Full text (in results: the text of the matching passage).
-        link: File path or URL the document comes from (in results: of the passage).
-        metadata: Filterable fields: str, int, float, bool, None, or a list of str.
-        section: In results: the heading of the passage's section, if it has one.
-        line: In results: the line the passage starts on, when known.
-        snippet: In results: the passage, or a bounded window of it around the hits.
-        score: In results: BM25 relevance, higher is better.
-    """
-
-    id: str = Field(min_length=1)
-    metadata: dict[str, MetadataValue] = Field(default_factory=dict)
-    section: str | None = None
-    line: int | None = None
-    snippet: str | None = None
-    score: float | None = None
-
-
-def _derived_id(data: Mapping[str, Any]) -> str:
-    import hashlib  # ~15 ms of import time, needed only here and when files are indexed
-
-    seed = json.dumps([data.get("title"), data.get("text"), data.get("link")], ensure_ascii=False)
-    return hashlib.sha256(seed.encode()).hexdigest()[:32]
-
-
-def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
-    """Validate a document (a :class:`LocalDocument` or a dict) for a document store.
-
-    A missing ``id`` is derived from title, text and link. Metadata keys must be identifiers
-    (letters, digits, ``_``, ``-``) and not ``id``, ``link`` or ``site``; values must be
-    str, int (64-bit), finite float, bool, None, or a list of str.
-
-    Raises:
-        InvalidRequestError: The document is not valid.
-    """
-    if isinstance(doc, LocalDocument):
-        result = doc
-    elif isinstance(doc, Mapping):
-        data = doc if type(doc) is dict else dict(doc)  # validation copies what it keeps
-        if data.get("id") in (None, ""):
-            data = {**data, "id": _derived_id(data)}
-        try:
-            # model_validate's own work, without its keyword handling (~0.4 us a document)
-            result = LocalDocument.__pydantic_validator__.validate_python(data)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            raise InvalidRequestError(
-                f"invalid document: {first['msg']} at {first['loc']}"
-            ) from None
-    else:
-        raise InvalidRequestError(
-            f"documents must be LocalDocument or dict, not {type(doc).__name__}"
-        )
-    strings = [result.id, result.title or "", result.text, result.link or ""]
-    for key, value in result.metadata.items():
-        if not _METADATA_KEY.fullmatch(key) or key in RESERVED_FILTER_FIELDS:
-            raise InvalidRequestError(
-                f"metadata key {key!r} is not allowed: use letters, digits, '_' or '-' "
-                f"(starting with a letter or '_'), and none of {RESERVED_FILTER_FIELDS}"
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidRequestError(
-                f"document {result.id!r}: metadata {key!r} is {value!r}; "
-                "numbers must be finite (no NaN or infinity)"
-            )
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not INT64_MIN <= value <= INT64_MAX:
-                raise InvalidRequestError(
-                    f"document {result.id!r}: metadata {key!r} does not fit in 64 bits"
-                )
-        if isinstance(value, list):
-            strings.extend(value)
-        elif isinstance(value, str):
-            strings.append(value)
-    # One C-level encode of all the strings: a lone surrogate anywhere fails it (two lone
-    # halves side by side stay two code points, so joining cannot hide one).
-    if not is_valid_text("".join(strings)):
-        raise InvalidRequestError(
-            f"document {result.id!r} has text that is not valid Unicode (a lone surrogate)"
-        )
-    return result
 
 
 def for_index(text: str | None) -> str:
-    """The text as the full-text index sees it: each CJK run as its fenced bigrams."""
+    """The text as the full-text index sees it: each CJK run as its fenced bigrams and
+    characters (``textsearch._cjk``)."""
     if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
         return text or ""
     return index_text(text, ZWSP)

@@ -26,11 +26,10 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
-from urllib.parse import urlsplit
 
 from textsearch._types import (
     AnyTagEqualTo,
@@ -42,22 +41,8 @@ from textsearch._types import (
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
-from textsearch.connectors.local._files import (
-    DEFAULT_EXTENSIONS,
-    Batch,
-    FileWork,
-    IndexReport,
-    Transaction,
-    read_file,
-    walk,
-)
+from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
-from textsearch.connectors.local._passages import (
-    DEFAULT_PASSAGE_CHARS,
-    Passage,
-    best_window,
-    hit_pattern,
-)
 from textsearch.connectors.local._query import filter_sql, plan_query
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
@@ -67,6 +52,21 @@ from textsearch.connectors.local._schema import (
     documented_errors,
     normalize_document,
     retry_busy,
+)
+from textsearch.documents._files import (
+    DEFAULT_EXTENSIONS,
+    FileWork,
+    IndexReport,
+    checked_formats,
+    read_file,
+    walk,
+)
+from textsearch.documents._links import link_host, passage_link
+from textsearch.documents._passages import (
+    DEFAULT_PASSAGE_CHARS,
+    Passage,
+    best_window,
+    hit_pattern,
 )
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
@@ -98,39 +98,6 @@ _EMBED_BATCH = 256
 _WHOLE_ROWS = 32
 
 
-def _host(link: str | None) -> str | None:
-    if not link or "://" not in link:
-        return None
-    # urlsplit finds the host in what comes before the first "/", "?" or "#" after "://";
-    # parsing only that prefix, cached, is what keeps it off the indexing profile.
-    scheme, _, rest = link.partition("://")
-    end = len(rest)
-    for mark in "/?#":
-        found = rest.find(mark, 0, end)
-        if found != -1:
-            end = found
-    return _host_of(scheme + "://" + rest[:end])
-
-
-@lru_cache(maxsize=4096)
-def _host_of(prefix: str) -> str | None:
-    try:
-        host = urlsplit(prefix).hostname
-    except ValueError:
-        return None
-    return host.lower() if host else None
-
-
-def _passage_link(link: str | None, anchor: str | None, line: int | None) -> str | None:
-    if not link:
-        return None
-    if anchor:
-        return f"{link}#{anchor}"
-    if line and line > 1:
-        return f"{link}#L{line}"
-    return link
-
-
 def _passage_rows(
     doc: LocalDocument, passages: list[Passage]
 ) -> list[tuple[str | None, str | None, int | None, str]]:
@@ -146,18 +113,8 @@ def _passage_rows(
 
 
 def _stored_document(**fields: Any) -> LocalDocument:
-    """A result built from stored (already validated) values, without validating again.
-
-    Filled the way pydantic fills a model (as ``base.trusted_text_search_result`` does):
-    ``model_construct`` costs ~30 µs a result, ten times this, and a page has up to 1,000.
-    """
-    document = object.__new__(LocalDocument)
-    setattr_ = object.__setattr__
-    setattr_(document, "__dict__", fields)
-    setattr_(document, "__pydantic_fields_set__", set(fields))
-    setattr_(document, "__pydantic_extra__", None)
-    setattr_(document, "__pydantic_private__", None)
-    return document
+    """A result built from stored (already validated) values, without validating again."""
+    return LocalDocument.model_construct(**fields)
 
 
 def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
@@ -184,22 +141,8 @@ def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return embed_documents_sync(embedder, texts)
 
 
-def _checked_formats(formats: Mapping[str, str] | None) -> dict[str, str]:
-    from textsearch.connectors.local._split import FORMATS
-
-    checked: dict[str, str] = {}
-    for suffix, kind in (formats or {}).items():
-        if not isinstance(suffix, str) or not suffix.startswith(".") or kind not in FORMATS:
-            raise ConfigurationError(
-                f"formats: {suffix!r}: {kind!r} is not a suffix and a format "
-                f"(a suffix such as '.txt', a format among {', '.join(FORMATS)})"
-            )
-        checked[suffix.lower()] = kind
-    return checked
-
-
 def _text_version(formats: dict[str, str]) -> str:
-    from textsearch.connectors.local._split import readers  # loaded only to index files
+    from textsearch.documents._split import readers  # loaded only to index files
 
     version = f"{MARKDOWN_TEXT_VERSION}:{readers()}"
     if not formats:
@@ -210,7 +153,7 @@ def _text_version(formats: dict[str, str]) -> str:
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     if not chunk:
         return [Passage(None, None, 1, doc.text)]
-    from textsearch.connectors.local._split import split_text  # loaded only to split
+    from textsearch.documents._split import split_text  # loaded only to split
 
     return split_text(doc.text)
 
@@ -683,7 +626,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     ) -> None:
         db = self._db
         self._delete(doc.id)
-        site = _host(doc.link)
+        site = link_host(doc.link)
         cursor = db.execute(
             "INSERT INTO documents(id, title, link, site, metadata, source_root, mtime_ns, "
             "size, sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -774,7 +717,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if vectors:
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
-            site = _host(doc.link)
+            site = link_host(doc.link)
             metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
@@ -848,7 +791,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if not root.exists():
             raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
         wanted = tuple(e.lower() for e in extensions)
-        forced = _checked_formats(formats)
+        forced = checked_formats(formats)
         files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
@@ -1082,7 +1025,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     id=doc_id,
                     title=title,
                     text=text,
-                    link=_passage_link(link, anchor, line),
+                    link=passage_link(link, anchor, line),
                     metadata=json.loads(metadata) if metadata != "{}" else {},
                     section=section,
                     line=line,
@@ -1394,7 +1337,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 (doc[0],),
             ).fetchall()
         found = [
-            i for i, p in enumerate(passages) if _passage_link(base, p[1], p[2]) == link
+            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
         ]
         if not found:
             return None
@@ -1412,7 +1355,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             id=doc[1],
             title=doc[2],
             text="\n\n".join(p[3] for p in passages[start : end + 1]),
-            link=_passage_link(base, anchor, line) or link,
+            link=passage_link(base, anchor, line) or link,
             metadata=json.loads(doc[4]),
             section=section,
             line=line,

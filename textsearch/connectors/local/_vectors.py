@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
 
+from textsearch.documents._passages import embedding_input
 from textsearch.errors import ConfigurationError
 
 __all__ = ["VectorIndex", "create_vector_tables", "digest", "embedding_input", "encode"]
@@ -78,12 +79,6 @@ def has_vector_table(db: sqlite3.Connection) -> bool:
 
 def bump_generation(db: sqlite3.Connection) -> None:
     db.execute(_BUMP)
-
-
-def embedding_input(title: str | None, section: str | None, text: str) -> str:
-    """What is embedded for a passage: its document title and section name give it context."""
-    head = "\n".join(part for part in (title, section) if part)
-    return f"{head}\n{text}" if head else text
 
 
 def digest(text: str) -> bytes:

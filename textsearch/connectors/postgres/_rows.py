@@ -1,7 +1,7 @@
 """Documents in and rows out, shared by the async and blocking paths of PostgresTextSearch.
 
 Documents are validated exactly as :class:`~textsearch.LocalTextSearch` validates them (the same
-shape, the same metadata rules); every import from the local connector is in this module.
+shape, the same metadata rules); the document pipeline (``textsearch.documents``) is imported here.
 """
 
 from __future__ import annotations
@@ -12,15 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from textsearch.connectors._document import StoredDocument
-from textsearch.connectors.local._files import DEFAULT_EXTENSIONS, FileWork, read_file, walk
-from textsearch.connectors.local._passages import Passage
-from textsearch.connectors.local._search import (
-    IndexReport,
-    LocalDocument,
-    _host,
-    _passage_link,
-    normalize_document,
-)
+from textsearch.documents._files import DEFAULT_EXTENSIONS, FileWork, IndexReport, read_file, walk
+from textsearch.documents._links import link_host, passage_link
+from textsearch.documents._passages import Passage
+from textsearch.documents._shape import LocalDocument, normalize_document
 
 __all__ = [
     "DEFAULT_EXTENSIONS",
@@ -100,7 +95,7 @@ def passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     """The passages a document is stored as: split like LocalTextSearch, or one."""
     if not chunk:
         return [Passage(None, None, 1, doc.text)]
-    from textsearch.connectors.local._split import split_text  # only when chunking
+    from textsearch.documents._split import split_text  # only when chunking
 
     return split_text(doc.text)
 
@@ -135,7 +130,7 @@ def document_rows(
 
     metadata = Jsonb({key: _strip_nul(value) for key, value in doc.metadata.items()})
     doc_id, title, link = _strip_nul(doc.id), _strip_nul(doc.title), _strip_nul(doc.link)
-    site = _host(doc.link)
+    site = link_host(doc.link)
     rows = []
     for number, passage in enumerate(passages):
         section = passage.heading if passage.heading != doc.title else None
@@ -159,11 +154,6 @@ def document_rows(
             )
         )
     return rows
-
-
-def passage_link(link: str | None, anchor: str | None, line: int | None) -> str | None:
-    """``file#anchor`` or ``file#L<line>`` of a passage, as LocalTextSearch links them."""
-    return _passage_link(link, anchor, line)
 
 
 def clean_snippet(text: str | None) -> str | None:

@@ -29,18 +29,15 @@ client (the window with the most query words), not by ``ts_headline``.
 
 from __future__ import annotations
 
-import functools
-import json
-import math
 import os
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from typing_extensions import Self, TypedDict, Unpack
+from typing_extensions import Self, Unpack
 
-from textsearch._cjk import CJK_RANGES, query_text
+from textsearch._twins import Plan, drive, drive_sync
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -49,130 +46,71 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
-from textsearch.connectors.local._passages import best_window, hit_pattern
+from textsearch.connectors.postgres._embedding import (
+    EmbeddingSupport,
+    embedding_text,
+    embedding_update,
+    passage_text,
+)
 from textsearch.connectors.postgres._errors import describe, parse_dsn, require_psycopg
+from textsearch.connectors.postgres._planning import SearchPlanning
 from textsearch.connectors.postgres._pool import AsyncPool, PoolSettings, SyncPool
+from textsearch.connectors.postgres._reads import DocumentReads
 from textsearch.connectors.postgres._rows import (
     DEFAULT_EXTENSIONS,
     IndexReport,
     LocalDocument,
     PostgresDocument,
     batches,
-    clean_snippet,
     document_rows,
     index_files,
     last_of_each,
-    passage_link,
     passages_of,
     prepare_documents,
-    search_texts,
     walk,
 )
 from textsearch.connectors.postgres._schema import SchemaBuilder
+from textsearch.connectors.postgres._settings import (
+    DSN_ENV,
+    MODES,
+    Mode,
+    PostgresSettings,
+)
+from textsearch.connectors.postgres._settings import (
+    positive as _positive,
+)
 from textsearch.connectors.postgres._sql import (
-    _WORD,
     Builder,
-    Request,
     TableSpec,
     existing_spec,
     managed_spec,
-    split_exclusions,
     vector_text,
+)
+from textsearch.connectors.postgres._work import (
+    Db,
+    Embed,
+    Step,
+    blocking,
+    checked_ids,
+    create_schema,
+    delete_ids,
+    execute,
+    fetch_all,
+    fetch_one,
+    on_connection,
+    write_rows,
 )
 from textsearch.embeddings import (
     Embedder,
-    embed_documents,
-    embed_documents_sync,
-    embed_query,
-    embed_query_sync,
 )
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
 __all__ = ["PostgresDocument", "PostgresTextSearch"]
 
-Mode = Literal["keyword", "semantic", "hybrid"]
-MODES = ("keyword", "semantic", "hybrid")
 
-
-#: rows to segment when a table from before CJK segmentation is upgraded (a POSIX class)
-_CJK_PATTERN = f"[{CJK_RANGES}]"
-
-
-def _segmented(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``(search_title, search_section, search_text, id, passage)`` of a stored row."""
-    doc_id, passage, title, section, text = row
-    return (*search_texts(title, section, text or ""), doc_id, passage)
-
-
-class PostgresSettings(TypedDict, total=False):
-    """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
-
-    Each is documented with the constructor; type checkers see them on both.
-    """
-
-    min_size: int
-    max_size: int
-    timeout: float
-    pool_timeout: float | None
-    connect_timeout: float
-    max_candidates: int
-    one_per_document: bool
-    rank_function: Literal["bm25", "ts_rank", "ts_rank_cd"]
-    highlight: tuple[str, str] | None
-    snippet_words: int
-    batch_size: int
-    mode: Mode | None
-    string_mapper: Callable[[PostgresDocument], str] | None
-    text_search_result_mapper: Callable[[PostgresDocument], TextSearchResult] | None
-
-
-#: environment variable holding the connection string
-DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
-#: seconds the list of very common words (from ANALYZE statistics) is reused before re-reading
-COMMON_WORDS_TTL = 60.0
-#: the same, while the column has no statistics yet (before the first ANALYZE, or a view)
-NO_STATISTICS_TTL = 5.0
-
-
-def _passage_text(title: str | None, section: str | None, text: str | None) -> str:
-    """What a passage's vector is made of: its document's title, its heading, its text."""
-    return "\n".join(part for part in (title, section, text) if part)
-
-
-def embedding_text(row: Sequence[Any]) -> str:
-    """The text to embed for one managed row (see ``ROW_COLUMNS``: title, section, text)."""
-    return _passage_text(row[2], row[3], row[6])
-
-
-def _embedding_update(
-    rows: Sequence[Sequence[Any]], vectors: Sequence[Sequence[float]]
-) -> tuple[list[str], list[int], list[str]]:
-    return (
-        [str(r[0]) for r in rows],
-        [int(r[1]) for r in rows],
-        [vector_text(v) for v in vectors],
-    )
-
-
-def _execute(statement: Any, params: Any, conn: Any) -> None:
-    conn.execute(statement, params)
-
-
-def _params_of(statement: Any, params: dict[str, Any]) -> dict[str, Any] | None:
-    """The parameters of a statement that has placeholders (DDL takes none)."""
-    return params if b"%(" in statement.as_bytes(None) else None
-
-
-def _positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:
-    kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or value < minimum:
-        raise ConfigurationError(f"{name} must be a number >= {minimum}, got {value!r}")
-    if not integer and value <= 0:
-        raise ConfigurationError(f"{name} must be greater than 0, got {value!r}")
-    return value
-
-
-class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
+class PostgresTextSearch(
+    DocumentReads, SearchPlanning, EmbeddingSupport, BaseTextSearch[PostgresDocument]
+):
     """Full-text search in a PostgreSQL table, with a connection pool; async and blocking.
 
     Args:
@@ -444,255 +382,29 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
     def __repr__(self) -> str:
         return f"PostgresTextSearch({self._target!r}, table={self._spec.table_name!r})"
 
-    # -- embeddings ----------------------------------------------------------------------
-
-    def _embedding_problem(self, row: tuple[Any, ...] | None) -> str | None:
-        """Why the stored vectors do not fit this instance's embedder (None: they do)."""
-        embedder = self.embedder
-        if embedder is None:
-            return None
-        column = self._spec.embedding_column
-        if row is None:
-            if self._spec.managed:
-                return (
-                    f"table {self.table!r} has no {column!r} vector column yet: call "
-                    "create_schema() with the embedder set, then embed_missing()"
-                )
-            return f"table {self.table!r} has no column {column!r}"
-        typmod, comment, type_name = row
-        if not str(type_name).startswith("vector"):
-            return f"column {column!r} of {self.table!r} is {type_name}, not a pgvector vector"
-        dimensions = int(typmod) if typmod and int(typmod) > 0 else None
-        recorded: dict[str, Any] = {}
-        if comment:
-            try:
-                loaded = json.loads(comment)
-            except ValueError:
-                loaded = None
-            recorded = loaded if isinstance(loaded, dict) else {}
-        model = recorded.get("textsearch_embedder")
-        how = (
-            f"to re-embed with this embedder: ALTER TABLE {self.table} DROP COLUMN {column}; "
-            "then create_schema() and embed_missing()"
-        )
-        if isinstance(model, str) and model != embedder.model:
-            return (
-                f"table {self.table!r} holds vectors of model {model!r}, but the embedder is "
-                f"{embedder.model!r}; {how}"
-            )
-        if dimensions and embedder.dimensions and dimensions != embedder.dimensions:
-            return (
-                f"table {self.table!r} holds vectors of {dimensions} dimensions, but the "
-                f"embedder ({embedder.model!r}) makes {embedder.dimensions}; {how}"
-            )
-        self._dimensions = dimensions
-        return None
-
-    def _check_length(self, vectors: Sequence[Sequence[float]]) -> None:
-        if vectors and self._dimensions and len(vectors[0]) != self._dimensions:
-            assert self.embedder is not None
-            raise ConfigurationError(
-                f"the embedder ({self.embedder.model!r}) made vectors of {len(vectors[0])} "
-                f"dimensions; table {self.table!r} holds {self._dimensions}"
-            )
-
-    def _check_embedding_sync(self) -> None:
-        if self.embedder is None or self._dimensions is not None:
-            return
-        probe = self._schema.embedding_probe()
-        problem = self._embedding_problem(
-            self._sync.run(lambda conn: conn.execute(*probe).fetchone())
-        )
-        if problem:
-            raise ConfigurationError(problem)
-
-    async def _check_embedding(self) -> None:
-        if self.embedder is None or self._dimensions is not None:
-            return
-        probe = self._schema.embedding_probe()
-
-        async def work(conn: Any) -> Any:
-            cursor = await conn.execute(*probe)
-            return await cursor.fetchone()
-
-        problem = self._embedding_problem(await self._async.run(work))
-        if problem:
-            raise ConfigurationError(problem)
-
-    async def _embedder_dimensions(self) -> int:
-        embedder = self.embedder
-        assert embedder is not None
-        if embedder.dimensions is None:
-            await embed_documents(embedder, ["dimensions"])  # learnt from one call
-        if not embedder.dimensions:  # pragma: no cover - check_vectors guarantees a length
-            raise ConfigurationError("the embedder did not tell its number of dimensions")
-        return int(embedder.dimensions)
-
-    def _embedder_dimensions_sync(self) -> int:
-        embedder = self.embedder
-        assert embedder is not None
-        if embedder.dimensions is None:
-            embed_documents_sync(embedder, ["dimensions"])
-        if not embedder.dimensions:  # pragma: no cover - check_vectors guarantees a length
-            raise ConfigurationError("the embedder did not tell its number of dimensions")
-        return int(embedder.dimensions)
-
-    @property
-    def table(self) -> str:
-        """The table searched (``name`` or ``schema.name``)."""
-        return self._spec.table_name
-
     # -- searching ---------------------------------------------------------------------
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
         self._builder.check_filter(search_filter)
 
-    def _statements(
-        self,
-        query: str,
-        options: SearchOptions,
-        common: tuple[str, ...],
-        statistics: bool,
-        vector: list[float] | None = None,
-    ) -> tuple[Any, Any]:
-        request = Request(
-            query,
-            options.filter,
-            options.top,
-            options.skip,
-            max_candidates=self.max_candidates,
-            common_words=common,
-            statistics=statistics,
-        )
-        builder = self._builder
-        if vector is None:
-            count = builder.count(request) if options.include_total_count else None
-            return builder.search(request), count
-        if options.include_total_count:
-            count = builder.vector_count(request, keyword=self.mode == "hybrid")
-        else:
-            count = None
-        if self.mode == "semantic":
-            return builder.semantic(request, vector), count
-        return builder.hybrid(request, vector), count
-
-    def _cached_statistics(self) -> bool | None:
-        """Whether BM25's statistics exist (``None``: ask the server)."""
-        if not self._builder.bm25:
-            return False
-        cached = self._statistics
-        if cached is None or cached[0] < time.monotonic():
-            return None
-        return cached[1]
-
-    def _keep_statistics(self, row: tuple[Any, ...] | None) -> bool:
-        # Once built, the statistics stay; a table of an older version is asked again soon
-        # (create_schema() may be upgrading it from another process).
-        found = bool(row and row[0])
-        self._statistics = (math.inf if found else time.monotonic() + NO_STATISTICS_TTL, found)
-        return found
-
-    def _cached_common(self) -> tuple[str, ...] | None:
-        """The very common words, while fresh; ``None`` when they must be read again."""
-        cached = self._common
-        if cached is None or cached[0] < time.monotonic():
-            return None
-        return cached[1]
-
-    def _keep_common(self, row: tuple[Any, ...] | None) -> tuple[str, ...]:
-        # No row: no statistics yet (no ANALYZE, or a view); ask again a little sooner.
-        words = tuple(row[0]) if row and row[0] else ()
-        ttl = COMMON_WORDS_TTL if row is not None else NO_STATISTICS_TTL
-        self._common = (time.monotonic() + ttl, words)
-        return words
-
-    def _results(
-        self, query: str, rows: list[tuple[Any, ...]], total: int | None
-    ) -> SearchResults[PostgresDocument]:
-        pattern = hit_pattern(_WORD.findall(query_text(split_exclusions(query)[0])))
-        docs = []
-        for row in rows:
-            doc_id, title, text, link, metadata, score, passage, section, anchor, line = row
-            text = "" if text is None else str(text)
-            link = None if link is None else str(link)
-            snippet = best_window(text, pattern, self._snippet_chars, self.highlight)
-            docs.append(
-                PostgresDocument(
-                    id=str(doc_id),
-                    title=None if title is None else str(title),
-                    text=text,
-                    link=passage_link(link, anchor, line) if link else None,
-                    metadata=metadata if isinstance(metadata, dict) else {},
-                    section=section,
-                    line=line,
-                    passage=passage,
-                    score=None if score is None else float(score),
-                    snippet=clean_snippet(snippet),
-                )
-            )
-        return SearchResults(docs, total, {})
+    def _search(self, query: str, options: SearchOptions) -> Plan[Step, SearchResults[Any]]:
+        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
+        stats = self._builder.common_words()
+        vector = None
+        if self.embedder is not None:
+            yield from self._check_embedding()
+            if self.mode != "keyword":  # keyword mode never calls the embedder
+                vector = yield Embed(query=query)
+                self._check_length([vector])
+        work = partial(self._search_work, query, options, stats, vector)
+        rows, total = yield Db(work, transaction=False)
+        return self._results(query, rows, total)
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-        stats = self._builder.common_words()
-        vector = None
-        if self.embedder is not None:
-            await self._check_embedding()
-            if self.mode != "keyword":  # keyword mode never calls the embedder
-                vector = await embed_query(self.embedder, query)
-                self._check_length([vector])
-
-        async def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            statistics = self._cached_statistics()
-            if statistics is None:
-                cursor = await conn.execute(*self._schema.has_stats())
-                statistics = self._keep_statistics(await cursor.fetchone())
-            common = () if statistics else self._cached_common()
-            if common is None:
-                common = ()
-                if stats is not None:
-                    cursor = await conn.execute(*stats)
-                    common = self._keep_common(await cursor.fetchone())
-            search, count = self._statements(query, options, common, statistics, vector)
-            cursor = await conn.execute(*search)
-            rows = await cursor.fetchall()
-            total = None
-            if count is not None:
-                cursor = await conn.execute(*count)
-                total = int((await cursor.fetchone())[0])
-            return rows, total
-
-        rows, total = await self._async.run(work)
-        return self._results(query, rows, total)
+        return await drive(self._search(query, options), self._perform)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[PostgresDocument]:
-        query = query.replace("\x00", " ")  # PostgreSQL text cannot hold NUL
-        stats = self._builder.common_words()
-        vector = None
-        if self.embedder is not None:
-            self._check_embedding_sync()
-            if self.mode != "keyword":  # keyword mode never calls the embedder
-                vector = embed_query_sync(self.embedder, query)
-                self._check_length([vector])
-
-        def work(conn: Any) -> tuple[list[tuple[Any, ...]], int | None]:
-            statistics = self._cached_statistics()
-            if statistics is None:
-                statistics = self._keep_statistics(
-                    conn.execute(*self._schema.has_stats()).fetchone()
-                )
-            common = () if statistics else self._cached_common()
-            if common is None:
-                common = self._keep_common(conn.execute(*stats).fetchone()) if stats else ()
-            search, count = self._statements(query, options, common, statistics, vector)
-            rows = conn.execute(*search).fetchall()
-            total = None
-            if count is not None:
-                total = int(conn.execute(*count).fetchone()[0])
-            return rows, total
-
-        rows, total = self._sync.run(work)
-        return self._results(query, rows, total)
+        return drive_sync(self._search(query, options), self._perform_sync)
 
     def _to_text_search_result(self, item: PostgresDocument) -> TextSearchResult:
         name = f"{item.title} › {item.section}" if item.title and item.section else item.title
@@ -740,100 +452,23 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("create_schema")
+        await drive(self._create_schema(), self._perform)
+
+    def _create_schema(self) -> Plan[Step, None]:
         schema = self._schema
-        dimensions = await self._embedder_dimensions() if self.embedder else 0
-
-        async def work(conn: Any) -> Any:
-            async with conn.transaction():
-                await conn.execute(schema.lock())
-                cursor = await conn.execute(*schema.probe())
-                columns = {row[0] for row in await cursor.fetchall()}
-                if not columns:  # a new table: statistics left by a dropped one are stale
-                    await conn.execute(schema.drop_stats())
-                if schema.needs_upgrade(columns):
-                    cursor = await conn.execute(*schema.primary_key())
-                    key = await cursor.fetchone()
-                    for statement in schema.upgrade(key[0] if key else None):
-                        await conn.execute(statement)
-                if schema.needs_cjk_upgrade(columns) or schema.needs_upgrade(columns):
-                    if schema.needs_cjk_upgrade(columns):
-                        for statement in schema.cjk_upgrade():
-                            await conn.execute(statement)
-                    cursor = await conn.execute(schema.cjk_rows(), (_CJK_PATTERN,))
-                    updates = [_segmented(row) for row in await cursor.fetchall()]
-                    async with conn.cursor() as cur:
-                        await cur.executemany(schema.set_search_text(), updates)
-                    await conn.execute(schema.drop_stats())  # rebuilt below from new vectors
-                for statement in schema.create():
-                    await conn.execute(statement)
-                cursor = await conn.execute(*schema.has_stats())
-                if not (await cursor.fetchone())[0]:
-                    await conn.execute(schema.write_lock())
-                    for statement in schema.create_stats():
-                        await conn.execute(statement)
-                if self.embedder is not None:
-                    cursor = await conn.execute(*schema.embedding_probe())
-                    row = await cursor.fetchone()
-                    if row is None:
-                        for statement in schema.add_embedding(dimensions, self.embedder.model):
-                            await conn.execute(statement)
-                        cursor = await conn.execute(*schema.embedding_probe())
-                        row = await cursor.fetchone()
-                    return row
-                return None
-
+        dimensions = (yield from self._embedder_dimensions()) if self.embedder else 0
         self._dimensions = None
-        row = await self._async.run(work)
+        model = self.embedder.model if self.embedder is not None else None
+        row = yield Db(partial(create_schema, schema, model, dimensions))
         problem = self._embedding_problem(row)
         if problem:
             raise ConfigurationError(problem)
         self._statistics = None
 
     def create_schema_sync(self) -> None:
-        """Blocking twin of :meth:`create_schema`; raises the same errors."""
+        """Blocking twin of [create_schema][textsearch.PostgresTextSearch.create_schema]."""
         self._require_managed("create_schema_sync")
-        schema = self._schema
-        dimensions = self._embedder_dimensions_sync() if self.embedder else 0
-
-        def work(conn: Any) -> Any:
-            with conn.transaction():
-                conn.execute(schema.lock())
-                columns = {row[0] for row in conn.execute(*schema.probe()).fetchall()}
-                if not columns:  # a new table: statistics left by a dropped one are stale
-                    conn.execute(schema.drop_stats())
-                if schema.needs_upgrade(columns):
-                    key = conn.execute(*schema.primary_key()).fetchone()
-                    for statement in schema.upgrade(key[0] if key else None):
-                        conn.execute(statement)
-                if schema.needs_cjk_upgrade(columns) or schema.needs_upgrade(columns):
-                    if schema.needs_cjk_upgrade(columns):
-                        for statement in schema.cjk_upgrade():
-                            conn.execute(statement)
-                    rows = conn.execute(schema.cjk_rows(), (_CJK_PATTERN,)).fetchall()
-                    with conn.cursor() as cur:
-                        cur.executemany(schema.set_search_text(), [_segmented(r) for r in rows])
-                    conn.execute(schema.drop_stats())  # rebuilt below from new vectors
-                for statement in schema.create():
-                    conn.execute(statement)
-                if not conn.execute(*schema.has_stats()).fetchone()[0]:
-                    conn.execute(schema.write_lock())
-                    for statement in schema.create_stats():
-                        conn.execute(statement)
-                if self.embedder is not None:
-                    row = conn.execute(*schema.embedding_probe()).fetchone()
-                    if row is None:
-                        for statement in schema.add_embedding(dimensions, self.embedder.model):
-                            conn.execute(statement)
-                        row = conn.execute(*schema.embedding_probe()).fetchone()
-                    return row
-                return None
-
-        self._dimensions = None
-        row = self._sync.run(work)
-        problem = self._embedding_problem(row)
-        if problem:
-            raise ConfigurationError(problem)
-        self._statistics = None
+        drive_sync(self._create_schema(), self._perform_sync)
 
     @staticmethod
     def _documents(docs: Iterable[LocalDocument | Mapping[str, Any]]) -> list[LocalDocument]:
@@ -851,26 +486,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
                 for row in document_rows(doc, passages_of(doc, chunk))
             ]
 
-    @staticmethod
-    def _with_vectors(
-        rows: Sequence[tuple[Any, ...]], vectors: Sequence[Sequence[float]]
-    ) -> list[tuple[Any, ...]]:
-        return [(*row, vector_text(v)) for row, v in zip(rows, vectors, strict=True)]
-
-    def _embedded_sync(self, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def _embedded(self, rows: Sequence[tuple[Any, ...]]) -> Plan[Step, list[tuple[Any, ...]]]:
         """Rows with their passage's vector last (every vector made before any is written)."""
         if self.embedder is None:
             return list(rows)
-        vectors = embed_documents_sync(self.embedder, [embedding_text(r) for r in rows])
+        vectors = yield Embed([embedding_text(r) for r in rows])
         self._check_length(vectors)
-        return self._with_vectors(rows, vectors)
-
-    async def _embedded(self, rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        if self.embedder is None:
-            return list(rows)
-        vectors = await embed_documents(self.embedder, [embedding_text(r) for r in rows])
-        self._check_length(vectors)
-        return self._with_vectors(rows, vectors)
+        return [(*row, vector_text(v)) for row, v in zip(rows, vectors, strict=True)]
 
     async def add_documents(
         self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
@@ -904,86 +526,36 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("add_documents")
+        return await drive(self._add(docs, chunk), self._perform)
+
+    def _add(
+        self, docs: Iterable[LocalDocument | Mapping[str, Any]], chunk: bool
+    ) -> Plan[Step, int]:
         prepared = self._documents(docs)
-        await self._check_embedding()
-        schema = self._schema
-        create, copy, insert, trim = schema.upsert()
-        ids = schema.staged_ids()
+        yield from self._check_embedding()
         # Every vector is made before anything is written: a failing embedder writes nothing.
-        embedded = [await self._embedded(rows) for rows in self._row_batches(prepared, chunk)]
+        embedded = []
+        for rows in self._row_batches(prepared, chunk):
+            embedded.append((yield from self._embedded(rows)))
         for rows in embedded:
-
-            async def work(conn: Any, rows: Sequence[Any] = rows) -> None:
-                async with conn.transaction():
-                    await conn.execute(create)
-                    async with conn.cursor() as cursor:
-                        async with cursor.copy(copy) as loader:
-                            for row in rows:
-                                await loader.write_row(row)
-                        await cursor.execute(schema.write_lock())
-                        await cursor.execute(*schema.has_stats())
-                        statistics = bool((await cursor.fetchone())[0])
-                        for statement in schema.stats_before(ids) if statistics else ():
-                            await cursor.execute(statement)
-                        await cursor.execute(insert)
-                        await cursor.execute(trim)
-                        for statement in schema.stats_after(ids) if statistics else ():
-                            await cursor.execute(statement)
-
-            await self._async.run(work)
+            if rows:
+                yield Db(partial(write_rows, self._schema, rows))
         return len(prepared)
 
     def add_documents_sync(
         self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
     ) -> int:
-        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        """Blocking twin of [add_documents][textsearch.PostgresTextSearch.add_documents]."""
         self._require_managed("add_documents_sync")
-        prepared = self._documents(docs)
-        self._check_embedding_sync()
-        # Every vector is made before anything is written: a failing embedder writes nothing.
-        embedded = [self._embedded_sync(rows) for rows in self._row_batches(prepared, chunk)]
-        for rows in embedded:
-            self._write_rows(rows, embedded=True)
-        return len(prepared)
+        return drive_sync(self._add(docs, chunk), self._perform_sync)
 
-    def _write_rows(self, rows: Sequence[tuple[Any, ...]], embedded: bool = False) -> None:
-        """One transaction: the rows of whole documents (every passage of each)."""
+    def _write_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """One transaction: the rows of whole documents (``index_path``'s files, embedded here)."""
         if not rows:
             return
-        if not embedded:  # index_path's files: embedded here, batch by batch
-            self._check_embedding_sync()
-            rows = self._embedded_sync(rows)
-        schema = self._schema
-        create, copy, insert, trim = schema.upsert()
-        ids = schema.staged_ids()
-
-        def work(conn: Any) -> None:
-            with conn.transaction(), conn.cursor() as cursor:
-                cursor.execute(create)
-                with cursor.copy(copy) as loader:
-                    for row in rows:
-                        loader.write_row(row)
-                # Rows are staged before the lock: writers wait for each other only while
-                # the statistics and the rows change.
-                cursor.execute(schema.write_lock())
-                statistics = bool(cursor.execute(*schema.has_stats()).fetchone()[0])
-                for statement in schema.stats_before(ids) if statistics else ():
-                    cursor.execute(statement)
-                cursor.execute(insert)
-                cursor.execute(trim)
-                for statement in schema.stats_after(ids) if statistics else ():
-                    cursor.execute(statement)
-
-        self._sync.run(work)
-
-    @staticmethod
-    def _ids(ids: Iterable[str]) -> list[str]:
-        if isinstance(ids, str | bytes):
-            raise InvalidRequestError("delete_documents takes a list of ids, not one string")
-        result = list(ids)
-        if not all(isinstance(i, str) for i in result):
-            raise InvalidRequestError("document ids must be strings")
-        return result
+        self._check_embedding_sync()
+        rows = drive_sync(self._embedded(rows), self._perform_sync)
+        self._sync.run(blocking(Db(partial(write_rows, self._schema, rows))))
 
     async def delete_documents(self, ids: Iterable[str]) -> int:
         """Delete documents (every passage of each) by id; returns how many existed.
@@ -994,54 +566,14 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("delete_documents")
-        params = {"ids": self._ids(ids)}
-        schema = self._schema
-        gone = schema.deleted_ids()
-
-        async def work(conn: Any) -> int:
-            async with conn.transaction():
-                await conn.execute(schema.write_lock())
-                cursor = await conn.execute(*schema.has_stats())
-                statistics = bool((await cursor.fetchone())[0])
-                before, after = (
-                    (schema.stats_before(gone), schema.stats_after(gone))
-                    if statistics
-                    else ([], [])
-                )
-                for statement in before:
-                    await conn.execute(statement, _params_of(statement, params))
-                cursor = await conn.execute(schema.delete(), params)
-                count = int((await cursor.fetchone())[0])
-                for statement in after:
-                    await conn.execute(statement, _params_of(statement, params))
-                return count
-
-        return await self._async.run(work)
+        work = partial(delete_ids, self._schema, {"ids": checked_ids(ids)})
+        return int(await self._async.run(on_connection(Db(work))))
 
     def delete_documents_sync(self, ids: Iterable[str]) -> int:
-        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        """Blocking twin of [delete_documents][textsearch.PostgresTextSearch.delete_documents]."""
         self._require_managed("delete_documents_sync")
-        params = {"ids": self._ids(ids)}
-        schema = self._schema
-        gone = schema.deleted_ids()
-
-        def work(conn: Any) -> int:
-            with conn.transaction():
-                conn.execute(schema.write_lock())
-                statistics = bool(conn.execute(*schema.has_stats()).fetchone()[0])
-                before, after = (
-                    (schema.stats_before(gone), schema.stats_after(gone))
-                    if statistics
-                    else ([], [])
-                )
-                for statement in before:
-                    conn.execute(statement, _params_of(statement, params))
-                count = int(conn.execute(schema.delete(), params).fetchone()[0])
-                for statement in after:
-                    conn.execute(statement, _params_of(statement, params))
-                return count
-
-        return self._sync.run(work)
+        work = partial(delete_ids, self._schema, {"ids": checked_ids(ids)})
+        return int(self._sync.run(blocking(Db(work))))
 
     async def embed_missing(self) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
@@ -1056,45 +588,25 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             SearchTransportError: The server could not be reached.
         """
         self._require_embedder("embed_missing")
-        await self._check_embedding()
+        return await drive(self._embed_missing(), self._perform)
+
+    def _embed_missing(self) -> Plan[Step, int]:
+        yield from self._check_embedding()
         select, update = self._schema.missing_embeddings(), self._schema.set_embeddings()
         done = 0
         while True:
-
-            async def read(conn: Any) -> list[tuple[Any, ...]]:
-                cursor = await conn.execute(select, (self.batch_size,))
-                return list(await cursor.fetchall())
-
-            rows = await self._async.run(read)
+            rows = yield Db(partial(fetch_all, select, (self.batch_size,)), False)
             if not rows:
                 return done
-            assert self.embedder is not None
-            vectors = await embed_documents(self.embedder, [_passage_text(*r[2:]) for r in rows])
+            vectors = yield Embed([passage_text(*r[2:]) for r in rows])
             self._check_length(vectors)
-            params = _embedding_update(rows, vectors)
-
-            async def write(conn: Any, params: Any = params) -> None:
-                await conn.execute(update, params)
-
-            await self._async.run(write)
+            yield Db(partial(execute, update, embedding_update(rows, vectors)), False)
             done += len(rows)
 
     def embed_missing_sync(self) -> int:
-        """Blocking twin of :meth:`embed_missing`; raises the same errors."""
+        """Blocking twin of [embed_missing][textsearch.PostgresTextSearch.embed_missing]."""
         self._require_embedder("embed_missing_sync")
-        self._check_embedding_sync()
-        select, update = self._schema.missing_embeddings(), self._schema.set_embeddings()
-        done = 0
-        while True:
-            rows = self._sync.run(lambda conn: conn.execute(select, (self.batch_size,)).fetchall())
-            if not rows:
-                return done
-            assert self.embedder is not None
-            vectors = embed_documents_sync(self.embedder, [_passage_text(*r[2:]) for r in rows])
-            self._check_length(vectors)
-            params = _embedding_update(rows, vectors)
-            self._sync.run(functools.partial(_execute, update, params))
-            done += len(rows)
+        return drive_sync(self._embed_missing(), self._perform_sync)
 
     def _require_embedder(self, what: str) -> None:
         self._require_managed(what)
@@ -1108,195 +620,13 @@ class PostgresTextSearch(BaseTextSearch[PostgresDocument]):
             NotFoundError: The table does not exist.
             SearchTransportError: The server could not be reached.
         """
-        statement = self._builder.count_all()
-
-        async def work(conn: Any) -> int:
-            cursor = await conn.execute(statement)
-            return int((await cursor.fetchone())[0])
-
-        return await self._async.run(work)
+        work = partial(fetch_one, self._builder.count_all())
+        return int((await self._async.run(on_connection(Db(work, False))))[0])
 
     def count_documents_sync(self) -> int:
-        """Blocking twin of :meth:`count_documents`; raises the same errors."""
-        statement = self._builder.count_all()
-        return self._sync.run(lambda conn: int(conn.execute(statement).fetchone()[0]))
-
-    def get_document(
-        self, key: str, *, filter: TextSearchFilter | None = None
-    ) -> PostgresDocument | None:
-        """The stored document whose id, else whose link, is ``key`` (``None`` if none).
-
-        Blocking, like :meth:`LocalTextSearch.get_document` (the MCP server and
-        ``full_pages`` grounding call it from a worker thread to open a whole document from a
-        result). From the managed table the text is the whole document, its passages in
-        order; a passage link (``file#section``) finds its document. From an existing table,
-        the row whose id column (as text) is ``key``.
-
-        Args:
-            key: The document's id, its link, or a passage link.
-            filter: Only a document that this filter admits is returned (the same clauses
-                as a search's filter): how a preset filter also governs direct reads.
-
-        Raises:
-            NotFoundError: The table does not exist.
-            SearchTransportError: The server could not be reached.
-            UnsupportedFilterError: The filter names a field the table cannot filter on.
-        """
-        if not isinstance(key, str) or not key or "\x00" in key:
-            return None
-        self._builder.check_filter(filter)
-        if not self._spec.managed:
-            statement, params = self._builder.document_by_id(key, filter)
-            row = self._sync.run(lambda conn: conn.execute(statement, params).fetchone())
-            if row is None:
-                return None
-            return self._results("", [(*row, None, 0, None, None, None)], None)[0]
-        candidates = [("id", key), ("link", key)]
-        if "#" in key:
-            candidates.append(("link", key.split("#", 1)[0]))
-        schema = self._schema
-
-        def work(conn: Any) -> list[tuple[Any, ...]]:
-            for column, value in candidates:
-                rows: list[tuple[Any, ...]] = conn.execute(
-                    schema.document(column), (value,)
-                ).fetchall()
-                if rows:
-                    return rows
-            return []
-
-        rows = self._sync.run(work)
-        if not rows:
-            return None
-        doc_id, title, _, link, metadata = rows[0]
-        if filter:
-            allowed, params = self._builder.document_allowed(str(doc_id), filter)
-            if self._sync.run(lambda conn: conn.execute(allowed, params).fetchone()) is None:
-                return None
-        return PostgresDocument(
-            id=str(doc_id),
-            title=title,
-            text="\n\n".join(row[2] for row in rows if row[2]),
-            link=link,
-            metadata=metadata if isinstance(metadata, dict) else {},
-        )
-
-    def list_documents(
-        self,
-        *,
-        filter: TextSearchFilter | None = None,
-        after: str | None = None,
-        limit: int = 100,
-    ) -> list[PostgresDocument]:
-        """The stored documents in order of id, a page at a time, without their text.
-
-        Blocking, like :meth:`get_document`. Pages are keyed, not counted: pass the last id
-        of a page as ``after`` to get the next one. Ids are compared byte by byte
-        (``COLLATE "C"``), the order Python gives them.
-
-        Args:
-            filter: Only documents this filter admits (the same clauses as a search's).
-            after: Only ids after this one.
-            limit: Most documents returned, 1 to 1,000.
-
-        Returns:
-            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty.
-
-        Raises:
-            InvalidRequestError: ``limit`` is out of range.
-            NotFoundError: The table does not exist.
-            SearchTransportError: The server could not be reached.
-            UnsupportedFilterError: The filter names a field the table cannot filter on.
-        """
-        from psycopg import sql
-
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
-        self._builder.check_filter(filter)
-        builder, spec = self._builder, self._spec
-        params: dict[str, Any] = {"after": (after or "").replace("\x00", ""), "limit": limit}
-        key = sql.SQL('({}::text COLLATE "C")').format(builder.col(spec.id_column))
-        first = sql.SQL(" AND d.passage = 0") if spec.passage_columns else sql.SQL("")
-        statement = sql.SQL(
-            "SELECT {id}, {title}, {link}, {meta} FROM {table} AS d "
-            "WHERE {key} > %(after)s{first}{where} ORDER BY {key} LIMIT %(limit)s"
-        ).format(
-            id=builder.col(spec.id_column),
-            title=builder.col(spec.name_column),
-            link=builder.col(spec.link_column),
-            meta=builder.col(spec.metadata_column),
-            table=builder.table,
-            key=key,
-            first=first,
-            where=builder.filters(filter, params),
-        )
-        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
-        return [
-            PostgresDocument(
-                id=str(r[0]),
-                title=None if r[1] is None else str(r[1]),
-                link=None if r[2] is None else str(r[2]),
-                metadata=r[3] if isinstance(r[3], dict) else {},
-            )
-            for r in rows
-        ]
-
-    def get_section(
-        self, link: str, *, filter: TextSearchFilter | None = None
-    ) -> PostgresDocument | None:
-        """The section a passage link (``file#anchor`` or ``file#L12``) points at.
-
-        Blocking, like :meth:`get_document`; managed tables only (an existing table has no
-        passages: ``None``). A long section is stored as several passages with the same
-        link; the text is all of them, in order.
-
-        Args:
-            link: A passage link as search results give it.
-            filter: Only a section of a document this filter admits is returned.
-
-        Returns:
-            The document's fields with the section's ``text``, ``section``, ``line`` and
-            ``link``; ``None`` when ``link`` is not a passage link of a stored document.
-
-        Raises:
-            NotFoundError: The table does not exist.
-            SearchTransportError: The server could not be reached.
-            UnsupportedFilterError: The filter names a field the table cannot filter on.
-        """
-        from psycopg import sql
-
-        base, hash_, fragment = link.partition("#")
-        if not (hash_ and base and fragment) or "\x00" in link or not self._spec.passage_columns:
-            return None
-        self._builder.check_filter(filter)
-        params: dict[str, Any] = {"base": base}
-        statement = sql.SQL(
-            "SELECT id, title, link, metadata, passage, section, anchor, line, text FROM {table} "
-            "WHERE id = (SELECT d.id FROM {table} AS d WHERE d.link = %(base)s "
-            "AND d.passage = 0{where} ORDER BY d.id LIMIT 1) ORDER BY passage"
-        ).format(table=self._builder.table, where=self._builder.filters(filter, params))
-        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
-        found = [i for i, r in enumerate(rows) if passage_link(base, r[6], r[7]) == link]
-        if not found:
-            return None
-        start = end = found[0]
-        section, anchor, line = rows[start][5], rows[start][6], rows[start][7]
-        if section is not None:  # the run of passages under this heading
-            while start > 0 and (rows[start - 1][5], rows[start - 1][6]) == (section, anchor):
-                start -= 1
-            while end + 1 < len(rows) and (rows[end + 1][5], rows[end + 1][6]) == (section, anchor):
-                end += 1
-            line = rows[start][7]
-        doc_id, title, _, metadata = rows[start][:4]
-        return PostgresDocument(
-            id=str(doc_id),
-            title=title,
-            text="\n\n".join(r[8] for r in rows[start : end + 1] if r[8]),
-            link=passage_link(base, anchor, line) or link,
-            metadata=metadata if isinstance(metadata, dict) else {},
-            section=section,
-            line=line,
-        )
+        """Blocking twin of [count_documents][textsearch.PostgresTextSearch.count_documents]."""
+        work = partial(fetch_one, self._builder.count_all())
+        return int(self._sync.run(blocking(Db(work, False)))[0])
 
     def index_path(
         self,

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import inspect
 import math
 import os
 import re
@@ -30,7 +29,7 @@ from urllib.parse import SplitResult, urlsplit
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
-from textsearch._http._settings import http_parameters, http_settings
+from textsearch._http._settings import http_settings
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -75,7 +74,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from textsearch.connectors.local import LocalDocument
-    from textsearch.connectors.local._passages import Passage
+    from textsearch.documents._passages import Passage
 
 NativeT = TypeVar("NativeT", bound="VectorDocument")
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -125,30 +124,10 @@ class VectorDocument(StoredDocument):
 
 
 def trusted(model: type[ModelT], **fields: Any) -> ModelT:
-    """A pydantic model filled through its own restore (what unpickling does), unvalidated.
-
-    For values our code made or converted to the field types itself (a store's answer, a
-    point of checked floats): half the time of ``model_construct``, a third of validating.
-    Every field is given (a field added by a later version of a library's model is filled
-    with its default by ``model_construct`` instead).
-    """
-    if len(fields) != _field_count(model):
-        return model.model_construct(**fields)
-    document = model.__new__(model)
-    document.__setstate__(
-        {
-            "__dict__": fields,
-            "__pydantic_fields_set__": set(fields),
-            "__pydantic_extra__": None,
-            "__pydantic_private__": None,
-        }
-    )
-    return document
-
-
-@lru_cache(maxsize=64)
-def _field_count(model: type[BaseModel]) -> int:
-    return len(model.model_fields)  # a class property: slower to read than this cache
+    """A pydantic model of values our code made or converted to the field types itself (a
+    store's answer, a point of checked floats), not validated again; a field not given (one
+    a later version of a library's model adds) gets its default."""
+    return model.model_construct(**fields)
 
 
 def host_suffixes(link: str | None) -> list[str]:
@@ -169,7 +148,7 @@ def _sites(link: str | None) -> tuple[str, ...]:
 def _host_reader() -> Callable[[str | None], str | None]:
     # imported on first use (the local index's module is not needed to search), and once:
     # an import statement run for every document cost more than reading its host
-    from textsearch.connectors.local._search import _host
+    from textsearch.documents._links import link_host as _host
 
     return _host
 
@@ -211,7 +190,7 @@ def embedding_texts(records: Sequence[PassageRecord]) -> list[str]:
     The same text as ``LocalTextSearch`` embeds, so that a collection moved from the local
     index to a vector store ranks alike, and a vector cache keyed by text serves both.
     """
-    from textsearch.connectors.local._vectors import embedding_input
+    from textsearch.documents._passages import embedding_input
 
     return [embedding_input(r.title, r.section, r.text) for r in records]
 
@@ -230,7 +209,7 @@ def passage_records(
             fields the connector writes itself (``reserved``).
     """
     from textsearch.connectors.local import normalize_document
-    from textsearch.connectors.local._split import split_text
+    from textsearch.documents._split import split_text
 
     if isinstance(docs, (str, bytes, Mapping)):
         raise InvalidRequestError("add_documents takes a list of documents")
@@ -552,16 +531,6 @@ STORE_DEFAULTS: Final[Mapping[str, Any]] = {
 }
 
 
-def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    # ``**settings`` is the last parameter (Python puts ``**`` last): its keywords replace it
-    *parameters, last = signature.parameters.values()
-    if last.kind is not inspect.Parameter.VAR_KEYWORD:
-        return signature
-    return signature.replace(
-        parameters=[*parameters, *http_parameters(StoreSettings, STORE_DEFAULTS)]
-    )
-
-
 def present(**options: Any) -> dict[str, Any]:
     """The options that are set (a client's keywords for what was given)."""
     return {name: value for name, value in options.items() if value}
@@ -598,10 +567,6 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if spec is not None:
             cls.provider_name = cls.extra = spec.provider
             cls.connector = cls.__name__
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            # ``**settings: Unpack[StoreSettings]`` shows as its keywords, with their defaults
-            init.__signature__ = _with_settings(inspect.signature(init))
 
     def __init__(
         self, client_or_location: Any, collection: str, settings: Mapping[str, Any]

@@ -6,15 +6,10 @@ Everything here is I/O-free; the connector class is in
 
 from __future__ import annotations
 
-import html
-import json
-import os
-import re
 from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Final, TypeGuard, TypeVar, overload
+from typing import Annotated, Any, Final, TypeGuard, TypeVar
 
-import httpx
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -24,9 +19,12 @@ from pydantic import (
     ValidationError,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import from_json
 
 from textsearch._http import HttpResponse
+from textsearch._http._checks import (
+    clean_text,
+    decode_json,
+)
 from textsearch._types import SearchOptions, TextSearchResult
 from textsearch.errors import (
     ConfigurationError,
@@ -41,8 +39,6 @@ ItemT = TypeVar("ItemT")
 
 # Inline decorations Bing adds with textDecorations/textFormat=HTML; nothing else is touched,
 # so that a raw snippet such as "a < b" keeps its text.
-_DECORATION = re.compile(r"</?(?:b|strong|i|em|u|mark|span|sup|sub|br|wbr)\b[^<>]*>", re.I)
-_HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 
 
 class WireModel(BaseModel):
@@ -55,51 +51,6 @@ class WireModel(BaseModel):
         frozen=True,
         use_attribute_docstrings=True,
     )
-
-
-def resolve_api_key(api_key: str | None, env_var: str, owner: str) -> str:
-    """The key from ``api_key=`` or the environment; a clear error when neither is set."""
-    if api_key is not None and not isinstance(api_key, str):
-        raise ConfigurationError(f"{owner}: api_key= must be a string")
-    key = (api_key or os.environ.get(env_var) or "").strip()
-    if not key:
-        raise ConfigurationError(
-            f"{owner} needs an API key: pass api_key=... or set the {env_var} environment variable"
-        )
-    if any(ch in key for ch in "\r\n\x00"):
-        raise ConfigurationError(f"{owner}: the API key contains a line break or NUL character")
-    if not key.isascii() or not key.isprintable():
-        # An HTTP header cannot carry it: httpx would fail on every request, key in the repr.
-        raise ConfigurationError(
-            f"{owner}: the API key must be printable ASCII text (check for a pasted "
-            "non-ASCII or invisible character)"
-        )
-    return key
-
-
-def check_url(value: object, argument: str, owner: str) -> httpx.URL:
-    """Parse an endpoint or base URL; http(s) with a host, or a :class:`ConfigurationError`."""
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigurationError(f"{owner}: {argument} must be a non-empty URL string")
-    # A message shows the value only when it cannot hold a user or password.
-    shown = " (it has an '@')" if "@" in value else f", got {value!r}"
-    try:
-        url = httpx.URL(value.strip())
-    except (httpx.InvalidURL, TypeError, ValueError):
-        raise ConfigurationError(f"{owner}: {argument} is not a valid URL{shown}") from None
-    if url.userinfo:
-        raise ConfigurationError(f"{owner}: {argument} must not carry credentials")
-    # httpx escapes what a host cannot hold ("[bad", a space) rather than refusing it.
-    if url.scheme not in ("http", "https") or not url.host or "%" in url.host:
-        raise ConfigurationError(f"{owner}: {argument} must be an http(s) URL with a host{shown}")
-    return url
-
-
-def check_header_name(value: object, owner: str) -> str:
-    """A valid HTTP header name, or a :class:`ConfigurationError`."""
-    if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
-        raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
-    return value
 
 
 def check_choice(value: str, choices: tuple[str, ...], argument: str, connector: object) -> str:
@@ -158,59 +109,6 @@ def no_results(response: HttpResponse, provider: str) -> ResponseFormatError:
         provider=provider,
         status_code=response.status_code,
     )
-
-
-@overload
-def clean_text(value: str, *, unescape: bool = False) -> str: ...
-@overload
-def clean_text(value: None, *, unescape: bool = False) -> None: ...
-@overload
-def clean_text(value: str | None, *, unescape: bool = False) -> str | None: ...
-
-
-def clean_text(value: str | None, *, unescape: bool = False) -> str | None:
-    """Remove hit-highlight markers (U+E000/U+E001) and inline HTML decorations.
-
-    With ``unescape``, HTML entities are undone too (after the decorations are removed).
-    """
-    if value is None:
-        return None
-    if "\ue000" in value or "\ue001" in value:  # two C-level replaces beat a regex here
-        value = value.replace("\ue000", "").replace("\ue001", "")
-    if "<" in value:
-        value = _DECORATION.sub("", value)
-    if unescape and "&" in value:
-        value = _unescape(value)
-    return value
-
-
-def decode_json(content: bytes) -> Any:
-    """A JSON body as Python values: pydantic-core's parser, else the standard library's.
-
-    pydantic-core (a dependency of pydantic, so nothing more to install) parses a page of
-    results with about 40% fewer instructions than :func:`json.loads`. What it refuses and
-    ``json.loads`` accepts -- a byte-order mark, UTF-16 or UTF-32, an escaped lone
-    surrogate, nesting deeper than 200 -- goes to ``json.loads``, so the answer is the same;
-    only a body that is not JSON at all is parsed twice, to fail in ``json.loads``'s words.
-
-    Raises:
-        ValueError: Not JSON (``json.JSONDecodeError``).
-        UnicodeDecodeError: Not text in any encoding JSON allows.
-        RecursionError: Nested beyond the standard library's reach.
-    """
-    try:
-        return from_json(content)
-    except ValueError:
-        return json.loads(content)
-
-
-def load_json_object(content: bytes) -> dict[str, Any] | None:
-    """The body as a JSON object, or ``None`` (error bodies of any shape must not crash)."""
-    try:
-        data = decode_json(content)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 #: How a provider's error statuses read: status -> (error class or None, hints).
@@ -410,15 +308,6 @@ def _refuse_all_skipped(results: list[Any], skipped: int, provider: str, status:
         )
 
 
-# Slot setters of pydantic's BaseModel: the trusted build below fills a TextSearchResult the
-# way base.trusted_text_search_result does, without a function call and four attribute
-# look-ups per result (a page maps ten or more per search).
-_SET_DICT: Final = BaseModel.__dict__["__dict__"].__set__
-_SET_FIELDS_SET: Final = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_SET_EXTRA: Final = BaseModel.__dict__["__pydantic_extra__"].__set__
-_SET_PRIVATE: Final = BaseModel.__dict__["__pydantic_private__"].__set__
-
-
 def text_items(
     items: object,
     fields: tuple[str, str, str],
@@ -444,8 +333,7 @@ def text_items(
     first, second, third = fields
     results: list[TextSearchResult] = []
     append = results.append
-    new = object.__new__
-    cls = TextSearchResult
+    build = TextSearchResult.model_construct  # each field checked to be str or None above
     skipped = 0
     for item in items:
         if len(results) >= top:
@@ -467,12 +355,7 @@ def text_items(
                 a = clean(a)
             if b is not None:
                 b = clean(b)
-        result = new(cls)
-        _SET_DICT(result, {"name": a, "value": b, "link": c})
-        _SET_FIELDS_SET(result, {"name", "value", "link"})
-        _SET_EXTRA(result, None)
-        _SET_PRIVATE(result, None)
-        append(result)
+        append(build(name=a, value=b, link=c))
     _refuse_all_skipped(results, skipped, provider, status)
     return results, skipped
 
@@ -483,14 +366,6 @@ def unescaped_text(value: str) -> str:
     ``clean_text(value, unescape=True)`` for a string (never ``None``).
     """
     return clean_text(value, unescape=True)
-
-
-def _unescape(value: str) -> str:
-    # html.unescape calls back into Python for every entity; the usual case, where every "&"
-    # opens an "&amp;", is one replace (a third cheaper per field; same result).
-    if value.count("&") == value.count("&amp;"):
-        return value.replace("&amp;", "&")
-    return html.unescape(value)
 
 
 _ADAPTERS: dict[type[BaseModel], TypeAdapter[Any]] = {}

@@ -6,7 +6,6 @@ reading, cleanup) is in :mod:`textsearch.connectors.web._base`.
 
 from __future__ import annotations
 
-import inspect
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -14,23 +13,21 @@ from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar,
 
 import httpx
 from pydantic import BaseModel
-from typing_extensions import Unpack, override
+from typing_extensions import override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
-from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_parameters, http_settings
+from textsearch._http._checks import check_url, resolve_api_key
+from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_settings
 from textsearch._types import (
-    SearchOptionArgs,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
 )
-from textsearch.base import BaseTextSearch
+from textsearch.base import BaseTextSearch, Shape
 from textsearch.connectors.web._base import (
     as_text,
-    check_url,
     int_field,
-    resolve_api_key,
     text_items,
     unescaped_text,
     validate_items,
@@ -257,10 +254,6 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         if spec is not None:
             cls.provider_name, cls.env_var, cls.max_top = spec.provider, spec.env_var, spec.max_top
             cls.supported_filter_fields = spec.filter_fields
-        init = cls.__dict__.get("__init__")
-        if init is not None:
-            # ``**settings: Unpack[WebSettings]`` shows as its keywords, with their defaults.
-            init.__signature__ = _with_settings(inspect.signature(init))
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.spec.shown)
@@ -270,9 +263,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         # A service that needs no key (a self-hosted SearXNG) overrides this; "" is no key.
         return resolve_api_key(api_key, self.env_var, owner)
 
-    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting(
-        "The timeout applied to each request."
-    )
+    timeout: _EngineSetting[httpx.Timeout] = _EngineSetting("The timeout applied to each request.")
     deadline: _EngineSetting[float] = _EngineSetting(
         "Total seconds per search: every attempt, wait and redirect included."
     )
@@ -371,14 +362,6 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
             metadata["skipped"] = skipped
         return SearchResults(results[skip:] if skip else results, page.total, metadata)
 
-    def _text_plan(
-        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
-    ) -> Step | PagedPlan | None:
-        if self.spec.text_fields is None or self.text_search_result_mapper is not None:
-            return None
-        query, effective = self._prepare(query, options, kwargs)
-        return self._plan(query, effective, True)
-
     async def _run(self, plan: Step | PagedPlan) -> SearchResults[Any]:
         if isinstance(plan, tuple):
             return await self._engine.send(*plan)
@@ -402,43 +385,30 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
 
     # -- the text shapes: validate only what is used -------------------------------------
 
-    # The public methods keep the base class's docstrings (inspect.getdoc finds them).
+    def _text_path(self, kind: Shape) -> bool:
+        """Whether results of shape ``kind`` go straight to ``TextSearchResult``s."""
+        if kind == "native" or self.spec.text_fields is None:
+            return False
+        if self.text_search_result_mapper is not None:
+            return False
+        return kind == "text" or self.string_mapper is None
+
+    # The public methods of the base class validate the request, then call these (so that
+    # every search goes through the same path, tracing included).
 
     @override
-    async def get_text_search_results(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
-    ) -> SearchResults[TextSearchResult]:
-        plan = self._text_plan(query, options, kwargs)
-        if plan is None:
-            return await super().get_text_search_results(query, options, **kwargs)
-        return await self._run(plan)
+    async def _answer(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        if not self._text_path(kind):
+            return await super()._answer(kind, query, options)
+        results = await self._run(self._plan(query, options, True))
+        return results if kind == "text" else _strings(results)
 
     @override
-    def get_text_search_results_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
-    ) -> SearchResults[TextSearchResult]:
-        plan = self._text_plan(query, options, kwargs)
-        if plan is None:
-            return super().get_text_search_results_sync(query, options, **kwargs)
-        return self._run_sync(plan)
-
-    @override
-    async def search(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
-    ) -> SearchResults[str]:
-        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
-        if plan is None:
-            return await super().search(query, options, **kwargs)
-        return _strings(await self._run(plan))
-
-    @override
-    def search_sync(
-        self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
-    ) -> SearchResults[str]:
-        plan = None if self.string_mapper is not None else self._text_plan(query, options, kwargs)
-        if plan is None:
-            return super().search_sync(query, options, **kwargs)
-        return _strings(self._run_sync(plan))
+    def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
+        if not self._text_path(kind):
+            return super()._answer_sync(kind, query, options)
+        results = self._run_sync(self._plan(query, options, True))
+        return results if kind == "text" else _strings(results)
 
     def close(self) -> None:
         """Close the blocking HTTP client this connector created (never an injected one).
@@ -450,13 +420,3 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     async def aclose(self) -> None:
         """Close every HTTP client this connector created (never an injected one)."""
         await self._engine.aclose()
-
-
-def _with_settings(signature: inspect.Signature) -> inspect.Signature:
-    parameters: list[inspect.Parameter] = []
-    for parameter in signature.parameters.values():
-        if parameter.kind is inspect.Parameter.VAR_KEYWORD and parameter.name == "settings":
-            parameters.extend(http_parameters(WebSettings, _WEB_DEFAULTS))
-        else:
-            parameters.append(parameter)
-    return signature.replace(parameters=parameters)

@@ -38,6 +38,7 @@ from textsearch._http import (
     HttpRequest,
     HttpResponse,
 )
+from textsearch._http._checks import check_header_name, clean_text, load_json_object
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -51,10 +52,7 @@ from textsearch.connectors.web._base import (
     NullableList,
     WireModel,
     as_text,
-    check_header_name,
-    clean_text,
     load_json_body,
-    load_json_object,
     object_field,
     unescaped_text,
 )

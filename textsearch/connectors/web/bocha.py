@@ -25,6 +25,7 @@ from pydantic import field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import load_json_object
 from textsearch._types import (
     AnyTagEqualTo,
     SearchOptions,
@@ -37,7 +38,6 @@ from textsearch.connectors.web._base import (
     as_text,
     check_flag,
     load_json_body,
-    load_json_object,
     object_field,
     page_index,
 )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from typing_extensions import Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import check_url, clean_text, load_json_object
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
@@ -28,10 +29,7 @@ from textsearch.connectors.web._base import (
     PlainText,
     as_text,
     check_flag,
-    check_url,
-    clean_text,
     load_json_body,
-    load_json_object,
     object_field,
     page_index,
 )

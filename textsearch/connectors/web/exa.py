@@ -22,6 +22,7 @@ from pydantic import Field, field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import clean_text, load_json_object
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     AnyDate,
@@ -31,8 +32,6 @@ from textsearch.connectors.web._base import (
     as_text,
     by_status,
     check_choice,
-    clean_text,
-    load_json_object,
     no_results,
     unpaged_count,
     validate_body,

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import check_header_name, load_json_object, resolve_api_key
 from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web._base import (
     AnyDate,
@@ -36,10 +37,7 @@ from textsearch.connectors.web._base import (
     StatusTable,
     as_text,
     by_status,
-    check_header_name,
-    load_json_object,
     no_results,
-    resolve_api_key,
     validate_body,
 )
 from textsearch.connectors.web._connector import (

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import load_json_object
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.connectors.web import _base as web
 from textsearch.connectors.web._connector import Page, WebSearchConnector, WebSettings, WebSpec
@@ -141,7 +142,7 @@ _BY_STATUS: Final[web.StatusTable] = {
 
 def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
     """Read ``{"detail": {"error": "..."}}`` (or a plain ``detail`` string)."""
-    body = web.load_json_object(response.content) or {}
+    body = load_json_object(response.content) or {}
     detail = body.get("detail")
     if isinstance(detail, dict):
         message = web.as_text(detail.get("error")) or web.as_text(detail.get("message"))

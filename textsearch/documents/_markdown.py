@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import (
+from textsearch.documents._blocks import (
     Block,
     MarkupSection,
     SectionWriter,
@@ -46,6 +46,8 @@ def dropped_directive(name: str) -> bool:
     text for a reader; both readers drop it."""
     name = name.strip().lower()
     return name in _DROPPED_DIRECTIVES or name.rpartition(":")[2] in _DROPPED_DIRECTIVES
+
+
 _MAX_DIRECTIVE_DEPTH = 8
 
 

@@ -18,14 +18,14 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from textsearch.connectors.local._blocks import (
+from textsearch.documents._blocks import (
     Block,
     MarkupSection,
     SectionWriter,
     collector_paused,
     docutils_slug,
 )
-from textsearch.connectors.local._markdown import role_text
+from textsearch.documents._markdown import role_text
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -485,8 +485,11 @@ class _Walker(SectionWriter):
                 lambda n: n.tagname == "line")]  # fmt: skip
             self.add(node, "\n".join(indent + line for line in lines), join=joined)
             return prefix
-        if node.children and all(child.tagname == "#text" or not _is_block(child)
-                                 for child in node.children) or tag in ("title", "rubric"):
+        if (
+            node.children
+            and all(child.tagname == "#text" or not _is_block(child) for child in node.children)
+            or tag in ("title", "rubric")
+        ):
             text = _inline(node, self.document)
             if tag == "attribution":
                 text = "— " + text
@@ -783,8 +786,9 @@ def _fast_directive(
                 return -1
             if words.strip():
                 blocks.append(Block(lineno, words))
-        if content and (depth >= _MAX_FAST_DEPTH
-                        or not _read_fast(content, content_line, blocks, depth + 1)):
+        if content and (
+            depth >= _MAX_FAST_DEPTH or not _read_fast(content, content_line, blocks, depth + 1)
+        ):
             return -1  # fmt: skip
     elif kind == "table":
         rows = _list_table(argument, options, content)
@@ -839,8 +843,13 @@ def _list_table(argument: str, options: list[str], content: list[str]) -> list[s
         if key == "stub-columns" and not (value.isdigit() and int(value) < columns):
             return None
         widths = value.replace(",", " ").split()
-        if key == "widths" and value not in ("auto", "grid") and not (
-            len(widths) == columns and all(width.isdigit() and int(width) > 0 for width in widths)
+        if (
+            key == "widths"
+            and value not in ("auto", "grid")
+            and not (
+                len(widths) == columns
+                and all(width.isdigit() and int(width) > 0 for width in widths)
+            )
         ):
             return None
     out: list[str] = []
@@ -880,8 +889,13 @@ def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) ->
         item = [line[column:]] + [text[column:] for text in lines[index + 1 : end]]
         if end < count and lines[end].strip() and lines[end][0] != mark:
             return -1  # the list ends without a blank line
-        if end < count and lines[end].strip() == "" and end + 1 < count \
-                and lines[end + 1][:column].strip() == "" and lines[end + 1].strip():
+        if (
+            end < count
+            and lines[end].strip() == ""
+            and end + 1 < count
+            and lines[end + 1][:column].strip() == ""
+            and lines[end + 1].strip()
+        ):
             return -1  # a second block in the item  # fmt: skip
         directive = _DIRECTIVE_START.match(item[0])
         text: str | None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from textsearch.connectors.local._blocks import Block, MarkupSection, collector_paused
-from textsearch.connectors.local._markdown import dropped_directive, role_text
-from textsearch.connectors.local._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
+from textsearch.documents._blocks import Block, MarkupSection, collector_paused
+from textsearch.documents._markdown import dropped_directive, role_text
+from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage, _tidy
 
 __all__ = ["FORMATS", "format_of", "split_document", "split_text"]
 
@@ -32,9 +32,7 @@ _SLUG_DROP = re.compile(r"[^\w\- ]")
 _INLINE_MD = re.compile(r"[*_`]+|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
 # For a heading's name: emphasis marks go, but an underscore inside a word stays (``equal_to``
 # is a name, not emphasis), and code spans keep their text as written (``__init__``).
-_HEADING_MD = re.compile(
-    r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)"
-)
+_HEADING_MD = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|\[([^\]\n]{0,300})\]\([^)\n]{0,500}\)")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
@@ -543,14 +541,14 @@ def readers() -> str:
     imported): installing or removing the ``markup`` extra changes the text."""
     from importlib.util import find_spec
 
-    from textsearch.connectors.local import _rst
+    from textsearch.documents import _rst
 
     markdown = find_spec("markdown_it") is not None and find_spec("mdit_py_plugins") is not None
     return ("markdown-it" if markdown else "lines") + ("+docutils" if _rst.available() else "")
 
 
 def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
-    from textsearch.connectors.local import _markdown, _rst
+    from textsearch.documents import _markdown, _rst
 
     if _markdown.available():
         try:
@@ -565,7 +563,7 @@ def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
 
 
 def _rst(raw: str) -> tuple[str | None, list[MarkupSection]]:
-    from textsearch.connectors.local import _rst
+    from textsearch.documents import _rst
 
     if _rst.available():
         try:
@@ -583,7 +581,7 @@ def format_of(suffix: str, text: str | None, formats: Mapping[str, str] | None =
         return "markdown" if formats[suffix] == "myst" else formats[suffix]
     kind = _FORMAT_OF_SUFFIX.get(suffix, "text")
     if kind == "text" and suffix == ".txt" and text is not None:
-        from textsearch.connectors.local._rst import looks_like_rst
+        from textsearch.documents._rst import looks_like_rst
 
         if looks_like_rst(text):
             return "rst"

@@ -206,3 +206,9 @@ def best_window(
         piece = "".join(out)
     piece = _tidy(piece)
     return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")
+
+
+def embedding_input(title: str | None, section: str | None, text: str) -> str:
+    """What is embedded for a passage: its document title and section name give it context."""
+    head = "\n".join(part for part in (title, section) if part)
+    return f"{head}\n{text}" if head else text

@@ -1,0 +1,113 @@
+"""What tracing costs a local search: absent, installed without a provider, and on.
+
+python benchmarks/bench_tracing.py [--docs 5000] [--rounds 15] [--calls 300]
+
+Three ways of running the same ``search_sync`` on a ``LocalTextSearch`` of ``--docs``
+documents, interleaved round by round (so that machine load hits all of them alike):
+
+* ``direct``: the untraced path itself (``_prepare`` then ``_answer_sync``), the baseline;
+* ``absent``: the public method with opentelemetry-api treated as missing (one check);
+* ``on``: the public method with an SDK tracer provider and a batch span processor whose
+  exporter drops the spans (span creation, attributes and hand-off are all paid).
+
+Prints the median CPU time per search (``time.process_time``) and the ratios
+``absent/direct`` and ``on/absent``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def _docs(count: int) -> list[dict[str, Any]]:
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(3000)] + ["retry", "backoff", "timeout", "deadline"]
+    return [
+        {
+            "id": f"d{i}",
+            "title": f"Doc {i}",
+            "text": " ".join(rng.choice(words) for _ in range(80)),
+            "metadata": {"n": i % 7},
+        }
+        for i in range(count)
+    ]
+
+
+def _time(call: Callable[[], Any], calls: int) -> float:
+    # CPU time of this process: steadier than wall time on a shared machine.
+    start = time.process_time()
+    for _ in range(calls):
+        call()
+    return (time.process_time() - start) / calls
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--docs", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--simple", action="store_true", help="SimpleSpanProcessor instead")
+    args = parser.parse_args(argv)
+
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import (
+        BatchSpanProcessor,
+        SimpleSpanProcessor,
+        SpanExporter,
+        SpanExportResult,
+    )
+
+    from textsearch import LocalTextSearch, _tracing
+
+    class Drop(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(
+        SimpleSpanProcessor(Drop()) if args.simple else BatchSpanProcessor(Drop())
+    )
+    trace.set_tracer_provider(provider)
+    _tracing.enabled()  # loads the API once
+
+    search = LocalTextSearch()
+    search.add_documents(_docs(args.docs))
+    query = "retry backoff"
+
+    def direct() -> Any:
+        resolved, options = search._prepare(query, None, {"top": 5})
+        return search._answer_sync("search", resolved, options)
+
+    def public() -> Any:
+        return search.search_sync(query, top=5)
+
+    api = _tracing._api
+    timings: dict[str, list[float]] = {"direct": [], "absent": [], "on": []}
+    for _ in range(3):
+        public()
+    for _ in range(args.rounds):
+        _tracing._api = False
+        timings["direct"].append(_time(direct, args.calls))
+        timings["absent"].append(_time(public, args.calls))
+        _tracing._api = api
+        assert _tracing.enabled()
+        timings["on"].append(_time(public, args.calls))
+    _tracing._api = api
+    provider.shutdown()
+    medians = {k: statistics.median(v) for k, v in timings.items()}
+    for name, seconds in medians.items():
+        print(f"{name:>7}: {seconds * 1e6:8.1f} µs CPU per search")
+    ratios_absent = [a / d for a, d in zip(timings["absent"], timings["direct"], strict=True)]
+    ratios_on = [o / a for o, a in zip(timings["on"], timings["absent"], strict=True)]
+    print(f"absent/direct: {statistics.median(ratios_absent):.3f} (median of per-round ratios)")
+    print(f"    on/absent: {statistics.median(ratios_on):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The one way the SDK writes a blocking twin of an async method: a plan, driven twice.
+
+The logic of an operation is written once, as a generator (a *plan*) that yields each step it
+needs done (a query to run, texts to embed, a search to call) and receives the step's result
+back, or the step's exception thrown in at the ``yield``. Two small drivers run a plan: `drive`
+awaits each step, `drive_sync` performs it blocking. Nothing else differs between the twins, so
+nothing else is written twice::
+
+    def _delete(self, ids) -> Plan[Step, int]:
+        count = yield Sql("DELETE ...", ids, fetch="one")
+        return int(count[0])
+
+    async def delete(self, ids):
+        return await drive(self._delete(ids), self._perform)
+
+    def delete_sync(self, ids):
+        return drive_sync(self._delete(ids), self._perform_sync)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Generator
+from typing import Any, TypeVar
+
+__all__ = ["Plan", "drive", "drive_sync"]
+
+S = TypeVar("S")
+T = TypeVar("T")
+
+#: A plan: yields steps of type ``S``, receives each step's result, returns ``T``.
+Plan = Generator[S, Any, T]
+
+
+def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
+    """Run ``plan``, performing each step it yields with the blocking ``perform``.
+
+    An exception from a step is thrown into the plan at its ``yield``, so a plan handles a
+    failure with an ordinary ``try``/``except`` around the ``yield``.
+    """
+    try:
+        step = next(plan)
+        while True:
+            try:
+                result = perform(step)
+            except Exception as exc:  # the plan decides: handle it, or let it propagate
+                step = plan.throw(exc)
+            else:
+                step = plan.send(result)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        plan.close()
+
+
+async def drive(plan: Plan[S, T], perform: Callable[[S], Awaitable[Any]]) -> T:
+    """Run ``plan``, awaiting ``perform`` for each step it yields (the async twin)."""
+    try:
+        step = next(plan)
+        while True:
+            try:
+                result = await perform(step)
+            except Exception as exc:
+                step = plan.throw(exc)
+            else:
+                step = plan.send(result)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    finally:
+        plan.close()

@@ -1,0 +1,143 @@
+"""The one reading pipeline: files read into sections and passages for every store.
+
+`LocalTextSearch.index_path`, `PostgresTextSearch.index_path` and the vector stores (through
+`read_path`) read files here, so a section gets the same text and the same link whichever store
+keeps it:
+
+```python
+from textsearch import ChromaTextSearch
+from textsearch.documents import read_path
+
+store = ChromaTextSearch(collection="docs", embedder=...)
+store.add_documents_sync(read_path("docs"))
+```
+
+Nothing here is imported by `import textsearch`; the parsers load when a file is read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from textsearch.documents._files import (
+    DEFAULT_EXTENSIONS,
+    IndexReport,
+    checked_formats,
+    read_file,
+    walk,
+)
+from textsearch.documents._links import passage_link
+from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
+from textsearch.errors import ConfigurationError
+
+__all__ = ["DEFAULT_EXTENSIONS", "DEFAULT_PASSAGE_CHARS", "IndexReport", "read_path"]
+
+
+def read_path(
+    path: str | os.PathLike[str],
+    *,
+    extensions: Sequence[str] | None = None,
+    formats: Mapping[str, str] | None = None,
+    passage_chars: int = DEFAULT_PASSAGE_CHARS,
+    report: IndexReport | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Read a file or a folder into documents in `add_documents`' shape, one per section.
+
+    Each document is a dict with `id` (`"<path relative to the root>#<anchor>"`, or the
+    relative path alone for the top of a file), `title` (the file's title), `text` (the
+    section's text, its passages joined by a blank line), `link` (the same link
+    `LocalTextSearch.index_path` gives that section: the file's path plus `#anchor`, or
+    `#L<line>` where a file has no headings) and `metadata` (`path`, relative to the root, and
+    `section`, the heading, where there is one).
+
+    Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
+    leading outside the root never followed). A file that cannot be read is left out and,
+    when `report` is given, listed in `report.failed` with the reason.
+
+    Args:
+        path: File or folder to read.
+        extensions: File name endings to read (case-insensitive); by default every format
+            `index_path` reads.
+        formats: How to read files by suffix, forcing a reading, as for `index_path`.
+        passage_chars: Size bound of one passage, in characters (100 to 100,000).
+        report: An `IndexReport` to fill with the files read and those that failed.
+
+    Raises:
+        ConfigurationError: The path does not exist, or an argument is not valid.
+    """
+    if "\x00" in os.fspath(path):
+        raise ConfigurationError("cannot read a path that contains a NUL character")
+    if isinstance(passage_chars, bool) or not isinstance(passage_chars, int):
+        raise ConfigurationError("passage_chars must be an integer from 100 to 100000")
+    if not 100 <= passage_chars <= 100_000:
+        raise ConfigurationError("passage_chars must be an integer from 100 to 100000")
+    root = Path(path).expanduser().resolve()
+    if not root.exists():
+        raise ConfigurationError(f"cannot read {os.fspath(path)!r}: no such file or folder")
+    wanted = tuple(e.lower() for e in (DEFAULT_EXTENSIONS if extensions is None else extensions))
+    forced = checked_formats(formats)
+    return _documents(root, wanted, forced, passage_chars, report or IndexReport())
+
+
+def _documents(
+    root: Path,
+    wanted: tuple[str, ...],
+    formats: dict[str, str],
+    passage_chars: int,
+    report: IndexReport,
+) -> Iterator[dict[str, Any]]:
+    files = [root] if root.is_file() else sorted(walk(root, wanted))
+    top = root.parent if root.is_file() else root
+    for file in files:
+        work = read_file(file, None, report, formats, limit=passage_chars)
+        if work is None or work.title is None:
+            continue
+        report.added += 1
+        relative = file.relative_to(top).as_posix()
+        yield from _sections(str(file), relative, work.title, work.passages)
+
+
+def _sections(
+    link: str, relative: str, title: str, passages: list[Passage]
+) -> Iterator[dict[str, Any]]:
+    """One document per section: passages under one anchor are joined; the rest stand alone."""
+    group: list[Passage] = []
+    key: tuple[str | None, str | None, int | None] | None = None
+    for number, passage in enumerate(passages):
+        # As the local index stores a passage: the section under the document's own title is
+        # the top of the document, and the first passage needs no line number.
+        section = passage.heading if passage.heading != title else None
+        anchor = passage.anchor if section else None
+        line = (passage.line or None) if number else None
+        this = (section, anchor, None if anchor else line)
+        if group and key is not None and (this != key or anchor is None):
+            yield _document(link, relative, title, key, group)
+            group = []
+        key = this
+        group.append(passage)
+    if group and key is not None:
+        yield _document(link, relative, title, key, group)
+
+
+def _document(
+    link: str,
+    relative: str,
+    title: str,
+    key: tuple[str | None, str | None, int | None],
+    group: list[Passage],
+) -> dict[str, Any]:
+    section, anchor, line = key
+    fragment = anchor or (f"L{line}" if line and line > 1 else None)
+    metadata: dict[str, Any] = {"path": relative}
+    if section:
+        metadata["section"] = section
+    return {
+        "id": f"{relative}#{fragment}" if fragment else relative,
+        "title": title,
+        "text": "\n\n".join(p.text for p in group if p.text),
+        "link": passage_link(link, anchor, line),
+        "metadata": metadata,
+    }
