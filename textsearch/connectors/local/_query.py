@@ -50,8 +50,7 @@ def plan_query(query: str) -> QueryPlan:
     """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator).
 
     A run of CJK characters becomes its overlapping bigrams and its characters
-    (``textsearch._cjk``), each one
-    word of the query, as the index holds them.
+    (``textsearch._cjk``), each one word of the query, as the index holds them.
     """
     words: dict[str, None] = {}  # insertion-ordered sets: linear in the query's length
     stop: dict[str, None] = {}
