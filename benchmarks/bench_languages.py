@@ -16,8 +16,9 @@ engine: nDCG@10, Recall@10, queries with no result at all, p50 query latency.
 Chinese XQuAD-R sentences, indexes them with each engine (passages/s and characters/s) and
 times the questions of that language against them (p50, p95).
 
-``--segmenter`` swaps the CJK segmentation of index and query (``bigram``, the product's;
-``jieba``: dictionary words, ``jieba`` installed; ``both``: bigrams and words) to compare them.
+``--segmenter`` swaps the CJK segmentation of index and query to compare them: ``bigram`` (the
+product's: bigrams and characters), ``bigram-only``, ``jieba`` (dictionary words; ``jieba``
+installed), ``both`` (jieba's words and bigrams).
 """
 
 from __future__ import annotations
@@ -121,22 +122,26 @@ def use_segmenter(name: str) -> None:
     """Swap the CJK segmentation of index and query (for comparison only)."""
     if name == "bigram":
         return
-    import jieba
-
     import textsearch._cjk as cjk
     import textsearch.connectors.local._query as query
 
-    jieba.setLogLevel(60)
-    plain = cjk.bigrams
+    shipped = cjk.bigrams
+
+    def pairs(run: str) -> list[str]:
+        return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
 
     def words(run: str) -> list[str]:
-        if name == "unigram+bigram":
-            return plain(run)
+        if name == "bigram-only":
+            return pairs(run)
+        import jieba
+
+        jieba.setLogLevel(60)
         found = [w for w in jieba.cut_for_search(run) if w.strip()]
-        return found + plain(run) if name == "both" else found
+        return found + pairs(run) if name == "both" else found
 
     cjk.bigrams = words  # type: ignore[assignment]
     query.bigrams = words  # type: ignore[assignment]
+    assert shipped is not words
 
 
 def local_search(corpus: Corpus, engine: str, embedder: Any = None, mode: str = "keyword") -> Any:
@@ -265,7 +270,7 @@ def main() -> int:
     parser.add_argument("--scale", type=int, help="latency and indexing rate at N passages")
     parser.add_argument("--scale-queries", type=int, default=300)
     parser.add_argument(
-        "--segmenter", choices=["bigram", "jieba", "both", "unigram+bigram"], default="bigram"
+        "--segmenter", choices=["bigram", "bigram-only", "jieba", "both"], default="bigram"
     )
     args = parser.parse_args()
     use_segmenter(args.segmenter)
