@@ -1,16 +1,17 @@
-"""Chinese, Japanese and Korean text as keyword indexes see it: overlapping character bigrams.
+"""Chinese, Japanese and Korean text as keyword indexes see it: character bigrams and characters.
 
 CJK text is written without spaces between words, so a tokenizer that splits on spaces and
 punctuation sees a whole clause as one token, and a natural question (``如何停止任务``) finds
-nothing unless a passage holds it verbatim. Every keyword path of this package (the local
-index on both engines, PostgreSQL, Qdrant's sparse vectors, Milvus' BM25) therefore turns each
-run of CJK characters into its overlapping character bigrams (``如何 何停 停止 止任 任务``),
-at indexing and at query time alike; a lone CJK character stays one token. Other text is
-left as it is, so Latin-script behaviour (stemming, folded accents) does not change.
+nothing unless a passage holds it verbatim. The keyword paths of this package (the local
+index on both engines, PostgreSQL's managed table, Qdrant's sparse vectors) therefore turn
+each run of CJK characters into its overlapping character bigrams and its characters
+(``如何 何停 停止 止任 任务`` and ``如 何 停 止 任 务``), at indexing and at query time alike.
+Other text is left as it is, so Latin-script behaviour (stemming, folded accents) does not
+change.
 
-Bigrams were chosen over dictionary words by measurement (docs/performance.md): on XQuAD-R
-Chinese they rank as well as jieba's words, need no dictionary, work the same for Japanese and
-Korean, and cost a fraction of a word segmenter's time at indexing.
+Chosen by measurement (docs/performance.md, XQuAD-R Chinese): bigrams and characters ranked
+better than bigrams alone, jieba's dictionary words, or words and bigrams together; they need
+no dictionary, work the same for Japanese and Korean, and cost no segmenter at indexing.
 """
 
 from __future__ import annotations
