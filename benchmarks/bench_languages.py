@@ -81,8 +81,15 @@ def load_japanese() -> tuple[Corpus, dict[str, str], Qrels]:
     return corpus, queries, qrels
 
 
+LIMIT_DOCS: list[int] = []  # --limit-docs: the first N sentences and their questions only
+
+
 def load_set(name: str) -> tuple[Corpus, dict[str, str], Qrels]:
-    return load_japanese() if name == "ja" else load_xquad(name)
+    corpus, queries, qrels = load_japanese() if name == "ja" else load_xquad(name)
+    if LIMIT_DOCS:
+        corpus = dict(list(corpus.items())[: LIMIT_DOCS[0]])
+        queries = {q: t for q, t in queries.items() if set(qrels[q]) <= set(corpus)}
+    return corpus, queries, qrels
 
 
 def ndcg_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
@@ -266,11 +273,14 @@ def main() -> int:
     parser.add_argument("--no-keyword", action="store_true", help="skip the local keyword rows")
     parser.add_argument("--scale", type=int, help="latency and indexing rate at N passages")
     parser.add_argument("--scale-queries", type=int, default=300)
+    parser.add_argument("--limit-docs", type=int, help="the first N sentences of each set only")
     parser.add_argument(
         "--segmenter", choices=["bigram", "bigram-only", "jieba", "both"], default="bigram"
     )
     args = parser.parse_args()
     use_segmenter(args.segmenter)
+    if args.limit_docs:
+        LIMIT_DOCS.append(args.limit_docs)
     if args.scale:
         scale_rows(args.scale, args.engines, args.scale_queries)
         return 0
