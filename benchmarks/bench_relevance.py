@@ -1,231 +1,60 @@
-"""Relevance and latency of LocalTextSearch on IR test collections with judgments.
+"""Relevance of LocalTextSearch, rerankers and diversity on IR test collections.
 
-    python benchmarks/bench_relevance.py                 # SciFact and Cranfield
-    python benchmarks/bench_relevance.py --datasets scifact --match all
+    python benchmarks/bench_relevance.py                        # keyword, SciFact + Cranfield
+    python benchmarks/bench_relevance.py --embedder minilm      # + semantic, hybrid, reranked
+    python benchmarks/bench_relevance.py --costs                # reranking, evaluation costs
 
-Reads ``../shared/relevance/`` relative to the repository root (BEIR layout: corpus.jsonl[.gz],
-queries.jsonl, qrels/test.tsv; see its README). Each document's title and text are indexed,
-unsplit, as one document. For each test query it reports nDCG@10 (graded gains, log2
-discount), Recall@100, the queries that returned fewer results than exist (fewer than
-min(100, documents holding any of the query's content words)), and p50/p95 latency; once
-with the full queries, once with each query cut to its first 3 content words.
+Reads ``../shared/relevance/`` relative to the repository root (BEIR layout; see its README),
+or TEXTSEARCH_RELEVANCE_DATA. Each document's title and text are indexed as one document.
+Every figure comes from `textsearch.evaluation.evaluate` (the same values as pytrec_eval,
+tests/evaluation/test_pytrec_eval.py), and every table from `Comparison`: each row's p-value
+against the first row (paired randomization test, seeded).
 
-Optional comparison rows (not dependencies of the project, only used when installed):
-``bm25s`` and ``tantivy``.
+With ``--embedder SPEC`` (what ``textsearch.embeddings.from_spec`` accepts, or ``hashing[:DIMS]``
+to try the pipeline without a model) the rows are keyword, semantic, hybrid, hybrid +
+`EmbeddingReranker` (same embedder) and the same with ``--diversity``. Vectors are cached in
+``--vector-cache`` keyed by model and text, so a corpus is embedded once per model, and the
+reranker reads the candidates' cached vectors (a BEIR document's passage is embedded as
+"title\\ntext", which is also what the reranker reads).
 
-With ``--embedder SPEC`` it measures search by meaning instead: nDCG@10 and Recall@100 in
-keyword, semantic, hybrid (score blend) and hybrid (reciprocal rank fusion) modes over one
-index. SPEC is what ``textsearch.embeddings.from_spec`` accepts when that exists, else
-``module:attribute`` (an Embedder, a factory of one, or a function ``texts -> vectors``), or
-``hashing[:DIMS]`` (hashed words: no model, only to try the pipeline). Vectors are cached in
-``--vector-cache`` (default ``~/.cache/textsearch-bench``), so a corpus is embedded once per
-model; latencies include the query's embedding (cached after the first run).
-
-    python benchmarks/bench_relevance.py --datasets scifact --embedder hashing:256
+Optional comparison rows (used when installed): ``bm25s`` and ``tantivy``.
 """
 
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
-import math
+import hashlib
 import os
 import re
+import sqlite3
 import statistics
 import sys
+import tempfile
 import time
+from array import array
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-# The data sits beside the repository (``../shared/relevance``); another place can be named
-# with TEXTSEARCH_RELEVANCE_DATA.
+sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("TEXTSEARCH_RELEVANCE_DATA") or ROOT.parent / "shared" / "relevance")
 
-Qrels = dict[str, dict[str, int]]
-Searcher = Callable[[str, int], list[str]]
-
-
-def load(name: str) -> tuple[dict[str, dict[str, str]], dict[str, str], Qrels]:
-    folder = DATA / name
-    corpus_path = folder / "corpus.jsonl.gz"
-    opener: Any = gzip.open if corpus_path.exists() else open
-    if not corpus_path.exists():
-        corpus_path = folder / "corpus.jsonl"
-    corpus: dict[str, dict[str, str]] = {}
-    with opener(corpus_path, "rt", encoding="utf-8") as stream:
-        for line in stream:
-            row = json.loads(line)
-            corpus[str(row["_id"])] = {"title": row.get("title") or "", "text": row["text"]}
-    queries: dict[str, str] = {}
-    with open(folder / "queries.jsonl", encoding="utf-8") as stream:
-        for line in stream:
-            row = json.loads(line)
-            queries[str(row["_id"])] = row["text"]
-    qrels: Qrels = {}
-    with open(folder / "qrels" / "test.tsv", encoding="utf-8") as stream:
-        next(stream)
-        for line in stream:
-            qid, did, score = line.rstrip("\n").split("\t")
-            if int(score) > 0:
-                qrels.setdefault(qid, {})[did] = int(score)
-    return corpus, {q: t for q, t in queries.items() if q in qrels}, qrels
-
-
-def ndcg_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
-    dcg = sum(judged.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
-    ideal = sorted(judged.values(), reverse=True)[:k]
-    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
-
-
-def recall_at(ranked: list[str], judged: dict[str, int], k: int = 100) -> float:
-    return len(set(ranked[:k]) & judged.keys()) / len(judged) if judged else 0.0
-
-
-def percentile(samples: list[float], pct: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))]
-
-
-def cut_query(text: str, words: int = 3) -> str:
-    from textsearch.connectors.local._query import STOP_WORDS
-
-    content = [w for w in re.findall(r"\w+", text) if w.lower() not in STOP_WORDS]
-    return " ".join(content[:words]) or text
-
-
-def evaluate(
-    search: Searcher,
-    queries: dict[str, str],
-    qrels: Qrels,
-    exists: Callable[[str], int],
-) -> dict[str, float]:
-    ndcgs, recalls, times = [], [], []
-    short = 0
-    for qid, text in queries.items():
-        start = time.perf_counter()
-        ranked = search(text, 100)
-        times.append((time.perf_counter() - start) * 1000)
-        ndcgs.append(ndcg_at(ranked, qrels[qid]))
-        recalls.append(recall_at(ranked, qrels[qid]))
-        if len(ranked) < min(100, exists(text)):
-            short += 1
-    return {
-        "ndcg": statistics.fmean(ndcgs),
-        "recall": statistics.fmean(recalls),
-        "short": short,
-        "n": len(queries),
-        "p50": percentile(times, 50),
-        "p95": percentile(times, 95),
-    }
-
-
-def textsearch_searcher(
-    corpus: dict[str, dict[str, str]], match: str, engine: str
-) -> tuple[Searcher, Any]:
-    from textsearch import LocalTextSearch
-
-    index = LocalTextSearch(match=match, engine=engine)  # type: ignore[arg-type]
-    setattr(index, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
-    docs = ({"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items())
-    index.add_documents(docs)
-
-    def search(text: str, k: int) -> list[str]:
-        try:
-            return [d.id for d in index.get_documents_sync(text, top=k)]
-        except Exception:  # an all-punctuation query is an error by design: no results
-            return []
-
-    return search, index
-
-
-def exists_counter(index: Any) -> Callable[[str], int]:
-    """How many documents hold any content word of the query (what a search could return).
-
-    Each document is one passage here, and a total count is exact with either engine (the
-    SQLite engine leaves no word out when asked for one).
-    """
-    from textsearch.connectors.local._query import plan_query
-
-    def count(text: str) -> int:
-        if not plan_query(text).terms:
-            return 0
-        found = index.get_documents_sync(text, top=1, include_total_count=True)
-        return int(found.total_count or 0)
-
-    return count
-
-
-def bm25s_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
-    try:
-        import bm25s  # type: ignore[import-not-found,import-untyped,unused-ignore]
-    except ImportError:
-        return None
-    ids = list(corpus)
-    texts = [f"{corpus[d]['title']} {corpus[d]['text']}" for d in ids]
-    try:
-        import Stemmer  # type: ignore[import-not-found]
-
-        stemmer: Any = Stemmer.Stemmer("english")
-    except ImportError:
-        stemmer = None
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
-                    show_progress=False)  # fmt: skip
-
-    def search(text: str, k: int) -> list[str]:
-        tokens = bm25s.tokenize([text], stopwords="en", stemmer=stemmer, show_progress=False)
-        docs, _ = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
-        return [ids[i] for i in docs[0]]
-
-    return search
-
-
-def tantivy_searcher(corpus: dict[str, dict[str, str]]) -> Searcher | None:
-    try:
-        import tantivy  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field("id", stored=True, tokenizer_name="raw")
-    builder.add_text_field("title", tokenizer_name="en_stem")
-    builder.add_text_field("body", tokenizer_name="en_stem")
-    schema = builder.build()
-    index = tantivy.Index(schema)
-    writer = index.writer()
-    for doc_id, doc in corpus.items():
-        writer.add_document(tantivy.Document(id=doc_id, title=doc["title"], body=doc["text"]))
-    writer.commit()
-    index.reload()
-    searcher = index.searcher()
-    from textsearch.connectors.local._query import STOP_WORDS
-
-    def search(text: str, k: int) -> list[str]:
-        words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
-        if not words:
-            return []
-        query = index.parse_query(" ".join(words), ["title", "body"])
-        hits = searcher.search(query, k).hits
-        return [searcher.doc(address)["id"][0] for _, address in hits]
-
-    return search
+from textsearch.evaluation import Comparison, EvaluationSet, evaluate, load_beir  # noqa: E402
 
 
 class CachedEmbedder:
-    """An embedder whose vectors are kept in a SQLite file, keyed by model and text."""
+    """An embedder whose vectors are kept in a SQLite file, keyed by model, kind and text."""
 
     provider_name = "cached"
 
     def __init__(self, inner: Any, folder: Path) -> None:
-        import sqlite3
-
         self.inner = inner
         folder.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(folder / "vectors.sqlite3", isolation_level=None)
+        self.db = sqlite3.connect(folder / "vectors.sqlite3", isolation_level=None,
+                                  check_same_thread=False)  # fmt: skip
         self.db.execute("CREATE TABLE IF NOT EXISTS v(key BLOB PRIMARY KEY, vector BLOB)")
+        self.misses = 0
 
     @property
     def model(self) -> str:
@@ -240,13 +69,9 @@ class CachedEmbedder:
         return int(known)
 
     def _key(self, kind: str, text: str) -> bytes:
-        import hashlib
-
         return hashlib.sha256(f"{self.model}\x00{kind}\x00{text}".encode()).digest()
 
     def _cached(self, kind: str, texts: list[str], embed: Callable[[list[str]], Any]) -> Any:
-        from array import array
-
         keys = [self._key(kind, t) for t in texts]
         found: dict[bytes, list[float]] = {}
         for begin in range(0, len(keys), 500):
@@ -258,17 +83,17 @@ class CachedEmbedder:
                 found[key] = array("f", blob).tolist()
         missing = [i for i, k in enumerate(keys) if k not in found]
         if missing:
+            self.misses += len(missing)
             started = time.perf_counter()
             vectors = embed([texts[i] for i in missing])
             if len(missing) > 50:
-                print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.1f} s")
+                print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.1f} s",
+                      file=sys.stderr)  # fmt: skip
             self.db.execute("BEGIN")
             for i, vector in zip(missing, vectors, strict=True):
                 found[keys[i]] = list(vector)
-                self.db.execute(
-                    "INSERT OR REPLACE INTO v VALUES (?, ?)",
-                    (keys[i], array("f", vector).tobytes()),
-                )
+                self.db.execute("INSERT OR REPLACE INTO v VALUES (?, ?)",
+                                (keys[i], array("f", vector).tobytes()))  # fmt: skip
             self.db.execute("COMMIT")
         return [found[k] for k in keys]
 
@@ -291,8 +116,6 @@ class CachedEmbedder:
 
 def hashing_embedder(dims: int) -> Any:
     """Hashed word stems: a stand-in with no model, to try the pipeline (not a measurement)."""
-    import hashlib
-
     from textsearch.embeddings import FunctionEmbedder
 
     def embed(texts: list[str]) -> list[list[float]]:
@@ -300,9 +123,8 @@ def hashing_embedder(dims: int) -> Any:
         for text in texts:
             vector = [0.0] * dims
             for word in re.findall(r"\w+", text.lower()):
-                h = int.from_bytes(
-                    hashlib.blake2b(word[:6].encode(), digest_size=8).digest(), "little"
-                )
+                h = int.from_bytes(hashlib.blake2b(word[:6].encode(), digest_size=8).digest(),
+                                   "little")  # fmt: skip
                 vector[h % dims] += 1.0 if (h >> 40) & 1 else -1.0
             out.append(vector if any(vector) else [1.0] + [0.0] * (dims - 1))
         return out
@@ -311,193 +133,274 @@ def hashing_embedder(dims: int) -> Any:
 
 
 def build_embedder(spec: str) -> Any:
-    import importlib
-
-    from textsearch import embeddings
-    from textsearch.embeddings import Embedder, FunctionEmbedder
+    from textsearch.embeddings import from_spec
 
     if spec.split(":", 1)[0] == "hashing":
         return hashing_embedder(int(spec.split(":", 1)[1]) if ":" in spec else 256)
-    from_spec = getattr(embeddings, "from_spec", None)
-    if from_spec is not None:
-        return from_spec(spec)
-    module_name, _, attribute = spec.partition(":")
-    target = getattr(importlib.import_module(module_name), attribute)
-    if isinstance(target, Embedder):
-        return target
-    made = target()
-    if isinstance(made, Embedder):
-        return made
-    return FunctionEmbedder(target, model=spec)
+    return from_spec(spec)
 
 
-def semantic_rows(name: str, corpus: dict[str, dict[str, str]], queries: dict[str, str],
-                  qrels: Qrels, args: argparse.Namespace) -> None:  # fmt: skip
+class Ranked:
+    """A ranking function as the little of a search `evaluate` uses (ids by page)."""
+
+    max_top = 1000
+
+    class _Doc:
+        __slots__ = ("id",)
+
+        def __init__(self, doc_id: str) -> None:
+            self.id = doc_id
+
+    class _Page:
+        def __init__(self, results: list[Any]) -> None:
+            self.results = results
+
+    def __init__(self, rank: Callable[[str, int], list[str]]) -> None:
+        self.rank = rank
+
+    def get_search_results_sync(self, query: str, *, top: int, skip: int = 0) -> Any:
+        ids = self.rank(query, top + skip)[skip : skip + top]
+        return self._Page([self._Doc(i) for i in ids])
+
+
+def bm25s_rows(dataset: EvaluationSet) -> Ranked | None:
+    try:
+        import bm25s  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    ids = list(dataset.corpus)
+    texts = [f"{dataset.corpus[d]['title']} {dataset.corpus[d]['text']}" for d in ids]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False)
+
+    def rank(text: str, k: int) -> list[str]:
+        tokens = bm25s.tokenize([text], stopwords="en", show_progress=False)
+        docs, _ = retriever.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
+        return [ids[i] for i in docs[0]]
+
+    return Ranked(rank)
+
+
+def local_index(dataset: EvaluationSet, embedder: Any = None) -> Any:
     from textsearch import LocalTextSearch
 
-    inner = build_embedder(args.embedder)
-    embedder = CachedEmbedder(inner, Path(args.vector_cache).expanduser())
-    started = time.perf_counter()
-    index = LocalTextSearch(embedder=embedder, engine=args.engine, match=args.match)
-    setattr(index, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
-    index.add_documents(
-        {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
-    )
-    print(
-        f"# {name}: {len(corpus)} docs indexed with {embedder.model} in "
-        f"{time.perf_counter() - started:.1f} s (engine: {index.engine})"
-    )
-    for q in queries.values():  # fill the query cache before timing
-        embedder.embed_query_sync(q)
+    index = LocalTextSearch(embedder=embedder)
+    index.max_top = 1000  # type: ignore[misc]  # Recall@100 in one page
+    index.add_documents(dataset.documents())
+    return index
 
-    def searcher(mode: str, fusion: str) -> Searcher:
-        def search(text: str, k: int) -> list[str]:
-            index.mode = mode  # type: ignore[assignment]
-            index._fusion = fusion  # type: ignore[assignment]
-            try:
-                return [d.id for d in index.get_documents_sync(text, top=k)]
-            except Exception:
-                return []
 
-        return search
+def print_comparison(title: str, comparison: Comparison) -> None:
+    print(f"\n### {title}\n")
+    print(comparison.to_markdown())
+    for name, report in comparison.reports.items():
+        times = sorted(q.seconds * 1000 for q in report.queries) or [0.0]
+        p50, p95 = times[len(times) // 2], times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(f"<!-- {name}: {report.seconds:.1f} s, p50 {p50:.2f} ms, p95 {p95:.2f} ms, "
+              f"{len(report.failures)} failed -->")  # fmt: skip
 
-    for label, mode, fusion in (
-        ("keyword", "keyword", "blend"),
-        ("semantic", "semantic", "blend"),
-        ("hybrid-blend", "hybrid", "blend"),
-        ("hybrid-rrf", "hybrid", "rrf"),
-    ):
-        r = evaluate(searcher(mode, fusion), queries, qrels, lambda text: 0)
-        print(
-            f"{name:<10} {label:<12} {'full':<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
-            f"{'':>7}{r['p50']:6.2f} {r['p95']:7.2f}"
-        )
+
+def cut_queries(dataset: EvaluationSet, words: int = 3) -> EvaluationSet:
+    """Each query cut to its first ``words`` content words (how people type)."""
+    from textsearch.connectors.local._query import STOP_WORDS
+
+    def cut(text: str) -> str:
+        content = [w for w in re.findall(r"\w+", text) if w.lower() not in STOP_WORDS]
+        return " ".join(content[:words]) or text
+
+    queries = {qid: cut(text) for qid, text in dataset.queries.items()}
+    return EvaluationSet(f"{dataset.name} (3 words)", queries, dataset.qrels, dataset.corpus)
+
+
+def keyword_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    index = local_index(dataset)
+    reports = {"textsearch keyword": evaluate(index, dataset, name="textsearch keyword",
+                                              concurrency=1, progress=False)}  # fmt: skip
+    other = bm25s_rows(dataset)
+    if other is not None:
+        reports["bm25s"] = evaluate(other, dataset, name="bm25s", concurrency=1, progress=False)  # type: ignore[arg-type]
+    print_comparison(f"{dataset.name}: keyword", Comparison.from_reports(reports))
+    short = cut_queries(dataset)
+    reports = {"textsearch keyword, 3 words": evaluate(index, short, concurrency=1,
+                                                       progress=False)}  # fmt: skip
+    if other is not None:
+        reports["bm25s, 3 words"] = evaluate(other, short, concurrency=1, progress=False)  # type: ignore[arg-type]
+    print_comparison(f"{dataset.name}: queries cut to 3 words", Comparison.from_reports(reports))
     index.close()
 
 
-def store_rows(name: str, corpus: dict[str, dict[str, str]], queries: dict[str, str],
-               qrels: Qrels, args: argparse.Namespace) -> None:  # fmt: skip
-    import tempfile
+def semantic_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    from textsearch import RerankedTextSearch
+    from textsearch.rerank import EmbeddingReranker
 
+    embedder = CachedEmbedder(build_embedder(args.embedder), Path(args.vector_cache).expanduser())
+    started = time.perf_counter()
+    index = local_index(dataset, embedder)
+    print(f"# {dataset.name}: {len(dataset.corpus)} docs indexed with {embedder.model} in "
+          f"{time.perf_counter() - started:.1f} s", file=sys.stderr)  # fmt: skip
+    reranker = EmbeddingReranker(embedder)
+    depth = args.rerank_depth
+    reports = {}
+    for label, mode, rerank, diversity in (
+        ("keyword", "keyword", False, 0.0),
+        ("semantic", "semantic", False, 0.0),
+        ("hybrid", "hybrid", False, 0.0),
+        (f"hybrid + EmbeddingReranker (depth {depth})", "hybrid", True, 0.0),
+        (f"hybrid + EmbeddingReranker + diversity {args.diversity:g}", "hybrid", True,
+         args.diversity),
+    ):  # fmt: skip
+        index.mode = mode
+        search: Any = index
+        if rerank:
+            search = RerankedTextSearch(index, reranker, depth=depth, diversity=diversity)
+        reports[label] = evaluate(search, dataset, name=label, concurrency=1, progress=None)
+    print_comparison(f"{dataset.name}: {embedder.model}", Comparison.from_reports(reports))
+    # the reranked rows against hybrid, their first stage
+    second = dict(list(reports.items())[2:])
+    print_comparison(f"{dataset.name}: against hybrid", Comparison.from_reports(second))
+    index.close()
+
+
+def store_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    """A vector store's own search modes (``--store chroma|qdrant|milvus``), same vectors."""
     import textsearch
 
-    inner = build_embedder(args.embedder)
-    embedder = CachedEmbedder(inner, Path(args.vector_cache).expanduser())
+    embedder = CachedEmbedder(build_embedder(args.embedder), Path(args.vector_cache).expanduser())
     folder = tempfile.mkdtemp(prefix=f"bench-{args.store}-")
+    name = dataset.name
     modes: list[str | None]
     if args.store == "chroma":
         import chromadb
 
-        client = chromadb.EphemeralClient()
-        made = [textsearch.ChromaTextSearch(client, name, embedder=embedder)]
-        modes = ["semantic"]
+        store: Any = textsearch.ChromaTextSearch(chromadb.EphemeralClient(), name,
+                                                 embedder=embedder)  # fmt: skip
+        modes = [None]
     elif args.store == "qdrant":
-        location = str(Path(folder) / "qdrant")
-        first = textsearch.QdrantTextSearch(location, name, embedder=embedder, mode="semantic")
-        made = [first]
+        store = textsearch.QdrantTextSearch(str(Path(folder) / "qdrant"), name,
+                                            embedder=embedder, mode="semantic")  # fmt: skip
         modes = ["semantic", "hybrid"]
     else:
-        location = str(Path(folder) / "milvus.db")
-        first = textsearch.MilvusTextSearch(location, name, embedder=embedder, mode="semantic")
-        made = [first]
+        store = textsearch.MilvusTextSearch(str(Path(folder) / "milvus.db"), name,
+                                            embedder=embedder, mode="semantic")  # fmt: skip
         modes = ["semantic", "hybrid"]
-    store: Any = made[0]
-    setattr(store, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
-    started = time.perf_counter()
-    docs = [{"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()]
+    store.max_top = 1000
+    docs = list(dataset.documents())
     for begin in range(0, len(docs), 500):
         store.add_documents_sync(docs[begin : begin + 500])
-    print(
-        f"# {name}: {len(corpus)} docs into {args.store} through add_documents in "
-        f"{time.perf_counter() - started:.1f} s ({embedder.model})"
-    )
-    for q in queries.values():  # fill the query cache before timing
-        embedder.embed_query_sync(q)
-
-    def searcher(mode: str | None) -> Searcher:
-        def search(text: str, k: int) -> list[str]:
-            store.mode = mode
-            seen: list[str] = []
-            for d in store.get_search_results_sync(text, top=k).results:
-                if d.id not in seen:  # a document can hold several passages
-                    seen.append(d.id)
-            return seen
-
-        return search
-
+    reports = {}
     for mode in modes:
-        r = evaluate(searcher(mode), queries, qrels, lambda text: 0)
-        label = f"{args.store}-{mode}"
-        print(
-            f"{name:<10} {label:<16} {'full':<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
-            f"{'':>3}{r['p50']:6.2f} {r['p95']:7.2f}"
-        )
+        if mode is not None:
+            store.mode = mode
+        label = f"{args.store}-{mode or 'semantic'}"
+        reports[label] = evaluate(store, dataset, name=label, concurrency=1, progress=None)
+    print_comparison(f"{name}: {args.store}", Comparison.from_reports(reports))
     store.close()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
-    parser.add_argument("--match", default="any", choices=["any", "all"])
-    parser.add_argument("--engine", default="auto", choices=["auto", "sqlite", "tantivy"])
-    parser.add_argument(
-        "--title-repeat", type=int, help="tantivy engine: times the title is indexed (measuring)"
-    )
-    parser.add_argument("--embedder", metavar="SPEC", help="measure semantic and hybrid modes")
-    parser.add_argument(
-        "--vector-cache",
-        default=str(Path("~/.cache/textsearch-bench")),
-        help="with --embedder: where vectors are kept between runs",
-    )
-    parser.add_argument("--queries", type=int, help="only the first N queries (a quick look)")
-    parser.add_argument(
-        "--store",
-        choices=["chroma", "qdrant", "milvus"],
-        help="with --embedder: measure that vector store's search modes instead",
-    )
-    args = parser.parse_args()
-    if args.title_repeat is not None:
-        from textsearch.connectors.local import _tantivy as _local_tantivy
+def costs(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    """Reranking 50 candidates against embedding them; evaluate's own cost; a cross-encoder."""
+    from textsearch.embeddings import embed_documents_sync
+    from textsearch.rerank import CrossEncoderReranker, EmbeddingReranker, rerank_sync
 
-        _local_tantivy.TITLE_REPEAT = args.title_repeat
+    texts = [f"{d['title']}\n{d['text']}" for d in list(dataset.corpus.values())[:400]]
+    queries = list(dataset.queries.values())
+    if args.embedder:
+        embedder = build_embedder(args.embedder)
+        reranker = EmbeddingReranker(embedder)
+        embed_s, rerank_s = [], []
+        for i in range(args.cost_rounds):
+            batch = texts[(i * 50) % 350 : (i * 50) % 350 + 50]
+            t0 = time.perf_counter()
+            embed_documents_sync(embedder, batch)
+            t1 = time.perf_counter()
+            rerank_sync(reranker, queries[i % len(queries)], batch)
+            t2 = time.perf_counter()
+            embed_s.append(t1 - t0)
+            rerank_s.append(t2 - t1)
+        ratio = statistics.median(r / e for r, e in zip(rerank_s, embed_s, strict=True))
+        print(
+            f"rerank 50 candidates ({embedder.model}): median {statistics.median(rerank_s):.2f} s"
+            f"; embedding the same 50: {statistics.median(embed_s):.2f} s; ratio {ratio:.2f}x"
+        )
+    # evaluate's own work: the same run over answers fetched beforehand (so the load of the
+    # machine cannot hide it), against the searches themselves in a plain loop
+    index = local_index(dataset)
+    answers: dict[str, Any] = {}
+    loop_s = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for query in queries:
+            answers[query] = index.get_search_results_sync(query, top=100)
+        loop_s.append(time.perf_counter() - t0)
+    index.close()
+
+    class Replay:
+        max_top = 1000
+
+        def get_search_results_sync(self, query: str, *, top: int, skip: int = 0) -> Any:
+            return answers[query]
+
+    own_s = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        evaluate(Replay(), dataset, concurrency=1, progress=False)  # type: ignore[arg-type]
+        own_s.append(time.perf_counter() - t0)
+    print(
+        f"evaluate over {len(queries)} queries: its own work {min(own_s) * 1000:.1f} ms; the "
+        f"searches: {min(loop_s):.3f} s; overhead {min(own_s) / min(loop_s):.2%}"
+    )
+    # a cross-encoder graph built here (tests/rerank/tiny_cross_encoder.py)
+    try:
+        from tests.rerank.tiny_cross_encoder import build
+    except ImportError as exc:
+        print(f"cross-encoder: skipped ({exc})")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        cross = CrossEncoderReranker(build(Path(folder) / "tiny", max_length=256), batch_size=16)
+        hundred = [texts[i % len(texts)] for i in range(100)]
+        samples = []
+        for i in range(args.cost_rounds):
+            t0 = time.perf_counter()
+            cross.rerank_sync(queries[i % len(queries)], hundred)
+            samples.append(time.perf_counter() - t0)
+        batches = cross.calls // args.cost_rounds
+        print(
+            f"CrossEncoderReranker, tiny graph, 100 candidates ({batches} batches): "
+            f"median {statistics.median(samples) * 1000:.1f} ms, min {min(samples) * 1000:.1f} ms"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
+    parser.add_argument("--embedder", metavar="SPEC", help="measure semantic, hybrid, reranked")
+    parser.add_argument("--vector-cache", default="~/.cache/textsearch-bench")
+    parser.add_argument("--queries", type=int, help="only the first N queries (a quick look)")
+    parser.add_argument("--rerank-depth", type=int, default=30)
+    parser.add_argument("--diversity", type=float, default=0.3)
+    parser.add_argument("--costs", action="store_true", help="measure costs instead")
+    parser.add_argument("--store", choices=["chroma", "qdrant", "milvus"],
+                        help="with --embedder: that vector store's own search modes")  # fmt: skip
+    parser.add_argument("--cost-rounds", type=int, default=10)
+    args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no relevance data at {DATA} (see the README of ../shared/relevance/); skipped")
         return 0
-    print(f"{'dataset':<10} {'engine':<12} {'queries':<7} {'nDCG@10':>8} {'R@100':>7} "
-          f"{'short':>6} {'p50 ms':>7} {'p95 ms':>7}")  # fmt: skip
     for name in args.datasets:
         if not (DATA / name).is_dir():
             print(f"{name}: not found under {DATA}; skipped")
             continue
-        corpus, queries, qrels = load(name)
+        dataset = load_beir(DATA / name)
         if args.queries:
-            queries = dict(list(queries.items())[: args.queries])
-        if args.embedder and args.store:
-            store_rows(name, corpus, queries, qrels, args)
-            continue
-        if args.embedder:
-            semantic_rows(name, corpus, queries, qrels, args)
-            continue
-        started = time.perf_counter()
-        ours, index = textsearch_searcher(corpus, args.match, args.engine)
-        print(
-            f"# {name}: {len(corpus)} docs indexed in {time.perf_counter() - started:.1f} s "
-            f"(textsearch engine: {index.engine})"
-        )
-        exists = exists_counter(index)
-        engines: list[tuple[str, Searcher]] = [("textsearch", ours)]
-        for label, build in (("bm25s", bm25s_searcher), ("tantivy", tantivy_searcher)):
-            other = build(corpus)
-            if other is not None:
-                engines.append((label, other))
-        cut = {q: cut_query(t) for q, t in queries.items()}
-        for kind, qs in (("full", queries), ("3 words", cut)):
-            for label, engine in engines:
-                r = evaluate(engine, qs, qrels, exists)
-                print(
-                    f"{name:<10} {label:<12} {kind:<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
-                    f"{int(r['short']):>3}/{int(r['n']):<3}{r['p50']:6.2f} {r['p95']:7.2f}"
-                )
+            dataset = dataset.head(args.queries)
+        if args.costs:
+            costs(dataset, args)
+        elif args.embedder and args.store:
+            store_rows(dataset, args)
+        elif args.embedder:
+            semantic_rows(dataset, args)
+        else:
+            keyword_rows(dataset, args)
     return 0
 
 

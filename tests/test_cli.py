@@ -156,9 +156,20 @@ def test_progress_bar_on_a_terminal() -> None:
     assert "\r[###############---------------] 1/2 a.md" in text
     assert "[##############################] 2/2 b.md" in text
     assert text.endswith("\n")
+    # Not a terminal: a plain line every `period` seconds, and one at the end.
     quiet = StringIO()
-    _Progress(quiet)(1, 1, "x")
+    lines = _Progress(quiet)
+    lines.period = 3600.0
+    lines(1, 3, "/x/a.md")
     assert quiet.getvalue() == ""
+    lines(3, 3, "/x/c.md")
+    assert quiet.getvalue().startswith("3/3 files (") and quiet.getvalue().endswith(" c.md\n")
+    every = StringIO()
+    each = _Progress(every)
+    each.period = 0.0
+    for done in range(1, 4):
+        each(done, 3, f"/x/{done}.md")
+    assert [line.split()[0] for line in every.getvalue().splitlines()] == ["1/3", "2/3", "3/3"]
 
 
 def _set_schema_version(db: Path, version: str) -> None:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -290,10 +289,12 @@ def test_composes_with_fallback_and_fusion() -> None:
 def test_cache_a_fused_search_with_time() -> None:
     slow = [SlowSearch(docs(f"https://s{i}.example/"), delay=0.2, name=f"s{i}") for i in range(2)]
     cache = CachedTextSearch(FusedTextSearch(slow))
-    asyncio.run(cache.search("q"))
-    started = time.perf_counter()
-    asyncio.run(cache.search("q"))
-    assert time.perf_counter() - started < 0.15
+    first = asyncio.run(cache.search("q"))
+    asked = [len(s.calls) for s in slow]
+    # the second search is served from the cache: no provider is asked again (counted, not
+    # timed: a time limit fails on a busy machine, issue #33 item 18)
+    assert list(asyncio.run(cache.search("q"))) == list(first)
+    assert [len(s.calls) for s in slow] == asked == [1, 1]
 
 
 @pytest.mark.parametrize(

@@ -195,21 +195,31 @@ def test_verify_with_a_ca_bundle(certificate: tuple[str, str]) -> None:
         assert len(run(fast(server.url, verify=certificate[0]))) == 1
 
 
-@pytest.mark.parametrize("mock", ["respx", "pytest_httpx", "vcr"])
-def test_auto_takes_aiohttp_once_it_is_imported_unless_httpx_is_mocked(
-    monkeypatch: pytest.MonkeyPatch, mock: str
+@pytest.mark.parametrize("mock", ["respx", "pytest_httpx", "vcr", None])
+def test_auto_is_never_decided_by_what_is_imported(
+    monkeypatch: pytest.MonkeyPatch, mock: str | None
 ) -> None:
+    # issue #33 item 17: aiohttp imported (by this module), with or without a mock library,
+    # changes nothing: auto is httpx unless TEXTSEARCH_TRANSPORT or the program says so
+    from textsearch._http._transports._httpx import default_transport
+
     monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
     for name in ("respx", "pytest_httpx", "vcr"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    assert "aiohttp" in sys.modules  # imported by this module: it costs nothing more
-    assert isinstance(bing("http://x")._engine._fast_path(), AiohttpTransport)
-    assert bing("http://x", transport="httpx")._engine._fast_path() is None
-    monkeypatch.setitem(sys.modules, mock, types.ModuleType(mock))
-    assert bing("http://x")._engine._fast_path() is None  # a user's httpx mocks still work
-    monkeypatch.delitem(sys.modules, "aiohttp")
-    monkeypatch.delitem(sys.modules, mock)
-    assert bing("http://x")._engine._fast_path() is None  # never imported for a short run
+    if mock is not None:
+        monkeypatch.setitem(sys.modules, mock, types.ModuleType(mock))
+    assert "aiohttp" in sys.modules
+    assert bing("http://x")._engine._fast_path() is None
+    with default_transport("aiohttp"):
+        assert isinstance(bing("http://x")._engine._fast_path(), AiohttpTransport)
+        assert bing("http://x", transport="httpx")._engine._fast_path() is None
+        monkeypatch.setenv("TEXTSEARCH_TRANSPORT", "httpx")  # the user's word wins
+        assert bing("http://x")._engine._fast_path() is None
+        monkeypatch.delenv("TEXTSEARCH_TRANSPORT")
+    assert bing("http://x")._engine._fast_path() is None  # only within the block
+    with pytest.raises(ValueError):
+        with default_transport("curl"):
+            pass
 
 
 @pytest.fixture(scope="module")

@@ -24,10 +24,13 @@ from textsearch.errors import *  # noqa: F403
 
 if TYPE_CHECKING:
     from textsearch._types import (
+        AnyOf,
         AnyTagEqualTo,
         EqualTo,
         FilterClause,
         FilterValue,
+        NotEqualTo,
+        Range,
         SearchOptionArgs,
         SearchOptions,
         SearchResults,
@@ -40,6 +43,8 @@ if TYPE_CHECKING:
         FallbackTextSearch,
         FusedResult,
         FusedTextSearch,
+        RerankedResult,
+        RerankedTextSearch,
         canonical_link,
     )
 
@@ -53,6 +58,7 @@ from textsearch._version import __version__
 _logging.getLogger("textsearch").addHandler(_logging.NullHandler())
 
 __all__ = [
+    "AnyOf",
     "AnyTagEqualTo",
     "BaseTextSearch",
     "CachedTextSearch",
@@ -62,6 +68,10 @@ __all__ = [
     "FilterValue",
     "FusedResult",
     "FusedTextSearch",
+    "NotEqualTo",
+    "Range",
+    "RerankedResult",
+    "RerankedTextSearch",
     "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",
@@ -77,8 +87,8 @@ __all__ += errors.__all__
 __all__ += connectors.__all__
 
 
-# Everything but the error tree is loaded on first use, so that ``import textsearch`` costs
-# a few milliseconds (pydantic alone takes over 100 ms to import) and loads no connector.
+# Everything but the error tree is loaded on first use, so that ``import textsearch`` stays
+# light (pydantic alone is a heavy import; benchmarks/bench_import.py) and loads no connector.
 # The connector names come from the provider registry (textsearch.registry), through
 # textsearch.connectors.LAZY_EXPORTS; __all__ and the TYPE_CHECKING imports above are
 # written out for type checkers, and tests/test_registry.py keeps them equal to it.

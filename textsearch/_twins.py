@@ -20,9 +20,10 @@ nothing else is written twice::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-__all__ = ["Plan", "drive", "drive_sync"]
+__all__ = ["Call", "Plan", "drive", "drive_sync", "perform", "perform_sync"]
 
 S = TypeVar("S")
 T = TypeVar("T")
@@ -67,3 +68,22 @@ async def drive(plan: Plan[S, T], perform: Callable[[S], Awaitable[Any]]) -> T:
         return done.value  # type: ignore[no-any-return]
     finally:
         plan.close()
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One call as a step, in its blocking and its async form, with its arguments."""
+
+    blocking: Callable[..., Any]
+    coroutine: Callable[..., Awaitable[Any]]
+    args: tuple[Any, ...]
+
+
+def perform_sync(step: Call) -> Any:
+    """Perform a `Call` step blocking (the ``perform`` of `drive_sync`)."""
+    return step.blocking(*step.args)
+
+
+async def perform(step: Call) -> Any:
+    """Perform a `Call` step by awaiting its async form (the ``perform`` of `drive`)."""
+    return await step.coroutine(*step.args)

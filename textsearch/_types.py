@@ -11,13 +11,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from typing_extensions import TypedDict
 
 from textsearch._keyed import ComparedByKey
+from textsearch._ranges import MAX_ANY_OF, RANGE_KINDS, check_range_value
 from textsearch.errors import InvalidRequestError
 
 __all__ = [
+    "AnyOf",
     "AnyTagEqualTo",
     "EqualTo",
     "FilterClause",
     "FilterValue",
+    "NotEqualTo",
+    "Range",
     "SearchOptionArgs",
     "SearchOptions",
     "SearchResults",
@@ -27,6 +31,13 @@ __all__ = [
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
+
+#: The largest ``skip`` a search accepts (``SearchOptions.MAX_SKIP``). Paging 10 results at a
+#: time, that is a thousand pages: no reader, human or model, goes that deep, and it is the
+#: result window most search services allow by default (Elasticsearch and OpenSearch cap
+#: ``from + size`` at 10,000). A bound here means no backend is ever asked to rank or allocate
+#: for an absurd ``skip`` a model made up (tantivy allocates ``top + skip`` slots up front).
+MAX_SKIP = 10_000
 
 FilterValue = str | int | float | bool | None
 """The value types a filter clause may carry: plain data, never code."""
@@ -130,7 +141,57 @@ class AnyTagEqualTo(BaseModel):
     value: FilterValue
 
 
-FilterClause = EqualTo | AnyTagEqualTo
+class Range(BaseModel):
+    """Clause: ``field_name`` compares with ``value`` as ``kind`` says.
+
+    ``kind`` is ``greater_than``, ``greater_than_or_equal``, ``less_than`` or
+    ``less_than_or_equal``. ``value`` is a finite number (compared with numbers only, never
+    with booleans) or an ISO-8601 date or date and time (compared as an instant with stored
+    strings that are such dates; a date alone is midnight UTC, a time without an offset is
+    UTC). A document without the field, or with a value of another kind, never matches.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    kind: Literal["greater_than", "greater_than_or_equal", "less_than", "less_than_or_equal"]
+    field_name: str
+    value: int | float | str
+
+    @property
+    def operator(self) -> str:
+        """``>``, ``>=``, ``<`` or ``<=``."""
+        return RANGE_KINDS[self.kind]
+
+
+class AnyOf(BaseModel):
+    """Clause: ``field_name`` equals one of ``values`` (each compared as ``equal_to`` does).
+
+    A document without the field never matches.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    kind: Literal["any_of"] = "any_of"
+    field_name: str
+    values: tuple[str | int | float | bool, ...]
+
+
+class NotEqualTo(BaseModel):
+    """Clause: ``field_name`` does not equal ``value``: exactly the documents that
+    ``equal_to(field_name, value)`` leaves out.
+
+    A document without the field matches (SQL's ``IS NOT``); with ``value=None`` it is the
+    documents that hold a value.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    kind: Literal["not_equal_to"] = "not_equal_to"
+    field_name: str
+    value: FilterValue
+
+
+FilterClause = EqualTo | AnyTagEqualTo | Range | AnyOf | NotEqualTo
 """One clause of a :class:`TextSearchFilter`."""
 
 
@@ -187,8 +248,82 @@ class TextSearchFilter(ComparedByKey):
         """
         return self._add(AnyTagEqualTo, field_name, value)
 
+    def not_equal_to(self, field_name: str, value: FilterValue) -> TextSearchFilter:
+        """Require ``field_name`` not to equal ``value``; returns this filter.
+
+        The complement of ``equal_to``: a document without the field matches (as SQL's
+        ``IS NOT``), and ``not_equal_to(f, None)`` keeps the documents that hold a value.
+
+        Raises:
+            InvalidRequestError: The field name is empty or the value is not plain data.
+        """
+        return self._add(NotEqualTo, field_name, value)
+
+    def greater_than(self, field_name: str, value: int | float | str) -> TextSearchFilter:
+        """Require ``field_name`` to be above ``value``; returns this filter.
+
+        ``value`` is a finite number or an ISO-8601 date or date and time (``2024-05-01``,
+        ``2024-05-01T10:30:00Z``): numbers compare with stored numbers (never booleans),
+        dates with stored strings that are such dates, as instants. A document without the
+        field, or with a value of another kind, does not match.
+
+        Raises:
+            InvalidRequestError: The field name is empty, or ``value`` is not a finite
+                64-bit number or an ISO-8601 date (an invalid range value).
+        """
+        return self._range("greater_than", field_name, value)
+
+    def greater_than_or_equal(self, field_name: str, value: int | float | str) -> TextSearchFilter:
+        """Require ``field_name`` to be at least ``value`` (see `greater_than`)."""
+        return self._range("greater_than_or_equal", field_name, value)
+
+    def less_than(self, field_name: str, value: int | float | str) -> TextSearchFilter:
+        """Require ``field_name`` to be below ``value`` (see `greater_than`)."""
+        return self._range("less_than", field_name, value)
+
+    def less_than_or_equal(self, field_name: str, value: int | float | str) -> TextSearchFilter:
+        """Require ``field_name`` to be at most ``value`` (see `greater_than`)."""
+        return self._range("less_than_or_equal", field_name, value)
+
+    def any_of(
+        self, field_name: str, values: list[str | int | float | bool] | tuple[Any, ...]
+    ) -> TextSearchFilter:
+        """Require ``field_name`` to equal one of ``values``; returns this filter.
+
+        Each value compares as in `equal_to` (``True`` is never ``1``). A document without
+        the field does not match.
+
+        Raises:
+            InvalidRequestError: The field name is empty; ``values`` is not a list or tuple
+                of 1 to 256 plain values (str, int, float, bool; None is `equal_to`'s).
+        """
+        name = self._check_field(field_name)
+        if not isinstance(values, (list, tuple)) or not values or len(values) > MAX_ANY_OF:
+            raise InvalidRequestError(
+                f"any_of({name!r}, ...) takes a list of 1 to {MAX_ANY_OF} values"
+            )
+        checked: list[str | int | float | bool] = []
+        for value in values:
+            plain = _check_value(value)
+            if plain is None:
+                raise InvalidRequestError(
+                    f"any_of({name!r}, ...) cannot hold None: use equal_to({name!r}, None)"
+                )
+            checked.append(plain)
+        self._clauses.append(AnyOf(field_name=name, values=tuple(checked)))
+        return self
+
+    def _range(self, kind: str, field_name: object, value: object) -> TextSearchFilter:
+        name = self._check_field(field_name)
+        bound = check_range_value(kind, name, value)
+        self._clauses.append(Range(kind=kind, field_name=name, value=bound))
+        return self
+
     def _add(
-        self, clause: type[EqualTo] | type[AnyTagEqualTo], field_name: object, value: object
+        self,
+        clause: type[EqualTo] | type[AnyTagEqualTo] | type[NotEqualTo],
+        field_name: object,
+        value: object,
     ) -> TextSearchFilter:
         self._clauses.append(
             clause(field_name=self._check_field(field_name), value=_check_value(value))
@@ -217,7 +352,7 @@ class TextSearchFilter(ComparedByKey):
 
     def to_dict(self) -> dict[str, Any]:
         """Serialize to plain JSON-able data."""
-        return {"clauses": [c.model_dump() for c in self._clauses]}
+        return {"clauses": [c.model_dump(mode="json") for c in self._clauses]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TextSearchFilter:
@@ -238,6 +373,12 @@ class TextSearchFilter(ComparedByKey):
                 result.equal_to(item.get("field_name"), item.get("value"))  # type: ignore[arg-type]
             elif kind == "any_tag_equal_to":
                 result.any_tag_equal_to(item.get("field_name"), item.get("value"))  # type: ignore[arg-type]
+            elif kind == "not_equal_to":
+                result.not_equal_to(item.get("field_name"), item.get("value"))  # type: ignore[arg-type]
+            elif kind == "any_of":
+                result.any_of(item.get("field_name"), item.get("values"))  # type: ignore[arg-type]
+            elif kind in RANGE_KINDS:
+                result._range(kind, item.get("field_name"), item.get("value"))
             else:
                 raise InvalidRequestError(f"unknown filter clause kind {kind!r}")
         return result
@@ -251,16 +392,24 @@ class TextSearchFilter(ComparedByKey):
     def __iter__(self) -> Iterator[FilterClause]:
         return iter(tuple(self._clauses))
 
-    def _key(self) -> tuple[tuple[str, str, type, object], ...]:
+    def _key(self) -> tuple[tuple[str, str, object, object], ...]:
         # Each value's type is part of the identity: True == 1 == 1.0 in Python, but not in
         # JSON, PostgreSQL or the stores, so a cache keyed on filters must keep them apart.
-        return tuple((c.kind, c.field_name, type(c.value), c.value) for c in self._clauses)
+        return tuple(
+            (c.kind, c.field_name, tuple(map(type, c.values)), c.values)
+            if isinstance(c, AnyOf)
+            else (c.kind, c.field_name, type(c.value), c.value)
+            for c in self._clauses
+        )
 
     # __eq__ and __hash__ come from ComparedByKey: equal filters are the same clauses, in
     # the same order, with values of the same types.
 
     def __repr__(self) -> str:
-        parts = "".join(f".{c.kind}({c.field_name!r}, {c.value!r})" for c in self._clauses)
+        parts = "".join(
+            f".{c.kind}({c.field_name!r}, {list(c.values) if isinstance(c, AnyOf) else c.value!r})"
+            for c in self._clauses
+        )
         return f"TextSearchFilter(){parts}"
 
 
@@ -273,7 +422,7 @@ class SearchOptions(BaseModel):
     Attributes:
         top: How many results to return (at least 1; each connector has a maximum,
             50 unless it documents more).
-        skip: How many results to skip first (for paging).
+        skip: How many results to skip first (for paging; at most ``MAX_SKIP``, 10,000).
         include_total_count: Ask the backend for the total number of matches.
         filter: A data-only filter; ``None`` for none.
     """
@@ -283,9 +432,11 @@ class SearchOptions(BaseModel):
     )
 
     DEFAULT_TOP: ClassVar[int] = 5
+    MAX_SKIP: ClassVar[int] = MAX_SKIP
+    """The largest ``skip`` accepted (10,000: a thousand pages of ten results)."""
 
     top: int = Field(default=5, ge=1)
-    skip: int = Field(default=0, ge=0)
+    skip: int = Field(default=0, ge=0, le=MAX_SKIP)
     include_total_count: bool = False
     filter: TextSearchFilter | None = None
 
@@ -334,11 +485,30 @@ class SearchOptionArgs(TypedDict, total=False):
     top: int
     """How many results to return (at least 1, at most the connector's ``max_top``)."""
     skip: int
-    """How many results to skip first (for paging)."""
+    """How many results to skip first (for paging; at most ``SearchOptions.MAX_SKIP``)."""
     include_total_count: bool
     """Ask the backend for the total number of matches."""
     filter: TextSearchFilter | None
     """A data-only filter (AND-ed with a tool's preset filter); ``None`` for none."""
+
+
+def result_window(options: SearchOptions) -> int:
+    """``top + skip``, the results a backend must rank for one page; checked again here.
+
+    Options built without validation (``model_construct``) could carry any ``skip``; every
+    engine sizes its request through this, so none is ever asked for more than
+    ``MAX_SKIP`` beyond the page.
+
+    Raises:
+        InvalidRequestError: ``skip`` or ``top`` is negative or ``skip`` is above
+            ``MAX_SKIP``.
+    """
+    top, skip = options.top, options.skip
+    if type(skip) is not int or not 0 <= skip <= MAX_SKIP:
+        raise InvalidRequestError(f"skip must be a whole number from 0 to {MAX_SKIP}")
+    if type(top) is not int or top < 1:
+        raise InvalidRequestError("top must be a whole number of at least 1")
+    return top + skip
 
 
 def _describe_validation_error(exc: ValidationError) -> str:

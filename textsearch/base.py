@@ -33,6 +33,7 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
     is_valid_text,
+    result_window,
 )
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
@@ -234,7 +235,7 @@ def resolve_options(
 
     Raises:
         InvalidRequestError: The query is not a non-empty string, an option is unknown or
-            invalid, or ``top`` is above ``max_top``.
+            invalid, ``top`` is above ``max_top`` or ``skip`` above ``SearchOptions.MAX_SKIP``.
     """
     if not isinstance(query, str):
         raise InvalidRequestError(f"query must be a string, not {type(query).__name__}")
@@ -252,6 +253,7 @@ def resolve_options(
         raise InvalidRequestError(
             f"top={effective.top} is above this connector's maximum of {max_top}"
         )
+    result_window(effective)  # options built without validation are bounded too
     return query, effective
 
 

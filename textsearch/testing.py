@@ -24,7 +24,16 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from textsearch._types import AnyTagEqualTo, SearchOptions, SearchResults, TextSearchResult
+from textsearch._ranges import instant_of, range_bound
+from textsearch._types import (
+    AnyOf,
+    AnyTagEqualTo,
+    NotEqualTo,
+    Range,
+    SearchOptions,
+    SearchResults,
+    TextSearchResult,
+)
 from textsearch.base import BaseTextSearch
 from textsearch.errors import InvalidRequestError
 
@@ -64,6 +73,29 @@ def _same(actual: Any, wanted: Any) -> bool:
     if isinstance(actual, bool) or isinstance(wanted, bool):
         return isinstance(actual, bool) and isinstance(wanted, bool) and actual is wanted
     return bool(actual == wanted)
+
+
+def _in_range(actual: Any, clause: Range) -> bool:
+    """A range as the stores compare it: numbers with numbers, ISO-8601 dates as instants."""
+    kind, bound = range_bound(clause.value)
+    if kind == "date":
+        value: Any = instant_of(actual)
+    elif isinstance(actual, (int, float)) and not isinstance(actual, bool):
+        value = actual
+    else:
+        value = None
+    if value is None:
+        return False
+    op = clause.operator
+    return bool(
+        value > bound
+        if op == ">"
+        else value >= bound
+        if op == ">="
+        else value < bound
+        if op == "<"
+        else value <= bound
+    )
 
 
 class StaticTextSearch(BaseTextSearch[StaticDocument]):
@@ -150,6 +182,15 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
                 if not isinstance(actual, (list, tuple)) or not any(
                     _same(tag, clause.value) for tag in actual
                 ):
+                    return False
+            elif isinstance(clause, AnyOf):
+                if not any(_same(actual, value) for value in clause.values):
+                    return False
+            elif isinstance(clause, NotEqualTo):
+                if _same(actual, clause.value):
+                    return False
+            elif isinstance(clause, Range):
+                if not _in_range(actual, clause):
                     return False
             elif not _same(actual, clause.value):
                 return False

@@ -226,7 +226,9 @@ def test_extra_snippets_and_endpoint_params_are_sent() -> None:
     ]
 
 
-GOGGLE_URL = "https://raw.githubusercontent.com/brave/goggles-quickstart/main/goggles/tech_blogs.goggle"
+GOGGLE_URL = (
+    "https://raw.githubusercontent.com/brave/goggles-quickstart/main/goggles/tech_blogs.goggle"
+)
 INLINE_GOGGLE = "! name: docs first\n$boost=3,site=python-httpx.org\n/ads/$discard"
 
 
@@ -728,7 +730,7 @@ def test_text_shapes_read_only_what_they_use_and_agree_with_the_native_results()
         strings = brave.search_sync("q", top=5, filter=only_a)
         natives = brave.get_search_results_sync("q", top=5, filter=only_a)
     assert [(r.name, r.value, r.link) for r in texts] == [
-        ('A & B', 'The alpha "doc"', "https://docs.a.example/x"),
+        ("A & B", 'The alpha "doc"', "https://docs.a.example/x"),
         ("C", "gamma", "https://a.example/z"),
     ]
     assert list(strings) == ['The alpha "doc"', "gamma"]

@@ -151,6 +151,12 @@ def test_switching_engines_rebuilds_the_other_index_both_ways(
     assert third.get_documents_sync("retry").metadata["engine"] == "sqlite"
 
 
+from textsearch.connectors.local._schema import (  # noqa: E402
+    SCHEMA_VERSION,
+    TANTIVY_SCHEMA_VERSION,
+)
+
+
 def _schema_version(db: Path) -> str:
     con = sqlite3.connect(db)
     try:
@@ -162,16 +168,16 @@ def _schema_version(db: Path) -> str:
 
 def test_a_tantivy_ranked_file_is_marked_so_older_versions_refuse_it(tmp_path: Path) -> None:
     # Its FTS5 table is empty: a textsearch from before the engine (which accepts only "4")
-    # must refuse the file rather than find nothing in it. (6 and 7: CJK text as bigrams.)
+    # must refuse the file rather than find nothing in it.
     db = tmp_path / "kb.sqlite3"
     with LocalTextSearch(db, engine="sqlite") as first:
         first.add_documents(DOCS)
-    assert _schema_version(db) == "6"
+    assert _schema_version(db) == SCHEMA_VERSION
     LocalTextSearch(db, engine="tantivy").close()
-    assert _schema_version(db) == "7"
+    assert _schema_version(db) == TANTIVY_SCHEMA_VERSION
     with LocalTextSearch(db, engine="sqlite") as back:
         assert _ids(back, "retry")
-    assert _schema_version(db) == "6"
+    assert _schema_version(db) == SCHEMA_VERSION
 
 
 @pytest.mark.parametrize("damage", ["delete", "garbage-meta", "empty-folder"])

@@ -438,23 +438,26 @@ def test_import_textsearch_and_keyword_search_do_not_import_numpy() -> None:
 def test_a_failing_embedder_in_index_path_keeps_the_files_done(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
-    for i in range(4):
-        (folder / f"n{i}.md").write_text(f"# Note {i}\n\nStop task {i}.\n", encoding="utf-8")
-    calls = {"n": 0}
+    for i in range(250):
+        (folder / f"n{i:03}.md").write_text(f"# Note {i}\n\nStop task {i}.\n", encoding="utf-8")
+    calls: list[int] = []
 
     def flaky(texts: list[str]) -> list[list[float]]:
-        calls["n"] += 1
-        if calls["n"] == 3:
+        calls.append(len(texts))
+        if len(calls) == 2:
             raise RuntimeError("model server down")
         return [meaning(t) for t in texts]
 
     s = LocalTextSearch(tmp_path / "i.db", embedder=FunctionEmbedder(flaky, model="m"))
     with pytest.raises(ProviderError, match="model server down"):
         s.index_path(folder)
-    assert s.document_count == 2  # the files before the failure, each with its vectors
+    # Passages of many files are embedded in one call (here the 100 files of a commit batch),
+    # and the files before the failure are kept, each with its vectors.
+    assert calls == [100, 100]
+    assert s.document_count == 100
     vectors = s._db.execute("SELECT count(*) FROM passage_vectors").fetchone()[0]
     assert vectors == s._db.execute("SELECT count(*) FROM passages").fetchone()[0]
-    assert s.index_path(folder).added == 2 and s.document_count == 4
+    assert s.index_path(folder).added == 150 and s.document_count == 250
 
 
 def test_a_bad_filter_fails_before_the_embedder_is_called() -> None:

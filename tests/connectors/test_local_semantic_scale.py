@@ -217,7 +217,7 @@ def test_the_error_bound_holds_for_every_row() -> None:
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     nk = _vectors._numkong()
     assert nk is not None
-    quantised = _vectors._Quantised(np, nk, rows)
+    quantised = _vectors._Quantised.of(np, nk, rows)
     for _ in range(20):
         query = rng.standard_normal(96).astype(np.float32)
         query /= np.linalg.norm(query)

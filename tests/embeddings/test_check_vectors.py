@@ -55,10 +55,12 @@ def test_count_and_length_are_checked_on_the_fast_path() -> None:
         check_vectors([[]], 1, None, provider="t")
 
 
-def test_finite_values_whose_sum_overflows_are_kept() -> None:
-    # 1e308 + 1e308 is inf: the whole-row test fails, the value-by-value check accepts
-    rows = check_vectors([[1e308, 1e308, -1.0]], 1, 3, provider="t")
-    assert rows == [[1e308, 1e308, -1.0]]
+def test_finite_values_beyond_float32_are_refused_even_when_their_sum_overflows() -> None:
+    # 1e308 + 1e308 is inf: the whole-row test fails, the value-by-value check refuses
+    # 1e308 as beyond float32 (issue #33); values within float32's range are kept
+    with pytest.raises(ResponseFormatError, match="float32"):
+        check_vectors([[1e308, 1e308, -1.0]], 1, 3, provider="t")
+    assert check_vectors([[3e38, 3e38, -1.0]], 1, 3, provider="t") == [[3e38, 3e38, -1.0]]
 
 
 def test_rows_are_new_lists_of_floats() -> None:
@@ -126,14 +128,14 @@ def test_a_handed_over_row_is_still_refused_for_any_bad_value(width: int) -> Non
 
 def test_numpy_floats_and_ints_in_a_handed_over_row_become_new_python_floats() -> None:
     np = pytest.importorskip("numpy")
-    rows: list[list[Any]] = [[0.5, 0.25], [np.float32(0.5), 2], [1e308, 1e308]]
+    rows: list[list[Any]] = [[0.5, 0.25], [np.float32(0.5), 2], [3e38, 3e38]]
     out = FunctionEmbedder(lambda texts: rows, model="m", dimensions=2).embed_documents_sync(
         ["a", "b", "c"]
     )
     assert out[0] is rows[0]
     assert out[1] == [0.5, 2.0] and out[1] is not rows[1]
     assert all(type(v) is float for row in out for v in row)
-    assert out[2] == [1e308, 1e308]  # the sum overflows, every value is finite
+    assert out[2] == [3e38, 3e38]  # float32's range
 
 
 def test_numpy_arrays_take_the_vectorised_path_and_keep_every_check() -> None:

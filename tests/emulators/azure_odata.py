@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<string>'(?:[^']|'')*')
+  | (?P<datetime>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,7})?)?(?:Z|[+-]\d{2}:\d{2}))
   | (?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
   | (?P<punct>[(),:/])
@@ -168,6 +170,9 @@ class ODataFilter:
         if tok.kind == "string":
             value = tok.text[1:-1].replace("''", "'")
             return _Operand("Edm.String", lambda doc, env: value)
+        if tok.kind == "datetime":
+            moment = _datetime(tok.text)
+            return _Operand("Edm.DateTimeOffset", lambda doc, env: moment)
         if tok.kind == "number":
             num: int | float = (
                 float(tok.text) if any(c in tok.text for c in ".eE") else int(tok.text)
@@ -213,6 +218,10 @@ class ODataFilter:
             raise ODataError(
                 f"Could not find a property named '{after.text if after else ''}' on type "
                 f"'{fdef.type}'."
+            )
+        if fdef.element_type == "Edm.DateTimeOffset":
+            return _Operand(
+                fdef.type, lambda doc, env: _datetime(doc.get(name)), fdef.is_collection
             )
         return _Operand(fdef.element_type, lambda doc, env: doc.get(name), fdef.is_collection)
 
@@ -305,6 +314,21 @@ class ODataFilter:
             return bool(a <= b)
 
         return evaluate
+
+
+def _datetime(text: object) -> datetime | None:
+    """An Edm.DateTimeOffset literal or stored value (the service stores them in UTC)."""
+    if not isinstance(text, str):
+        return None
+    head, _, fraction = text.rstrip("Z").partition(".")
+    offset = ""
+    for sign in "+-":
+        if sign in fraction:
+            fraction, offset = fraction.split(sign, 1)[0], sign + fraction.split(sign, 1)[1]
+    if not fraction and len(head) > 19:  # an offset right after the seconds or minutes
+        head, offset = head[:-6], head[-6:]
+    moment = datetime.fromisoformat(head + (offset or "+00:00"))
+    return moment + timedelta(microseconds=int((fraction or "0")[:6].ljust(6, "0")))
 
 
 def _and_op(left: Evaluator, right: Evaluator) -> Evaluator:

@@ -191,7 +191,7 @@ def test_loopback_detection() -> None:
 async def test_requests_beyond_the_concurrency_bound_get_503() -> None:
     import anyio
 
-    from textsearch.plugins._mcp_http import _Guard
+    from textsearch.plugins._mcp_http import HttpGuardSettings, _Guard
 
     release = anyio.Event()
     entered = anyio.Event()
@@ -202,7 +202,7 @@ async def test_requests_beyond_the_concurrency_bound_get_503() -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"{}"})
 
-    guard = _Guard(slow, token="x", loopback=True, max_concurrency=1)
+    guard = _Guard(slow, token="x", loopback=True, settings=HttpGuardSettings(max_concurrency=1))
     transport = httpx.ASGITransport(app=guard)
     headers = {"authorization": "Bearer x"}
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:

@@ -120,11 +120,16 @@ def test_an_in_process_mcp_run_leaves_the_environment_as_it_was(
     monkeypatch.delenv("TEXTSEARCH_TRANSPORT", raising=False)
     seen: list[str | None] = []
 
+    from textsearch._http._transports._httpx import wants_aiohttp
+
     def serve_and_look(args: object) -> int:
         seen.append(os.environ.get("TEXTSEARCH_TRANSPORT"))
+        seen.append(str(wants_aiohttp("auto")))
         return 0
 
     monkeypatch.setattr(mcp, "serve", serve_and_look)
     assert cli.main(["mcp", "--path", str(tmp_path)]) == 0
-    assert seen == ["aiohttp"]
+    # the server's run takes aiohttp without writing the environment (issue #33 item 17)
+    assert seen == [None, "True"]
     assert "TEXTSEARCH_TRANSPORT" not in os.environ
+    assert wants_aiohttp("auto") is False

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from textsearch import ConfigurationError, InvalidRequestError, TextSearchFilter
+from textsearch import ConfigurationError, InvalidRequestError, SearchOptions, TextSearchFilter
 from textsearch.plugins import (
     SearchParameter,
     create_search_function,
@@ -137,10 +137,10 @@ def test_given_bounds_and_default_of_top_and_skip_are_kept() -> None:
     )
 
 
-def test_skip_without_bounds_has_no_maximum() -> None:
+def test_skip_without_bounds_gets_the_options_maximum() -> None:
     fn = _function(SearchParameter("skip", "Skip.", type=int))
-    assert "maximum" not in fn.parameters_json_schema["properties"]["skip"]
-    assert fn.parse_arguments({"query": "q", "skip": 10**6}).options.skip == 10**6
+    assert fn.parameters_json_schema["properties"]["skip"]["maximum"] == SearchOptions.MAX_SKIP
+    assert fn.parse_arguments({"query": "q", "skip": 10**6}).options.skip == SearchOptions.MAX_SKIP
 
 
 # -- the model's arguments -----------------------------------------------------------------

@@ -8,6 +8,8 @@
     textsearch tools [--provider P] --format openai|anthropic|mcp [--strict]
     textsearch mcp [--provider P] [--path DIR]      (MCP server over stdio)
     textsearch ground "question" [--provider P] [--path DIR] [--top N] [--full-pages]
+    textsearch eval DATASET [--path DIR | --db FILE] [--mode M[,M...]] [--rerank SPEC]
+        [--k 10] [--min-ndcg X] [--json]      (golden JSONL or a BEIR folder; see cli._rerank)
 
 ``--provider a,b`` falls back from ``a`` to ``b``; ``--fuse`` fuses them instead; ``--cache``
 answers repeated searches from memory (on by default for ``mcp``).

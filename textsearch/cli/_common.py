@@ -62,22 +62,54 @@ def _whole_number(text: str, least: int) -> int:
     return value
 
 
+#: Seconds between progress lines when stderr is not a terminal (a log file, CI, a pipe).
+PROGRESS_SECONDS = 5.0
+
+
 class Progress:
-    """A one-line progress bar on a terminal; silent when the stream is not a terminal."""
+    """Progress of a long command on stderr.
+
+    On a terminal, a one-line bar redrawn in place; otherwise (a file, a pipe, CI) a plain
+    line every ``PROGRESS_SECONDS`` (``TEXTSEARCH_PROGRESS_SECONDS`` overrides it), so a long
+    run is never silent.
+    """
 
     def __init__(self, stream: TextIO) -> None:
+        import time
+
         self.stream = stream
         self.enabled = stream.isatty()
         self.shown = False
+        self._clock = time.monotonic
+        self._started = self._last = self._clock()
+        try:
+            self.period = float(os.environ.get("TEXTSEARCH_PROGRESS_SECONDS", PROGRESS_SECONDS))
+        except ValueError:
+            self.period = PROGRESS_SECONDS
 
     def __call__(self, done: int, total: int, path: str) -> None:
+        self.step(done, total, os.path.basename(path), "files")
+
+    def passages(self, done: int, total: int) -> None:
+        """Progress of embedding passages (``embed_missing_sync``'s callback)."""
+        self.step(done, total, "", "passages embedded")
+
+    def step(self, done: int, total: int, name: str, unit: str) -> None:
         if not self.enabled:
+            now = self._clock()
+            if now - self._last < self.period and done != total:
+                return
+            self._last = now
+            rate = done / max(now - self._started, 1e-9)
+            self.stream.write(
+                f"{done}/{total} {unit} ({rate:,.1f}/s){' ' + name if name else ''}\n"
+            )
+            self.stream.flush()
             return
         width = 30
         filled = int(width * done / total) if total else width
         bar = "#" * filled + "-" * (width - filled)
-        name = os.path.basename(path)[:30]
-        self.stream.write(f"\r[{bar}] {done}/{total} {name:<30}")
+        self.stream.write(f"\r[{bar}] {done}/{total} {name[:30]:<30}")
         self.stream.flush()
         self.shown = True
 

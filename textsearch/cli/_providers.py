@@ -264,10 +264,11 @@ def add_embedder_argument(parser: argparse.ArgumentParser) -> None:
 
 def open_local(path: Path, spec: str | None) -> LocalTextSearch:
     """``LocalTextSearch(path)`` with the embedder ``spec`` names, else the one the index
-    remembers (``embedding_spec``), else none.
+    remembers (``embedding_spec``) when it is one of ``REMEMBERED_SPECS``, else none.
 
     Raises:
-        ConfigurationError: A bad spec, a missing extra, or an index made with another model.
+        ConfigurationError: A bad spec, a missing extra, an index made with another model,
+            or an index that remembers a spec the user must name (``--embedder``).
     """
     from textsearch.connectors.local import LocalTextSearch
     from textsearch.embeddings import from_spec
@@ -278,5 +279,19 @@ def open_local(path: Path, spec: str | None) -> LocalTextSearch:
     remembered = search.embedding_spec
     if not remembered:
         return search
+    if remembered.strip().lower() not in REMEMBERED_SPECS:
+        # An index file may come from someone else: what it names is built only when the
+        # user names it too (a path to load, a model to fetch, a server to send text to).
+        search.close()
+        shown = remembered if len(remembered) <= 80 else remembered[:79] + "…"
+        raise ConfigurationError(
+            f"the index {str(path)!r} was embedded with {shown!r}, which is built only when "
+            f"you name it: pass --embedder {shown!r} (if you trust it) or another spec"
+        )
     search.close()
     return LocalTextSearch(path, embedder=from_spec(remembered))
+
+
+#: Embedder specs an index file may name and the CLI builds without being told: the
+#: bundled offline models, which read no path and fetch nothing the file could choose.
+REMEMBERED_SPECS = frozenset({"minilm", "e5"})

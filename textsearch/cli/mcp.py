@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from textsearch.base import TextSearch
 from textsearch.cli._common import EXIT_OK, UsageError, close
 from textsearch.cli._providers import add_provider_arguments, build_provider, local_from_args
+from textsearch.cli._rerank import add_rank_arguments, apply_mode, with_reranker
 from textsearch.cli.tools import build_plugin
 from textsearch.errors import ConfigurationError
 
@@ -47,6 +48,13 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="--http: the bearer token clients must send (default: $TEXTSEARCH_MCP_TOKEN); "
         "prefer the variable, a command line is visible to other users",
     )
+    mcp.add_argument(
+        "--no-repeat-guard",
+        action="store_true",
+        help="answer every call, also the third identical one in a row of a session (by "
+        "default it is told to use the results it has)",
+    )
+    add_rank_arguments(mcp)
     mcp.set_defaults(handler=run)
     return mcp
 
@@ -90,21 +98,16 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     elif getattr(args, "token", None):
         raise UsageError("--token is for --http")
     # A server lives for hours: aiohttp's import cost is paid once, and every web search
-    # then costs several times less CPU (#15). Only when the user has not chosen, and
-    # without importing aiohttp here (find_spec only looks). Undone when the server ends,
-    # so that an in-process caller's later searches are left as they were.
+    # then costs less CPU (#15). Chosen for this run only, unless the user named a
+    # transport (TEXTSEARCH_TRANSPORT); the environment is never written.
+    import contextlib
     import importlib.util
 
-    fast = (
-        "TEXTSEARCH_TRANSPORT" not in os.environ and importlib.util.find_spec("aiohttp") is not None
-    )
-    if fast:
-        os.environ["TEXTSEARCH_TRANSPORT"] = "aiohttp"
-    try:
+    from textsearch._http._transports._httpx import default_transport
+
+    fast = importlib.util.find_spec("aiohttp") is not None
+    with default_transport("aiohttp") if fast else contextlib.nullcontext():
         return serve(args)
-    finally:
-        if fast:
-            os.environ.pop("TEXTSEARCH_TRANSPORT", None)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -116,6 +119,7 @@ def serve(args: argparse.Namespace) -> int:
         from textsearch.plugins._indexing import IndexingTextSearch
 
         local = local_from_args(args, index=False)
+        apply_mode(local, args.mode)
         search: TextSearch = local
         if args.path or not args.db:  # --db alone serves that index as it is
             folder = Path(args.path or ".")
@@ -123,8 +127,11 @@ def serve(args: argparse.Namespace) -> int:
             search = indexing
     else:
         search = build_provider(args)
+        apply_mode(search, args.mode)
+    search = with_reranker(search, args)
     try:
-        plugin = build_plugin(search, name=args.name)
+        guard = not getattr(args, "no_repeat_guard", False)
+        plugin = build_plugin(search, name=args.name, repeat_guard=guard)
         if indexing is not None:
             indexing.start()
         address = getattr(args, "http_address", None)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from textsearch.cli import eval as eval_command
 from textsearch.cli import ground, index, mcp, search, tools
 from textsearch.cli._common import Parser
 
 #: The command modules, in the order ``textsearch --help`` lists them.
-COMMANDS = (search, ground, index, tools, mcp)
+COMMANDS = (search, ground, index, tools, mcp, eval_command)
 
 _VERBOSE_HELP = "log what happens at DEBUG level on stderr (keys masked)"
 

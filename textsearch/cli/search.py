@@ -11,6 +11,7 @@ from textsearch._types import SearchOptions
 from textsearch.base import TextSearch, resolve_options
 from textsearch.cli._common import EXIT_OK, UsageError, close, non_negative
 from textsearch.cli._providers import add_search_command, build_provider, search_filter
+from textsearch.cli._rerank import add_rank_arguments, rank
 
 #: --format choices of ``textsearch search`` (text styles of format_results, and JSON).
 SEARCH_FORMATS = ("numbered", "citations", "markdown", "labelled", "json")
@@ -41,6 +42,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         metavar="LANG",
         help="labels of --format labelled: en or zh (default: the query's language, else en)",
     )
+    add_rank_arguments(parser)
     parser.set_defaults(handler=run)
     return parser
 
@@ -56,6 +58,11 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     # Reject a bad query before any indexing or network work.
     resolve_options(args.query, options, {}, max_top=options.top)
     search = build_provider(args)
+    try:
+        search = rank(search, args)
+    except BaseException:
+        close(search)
+        raise
     terminal_highlight(search, out, output_format)
     try:
         results = search.get_text_search_results_sync(args.query, options)

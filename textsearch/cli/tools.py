@@ -69,19 +69,27 @@ def _tools_provider(args: argparse.Namespace) -> TextSearch:
     return build_provider(args)
 
 
-def build_plugin(search: TextSearch, name: str = "search") -> SearchPlugin:
-    """The default plugin, plus the portable web filters the connector honours (site, ...)."""
+def build_plugin(
+    search: TextSearch, name: str = "search", *, repeat_guard: bool = True
+) -> SearchPlugin:
+    """The default plugin, plus the portable web filters the connector honours (site, ...).
+
+    ``repeat_guard``: keep the loop guard of ``create_search_function`` (default
+    ``max_repeats``), or turn it off.
+    """
     from textsearch.plugins import (
         create_search_function,
         create_search_plugin,
         default_parameters,
         web_filter_parameters,
     )
+    from textsearch.plugins._loop_guard import DEFAULT_MAX_REPEATS
 
     function = create_search_function(
         search,
         kind="text_search_results",
         name="search",
         parameters=[*default_parameters(), *web_filter_parameters(search)],
+        max_repeats=DEFAULT_MAX_REPEATS if repeat_guard else None,
     )
     return create_search_plugin(search, name=name, functions=[function])

@@ -5,6 +5,8 @@
   fusion), keeping where each result came from (:class:`FusedResult`).
 - :class:`CachedTextSearch` answers a repeated search from memory and shares one request
   between identical searches made at the same time.
+- :class:`RerankedTextSearch` asks a search for candidates and lets a reranker
+  (:mod:`textsearch.rerank`) order them, optionally with diversity (:class:`RerankedResult`).
 - :func:`canonical_link` is the URL canonicalisation fusion and citations merge by.
 
 They nest (a cache over a fallback over fused providers) and work wherever a connector
@@ -23,6 +25,7 @@ from textsearch._links import TRACKING_PARAMETERS, canonical_link
 from textsearch.compose._cache import CachedTextSearch, CacheStats
 from textsearch.compose._fallback import DEFAULT_FALLBACK_ON, FallbackTextSearch
 from textsearch.compose._fusion import FusedResult, FusedTextSearch
+from textsearch.compose._rerank import RerankedResult, RerankedTextSearch
 from textsearch.errors import AllProvidersFailedError
 
 __all__ = [
@@ -34,5 +37,7 @@ __all__ = [
     "FallbackTextSearch",
     "FusedResult",
     "FusedTextSearch",
+    "RerankedResult",
+    "RerankedTextSearch",
     "canonical_link",
 ]

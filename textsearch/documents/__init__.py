@@ -29,6 +29,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import passage_link
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
@@ -50,12 +51,15 @@ def read_path(
     relative path alone for the top of a file), `title` (the file's title), `text` (the
     section's text, its passages joined by a blank line), `link` (the same link
     `LocalTextSearch.index_path` gives that section: the file's path plus `#anchor`, or
-    `#L<line>` where a file has no headings) and `metadata` (`path`, relative to the root, and
-    `section`, the heading, where there is one).
+    `#L<line>` where a file has no headings; `#page=N`, `#slide=N`, `#sheet=<name>`,
+    `#row=N` in PDF, PPTX, XLSX and CSV files) and `metadata` (`path`, relative to the root,
+    `section`, the heading, where there is one, and `page`, `slide`, `sheet` or `row` where
+    the format has them).
 
     Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
     leading outside the root never followed). A file that cannot be read is left out and,
-    when `report` is given, listed in `report.failed` with the reason.
+    when `report` is given, listed in `report.failed` with the reason (`report.skipped`
+    when its reader is not installed).
 
     Args:
         path: File or folder to read.
@@ -110,7 +114,8 @@ def _sections(
         # As the local index stores a passage: the section under the document's own title is
         # the top of the document, and the first passage needs no line number.
         section = passage.heading if passage.heading != title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         line = (passage.line or None) if number else None
         this = (section, anchor, None if anchor else line)
         if group and key is not None and (this != key or anchor is None):
@@ -134,6 +139,7 @@ def _document(
     metadata: dict[str, Any] = {"path": relative}
     if section:
         metadata["section"] = section
+    metadata.update(fragment_metadata(anchor))
     return {
         "id": f"{relative}#{fragment}" if fragment else relative,
         "title": title,

@@ -24,7 +24,21 @@ __all__ = [
     "walk",
 ]
 
-DEFAULT_EXTENSIONS = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
+DEFAULT_EXTENSIONS = (
+    ".md",
+    ".markdown",
+    ".txt",
+    ".rst",
+    ".html",
+    ".htm",
+    ".pdf",
+    ".docx",
+    ".pptx",
+    ".xlsx",
+    ".csv",
+    ".tsv",
+    ".ipynb",
+)
 _SKIP_DIRS = frozenset(
     {
         ".git",
@@ -44,7 +58,6 @@ _SKIP_DIRS = frozenset(
         "build",
     }
 )
-_MAX_FILE_BYTES = 20 * 1024 * 1024
 log = logging.getLogger("textsearch.documents")
 
 
@@ -57,7 +70,11 @@ class IndexReport:
         updated: Files re-read because their content changed.
         unchanged: Files skipped because they had not changed.
         removed: Documents removed because their file is gone.
-        failed: ``(path, reason)`` for files that could not be read.
+        failed: ``(path, reason)`` for files that could not be read: damaged, encrypted,
+            no text layer ("scanned? no OCR"), over a limit, or binary content under a text
+            suffix (never indexed as text).
+        skipped: ``(path, reason)`` for files not read because their reader is not
+            installed; the reason names the extra (``pip install "textsearch-sdk[documents]"``).
     """
 
     added: int = 0
@@ -65,6 +82,7 @@ class IndexReport:
     unchanged: int = 0
     removed: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def indexed(self) -> int:
@@ -109,8 +127,10 @@ def read_file(
         if previous is not None and previous[0] == stat.st_mtime_ns and previous[1] == stat.st_size:
             report.unchanged += 1
             return None
-        if stat.st_size > _MAX_FILE_BYTES:
-            raise OSError(f"larger than {_MAX_FILE_BYTES} bytes")
+        from textsearch.documents._formats import max_bytes
+
+        if stat.st_size > max_bytes(file.suffix, formats):
+            raise OSError(f"over a limit: larger than {max_bytes(file.suffix, formats)} bytes")
         data = file.read_bytes()
     except OSError as exc:
         report.failed.append((str(file), str(exc)))
@@ -120,9 +140,13 @@ def read_file(
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous[2] == digest:
         return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
-    from textsearch.documents._split import split_document  # index time only
+    from textsearch.documents._formats import NotRead, split_file  # index time only
 
-    title, passages = split_document(data, file.suffix, limit=limit, formats=formats)
+    try:
+        title, passages = split_file(data, file.suffix, limit=limit, formats=formats)
+    except NotRead as exc:
+        (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
+        return None
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
 
 
@@ -137,14 +161,16 @@ class FileWork:
 
 def checked_formats(formats: Mapping[str, str] | None) -> dict[str, str]:
     """``formats`` checked: suffix (lower case) to a format name, or a ``ConfigurationError``."""
-    from textsearch.documents._split import FORMATS
+    from textsearch.documents._formats import BINARY_FORMATS, TABULAR_FORMATS
+    from textsearch.documents._split import FORMATS as TEXT_FORMATS
 
+    known = (*TEXT_FORMATS, *BINARY_FORMATS, *TABULAR_FORMATS)
     checked: dict[str, str] = {}
     for suffix, kind in (formats or {}).items():
-        if not isinstance(suffix, str) or not suffix.startswith(".") or kind not in FORMATS:
+        if not isinstance(suffix, str) or not suffix.startswith(".") or kind not in known:
             raise ConfigurationError(
                 f"formats: {suffix!r}: {kind!r} is not a suffix and a format "
-                f"(a suffix such as '.txt', a format among {', '.join(FORMATS)})"
+                f"(a suffix such as '.txt', a format among {', '.join(known)})"
             )
         checked[suffix.lower()] = kind
     return checked

@@ -34,6 +34,8 @@ def _host_of(prefix: str) -> str | None:
 def passage_link(link: str | None, anchor: str | None, line: int | None) -> str | None:
     if not link:
         return None
+    if "#" in link:  # the document's link names its place already (read_path's sections)
+        return link
     if anchor:
         return f"{link}#{anchor}"
     if line and line > 1:

@@ -66,6 +66,15 @@ class Embedder(Protocol):
         ...
 
 
+#: The largest magnitude a vector value may have: float32's, the precision vectors are
+#: stored and scored in (a larger value becomes infinity there, and its scores NaN).
+MAX_VECTOR_VALUE = 3.4028234663852886e38
+
+
+def _in_range(vector: list[float]) -> bool:
+    return max(vector) <= MAX_VECTOR_VALUE and min(vector) >= -MAX_VECTOR_VALUE
+
+
 def _row_error(i: int, message: str, provider: str) -> ResponseFormatError:
     return ResponseFormatError(f"vector {i} from the embedder {message}", provider=provider)
 
@@ -85,7 +94,9 @@ def _array_rows(vectors: Any, count: int, dimensions: int | None) -> list[list[f
     width = vectors.shape[1]
     if not width or (dimensions is not None and width != dimensions):
         return None
-    if vectors.dtype.kind == "f" and not bool(np.isfinite(vectors).all()):
+    if vectors.dtype.kind == "f" and not (
+        bool(np.isfinite(vectors).all()) and float(np.abs(vectors).max()) <= MAX_VECTOR_VALUE
+    ):
         return None
     rows: list[list[float]] = vectors.astype(np.float64).tolist()
     return rows
@@ -101,8 +112,8 @@ def check_vectors(
 
     Raises:
         ResponseFormatError: Wrong count, wrong or uneven length, an empty vector, a value
-            that is not a number (a bool, a string, None...), NaN or infinity. Nothing
-            malformed is ever stored.
+            that is not a number (a bool, a string, None...), NaN, infinity or a magnitude
+            beyond float32's range (``MAX_VECTOR_VALUE``). Nothing malformed is ever stored.
     """
     return checked_vectors(vectors, count, dimensions, provider=provider, copy=True)
 
@@ -141,6 +152,7 @@ def checked_vectors(
             and len(vector) == length
             and list(map(type, vector)).count(float) == length
             and math.isfinite(sum(vector))
+            and _in_range(vector)
         ):
             out.append(vector.copy() if copy else vector)
             continue
@@ -152,7 +164,11 @@ def checked_vectors(
             length = len(vector)
         elif len(vector) != length:
             raise _row_error(i, f"has {len(vector)} dimensions, expected {length}", provider)
-        plain = list(map(type, vector)).count(float) == length and math.isfinite(sum(vector))
+        plain = (
+            list(map(type, vector)).count(float) == length
+            and math.isfinite(sum(vector))
+            and _in_range(list(vector))
+        )
         if plain and not copy and type(vector) is list:
             out.append(vector)
         elif plain:
@@ -176,6 +192,10 @@ def _checked_row(i: int, vector: Sequence[object], provider: str) -> list[float]
             number = math.inf  # an int too large for a float
         if not math.isfinite(number):
             raise _row_error(i, f"holds {number} (not finite)", provider)
+        if abs(number) > MAX_VECTOR_VALUE:
+            raise _row_error(
+                i, f"holds {number:g}, beyond float32's range (vectors are stored so)", provider
+            )
         row.append(number)
     return row
 

@@ -173,6 +173,10 @@ class OnnxEmbedder(_ModelEmbedder):
         error: ConfigurationError | None = None
         try:
             options = ort.SessionOptions()
+            # Batches come in many shapes (texts of every length): a memory pattern planned
+            # per shape can grow onnxruntime's arena far past the model's need; without it
+            # the arena stays and peak memory stays near need (docs/performance.md).
+            options.enable_mem_pattern = False
             if threads is not None:
                 options.intra_op_num_threads = threads
             self._session = ort.InferenceSession(

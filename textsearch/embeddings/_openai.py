@@ -197,6 +197,22 @@ def parse_embeddings(
     return checked_vectors(ordered, count, dimensions, provider=PROVIDER, copy=False)
 
 
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
+
+
+def _env_key_belongs_to(url: httpx.URL, base_url: str | None) -> bool:
+    """Whether ``OPENAI_API_KEY`` may go to ``url``: the endpoint came from the environment
+    too, or is the origin of ``OPENAI_BASE_URL`` (else of OpenAI's API)."""
+    if base_url is None:
+        return True
+    home = (os.environ.get(ENV_BASE_URL) or "").strip() or DEFAULT_BASE_URL
+    try:
+        return _origin(httpx.URL(home)) == _origin(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return False
+
+
 @_checks_its_output
 class OpenAIEmbedder(_EmbedderBase):
     """An :class:`~textsearch.embeddings.Embedder` on any OpenAI-compatible ``/embeddings``.
@@ -210,8 +226,11 @@ class OpenAIEmbedder(_EmbedderBase):
 
     Args:
         model: The model (or deployment) name sent as ``model`` and recorded with vectors.
-        api_key: The key; defaults to ``OPENAI_API_KEY``. Not needed for a local server
-            (loopback address, ``localhost`` or ``*.localhost``).
+        api_key: The key; defaults to ``OPENAI_API_KEY``, which is only ever sent to the
+            endpoint it belongs to (``OPENAI_BASE_URL``, else OpenAI's API): a
+            ``base_url=`` of another origin needs ``api_key=``. Not needed for a local
+            server (loopback address, ``localhost`` or ``*.localhost``); ``""`` sends none
+            (a remote server that needs no key, e.g. Ollama).
         base_url: The API root; ``/embeddings`` is appended. Defaults to ``OPENAI_BASE_URL``,
             else ``https://api.openai.com/v1``.
         dimensions: Ask for vectors this long (text-embedding-3 models); also the length
@@ -307,8 +326,20 @@ class OpenAIEmbedder(_EmbedderBase):
         raw_url = base_url if base_url is not None else os.environ.get(ENV_BASE_URL) or ""
         url = check_url(raw_url.strip() or DEFAULT_BASE_URL, "base_url=", owner)
         self.local = is_local_url(url)
-        if self.local and not (api_key or os.environ.get(ENV_KEY, "").strip()):
-            key: str | None = None
+        key: str | None
+        if api_key == "":  # asked for no key: a server that needs none
+            key = None
+        elif api_key is None and not _env_key_belongs_to(url, base_url):
+            # OPENAI_API_KEY is OpenAI's (or OPENAI_BASE_URL's): another server named by
+            # base_url= (an Ollama, a gateway) never receives it.
+            if not self.local:
+                raise ConfigurationError(
+                    f"{owner}: base_url= names a server other than the one {ENV_KEY} is for "
+                    f"({ENV_BASE_URL} or OpenAI's API): pass its key with api_key=..."
+                )
+            key = None
+        elif self.local and not (api_key or os.environ.get(ENV_KEY, "").strip()):
+            key = None
         else:
             key = resolve_api_key(api_key, ENV_KEY, owner)
         self._model = model.strip()

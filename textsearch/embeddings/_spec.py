@@ -97,7 +97,8 @@ def _build(spec: str) -> Embedder:
         if host and "://" not in host:
             host = "http://" + host
         base = host.rstrip("/") + "/v1" if host else OLLAMA_URL
-        return OpenAIEmbedder(rest, base_url=base)
+        # Ollama takes no key: OPENAI_API_KEY is OpenAI's and never goes to it.
+        return OpenAIEmbedder(rest, base_url=base, api_key="")
     if kind == "onnx":
         from textsearch.embeddings._onnx import OnnxEmbedder
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, get_args
 
@@ -303,6 +303,8 @@ class SearchFunction:
             return self._render(parsed, await search(parsed.query, parsed.options))
         except Exception as exc:
             return self._failure(exc, raise_errors)
+        except BaseException as exc:
+            return self._failure(_native_failure(exc, self.text_search), raise_errors)
 
     def _answer_sync(self, parsed: ParsedArguments, raise_errors: bool) -> Outcome:
         search = getattr(self.text_search, self._method() + "_sync")
@@ -310,6 +312,8 @@ class SearchFunction:
             return self._render(parsed, search(parsed.query, parsed.options))
         except Exception as exc:
             return self._failure(exc, raise_errors)
+        except BaseException as exc:
+            return self._failure(_native_failure(exc, self.text_search), raise_errors)
 
     def _parse_or_outcome(
         self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
@@ -348,17 +352,27 @@ class SearchFunction:
         return Outcome(rendered.text, False, rendered.structured, tuple(results))
 
     def _prepared(
-        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
     ) -> ParsedArguments | Outcome:
         """The parsed arguments to search with, or the answer when there is nothing to search."""
         parsed = self._parse_or_outcome(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
-        count = self._guard.repeated(parsed) if self._guard is not None else 0
+        count = self._guard.repeated(parsed, session) if self._guard is not None else 0
         if not count:
             return parsed
         logger.info("search function %s: same query %d times in a row", self.name, count)
-        return Outcome(repeat_message(parsed.query, count), False)
+        message = repeat_message(parsed.query, count)
+        # The answer has the declared output schema, like every other answer.
+        return Outcome(message, False, {"query": parsed.query, "results": [], "message": message})
+
+    def _answered(self, parsed: ParsedArguments, outcome: Outcome, session: Hashable) -> Outcome:
+        if self._guard is not None and not outcome.is_error:
+            self._guard.record(parsed, session)
+        return outcome
 
     @property
     def tool_type(self) -> str:
@@ -367,21 +381,33 @@ class SearchFunction:
         return "extension" if self.open_world else "datastore"
 
     async def _run(
-        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+        session: Hashable = None,
     ) -> Outcome:
-        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP)."""
+        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP).
+
+        ``session``: whose call this is, for the loop guard (an MCP session; ``None``: the
+        one session of direct calls).
+        """
         if _tracing.enabled():
             return await _tracing.run_tool(
                 self.name,
                 self.description,
                 self.tool_type,
                 arguments,
-                lambda: self._call(arguments, raise_errors),
+                lambda: self._call(arguments, raise_errors, session),
             )
-        return await self._call(arguments, raise_errors)
+        return await self._call(arguments, raise_errors, session)
 
     def _run_sync(
-        self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
+        self,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        raise_errors: bool = False,
+        session: Hashable = None,
     ) -> Outcome:
         """Blocking twin of :meth:`_run`."""
         if _tracing.enabled():
@@ -390,19 +416,33 @@ class SearchFunction:
                 self.description,
                 self.tool_type,
                 arguments,
-                lambda: self._call_sync(arguments, raise_errors),
+                lambda: self._call_sync(arguments, raise_errors, session),
             )
-        return self._call_sync(arguments, raise_errors)
+        return self._call_sync(arguments, raise_errors, session)
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    async def _call(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         """One tool call (what :meth:`_run` traces); read tools replace it."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else await self._answer(parsed, raise_errors)
+        parsed = self._prepared(arguments, raise_errors, session)
+        if isinstance(parsed, Outcome):
+            return parsed
+        return self._answered(parsed, await self._answer(parsed, raise_errors), session)
 
-    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    def _call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         """Blocking twin of :meth:`_call`."""
-        parsed = self._prepared(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else self._answer_sync(parsed, raise_errors)
+        parsed = self._prepared(arguments, raise_errors, session)
+        if isinstance(parsed, Outcome):
+            return parsed
+        return self._answered(parsed, self._answer_sync(parsed, raise_errors), session)
 
     async def invoke(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
@@ -468,6 +508,16 @@ class SearchFunction:
 
         outcome = self._run_sync(arguments, raise_errors=raise_errors)
         return search_result_blocks(self.name, outcome.text, outcome.is_error, outcome.structured)
+
+
+def _native_failure(exc: BaseException, text_search: object) -> Exception:
+    """A panic in a native library (a BaseException) as a documented error; else re-raised."""
+    from textsearch._native import is_native_panic, panic_error
+
+    if not is_native_panic(exc):
+        raise exc
+    provider = getattr(text_search, "provider_name", None) or type(text_search).__name__
+    return panic_error(str(provider), "the search")
 
 
 def _is_known(exc: Exception) -> bool:

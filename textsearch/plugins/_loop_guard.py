@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Hashable
 
 from textsearch.errors import ConfigurationError
@@ -25,29 +26,56 @@ def check_max_repeats(value: object) -> int | None:
     return value
 
 
+#: Sessions whose last call a guard remembers (the oldest is forgotten first).
+MAX_SESSIONS = 1024
+
+
 class RepeatGuard:
-    """Counts identical consecutive calls of one search function.
+    """Counts identical consecutive answered calls of one search function, per session.
 
     Two calls are identical when their queries match after case folding and whitespace
     collapsing, and their effective options (``top``, ``skip``, filter) are equal, so a
-    model paging with ``skip`` is never stopped. Safe to share between threads.
+    model paging with ``skip`` is never stopped. Only calls that were answered with
+    results count: an error (an index still being built, a timeout) asks for a retry, and
+    the retry is not a repeat. Each session (an MCP connection; ``None`` for direct calls)
+    has its own count, so two clients asking the same question never stop each other.
+    Safe to share between threads.
     """
 
     def __init__(self, max_repeats: int) -> None:
         self.max_repeats = max_repeats
         self._lock = threading.Lock()
-        self._last: Hashable = None
-        self._count = 0
+        self._last: OrderedDict[Hashable, tuple[Hashable, int]] = OrderedDict()
 
-    def repeated(self, parsed: ParsedArguments) -> int:
-        """Record a call; the number of identical calls in a row when it is at the limit, else 0."""
+    @staticmethod
+    def _key(parsed: ParsedArguments) -> Hashable:
         options = parsed.options
-        key = (" ".join(parsed.query.casefold().split()), options.top, options.skip, options.filter)
+        return (
+            " ".join(parsed.query.casefold().split()),
+            options.top,
+            options.skip,
+            options.filter,
+        )
+
+    def repeated(self, parsed: ParsedArguments, session: Hashable = None) -> int:
+        """How many identical calls in a row this one makes, when it reaches the limit, else 0.
+
+        Only looks: :meth:`record` counts a call once it has been answered.
+        """
+        key = self._key(parsed)
         with self._lock:
-            self._count = self._count + 1 if key == self._last else 1
-            self._last = key
-            count = self._count
+            last, count = self._last.get(session, (None, 0))
+        count = count + 1 if key == last else 1
         return count if count >= self.max_repeats else 0
+
+    def record(self, parsed: ParsedArguments, session: Hashable = None) -> None:
+        """Count an answered call of ``session``."""
+        key = self._key(parsed)
+        with self._lock:
+            last, count = self._last.pop(session, (None, 0))
+            self._last[session] = (key, count + 1 if key == last else 1)
+            while len(self._last) > MAX_SESSIONS:
+                self._last.popitem(last=False)
 
 
 def repeat_message(query: str, count: int) -> str:

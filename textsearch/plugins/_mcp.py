@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+import weakref
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -332,6 +334,33 @@ def _links(results: Sequence[Any], sections: bool) -> list[tuple[str, str]]:
     return links
 
 
+#: One key per MCP session object, never reused (an ``id()`` may be, once freed).
+_SESSION_KEYS: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_SESSION_COUNT = itertools.count(1)
+
+
+def _session_key(ctx: Any) -> Hashable:
+    """The loop guard's key for the session a request came in on.
+
+    Over stdio that is the one connection; over stateless HTTP every request is a session
+    of its own, so the guard never counts one client's calls against another's.
+    """
+    session = getattr(ctx, "session", None)
+    if session is None:
+        return None
+    # The ServerSession object is made per request; the connection behind it is the
+    # session the client sees. mcp has no public accessor for it: without one, each
+    # request counts on its own (the guard then never stops a call, never breaks one).
+    session = getattr(session, "_connection", session)
+    try:
+        key = _SESSION_KEYS.get(session)
+        if key is None:
+            key = _SESSION_KEYS[session] = next(_SESSION_COUNT)
+        return key
+    except TypeError:  # not weakly referable: a key for this request alone
+        return object()
+
+
 def build_server(plugin: SearchPlugin) -> Server[Any]:
     """An ``mcp`` low-level server whose tools are the plugin's functions.
 
@@ -359,7 +388,7 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
     async def call_tool(
         ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult:
-        outcome = await plugin._run(params.name, params.arguments)
+        outcome = await plugin._run(params.name, params.arguments, session=_session_key(ctx))
         content: list[Any] = [types.TextContent(type="text", text=outcome.text)]
         function = plugin[params.name] if params.name in plugin else None
         store = by_search.get(id(function.text_search)) if function is not None else None

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import PydanticUndefined
 
-from textsearch._types import SearchOptions, TextSearchFilter
+from textsearch._types import MAX_SKIP, SearchOptions, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError
 
 __all__ = [
@@ -47,6 +47,16 @@ _JSON_TYPES: dict[type[Any], str] = {
     bool: "boolean",
 }
 
+#: The clauses a parameter's value may make (the TextSearchFilter builder of that name).
+_OPERATORS = (
+    "equal_to",
+    "not_equal_to",
+    "greater_than",
+    "greater_than_or_equal",
+    "less_than",
+    "less_than_or_equal",
+)
+
 _QUERY_DESCRIPTION = "What to search for: keywords or a short question."
 _TOP_DESCRIPTION = "How many results to return."
 _SKIP_DESCRIPTION = "How many results to skip first, to page through results."
@@ -73,8 +83,10 @@ class SearchParameter:
 
     The parameters ``query``, ``top`` and ``skip`` drive the search; any other parameter
     must name a ``filter_field``: the model's value becomes an
-    ``equal_to(filter_field, value)`` clause, AND-ed with the developer's preset filter
-    (so it can only narrow the search, never widen it).
+    ``equal_to(filter_field, value)`` clause (or the clause ``operator`` names, such as
+    ``greater_than_or_equal`` for a "from" date or a minimum), AND-ed with the developer's
+    preset filter (so it can only narrow the search, never widen it: a preset range stays,
+    and the model's bound on the same field is one more condition).
 
     Args:
         name: Property name shown to the model: a letter, then letters, digits or ``_``
@@ -86,6 +98,10 @@ class SearchParameter:
             together with ``required``. The default of ``top`` is the ``top=`` argument of
             :func:`~textsearch.plugins.create_search_function`.
         filter_field: Filter field the value is compared with (``equal_to``).
+        operator: The clause the value makes: ``equal_to`` (the default),
+            ``not_equal_to``, ``greater_than``, ``greater_than_or_equal``, ``less_than`` or
+            ``less_than_or_equal``. A range takes an ``int``/``float`` parameter, or a
+            ``str`` one for ISO-8601 dates (a value that is no date is refused).
         choices: The only values the model may send (an ``enum`` in the schema).
         ge: Smallest accepted value (numbers only).
         le: Largest accepted value (numbers only).
@@ -104,6 +120,7 @@ class SearchParameter:
     choices: Sequence[Any] | None = None
     ge: float | None = None
     le: float | None = None
+    operator: str = "equal_to"
 
     def __post_init__(self) -> None:
         name = self.name
@@ -132,6 +149,18 @@ class SearchParameter:
             raise ConfigurationError(
                 f"parameter {name!r}: filter_field must be a non-empty field name, "
                 f"got {self.filter_field!r}"
+            )
+        if self.operator not in _OPERATORS:
+            raise ConfigurationError(
+                f"parameter {name!r}: operator must be one of {', '.join(_OPERATORS)}, "
+                f"not {self.operator!r}"
+            )
+        if self.operator != "equal_to" and self.filter_field is None:
+            raise ConfigurationError(f"parameter {name!r}: operator needs a filter_field")
+        if self.operator not in ("equal_to", "not_equal_to") and self.type is bool:
+            raise ConfigurationError(
+                f"parameter {name!r}: {self.operator} compares numbers or ISO-8601 dates; "
+                "make the parameter an int, float or str"
             )
         self._check_choices()
         self._check_bounds()
@@ -316,7 +345,14 @@ def _complete_reserved(param: SearchParameter, *, top: int, max_top: int) -> Sea
     if ge < 0:
         raise ConfigurationError("parameter 'skip' cannot go below 0")
     default = param.default if param.default is not None else int(ge)
-    skip_le = None if param.le is None else int(param.le)
+    skip_le = MAX_SKIP if param.le is None else int(param.le)
+    if skip_le > MAX_SKIP or skip_le < ge:
+        raise ConfigurationError(
+            f"parameter 'skip' must stay within 0..{MAX_SKIP} (SearchOptions.MAX_SKIP), "
+            f"got ge={ge}, le={skip_le}"
+        )
+    if not ge <= default <= skip_le:
+        raise ConfigurationError(f"skip default {default} is outside its bounds {ge}..{skip_le}")
     return SearchParameter(
         SKIP, param.description, type=int, default=default, ge=int(ge), le=skip_le
     )
@@ -505,7 +541,10 @@ class ParameterSpec:
         for param in self.parameters:
             value = values.get(param.name)
             if param.filter_field is not None and value is not None:
-                model_filter.equal_to(param.filter_field, value)
+                try:
+                    getattr(model_filter, param.operator)(param.filter_field, value)
+                except InvalidRequestError as exc:  # a "from" date that is no date...
+                    raise InvalidRequestError(f"{param.name}: {exc}") from None
         if preset is not None:
             combined: TextSearchFilter | None = preset.and_(model_filter)
         else:
@@ -528,6 +567,8 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
             return {}
         try:
             decoded = json.loads(arguments)
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            raise InvalidRequestError(_TOO_DEEP) from None
         except ValueError:
             raise InvalidRequestError("arguments are not valid JSON") from None
         if decoded is None:
@@ -535,7 +576,26 @@ def _as_object(arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, A
         arguments = decoded
     if not isinstance(arguments, Mapping):
         raise InvalidRequestError(f"arguments must be a JSON object, not {_type_name(arguments)}")
+    _check_depth(arguments)
     return {str(k): v for k, v in arguments.items()}
+
+
+#: Deepest nesting of arguments accepted (a tool's arguments are flat; a filter list is 2).
+MAX_ARGUMENT_DEPTH = 32
+_TOO_DEEP = f"arguments are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+
+
+def _check_depth(arguments: Mapping[str, Any]) -> None:
+    """Refuse deeply nested arguments before anything recursive (validation, JSON) sees them."""
+    pending: list[tuple[Any, int]] = [(arguments, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise InvalidRequestError(_TOO_DEEP)
+        if isinstance(value, Mapping):
+            pending.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            pending.extend((v, depth + 1) for v in value)
 
 
 def _names(names: Sequence[str], limit: int = 5) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from textsearch._types import TextSearchFilter
@@ -135,11 +135,12 @@ class SearchPlugin:
         arguments: Mapping[str, Any] | str | None,
         *,
         raise_errors: bool = False,
+        session: Hashable = None,
     ) -> Outcome:
         function = self._functions.get(tool_name)
         if function is None:
             return self._unknown(tool_name, raise_errors)
-        return await function._run(arguments, raise_errors=raise_errors)
+        return await function._run(arguments, raise_errors=raise_errors, session=session)
 
     async def invoke(
         self,
@@ -252,13 +253,18 @@ class SearchPlugin:
         token: str | None = None,
         max_body_bytes: int = 1_000_000,
         max_concurrency: int = 32,
+        header_timeout: float | None = None,
+        body_timeout: float | None = None,
+        max_connections_per_client: int | None = None,
     ) -> None:
         """Serve the functions over MCP Streamable HTTP at ``http://host:port/mcp`` (blocking).
 
         Stateless (no session between requests), like ``textsearch mcp --http``. Until
         SIGINT or SIGTERM, then the requests in flight finish. A cross-origin browser request
         is refused (403); with ``token`` every request needs ``Authorization: Bearer
-        <token>`` (else 401); larger bodies are 413, more requests at once 503.
+        <token>`` (else 401); larger bodies are 413, more requests at once 503. A connection
+        that does not send its headers in time is closed, and one address holds a bounded
+        number of connections, so idle or half-sent connections cannot lock clients out.
 
         Args:
             host: Address to bind; anything but loopback needs ``token``.
@@ -266,6 +272,11 @@ class SearchPlugin:
             token: The bearer token clients must send (compared in constant time).
             max_body_bytes: Largest request body accepted.
             max_concurrency: Requests handled at once.
+            header_timeout: Seconds a connection has to send a request's headers (default
+                10).
+            body_timeout: Seconds a request has to send its body (default 30).
+            max_connections_per_client: Connections one client address may hold (default
+                16).
 
         Raises:
             ImportError: The ``mcp`` package (2.x) is not installed.
@@ -274,7 +285,20 @@ class SearchPlugin:
         """
         from textsearch.plugins._mcp_http import HttpGuardSettings, serve_http
 
-        serve_http(self, host, port, HttpGuardSettings(token, max_body_bytes, max_concurrency))
+        defaults = HttpGuardSettings()
+        settings = HttpGuardSettings(
+            token,
+            max_body_bytes,
+            max_concurrency,
+            header_timeout=defaults.header_timeout if header_timeout is None else header_timeout,
+            body_timeout=defaults.body_timeout if body_timeout is None else body_timeout,
+            max_connections_per_client=(
+                defaults.max_connections_per_client
+                if max_connections_per_client is None
+                else max_connections_per_client
+            ),
+        )
+        serve_http(self, host, port, settings)
 
 
 def create_search_plugin(

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
 from pydantic import ValidationError
 
-from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
+from textsearch._types import EqualTo, SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
 from textsearch.plugins._function import Outcome, SearchFunction
@@ -289,7 +289,12 @@ class ReadDocumentFunction(_ReadingFunction):
             return self._refusal(self._not_found(parsed.query), raise_errors)
         return self._render_read(parsed, document)
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    async def _call(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,  # read tools have no loop guard
+    ) -> Outcome:
         parsed = self._prepared_read(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
@@ -300,7 +305,12 @@ class ReadDocumentFunction(_ReadingFunction):
             return self._failure(exc, raise_errors)
         return self._finish(parsed, document, raise_errors)
 
-    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
+    def _call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         parsed = self._prepared_read(arguments, raise_errors)
         if isinstance(parsed, Outcome):
             return parsed
@@ -337,9 +347,9 @@ def url_admitted(url: str, preset: TextSearchFilter | None) -> bool:
     except (httpx.InvalidURL, ValueError):
         return False
     for clause in preset.clauses:
-        kind, field, value = clause.kind, clause.field_name, clause.value
-        if kind != "equal_to" or not isinstance(value, str):
-            return False
+        if not isinstance(clause, EqualTo) or not isinstance(clause.value, str):
+            return False  # a range, any_of, not_equal_to...: not checkable on a URL
+        field, value = clause.field_name, clause.value
         if field == "site":
             if not _host_matches(host, value):
                 return False
@@ -511,31 +521,49 @@ class FetchPageFunction(_ReadingFunction):
             options.pop("http_client", None)
         return options
 
-    async def _call(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
-        from textsearch.grounding.fetch import fetch_pages
-
+    async def _call(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,  # read tools have no loop guard
+    ) -> Outcome:
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url
         try:
-            pages = await fetch_pages([_page(url)], **self._options(blocking=False))
+            page = await _fetch_one(url, self._options(blocking=False))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, pages[0], raise_errors)
+        return self._page_outcome(url, page, raise_errors)
 
-    def _call_sync(self, arguments: Mapping[str, Any] | str | None, raise_errors: bool) -> Outcome:
-        from textsearch.grounding.fetch import fetch_pages_sync
-
+    def _call_sync(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable = None,
+    ) -> Outcome:
         url = self._url_of(arguments, raise_errors)
         if isinstance(url, Outcome):
             return url
         try:
-            pages = fetch_pages_sync([_page(url)], **self._options(blocking=True))
+            page = _fetch_one_sync(url, self._options(blocking=True))
         except Exception as exc:
             return self._failure(exc, raise_errors)
-        return self._page_outcome(url, pages[0], raise_errors)
+        return self._page_outcome(url, page, raise_errors)
 
 
 def _page(url: str) -> TextSearchResult:
     """The result ``fetch_pages`` is asked to read: a link alone."""
     return TextSearchResult(name=None, value=None, link=url)
+
+
+async def _fetch_one(url: str, options: dict[str, Any]) -> Any:
+    from textsearch.grounding.fetch import fetch_pages  # the fetcher loads on first use
+
+    return (await fetch_pages([_page(url)], **options))[0]
+
+
+def _fetch_one_sync(url: str, options: dict[str, Any]) -> Any:
+    from textsearch.grounding.fetch import fetch_pages_sync
+
+    return fetch_pages_sync([_page(url)], **options)[0]

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import ssl
-import sys
 import time
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, Final, Generic, TypeVar
 from urllib.parse import urlencode
 
@@ -435,16 +435,34 @@ def as_httpx_error(error: BaseException) -> BaseException:
 
 # -- which transport ---------------------------------------------------------------------
 
-#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed); when it names
-#: nothing, aiohttp for async sends if aiohttp is already imported in the process and no
-#: library that mocks httpx is (see :func:`wants_aiohttp`), else httpx.
-#: ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for blocking ones.
-#: ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``: aiohttp for
-#: async and urllib3 for blocking sends.
+#: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed), else what a
+#: running program chose with :func:`default_transport` (``textsearch mcp`` chooses
+#: ``aiohttp`` for its run), else httpx. Nothing else decides: not which modules happen to
+#: be imported. ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for
+#: blocking ones. ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``:
+#: aiohttp for async and urllib3 for blocking sends.
 TRANSPORTS: Final = ("auto", "httpx", "aiohttp", "urllib3", "fast")
-#: Libraries that mock httpx (and only httpx): while one is loaded, ``auto`` stays on httpx
-#: so that a user's tests written with it keep intercepting every request.
-HTTPX_MOCKS: Final = ("respx", "pytest_httpx", "vcr")
+
+_chosen_default: str | None = None
+
+
+@contextmanager
+def default_transport(name: str) -> Iterator[None]:
+    """Within the block, ``transport="auto"`` means ``name`` unless ``TEXTSEARCH_TRANSPORT``
+    names one: how a long-running program (the MCP server) takes the fast paths without
+    writing the environment. Engines built inside the block keep the choice.
+
+    Raises:
+        ValueError: ``name`` is not one of ``TRANSPORTS`` (``auto`` excepted).
+    """
+    global _chosen_default
+    if name not in TRANSPORTS or name == "auto":
+        raise ValueError(f"not a transport: {name!r}")
+    before, _chosen_default = _chosen_default, name
+    try:
+        yield
+    finally:
+        _chosen_default = before
 
 
 def _installed(module: str) -> bool:
@@ -462,24 +480,21 @@ def urllib3_installed() -> bool:
 
 
 def _from_environment() -> str:
-    return os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower()
+    return os.environ.get("TEXTSEARCH_TRANSPORT", "").strip().lower() or _chosen_default or ""
 
 
 def wants_aiohttp(choice: str) -> bool:
     """Whether an engine set to ``choice`` sends its async requests with aiohttp.
 
-    For ``auto`` without ``TEXTSEARCH_TRANSPORT``: only when aiohttp is imported already.
-    Measured (benchmarks/bench_web.py, docs/performance.md), the aiohttp path costs 0.8-1.4x
-    the floor's CPU per search against 3-9x for httpx, about 1-2 ms less per search; but
-    importing aiohttp costs about a second, which a short run (one CLI search) never wins
-    back. Already imported (a service built on aiohttp, an agent framework, the MCP server),
-    it costs nothing more, so every search gains. A library that mocks httpx keeps httpx.
+    For ``auto``: only when ``TEXTSEARCH_TRANSPORT`` (or :func:`default_transport`) names
+    ``aiohttp`` or ``fast`` and aiohttp is installed. Measured (benchmarks/bench_web.py,
+    docs/performance.md), the aiohttp path costs less CPU per search than httpx, but
+    importing aiohttp costs more than a short run (one CLI search) ever wins back: only a
+    program that runs long should choose it, and it says so.
     """
     if choice == "auto":
         named = _from_environment()
-        if named:
-            return named in ("aiohttp", "fast") and aiohttp_installed()
-        return "aiohttp" in sys.modules and not any(m in sys.modules for m in HTTPX_MOCKS)
+        return named in ("aiohttp", "fast") and aiohttp_installed()
     return choice in ("aiohttp", "fast")
 
 

@@ -20,7 +20,17 @@ import math
 import re
 from collections.abc import Collection, Iterable
 
-from textsearch._types import AnyTagEqualTo, EqualTo, FilterValue, TextSearchFilter
+from textsearch._ranges import range_bound, utc_text
+from textsearch._types import (
+    AnyOf,
+    AnyTagEqualTo,
+    EqualTo,
+    FilterClause,
+    FilterValue,
+    NotEqualTo,
+    Range,
+    TextSearchFilter,
+)
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
@@ -61,6 +71,8 @@ _RESERVED = frozenset(
 
 #: Lambda variable used for ``any_tag_equal_to``: ``field/any(t: t eq '...')``.
 _LAMBDA_VAR = "t"
+#: OData's comparison operators, by the range clause's operator.
+_RANGE_OPERATORS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le"}
 
 
 def odata_literal(value: FilterValue) -> str:
@@ -130,22 +142,33 @@ def check_field_name(name: object, filterable_fields: Collection[str] | None = N
     return name
 
 
-def clause_to_odata(
-    clause: EqualTo | AnyTagEqualTo, filterable_fields: Collection[str] | None = None
-) -> str:
+def clause_to_odata(clause: FilterClause, filterable_fields: Collection[str] | None = None) -> str:
     """Translate one filter clause to OData.
 
     ``equal_to(f, v)`` becomes ``f eq <literal>``; ``any_tag_equal_to(f, v)`` becomes
-    ``f/any(t: t eq <literal>)``.
+    ``f/any(t: t eq <literal>)``; ``not_equal_to(f, v)`` becomes ``f ne <literal>`` (true for
+    a document whose field is null, as ``not_equal_to`` says); ``any_of(f, [a, b])`` becomes
+    ``(f eq a or f eq b)``; a range becomes ``f gt <literal>`` (``ge``, ``lt``, ``le``), a date
+    bound written as an ``Edm.DateTimeOffset`` literal in UTC (``2024-05-01T00:00:00.000000Z``,
+    unquoted), which Azure compares with ``Edm.DateTimeOffset`` fields.
 
     Raises:
         UnsupportedFilterError: The field name is not acceptable.
         InvalidRequestError: The value cannot be written as an OData literal.
     """
     name = check_field_name(clause.field_name, filterable_fields)
+    if isinstance(clause, Range):
+        kind, bound = range_bound(clause.value)
+        literal = utc_text(int(bound)) if kind == "date" else odata_literal(bound)
+        return f"{name} {_RANGE_OPERATORS[clause.operator]} {literal}"
+    if isinstance(clause, AnyOf):
+        return "(" + " or ".join(f"{name} eq {odata_literal(v)}" for v in clause.values) + ")"
     literal = odata_literal(clause.value)
     if isinstance(clause, AnyTagEqualTo):
         return f"{name}/any({_LAMBDA_VAR}: {_LAMBDA_VAR} eq {literal})"
+    if isinstance(clause, NotEqualTo):
+        return f"{name} ne {literal}"
+    assert isinstance(clause, EqualTo)
     return f"{name} eq {literal}"
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.azure._odata import check_balanced, check_field_name
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
@@ -153,6 +153,7 @@ def check_endpoint(endpoint: object) -> str:
 
 def build_request(cfg: Any, query: str, options: SearchOptions, expression: str | None) -> _Request:
     """The request one search sends; ``cfg`` is the connector (its query settings)."""
+    window = result_window(options)
     kwargs: dict[str, Any] = {"top": options.top}
     vector_only = cfg.vector_fields is not None and not cfg.hybrid
     if not vector_only:
@@ -198,7 +199,7 @@ def build_request(cfg: Any, query: str, options: SearchOptions, expression: str 
         wants_answers=wants_answers,
         vector_fields=",".join(cfg.vector_fields) if cfg.vector_fields else None,
         vector_text=query,
-        vector_k=cfg.vector_k or max(50, options.top + options.skip),
+        vector_k=cfg.vector_k or max(50, window),
         embed=cfg.embedding_function is not None,
         extras=dict(cfg.search_kwargs),
     )

@@ -17,11 +17,11 @@ from importlib.util import find_spec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from textsearch._cjk import TEXT_VERSION
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._schema import (
-    OLD_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     TANTIVY_SCHEMA_VERSION,
     documented_errors,
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
 __all__ = ["EngineMixin", "Write", "choose_engine"]
 
 _ENGINES = ("auto", "sqlite", "tantivy")
-# Version of the tantivy filter tokens (2: true/false apart from 1/0); an index whose tokens
-# are older is rebuilt from the SQLite file once.
-FILTER_TOKENS = "2"
+# Version of the tantivy filter tokens (2: true/false apart from 1/0; 3: range tokens of
+# numbers and ISO-8601 dates); an index whose tokens are older is rebuilt from the SQLite
+# file once.
+FILTER_TOKENS = "3"
 _TANTIVY_EXTRA = 'pip install "textsearch-sdk[tantivy]"'
 
 log = logging.getLogger("textsearch.local")
@@ -54,6 +55,7 @@ class EngineMixin:
     _fts: FtsRanker
     _tv: ModuleType | None
     _ranker: TantivyRanker | None
+    _vector_store: Any
 
     def _tantivy(self) -> TantivyRanker:
         assert self._ranker is not None  # only called in tantivy mode
@@ -64,7 +66,7 @@ class EngineMixin:
             self._db.execute(
                 "SELECT key, value FROM textsearch_meta "
                 "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens', "
-                "'schema_version')"
+                "'text_version')"
             ).fetchall()
         )
 
@@ -84,7 +86,7 @@ class EngineMixin:
                 meta = self._meta()
                 if meta.get("ranking_engine", "sqlite") != "sqlite":
                     retry_busy(self._switch_to_sqlite, self.path)
-                elif meta.get("schema_version") in OLD_SCHEMA_VERSIONS:
+                elif meta.get("text_version") != TEXT_VERSION:
                     retry_busy(self._reindex_text, self.path)
                 return
             import importlib
@@ -96,7 +98,7 @@ class EngineMixin:
                 if (
                     meta.get("ranking_engine") == "tantivy"
                     and meta.get("filter_tokens") == FILTER_TOKENS
-                    and meta.get("schema_version") == TANTIVY_SCHEMA_VERSION
+                    and meta.get("text_version") == TEXT_VERSION
                     and not self._ranker.damaged
                     and self._ranker.stored_generation() == int(meta.get("ranking_generation", "0"))
                 ):
@@ -120,6 +122,7 @@ class EngineMixin:
             self._fts.rebuild()
             self._set_meta("ranking_engine", "sqlite")
             self._set_meta("schema_version", SCHEMA_VERSION)
+            self._set_meta("text_version", TEXT_VERSION)
         sidecar = self.path + ".tantivy"
         if self.path != ":memory:" and os.path.isdir(sidecar):
             import shutil
@@ -127,9 +130,9 @@ class EngineMixin:
             shutil.rmtree(sidecar, ignore_errors=True)
 
     def _reindex_text(self) -> None:
-        """Rebuild the FTS5 index of a file indexed before CJK text was cut into bigrams."""
+        """Rebuild the FTS5 index of a file whose CJK text was cut another way."""
         with Transaction(self._db):
-            if self._meta().get("schema_version") not in OLD_SCHEMA_VERSIONS:
+            if self._meta().get("text_version") == TEXT_VERSION:
                 return  # another process did it meanwhile
             passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
             if passages:
@@ -139,7 +142,7 @@ class EngineMixin:
                     passages,
                 )
             self._fts.rebuild()
-            self._set_meta("schema_version", SCHEMA_VERSION)
+            self._set_meta("text_version", TEXT_VERSION)
 
     def _rebuild_tantivy(self) -> None:
         ranker = self._tantivy()
@@ -150,7 +153,7 @@ class EngineMixin:
             current = meta.get("ranking_engine") == "tantivy"
             tokens_current = (
                 meta.get("filter_tokens") == FILTER_TOKENS
-                and meta.get("schema_version") == TANTIVY_SCHEMA_VERSION
+                and meta.get("text_version") == TEXT_VERSION
             )
             if (
                 current
@@ -198,6 +201,7 @@ class EngineMixin:
             self._set_meta("ranking_engine", "tantivy")
             self._set_meta("filter_tokens", FILTER_TOKENS)
             self._set_meta("schema_version", TANTIVY_SCHEMA_VERSION)
+            self._set_meta("text_version", TEXT_VERSION)
             ranker.damaged = False
 
     def _follow_other_writers(self) -> None:
@@ -280,9 +284,22 @@ class Write:
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
         owner = self._owner
         ranker = owner._ranker
+        # Batch commits what was done even when interrupted (all but SQLite errors).
+        commits = exc_type is None or (self._batch and not isinstance(exc, sqlite3.Error))
+        store = owner._vector_store
+        if commits and store is not None and store.pending and owner._db.in_transaction:
+            # The vector files are made durable (and compacted) before SQLite counts them.
+            from textsearch.connectors.local._vectorfile import finish
+
+            try:
+                finish(owner._db, store)
+            except BaseException:
+                if ranker is not None:
+                    ranker.rollback()
+                owner._db.execute("ROLLBACK")
+                store.pending = False
+                raise
         if ranker is not None:
-            # Batch commits what was done even when interrupted (all but SQLite errors).
-            commits = exc_type is None or (self._batch and not isinstance(exc, sqlite3.Error))
             try:
                 if commits and ranker.dirty:
                     ranker.commit(owner._bump_generation())

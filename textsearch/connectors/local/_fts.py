@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from textsearch._types import SearchOptions
-from textsearch.connectors.local._query import filter_sql
+from textsearch._types import SearchOptions, result_window
+from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import for_index, index_title
 
 # BM25 with a title (document title + section heading) match worth four body matches:
@@ -67,7 +67,7 @@ class FtsRanker:
         limit = max(_COMMON_FLOOR, _COMMON_SHARE * self._approx_count())
         counts = [(self._document_frequency(t, int(limit) + 1), t) for t in terms]
         rare = [t for n, t in counts if n <= limit]
-        wanted = options.skip + options.top
+        wanted = result_window(options)
         if not rare:
             # Every word is common: passages holding all of them outrank those holding some
             # (each word weighs about the same), so when they fill the page, rank only them.

@@ -6,9 +6,8 @@ import re
 from typing import Any
 
 from textsearch._cjk import bigrams
-from textsearch._types import EqualTo, TextSearchFilter
-from textsearch.connectors.local._schema import INT64_MAX, INT64_MIN, cjk_run, is_cjk
-from textsearch.errors import InvalidRequestError
+from textsearch.connectors.local._filters import filter_sql
+from textsearch.connectors.local._schema import cjk_run, is_cjk
 
 __all__ = ["QueryPlan", "filter_sql", "plan_query"]
 
@@ -52,12 +51,13 @@ def plan_query(query: str) -> QueryPlan:
     A run of CJK characters becomes its overlapping bigrams and its characters
     (``textsearch._cjk``), each one word of the query, as the index holds them.
     """
-    words: dict[str, None] = {}  # insertion-ordered sets: linear in the query's length
+    # dicts keep first-seen order and look up in constant time; the scan ends once enough
+    # words are found, so a huge query costs no more than its first distinct words.
+    words: dict[str, None] = {}
     stop: dict[str, None] = {}
     limit = MAX_QUERY_TERMS
-    for word in _WORD.findall(query):
-        if len(words) >= limit:
-            break  # later words would be cut off anyway
+    for found in _WORD.finditer(query):
+        word = found.group()
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
                 limit = MAX_CJK_TERMS
@@ -65,66 +65,15 @@ def plan_query(query: str) -> QueryPlan:
                 continue
             entry = run.lower()
             if entry in STOP_WORDS:
-                stop[entry] = None
-            else:
-                words[entry] = None
+                if len(stop) < MAX_QUERY_TERMS:
+                    stop.setdefault(entry)
+                continue
+            words.setdefault(entry)
+        if len(words) >= limit:
+            break
     # A query made only of stop words ("to be or not to be") searches for them after all.
     chosen = list(words or stop)[:limit]
     return QueryPlan(['"' + w + '"' for w in chosen], chosen)
-
-
-def _bindable(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise InvalidRequestError(f"filter value {value} does not fit in 64 bits")
-    return value
-
-
-def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
-    """``" AND ..."`` conditions on ``d`` (the documents table) with bound parameters."""
-    if not search_filter:
-        return "", []
-    parts: list[str] = []
-    params: list[Any] = []
-    for clause in search_filter.clauses:
-        name, value = clause.field_name, _bindable(clause.value)
-        if isinstance(clause, EqualTo) and name == "site":
-            host = str(value).lower().strip().rstrip(".")
-            escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            parts.append("(d.site = ? OR d.site LIKE ? ESCAPE '\\')")
-            params += [host, "%." + escaped]
-        elif isinstance(clause, EqualTo) and name in ("id", "link"):
-            parts.append(f"d.{name} IS ?")
-            params.append(value)
-        elif isinstance(clause, EqualTo):
-            if value is None:
-                parts.append("json_extract(d.metadata, ?) IS NULL")
-                params.append(f'$."{name}"')
-            elif isinstance(value, bool):
-                parts.append("json_type(d.metadata, ?) = ?")
-                params += [f'$."{name}"', _json_bool(value)]
-            else:
-                # true and false read back as 1 and 0: never equal to a number here, as in
-                # JSON and PostgreSQL (a filter on 1 must not admit documents marked true).
-                parts.append(
-                    "(json_type(d.metadata, ?) NOT IN ('array', 'object', 'true', 'false') "
-                    "AND json_extract(d.metadata, ?) = ?)"
-                )
-                params += [f'$."{name}"', f'$."{name}"', value]
-        elif isinstance(value, bool):
-            parts.append("EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t WHERE t.type = ?)")
-            params += [f'$."{name}"', _json_bool(value)]
-        else:
-            parts.append(
-                "EXISTS (SELECT 1 FROM json_each(d.metadata, ?) AS t "
-                "WHERE t.value IS ? AND t.type NOT IN ('array', 'object', 'true', 'false'))"
-            )
-            params += [f'$."{name}"', value]
-    return " AND " + " AND ".join(parts), params
-
-
-def _json_bool(value: bool) -> str:
-    return "true" if value else "false"
 
 
 def id_text(value: Any) -> str:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from textsearch._cjk import cjk_run, index_text, is_cjk
+from textsearch._cjk import TEXT_VERSION, cjk_run, index_text, is_cjk
+from textsearch._ranges import cached_instant
 from textsearch.documents._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -30,26 +31,28 @@ from textsearch.errors import (
 )
 
 __all__ = [
+    "INSTANT_FUNCTION",
     "INT64_MAX",
     "INT64_MIN",
     "RESERVED_FILTER_FIELDS",
     "LocalDocument",
+    "MetadataValue",
     "cjk_run",
     "is_cjk",
-    "MetadataValue",
     "normalize_document",
 ]
+
+#: The SQL function that reads a stored string as an ISO-8601 instant (NULL: not a date).
+INSTANT_FUNCTION = "textsearch_instant"
 
 
 SCHEMA_VERSION = "6"
 # Written while tantivy ranks the index (its FTS5 table is then empty): a textsearch from before
 # the tantivy engine refuses such a file with a clear error instead of finding nothing in it.
 TANTIVY_SCHEMA_VERSION = "7"
-# The versions before CJK text was indexed as bigrams and characters (textsearch._cjk): such an
-# index is opened, its ranking index rebuilt once from the stored passages, and its version
-# raised; a textsearch from before refuses the new versions (its FTS5 deletes would no longer
-# match what was indexed).
-OLD_SCHEMA_VERSIONS = ("4", "5")
+# Formats 4 (FTS5) and 5 (tantivy) kept vectors as blobs in SQLite; 6 and 7 in matrix files
+# beside it (``_vectorfile``). An older file is moved over once, when first opened.
+_MIGRATED_FROM = {"4": SCHEMA_VERSION, "5": TANTIVY_SCHEMA_VERSION}
 # A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
 # wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
 # passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
@@ -74,6 +77,7 @@ def index_title(title: str | None, section: str | None) -> str:
 SCHEMA = f"""
 CREATE TABLE textsearch_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO textsearch_meta VALUES ('schema_version', '{SCHEMA_VERSION}');
+INSERT INTO textsearch_meta VALUES ('text_version', '{TEXT_VERSION}');
 -- One narrow row per document for what filters read: text lives in `passages`, once.
 CREATE TABLE documents(
     rowid INTEGER PRIMARY KEY,
@@ -201,6 +205,7 @@ def connect(path: str) -> sqlite3.Connection:
     try:
         db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
         db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
+        db.create_function(INSTANT_FUNCTION, 1, cached_instant, deterministic=True)
         retry_busy(lambda: _init_schema(db, path), path)
     except (sqlite3.Error, TextSearchError) as exc:
         db.close()
@@ -216,6 +221,8 @@ def _init_schema(db: sqlite3.Connection, path: str) -> None:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
     if _check_existing(db):
+        if _stored_version(db) in _MIGRATED_FROM:
+            _migrate(db, path)
         return
     # Another process may be creating the same file: take the write lock, then look again.
     db.execute("BEGIN IMMEDIATE")
@@ -230,6 +237,30 @@ def _init_schema(db: sqlite3.Connection, path: str) -> None:
         raise
 
 
+def _stored_version(db: sqlite3.Connection) -> str | None:
+    row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _migrate(db: sqlite3.Connection, path: str) -> None:
+    """Move an index of an older format to this one (once, in one write transaction)."""
+    from textsearch.connectors.local._vectorfile import migrate
+
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        old = _stored_version(db)
+        if old in _MIGRATED_FROM:  # another process may have done it meanwhile
+            migrate(db, path)
+            db.execute(
+                "UPDATE textsearch_meta SET value = ? WHERE key = 'schema_version'",
+                (_MIGRATED_FROM[old],),
+            )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
 def _check_existing(db: sqlite3.Connection) -> bool:
     tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if not tables:
@@ -237,7 +268,7 @@ def _check_existing(db: sqlite3.Connection) -> bool:
     if "textsearch_meta" not in tables:
         raise sqlite3.DatabaseError("the file is an SQLite database but not a textsearch index")
     row = db.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'").fetchone()
-    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION, *OLD_SCHEMA_VERSIONS):
+    if row is None or row[0] not in (SCHEMA_VERSION, TANTIVY_SCHEMA_VERSION, *_MIGRATED_FROM):
         raise sqlite3.DatabaseError(
             f"index schema version {row[0] if row else None!r} is not {SCHEMA_VERSION!r} "
             f"or {TANTIVY_SCHEMA_VERSION!r}; "

@@ -32,18 +32,19 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from textsearch._types import (
-    AnyTagEqualTo,
     SearchOptions,
     SearchResults,
     TextSearchFilter,
     TextSearchResult,
+    result_window,
 )
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
 from textsearch.connectors.local._files import Batch, Transaction
+from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
-from textsearch.connectors.local._query import filter_sql, plan_query
+from textsearch.connectors.local._query import plan_query
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
     LocalDocument,
@@ -61,6 +62,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
+from textsearch.documents._formats import fragment_metadata, is_place
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
@@ -68,7 +70,7 @@ from textsearch.documents._passages import (
     best_window,
     hit_pattern,
 )
-from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
+from textsearch.errors import ConfigurationError, InvalidRequestError
 
 if TYPE_CHECKING:
     from textsearch.connectors.local._vectors import VectorIndex
@@ -106,10 +108,20 @@ def _passage_rows(
     for number, passage in enumerate(passages):
         # The section under the document's own title is the document's top: link the file.
         section = passage.heading if passage.heading != doc.title else None
-        anchor = passage.anchor if section else None
+        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
+        anchor = passage.anchor if section or is_place(passage.anchor) else None
         # The first passage is the top of the file: its link needs no line number.
         rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
     return rows
+
+
+def _result_metadata(stored: str, anchor: str | None) -> dict[str, Any]:
+    """A result's metadata: the document's, and the page, slide, sheet or row its anchor
+    names (``#page=3`` gives ``{"page": 3}``)."""
+    metadata: dict[str, Any] = json.loads(stored) if stored != "{}" else {}
+    if anchor and "=" in anchor:
+        metadata.update(fragment_metadata(anchor))
+    return metadata
 
 
 def _stored_document(**fields: Any) -> LocalDocument:
@@ -186,8 +198,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
             :class:`~textsearch.TextSearchResult`.
         embedder: An :class:`~textsearch.embeddings.Embedder`: every passage added is
-            embedded, and its vector kept in the same file (with the model's id and
-            dimensions), so that passages can be found by meaning. Searching by meaning is
+            embedded, and its vector kept beside the index file (``<path>.vectors``; the
+            model's id and dimensions in the file), so that passages can be found by
+            meaning. Searching by meaning is
             exact (every vector compared); ``pip install "textsearch-sdk[semantic]"`` (numpy,
             and numkong: an int8 first pass with exact float32 re-scoring from 20,000
             passages) makes it fast on large indexes (~4 ms at 100,000 passages).
@@ -270,6 +283,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         #: measurement, settable for benchmarks.
         self._fusion: Literal["blend", "rrf"] = "blend"
         self._vector_index: VectorIndex | None = None
+        self._vector_store: Any = None  # the _vectorfile.VectorStore, made when first used
         if snippet_tokens is not None:
             if not isinstance(snippet_tokens, int) or not 1 <= snippet_tokens <= 64:
                 raise ConfigurationError("snippet_tokens must be an integer from 1 to 64")
@@ -286,6 +300,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         self.value_chars = value_chars
         self.engine: Literal["sqlite", "tantivy"] = _engine.choose_engine(engine)
         self._lock = threading.RLock()
+        # The filterable fields last read from the file (they only ever grow): what
+        # check_filter and the other pre-checks compare with, without waiting for the lock.
+        self._known_fields: list[str] | None = None
         self._db = connect(self.path)
         self._fts = FtsRanker(self._db)
         self._tv: ModuleType | None = None
@@ -385,7 +402,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 meta.get(_vectors.MODEL_KEY, "?"), stored, self.embedder.model, length
             )
 
-    def _vectors_for(self, items: list[tuple[LocalDocument, list[Passage]]]) -> dict[bytes, bytes]:
+    def _vectors_for(
+        self,
+        items: list[tuple[LocalDocument, list[Passage]]],
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[bytes, bytes]:
         """The vectors of these documents' passages by digest: kept ones, then new ones.
 
         A passage whose embedded text is unchanged keeps its stored vector; the rest are
@@ -408,40 +429,51 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         ids = json.dumps([doc.id for doc, _ in items])
         with self._lock, documented_errors(self.path):
             if _vectors.has_vector_table(self._db):
-                for key, blob in self._db.execute(
-                    "SELECT v.digest, v.vector FROM passage_vectors AS v "
-                    "JOIN passages AS p ON p.rowid = v.rowid "
-                    "JOIN documents AS d ON d.rowid = p.doc "
-                    "WHERE d.id IN (SELECT value FROM json_each(?))",
-                    (ids,),
-                ):
-                    if key in wanted:
-                        found[key] = blob
+                from textsearch.connectors.local._vectorfile import kept_vectors
+
+                found = kept_vectors(self._db, self._vectors_file(), ids, wanted)
         missing = [key for key in wanted if key not in found]
         for begin in range(0, len(missing), _EMBED_BATCH):
             keys = missing[begin : begin + _EMBED_BATCH]
             vectors = _embed_blocking(embedder, [wanted[k] for k in keys])
-            for key, vector in zip(keys, vectors, strict=True):
-                found[key] = _vectors.encode(vector)
+            for key, blob in zip(keys, _vectors.encode_many(vectors), strict=True):
+                found[key] = blob
+            if progress is not None:
+                progress(begin + len(keys), len(missing))
         return found
 
-    def _store_vectors(self, rows: list[tuple[int, bytes]], vectors: Mapping[bytes, bytes]) -> None:
-        """Keep the vector of each new passage ``(rowid, digest)`` (inside a write)."""
-        from textsearch.connectors.local import _vectors
+    def _vectors_file(self) -> Any:
+        if self._vector_store is None:
+            from textsearch.connectors.local._vectorfile import VectorStore
 
-        stored = [(rowid, key, vectors[key]) for rowid, key in rows if key in vectors]
+            self._vector_store = VectorStore(self.path)
+        return self._vector_store
+
+    def _store_vectors(
+        self, rows: list[tuple[int, int, bytes]], vectors: Mapping[bytes, bytes]
+    ) -> None:
+        """Keep the vector of each new passage ``(rowid, doc rowid, digest)`` (inside a
+        write)."""
+        from textsearch.connectors.local._vectorfile import append
+
+        stored = [(rowid, doc, key, vectors[key]) for rowid, doc, key in rows if key in vectors]
         if not stored:
             return
-        self._check_dimensions(len(stored[0][2]) // 4)
-        self._db.executemany("INSERT OR REPLACE INTO passage_vectors VALUES (?, ?, ?)", stored)
-        _vectors.bump_generation(self._db)
+        dims = len(stored[0][3]) // 4
+        self._check_dimensions(dims)
+        append(self._db, self._vectors_file(), stored, dims)
 
-    def embed_missing_sync(self) -> int:
+    def embed_missing_sync(self, *, progress: Callable[[int, int], None] | None = None) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
 
         For an index built before the embedder was set (or with another instance that had
         none). Work is committed every few hundred passages, so an interrupted run keeps
         what it did.
+
+        Args:
+            progress: Called as ``progress(done, total)`` after each batch of passages is
+                embedded and committed; an exception it raises (``KeyboardInterrupt``
+                included) stops the run, keeping what was committed.
 
         Raises:
             ConfigurationError: No embedder is set, or its vectors' length is not the
@@ -458,10 +490,21 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             )
         done = 0
         after = 0
+        total = 0
+        if progress is not None:
+            with self._lock, documented_errors(self.path):
+                total = int(
+                    self._db.execute(
+                        "SELECT count(*) FROM passages AS p WHERE NOT EXISTS "
+                        "(SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid)"
+                        if _vectors.has_vector_table(self._db)
+                        else "SELECT count(*) FROM passages"
+                    ).fetchone()[0]
+                )
         while True:
             with self._lock, documented_errors(self.path):
                 rows = self._db.execute(
-                    "SELECT p.rowid, d.title, p.section, p.text FROM passages AS p "
+                    "SELECT p.rowid, d.title, p.section, p.text, p.doc FROM passages AS p "
                     "JOIN documents AS d ON d.rowid = p.doc "
                     "WHERE p.rowid > ? AND NOT EXISTS "
                     "(SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid) "
@@ -471,7 +514,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if not rows:
                 return done
             after = rows[-1][0]
-            contents = [_vectors.embedding_input(t, s, x) for _, t, s, x in rows]
+            contents = [_vectors.embedding_input(t, s, x) for _, t, s, x, _ in rows]
             vectors = _embed_blocking(embedder, contents)
 
             def write(
@@ -479,31 +522,38 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 contents: list[str] = contents,
                 vectors: list[list[float]] = vectors,
             ) -> int:
+                from textsearch.connectors.local._vectorfile import append
+
                 with self._transaction():
                     self._check_dimensions(len(vectors[0]))
-                    written = 0
-                    for (rowid, _, _, text), content, vector in zip(
+                    entries = []
+                    for (rowid, _, _, text, doc), content, vector in zip(
                         rows, contents, vectors, strict=True
                     ):
-                        # Only if the passage is still the one embedded (another writer may
-                        # have replaced it meanwhile).
-                        written += self._db.execute(
-                            "INSERT OR REPLACE INTO passage_vectors "
-                            "SELECT ?, ?, ? WHERE EXISTS "
-                            "(SELECT 1 FROM passages WHERE rowid = ? AND text = ?)",
-                            (rowid, _vectors.digest(content), _vectors.encode(vector), rowid, text),
-                        ).rowcount
-                    _vectors.bump_generation(self._db)
-                    return written
+                        # Only if the passage is still the one embedded and still has no
+                        # vector (another writer may have replaced or embedded it meanwhile).
+                        if self._db.execute(
+                            "SELECT 1 FROM passages AS p WHERE rowid = ? AND text = ? AND NOT "
+                            "EXISTS (SELECT 1 FROM passage_vectors AS v WHERE v.rowid = p.rowid)",
+                            (rowid, text),
+                        ).fetchone():
+                            entries.append(
+                                (rowid, doc, _vectors.digest(content), _vectors.encode(vector))
+                            )
+                    append(self._db, self._vectors_file(), entries, len(vectors[0]))
+                    return len(entries)
 
             with self._lock, documented_errors(self.path):
                 done += retry_busy(write, self.path)
+            if progress is not None:
+                progress(done, max(total, done))
 
-    async def embed_missing(self) -> int:
-        """Async twin of :meth:`embed_missing_sync` (the work runs in a worker thread)."""
+    async def embed_missing(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Async twin of `embed_missing_sync` (the work, and ``progress``, run in a worker
+        thread)."""
         import asyncio
 
-        return await asyncio.to_thread(self.embed_missing_sync)
+        return await asyncio.to_thread(partial(self.embed_missing_sync, progress=progress))
 
     def drop_vectors(self) -> int:
         """Delete every stored vector and the recorded model; returns how many were deleted.
@@ -521,7 +571,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             with self._transaction():
                 if not _vectors.has_vector_table(self._db):
                     return 0
-                count = self._db.execute("DELETE FROM passage_vectors").rowcount
+                from textsearch.connectors.local._vectorfile import drop
+
+                count = drop(self._db, self._vectors_file())
                 self._db.execute(
                     "DELETE FROM textsearch_meta WHERE key IN (?, ?, ?)",
                     (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY, _SPEC_KEY),
@@ -540,7 +592,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
     # -- writing -----------------------------------------------------------------------
 
     def add_documents(
-        self, docs: Iterable[LocalDocument | Mapping[str, Any]], *, chunk: bool = False
+        self,
+        docs: Iterable[LocalDocument | Mapping[str, Any]],
+        *,
+        chunk: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> int:
         """Add or replace documents (by ``id``); returns how many were written.
 
@@ -553,6 +609,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             chunk: Split each text into passages (by Markdown headings, then paragraphs,
                 at most ~1,500 characters each); results then name and link the section.
                 Without it, a document is one passage.
+            progress: With an embedder, called as ``progress(done, total)`` after each
+                batch of passages is embedded (``total``: the passages needing a vector); an
+                exception it raises stops the call before anything is written.
 
         Raises:
             InvalidRequestError: A document, a metadata key or a metadata value is invalid
@@ -565,7 +624,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         prepared = [normalize_document(d) for d in docs]
         items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
         # Embedded before anything is written: a failing embedder leaves the index as it was.
-        vectors = self._vectors_for(items) if self.embedder is not None else None
+        vectors = self._vectors_for(items, progress) if self.embedder is not None else None
 
         def write() -> None:
             with self._transaction():
@@ -673,7 +732,11 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
             self._store_vectors(
                 [
-                    (rowid, _vectors.digest(_vectors.embedding_input(doc.title, section, text)))
+                    (
+                        rowid,
+                        docid,
+                        _vectors.digest(_vectors.embedding_input(doc.title, section, text)),
+                    )
                     for rowid, (section, _, _, text) in zip(rowids, rows, strict=True)
                 ],
                 vectors,
@@ -713,7 +776,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         passage_rows: list[tuple[Any, ...]] = []
         fields: set[str] = set()
         tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
-        vector_rows: list[tuple[int, bytes]] = []
+        vector_rows: list[tuple[int, int, bytes]] = []
         if vectors:
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
@@ -726,7 +789,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 ranker.add(next_row, next_doc, doc.title, section, text, tokens)
                 if vectors:
                     vector_rows.append(
-                        (next_row, digest(embedding_input(doc.title, section, text)))
+                        (next_row, next_doc, digest(embedding_input(doc.title, section, text)))
                     )
                 next_row += 1
             fields.update(doc.metadata)
@@ -756,12 +819,19 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         progress: Callable[[int, int, str], None] | None = None,
         formats: Mapping[str, str] | None = None,
     ) -> IndexReport:
-        """Index a file or a folder (recursively) of text, Markdown, reStructuredText and HTML.
+        """Index a file or a folder (recursively) of documents: text, Markdown,
+        reStructuredText, HTML, CSV/TSV and notebooks, and with the ``documents`` extra PDF,
+        DOCX, PPTX and XLSX.
 
         Each file is split into passages: sections by heading (Markdown, reStructuredText,
-        HTML ``<h1>``..``<h6>``), paragraphs in plain text, each at most ~1,500 characters;
-        a result names its document and section and links to ``file#anchor`` (or
-        ``file#L<line>``).
+        HTML ``<h1>``..``<h6>``, DOCX heading styles, a PDF's outline), by slide, sheet or
+        page, paragraphs in plain text, each at most ~1,500 characters; a result names its
+        document and section and links to ``file#anchor``, ``file#L<line>``,
+        ``file.pdf#page=N``, ``file.pptx#slide=N``, ``file.xlsx#sheet=<name>`` or
+        ``file.csv#row=N``, with ``page``, ``slide``, ``sheet`` or ``row`` in its metadata.
+        Files whose reader is not installed are listed in the report's ``skipped``, files
+        that cannot be read (damaged, encrypted, no text layer, over a limit, binary content
+        under a text suffix) in ``failed``: see docs/local.md.
 
         Incremental: a file whose size and modification time are unchanged is not read again,
         a changed file is re-indexed, and documents whose file has gone are removed. Hidden
@@ -776,7 +846,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 exception it raises (``KeyboardInterrupt`` included) stops indexing after
                 committing the files done so far.
             formats: How to read files by suffix, forcing a reading: ``{".txt": "rst"}``;
-                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``.
+                formats are ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"``, ``"text"``,
+                ``"pdf"``, ``"docx"``, ``"pptx"``, ``"xlsx"``, ``"csv"``, ``"tsv"``, ``"ipynb"``.
                 By default a suffix decides, and a ``.txt`` file whose content is
                 reStructuredText (title adornments, directives) is read as such.
 
@@ -820,10 +891,15 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 batch = files[begin : begin + _BATCH_FILES]
                 done = begin
                 with self._interruptible_batch():
-                    # Each file is read, written and reported before the next is read, so
-                    # progress is live (an MCP server tells searches how far it got) and a
-                    # file that blocks on reading holds back only itself.
-                    for file in batch:
+                    # Without an embedder, each file is read, written and reported before the
+                    # next is read, so progress is live (an MCP server tells searches how far
+                    # it got) and a file that blocks on reading holds back only itself. With
+                    # one, files are read until their passages fill an embedding batch, which
+                    # is embedded at once (a file is a few passages: batching per file kept
+                    # the model at a fraction of its speed), then written one by one.
+                    group: list[tuple[str, FileWork | None, Any]] = []
+                    waiting = 0
+                    for position, file in enumerate(batch):
                         doc_id = str(file)
                         seen.add(doc_id)
                         previous = known.get(doc_id)
@@ -832,13 +908,31 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                             item = read_file(file, None, report, forced)  # compared with nothing
                         else:
                             item = read_file(file, previous, report, forced)
-                        if item is not None:
-                            self._in_file_savepoint(
-                                partial(self._write_file, item, doc_id, root_key, previous, report)
-                            )
-                        done += 1
-                        if progress is not None:
-                            progress(done, len(files), doc_id)
+                        group.append((doc_id, item, previous))
+                        if item is not None and item.title is not None:
+                            waiting += len(item.passages)
+                        if (
+                            self.embedder is None
+                            or waiting >= _EMBED_BATCH
+                            or position == len(batch) - 1
+                        ):
+                            for doc_id, item, previous, vectors in self._embedded(group):
+                                if item is not None:
+                                    self._in_file_savepoint(
+                                        partial(
+                                            self._write_file,
+                                            item,
+                                            doc_id,
+                                            root_key,
+                                            previous,
+                                            report,
+                                            vectors,
+                                        )
+                                    )
+                                done += 1
+                                if progress is not None:
+                                    progress(done, len(files), doc_id)
+                            group, waiting = [], 0
             gone = known.keys() - seen
             if gone:
                 with self._interruptible_batch():
@@ -876,6 +970,21 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         if ranker is not None:
             ranker.release()
 
+    def _embedded(
+        self, group: list[tuple[str, FileWork | None, Any]]
+    ) -> list[tuple[str, FileWork | None, Any, Mapping[bytes, bytes] | None]]:
+        """The files read, each with the vectors its passages need (one embedder call for
+        the whole group; ``None`` without an embedder)."""
+        if self.embedder is None:
+            return [(doc_id, item, previous, None) for doc_id, item, previous in group]
+        changed = [
+            (LocalDocument(id=doc_id, title=item.title, link=doc_id), item.passages)
+            for doc_id, item, _ in group
+            if item is not None and item.title is not None
+        ]
+        vectors = self._vectors_for(changed) if changed else {}
+        return [(doc_id, item, previous, vectors) for doc_id, item, previous in group]
+
     def _write_file(
         self,
         work: FileWork,
@@ -883,6 +992,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         root_key: str,
         previous: tuple[int | None, int | None, str | None] | None,
         report: IndexReport,
+        vectors: Mapping[bytes, bytes] | None = None,
     ) -> None:
         if work.title is None:  # same bytes, new modification time
             self._db.execute(
@@ -893,7 +1003,8 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             return
         doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
         # Unchanged passages keep their vectors; only the others are embedded.
-        vectors = self._vectors_for([(doc, work.passages)]) if self.embedder is not None else None
+        if vectors is None and self.embedder is not None:
+            vectors = self._vectors_for([(doc, work.passages)])
         self._upsert(doc, work.passages, root_key, work.mtime_ns, work.size, work.sha256, vectors)
         if previous is None:
             report.added += 1
@@ -904,29 +1015,36 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
 
     def _filter_fields(self) -> list[str]:
         names = [r[0] for r in self._db.execute("SELECT name FROM metadata_fields")]
-        return sorted({*RESERVED_FILTER_FIELDS, *names})
+        fields = sorted({*RESERVED_FILTER_FIELDS, *names})
+        self._known_fields = fields
+        return fields
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        # Checked in _fetch_sync instead: the check reads the database, and the async path
-        # must not wait for the database lock on the event loop's thread.
-        return
-
-    def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
+        # The rules of a search itself (validate_filter, then filter_sql for the values), so
+        # that check_filter, check_request and prepare_request refuse what search() refuses.
+        # The fields come from the last read; the file is read again only for a field not
+        # seen yet, and an event loop's thread never waits for the lock to do it.
         if not search_filter:
             return
-        allowed = self._filter_fields()
-        for clause in search_filter.clauses:
-            name = clause.field_name
-            if name not in allowed or (
-                isinstance(clause, AnyTagEqualTo) and name in RESERVED_FILTER_FIELDS
-            ):
-                raise UnsupportedFilterError(
-                    f"LocalTextSearch cannot filter on {name!r} with {clause.kind}; "
-                    f"supported filter fields: {', '.join(allowed)} "
-                    "(metadata fields become filterable once a document has them)",
-                    field_name=name,
-                    supported_fields=allowed,
-                )
+        known = self._known_fields
+        if known is None or any(name not in known for name in search_filter.field_names):
+            known = self._fresh_fields()
+        validate_filter(search_filter, known)
+        filter_sql(search_filter)
+
+    def _fresh_fields(self) -> list[str]:
+        if self._lock.acquire(blocking=not _on_event_loop()):
+            try:
+                with documented_errors(self.path):
+                    return self._filter_fields()
+            finally:
+                self._lock.release()
+        # Busy, seen from an event loop: the last read (the search itself reads again).
+        return self._known_fields or sorted(RESERVED_FILTER_FIELDS)
+
+    def _validate_filter(self, search_filter: TextSearchFilter | None) -> None:
+        if search_filter:
+            validate_filter(search_filter, self._filter_fields())
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         vector = None
@@ -978,7 +1096,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             info["mode"] = self.mode
             if self.mode == "hybrid":
                 info["fusion"] = self._fusion
-        wanted = options.skip + options.top
+        wanted = result_window(options)
         # Passages of one section are merged into one result: rank a few more than asked,
         # and more again while the merged list is short of the page (rare: only sections
         # split into passages that both rank merge).
@@ -997,9 +1115,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 )
                 if counted is not None:
                     total = counted
-                # The loaded vectors know the passages' shapes when this query followed them.
-                vectors = self._vector_index if vector is not None else None
-                self._fetch_shapes(shapes, rows, ranked, vectors)
+                self._fetch_shapes(shapes, rows, ranked)
                 groups = collapse(shapes, ranked, self.one_per_document)
                 if len(groups) >= wanted or exhausted:
                     page = groups[options.skip : wanted]
@@ -1026,7 +1142,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                     title=title,
                     text=text,
                     link=passage_link(link, anchor, line),
-                    metadata=json.loads(metadata) if metadata != "{}" else {},
+                    metadata=_result_metadata(metadata, anchor),
                     section=section,
                     line=line,
                     snippet=best_window(text, pattern, self.value_chars, self.highlight) or None,
@@ -1040,7 +1156,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         shapes: dict[int, tuple[int, str | None] | None],
         rows: dict[int, Any],
         ranked: list[tuple[int, float]],
-        index: VectorIndex | None,
     ) -> None:
         """Read what grouping needs of the ranked passages not read yet (a passage ranked by
         tantivy but not yet in SQLite, committed by another process in between, is simply
@@ -1051,16 +1166,6 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         cost more than ranking at 100k passages). A short list is read whole at once.
         """
         wanted = [rowid for rowid, _ in ranked if rowid not in shapes]
-        if index is not None and len(wanted) > _WHOLE_ROWS:
-            # Passages with a vector: known from the loaded vectors (followed at this query).
-            unknown = []
-            for rowid in wanted:
-                shape = index.shape(rowid)
-                if shape is None:
-                    unknown.append(rowid)
-                else:
-                    shapes[rowid] = shape
-            wanted = unknown
         if len(wanted) <= _WHOLE_ROWS:
             self._fetch_rows(rows, wanted)
             for rowid in wanted:
@@ -1161,7 +1266,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         index = self._vector_index
         if index is None:
             index = self._vector_index = VectorIndex()
-        index.follow(self._db)
+        index.follow(self._db, self._vectors_file())
         allowed = None
         where, params = filter_sql(options.filter)
         if where and "scored" not in memo and "pairs" not in memo:
@@ -1336,9 +1441,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                 "SELECT section, anchor, line, text FROM passages WHERE doc = ? ORDER BY rowid",
                 (doc[0],),
             ).fetchall()
-        found = [
-            i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link
-        ]
+        found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
         # A section is the run of passages under one heading (a long one is split); a
@@ -1367,3 +1470,17 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             if self._ranker is not None:
                 self._ranker.rollback()
             self._db.close()
+            if self._vector_store is not None:
+                self._vector_store.close()
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an event loop (asyncio is looked up, never imported)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

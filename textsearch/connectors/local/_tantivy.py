@@ -19,13 +19,16 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import struct
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import tantivy
 
-from textsearch._types import EqualTo, TextSearchFilter
+from textsearch._native import native_calls
+from textsearch._ranges import instant_of, range_bound
+from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.connectors.local._query import id_text
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
@@ -91,9 +94,125 @@ def document_tokens(
         if value is not None:
             tokens.append("has" + _SEP + key)
             tokens.append("eq" + _SEP + key + _SEP + _canon(value))
+            tokens.extend(_range_tokens(key, value))
         # any_tag_equal_to on a scalar finds the scalar itself (as json_each does)
         tokens.append("tag" + _SEP + key + _SEP + _canon(value))
     return tokens
+
+
+# -- range tokens ------------------------------------------------------------------------
+#
+# A number, or a string that is an ISO-8601 date (as its instant in microseconds), is written
+# as 20 hex digits whose order is the numeric order: the float64 nearest the number in an
+# order-preserving form (16), then the exact difference between the number and that float (4,
+# offset by 0x8000), so that an int64 past 2**53 keeps its order against its neighbours and
+# against floats. Each value is indexed as the 20 prefixes of those digits ("rn" or "rd", the
+# key in hex, "_", the prefix length in two digits, the prefix). A range is covered by a few
+# prefixes a level (siblings of the bound's own prefix); one look into the term dictionary a
+# level keeps those that exist, and the filter is an OR of their terms: no pattern to compile,
+# and a search as cheap as an equality's.
+
+_HEX = "0123456789abcdef"
+_DIGITS = 20
+_TOP = 16**_DIGITS - 1
+
+
+def _sortable(number: int | float) -> str:
+    nearest = float(number) + 0.0  # -0.0 is 0.0
+    (bits,) = struct.unpack(">Q", struct.pack(">d", nearest))
+    bits = bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | 1 << 63
+    residual = number - int(nearest) if isinstance(number, int) else 0
+    return f"{bits:016x}{residual + 0x8000:04x}"
+
+
+def _range_base(kind: str, key: str) -> str:
+    return ("rn" if kind == "number" else "rd") + key.encode().hex() + "_"
+
+
+def _level(base: str, prefix: str) -> str:
+    return f"{base}{len(prefix):02d}{prefix}"
+
+
+def _range_tokens(key: str, value: Any) -> list[str]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        digits, kind = _sortable(value), "number"
+    else:
+        instant = instant_of(value)
+        if instant is None:
+            return []
+        digits, kind = _sortable(instant), "date"
+    base = _range_base(kind, key)
+    return [_level(base, digits[:length]) for length in range(1, _DIGITS + 1)]
+
+
+Cover = tuple[str, str]  # (parent prefix, digits allowed after it)
+
+
+def _side(digits: str, depth: int, above: bool) -> tuple[str, list[Cover]]:
+    """The strings under ``digits[:depth + 1]`` that are >= ``digits`` (``above``) or <=:
+    the bound's own prefix and its siblings at each level below ``depth``."""
+    # digits = head + "0"*n: ">= digits" is ">= head" (and "<=" with trailing "f"s)
+    head = digits.rstrip("0" if above else "f")
+    if len(head) <= depth + 1:
+        return digits[: depth + 1], []
+    covers: list[Cover] = []
+    for i in range(len(head) - 1, depth, -1):
+        at = _HEX.index(head[i])
+        allowed = _HEX[at + 1 :] if above else _HEX[:at]
+        if allowed:
+            covers.append((head[:i], allowed))
+    return head, covers
+
+
+def interval_covers(low: int, high: int) -> tuple[list[str], list[Cover]]:
+    """The prefixes covering the 20-digit strings from ``low`` to ``high`` (inclusive): whole
+    prefixes (``heads``), and per parent prefix the digits whose subtrees are inside."""
+    low, high = max(low, 0), min(high, _TOP)
+    if low > high:
+        return [], []
+    a, b = f"{low:020x}", f"{high:020x}"
+    depth = next((i for i in range(_DIGITS) if a[i] != b[i]), _DIGITS)
+    if depth == _DIGITS:
+        return [a], []
+    if a[depth + 1 :].strip("0") == "" and b[depth + 1 :].strip("f") == "":
+        between = _HEX[_HEX.index(a[depth]) : _HEX.index(b[depth]) + 1]
+        return [], [(a[:depth], between)]
+    left_head, left = _side(a, depth, above=True)
+    right_head, right = _side(b, depth, above=False)
+    middle = _HEX[_HEX.index(a[depth]) + 1 : _HEX.index(b[depth])]
+    covers = left + right + ([(a[:depth], middle)] if middle else [])
+    return [left_head, right_head], covers
+
+
+def range_covers(search_filter: TextSearchFilter) -> dict[tuple[str, str], tuple[int, int]]:
+    """The range clauses of a filter as one interval per (field, number or date): the
+    bounds on one field intersect, so "between" is one set of prefixes, not two."""
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for clause in search_filter.clauses:
+        if not isinstance(clause, Range):
+            continue
+        kind, bound = range_bound(clause.value)
+        number = int(_sortable(bound), 16)
+        low, high = out.get((clause.field_name, kind), (0, _TOP))
+        if clause.kind == "greater_than":
+            low = max(low, number + 1)
+        elif clause.kind == "greater_than_or_equal":
+            low = max(low, number)
+        elif clause.kind == "less_than":
+            high = min(high, number - 1)
+        else:
+            high = min(high, number)
+        out[(clause.field_name, kind)] = (low, high)
+    return out
+
+
+def _every_cover(base: str, low: int, high: int) -> list[str]:
+    heads, covers = interval_covers(low, high)
+    return [_level(base, h) for h in heads] + [
+        _level(base, p + d) for p, allowed in covers for d in allowed
+    ]
 
 
 def _analyzer() -> tantivy.TextAnalyzer:
@@ -158,6 +277,7 @@ class TantivyRanker:
         # unchanged files) commits nothing to tantivy, sparing a commit's fsync per batch.
         self.dirty = False
         self.damaged = False
+        self._range_cache: dict[tuple[Any, ...], list[str]] = {}
         self._index = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -377,23 +497,71 @@ class TantivyRanker:
             return None
         occur = tantivy.Occur.Must if mode == "all" else tantivy.Occur.Should
         clauses = [(occur, clause) for clause in per_word]
-        filters = filter_clauses(schema, search_filter)
+        filters = filter_clauses(schema, search_filter, self.range_terms)
         if not filters:
             return q.boolean_query(clauses)
         return q.boolean_query([(tantivy.Occur.Must, q.boolean_query(clauses)), *filters])
 
+    def range_terms(self, field: str, kind: str, low: int, high: int) -> list[str]:
+        """The terms of the index that cover the interval ``low..high`` of ``field``: per
+        level, one look into the term dictionary for the prefixes inside it (kept per
+        generation, so a preset filter pays it once)."""
+        key = (self.loaded_generation, field, kind, low, high)
+        known = self._range_cache.get(key)
+        if known is not None:
+            return known
+        base = _range_base(kind, field)
+        heads, covers = interval_covers(low, high)
+        terms = [_level(base, head) for head in heads]
+        if covers:
+            searcher = self._index.searcher()
+            # Shallow levels first: a prefix no value has ends the walk below it.
+            children: dict[str, set[str]] = {}
+            for parent, allowed in sorted(covers, key=lambda c: len(c[0])):
+                if any(
+                    parent[k] not in children[parent[:k]]
+                    for k in range(len(parent))
+                    if parent[:k] in children
+                ):
+                    continue
+                level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
+                width = len(level) + 1
+                found = {
+                    token[-1]
+                    for token, _ in searcher.terms_with_prefix("filter", level)
+                    if len(token) == width
+                }
+                children[parent] = found
+                terms += [level + d for d in sorted(found) if d in allowed]
+        if len(self._range_cache) >= 128 or any(
+            k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
+        ):
+            self._range_cache.clear()
+        self._range_cache[key] = terms
+        return terms
+
     def search(
         self, query: tantivy.Query, limit: int, offset: int, count: bool
     ) -> tuple[list[tuple[float, int, int]], int | None]:
-        """``(score, rowid, doc)`` of the best hits, and the number of matches if asked."""
-        searcher = self._index.searcher()
-        found = searcher.search(query, limit=limit, count=count, offset=offset)
-        total: int | None = found.count if count else None  # type: ignore[attr-defined]
-        addresses = [address for _, address in found.hits]
-        if not addresses:
-            return [], total
-        rowids = searcher.fast_field_values("rowid", addresses)
-        docs = searcher.fast_field_values("doc", addresses)
+        """``(score, rowid, doc)`` of the best hits, and the number of matches if asked.
+
+        Raises:
+            ProviderError: tantivy panicked (``code="native_panic"``).
+        """
+        with native_calls("local", f"the ranking index of {self.path!r}"):
+            searcher = self._index.searcher()
+            # tantivy reserves room for ``limit + offset`` hits before it looks at one:
+            # never ask for more than the index holds (nor for an offset past its end).
+            held = int(searcher.num_docs)
+            offset = max(0, min(offset, held))
+            limit = max(1, min(limit, held - offset))
+            found = searcher.search(query, limit=limit, count=count, offset=offset)
+            total: int | None = found.count if count else None  # type: ignore[attr-defined]
+            addresses = [address for _, address in found.hits]
+            if not addresses:
+                return [], total
+            rowids = searcher.fast_field_values("rowid", addresses)
+            docs = searcher.fast_field_values("doc", addresses)
         hits = [
             (float(score), int(rowid or 0), int(doc or 0))
             for (score, _), rowid, doc in zip(found.hits, rowids, docs, strict=True)
@@ -402,43 +570,68 @@ class TantivyRanker:
 
 
 def filter_clauses(
-    schema: tantivy.Schema, search_filter: TextSearchFilter | None
+    schema: tantivy.Schema,
+    search_filter: TextSearchFilter | None,
+    range_terms: Callable[[str, str, int, int], list[str]] | None = None,
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-    """Filter clauses as term queries on the keyword field (the SQL filter's semantics)."""
+    """Filter clauses as queries on the keyword field (the SQL filter's semantics).
+
+    The range clauses on one field make one interval (:func:`range_covers`);
+    ``range_terms(field, kind, low, high)`` gives the terms that cover it (those present in
+    the index: :meth:`TantivyRanker.range_terms`); without it, every covering prefix is used.
+    """
     if not search_filter:
         return []
     clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    q = tantivy.Query
+    must, must_not = tantivy.Occur.Must, tantivy.Occur.MustNot
 
-    def must(token: str) -> None:
-        term = tantivy.Query.term_query(schema, "filter", token, index_option="basic")
+    def term(token: str) -> tantivy.Query:
+        return q.term_query(schema, "filter", token, index_option="basic")
+
+    def equal(name: str, value: Any) -> tuple[tantivy.Occur, tantivy.Query]:
+        """equal_to as (Must, query), or (MustNot, query) when it means "has no value"."""
+        if name == "site":
+            return must, term("site" + _SEP + str(value).lower().strip().rstrip("."))
+        if name in ("id", "link"):
+            if value is None:
+                return must, term("noid" if name == "id" else "nolink")  # no document lacks an id
+            return must, term(name + _SEP + id_text(value))
+        if value is None:
+            return must_not, term("has" + _SEP + name)  # missing or null: holding no value
+        return must, term("eq" + _SEP + name + _SEP + _canon(value))
+
+    def add(occur: tantivy.Occur, query: tantivy.Query) -> None:
         # A filter decides what matches, never the score.
-        clauses.append((tantivy.Occur.Must, tantivy.Query.const_score_query(term, 0.0)))
+        clauses.append((occur, q.const_score_query(query, 0.0) if occur == must else query))
 
+    intervals = range_covers(search_filter)
     for clause in search_filter.clauses:
-        name, value = clause.field_name, clause.value
-        if isinstance(clause, EqualTo) and name == "site":
-            must("site" + _SEP + str(value).lower().strip().rstrip("."))
-        elif isinstance(clause, EqualTo) and name in ("id", "link"):
-            if value is None:
-                if name == "id":
-                    must("noid")  # no document lacks an id
-                else:
-                    must("nolink")
+        name = clause.field_name
+        if isinstance(clause, EqualTo):
+            add(*equal(name, clause.value))
+        elif isinstance(clause, AnyTagEqualTo):
+            add(must, term("tag" + _SEP + name + _SEP + _canon(clause.value)))
+        elif isinstance(clause, NotEqualTo):
+            occur, query = equal(name, clause.value)
+            add(must_not if occur == must else must, query)
+        elif isinstance(clause, AnyOf):
+            # any_of holds no None: each value is a positive term
+            add(
+                must,
+                q.boolean_query([(tantivy.Occur.Should, equal(name, v)[1]) for v in clause.values]),
+            )
+        elif isinstance(clause, Range):
+            group = (name, range_bound(clause.value)[0])
+            if group not in intervals:
+                continue  # its field's interval is already a clause
+            low, high = intervals.pop(group)
+            if range_terms is not None:
+                terms = range_terms(name, group[1], low, high)
             else:
-                must(name + _SEP + id_text(value))
-        elif isinstance(clause, EqualTo):
-            if value is None:
-                # missing or null: not holding any value
-                clauses.append(
-                    (
-                        tantivy.Occur.MustNot,
-                        tantivy.Query.term_query(
-                            schema, "filter", "has" + _SEP + name, index_option="basic"
-                        ),
-                    )
-                )
+                terms = _every_cover(_range_base(group[1], name), low, high)
+            if not terms:
+                add(must, q.empty_query())
             else:
-                must("eq" + _SEP + name + _SEP + _canon(value))
-        else:
-            must("tag" + _SEP + name + _SEP + _canon(value))
+                add(must, q.boolean_query([(tantivy.Occur.Should, term(t)) for t in terms]))
     return clauses

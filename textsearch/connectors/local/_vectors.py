@@ -1,25 +1,25 @@
-"""Passage vectors in the index file, and exact nearest neighbours over them in memory.
+"""Passage vectors of a local index, and exact nearest neighbours over them.
 
-A vector is stored per passage (``passage_vectors``, float32 bytes, keyed by the passage's
-rowid) with a digest of the text it was made from, so that a re-indexed file whose passage
-did not change keeps its vector without calling the embedder again. The meta table records
-the embedder's ``model`` and ``dimensions``; another model's vectors are never mixed in.
+A vector is stored per passage (in the matrix files of ``_vectorfile``, beside the index
+file; ``passage_vectors`` maps the passage's rowid to its row) with a digest of the text it
+was made from, so that a re-indexed file whose passage did not change keeps its vector
+without calling the embedder again. The meta table records the embedder's ``model`` and
+``dimensions``; another model's vectors are never mixed in.
 
-Search is exact: every vector is held in one float32 matrix (rows scaled to unit length),
-and a query costs one matrix-vector product and a partial sort (``numpy.argpartition``).
-From ``QUANTISE_FROM`` vectors on, and when numkong is installed (the ``semantic`` extra),
-the product is first taken over an int8 copy of the matrix (a quarter of the bytes to read,
-SIMD integer dot products): each approximate cosine comes with a bound on its error, so the
-few passages that can still reach the top are scored again in float32 and the result is the
-exact float32 ranking, not an approximation (see ``_Quantised``). At 100,000 passages of 384
-dimensions that is ~3 ms a query against ~12-60 ms for the float32 product (memory
-bandwidth), measured in ``benchmarks/bench_local.py --vectors``. Without numpy a pure-Python
-loop does the same work, fine for small indexes; numpy and numkong are imported only here,
-only when searching by meaning, so ``import textsearch`` never loads them.
+Search is exact: the unit-length float32 rows are mapped from their file, and a query costs
+one matrix-vector product and a partial sort (``numpy.argpartition``). From
+``QUANTISE_FROM`` vectors on, and when numkong is installed (the ``semantic`` extra), the
+product is first taken over the int8 copy stored beside them (a quarter of the bytes to
+read, SIMD integer dot products): each approximate cosine comes with a bound on its error,
+so the few passages that can still reach the top are scored again in float32 and the result
+is the exact float32 ranking, not an approximation (see ``_Quantised``); measured in
+``benchmarks/bench_local.py --vectors`` and ``bench_local_vectors.py``. Without numpy a
+pure-Python loop does the same work, fine for small indexes; numpy and numkong are imported
+only here, only when searching by meaning, so ``import textsearch`` never loads them.
 
-Other processes: a trigger deletes a passage's vector with the passage and moves the
-``vector_generation`` meta row on, as every write of vectors does; a search whose loaded
-generation is not the stored one loads the matrix again.
+Other processes: a trigger marks a passage's vector dead with the passage and moves the
+``vector_generation`` meta row on, as every write of vectors does; a search whose mapped
+generation is not the stored one maps the files again (cheap: nothing is read up front).
 """
 
 from __future__ import annotations
@@ -44,41 +44,24 @@ MODEL_KEY = "embedding_model"
 DIMENSIONS_KEY = "embedding_dimensions"
 GENERATION_KEY = "vector_generation"
 
-_BUMP = (
-    f"INSERT INTO textsearch_meta VALUES ('{GENERATION_KEY}', '1') ON CONFLICT(key) "
-    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-)
-
-_TABLE = (
-    "CREATE TABLE IF NOT EXISTS passage_vectors("
-    "rowid INTEGER PRIMARY KEY, digest BLOB NOT NULL, vector BLOB NOT NULL)"
-)
-# In the schema rather than in our code: a writer that knows nothing of vectors (an older
-# release, or an instance opened without an embedder) still deletes them with their passage.
-_TRIGGER = (
-    "CREATE TRIGGER IF NOT EXISTS passage_vectors_follow AFTER DELETE ON passages "
-    "WHEN EXISTS (SELECT 1 FROM passage_vectors WHERE rowid = old.rowid) BEGIN "
-    "DELETE FROM passage_vectors WHERE rowid = old.rowid; " + _BUMP + "; END"
-)
-
 
 def create_vector_tables(db: sqlite3.Connection) -> None:
-    """Create the vector table and its trigger (inside the caller's write transaction)."""
-    db.execute(_TABLE)
-    db.execute(_TRIGGER)
+    """Create the vector tables and their triggers (inside the caller's write transaction)."""
+    from textsearch.connectors.local._vectorfile import create_tables
+
+    create_tables(db)
 
 
 def has_vector_table(db: sqlite3.Connection) -> bool:
-    return (
-        db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'passage_vectors'"
-        ).fetchone()
-        is not None
-    )
+    from textsearch.connectors.local._vectorfile import has_tables
+
+    return has_tables(db)
 
 
 def bump_generation(db: sqlite3.Connection) -> None:
-    db.execute(_BUMP)
+    from textsearch.connectors.local._vectorfile import BUMP
+
+    db.execute(BUMP)
 
 
 def digest(text: str) -> bytes:
@@ -90,12 +73,19 @@ def encode(vector: Sequence[float]) -> bytes:
     return array("f", vector).tobytes()
 
 
+def encode_many(vectors: Sequence[Sequence[float]]) -> list[bytes]:
+    """float32 bytes of each vector (one numpy conversion for all of them when installed)."""
+    np = _numpy()
+    if np is None or not vectors:
+        return [encode(v) for v in vectors]
+    rows = np.asarray(vectors, dtype=np.float32)
+    return [row.tobytes() for row in rows]
+
+
 #: Vectors from which a query first scores the int8 copy of the matrix. Below it the float32
 #: product reads at most ~30 MB (384 dimensions), a few milliseconds, and the copy would add a
 #: quarter to the memory for about a millisecond saved.
 QUANTISE_FROM = 20_000
-#: Rows quantised at a time when the matrix is loaded: bounds the temporary float copy.
-_CHUNK = 8192
 #: Added to each error bound: float32 rounding of the products (scores are near 1, so
 #: rounding is ~1e-7 each; the margin only widens the exact re-scoring slightly).
 _ROUNDING = 1e-4
@@ -130,21 +120,26 @@ class _Quantised:
     exact score cannot be in the top k: only the others are scored in float32.
     """
 
-    def __init__(self, np: Any, nk: Any, matrix: Any) -> None:
-        count = len(matrix)
+    def __init__(self, np: Any, nk: Any, codes: Any, step: Any, l1: Any) -> None:
+        # Built once when the vectors are written (``_vectorfile.prepare``) and mapped here.
         self._np, self._nk = np, nk
-        self.codes = np.empty(matrix.shape, dtype=np.int8)
-        self.step = np.empty(count, dtype=np.float32)
-        self.l1 = np.empty(count, dtype=np.float32)
-        for begin in range(0, count, _CHUNK):
-            part = matrix[begin : begin + _CHUNK]
-            peak = np.abs(part).max(axis=1)
-            peak[peak == 0] = 1.0
-            step = peak / 127
-            codes = np.rint(part / step[:, None]).astype(np.int8)
-            self.codes[begin : begin + _CHUNK] = codes
-            self.step[begin : begin + _CHUNK] = step
-            self.l1[begin : begin + _CHUNK] = np.abs(codes).sum(axis=1, dtype=np.int32) * step
+        self.codes, self.step, self.l1 = codes, step, l1
+
+    @classmethod
+    def of(cls, np: Any, nk: Any, matrix: Any) -> _Quantised:
+        """The int8 copy of a unit-length float32 matrix, as the writer stores it."""
+        from textsearch.connectors.local._vectorfile import prepare
+
+        count, dims = matrix.shape
+        _, codes, extra = prepare([row.tobytes() for row in matrix], dims)
+        pairs = np.asarray(extra, dtype=np.float32).reshape(count, 2)
+        return cls(
+            np,
+            nk,
+            np.frombuffer(codes, dtype=np.int8).reshape(count, dims),
+            np.ascontiguousarray(pairs[:, 0]),
+            np.ascontiguousarray(pairs[:, 1]),
+        )
 
     def scores(self, query: Any, rows: Any) -> tuple[Any, Any]:
         """Approximate cosines of the unit ``query`` with ``rows`` (``None``: every row), and
@@ -181,7 +176,10 @@ def _remembered(memo: dict[str, Any] | None, key: str, make: Callable[[], Any]) 
 
 
 class VectorIndex:
-    """Every stored vector of one index file, normalised, in one matrix."""
+    """Every stored vector of one index file, mapped from its matrix files (``_vectorfile``).
+
+    Rows of dead slots (their passage deleted, not compacted yet) are never ranked.
+    """
 
     def __init__(self) -> None:
         self.generation: str | None = None
@@ -189,8 +187,12 @@ class VectorIndex:
         self._np = _numpy()
         self._rowids: Any = array("q")
         self._docs: Any = array("q")
-        self._anchors: list[str | None] = []
         self._matrix: Any = array("f")
+        self._live: Any = None  # numpy: rows not dead (None: all of them)
+        self._live_rows: Any = None
+        self._live_count = 0
+        self._max_doc = 0
+        self._sorted: tuple[Any, Any] | None = None
         self._row_of: dict[int, int] | None = None
         self._quantised: _Quantised | None = None
         #: Settable (tests): from how many vectors the int8 copy is used.
@@ -203,72 +205,93 @@ class VectorIndex:
         return self._quantised is not None
 
     def __len__(self) -> int:
-        return len(self._rowids)
+        return self._live_count
 
-    def follow(self, db: sqlite3.Connection) -> None:
-        """Load the matrix again when vectors changed since it was loaded (any process)."""
+    def follow(self, db: sqlite3.Connection, store: Any) -> None:
+        """Map the vectors again when they changed since they were mapped (any process)."""
         row = db.execute(
             "SELECT value FROM textsearch_meta WHERE key = ?", (GENERATION_KEY,)
         ).fetchone()
         generation = str(row[0]) if row is not None else "0"
         if generation != self.generation:
-            self._load(db)
+            self._load(db, store)
             self.generation = generation
 
-    def _load(self, db: sqlite3.Connection) -> None:
+    def _load(self, db: sqlite3.Connection, store: Any) -> None:
+        from textsearch.connectors.local import _vectorfile as vf
+
         self._row_of = None
+        self._sorted = None
         self._quantised = None
-        if not has_vector_table(db):
-            self._rowids, self._docs, self._matrix = array("q"), array("q"), array("f")
-            self._anchors = []
-            return
-        # Streamed into one flat array: memory stays near one copy of the matrix.
-        rowids, docs, flat = array("q"), array("q"), array("f")
-        anchors: list[str | None] = []
-        size = None
-        for rowid, doc, anchor, blob in db.execute(
-            "SELECT v.rowid, p.doc, p.anchor, v.vector FROM passage_vectors AS v "
-            "JOIN passages AS p ON p.rowid = v.rowid ORDER BY v.rowid"
-        ):
-            if size is None:
-                size = len(blob)
-            if len(blob) != size or size % 4:
-                raise ConfigurationError(
-                    "the index holds vectors of different lengths; call drop_vectors() and "
-                    "embed_missing_sync() to embed it again"
-                )
-            rowids.append(rowid)
-            docs.append(doc)
-            anchors.append(anchor)
-            flat.frombytes(blob)
-        self._anchors = anchors
-        count = len(rowids)
-        dims = (size or 0) // 4
-        self.dimensions = dims
+        self._live = self._live_rows = None
+        count = dims = 0
+        dead: list[int] = []
+        maps: dict[str, Any] = {}
+        for attempt in range(10):
+            # One snapshot for the state; the files of its epoch are immutable below its count.
+            in_txn = db.in_transaction
+            if not in_txn:
+                db.execute("BEGIN")
+            try:
+                if not vf.has_tables(db):
+                    count = 0
+                    break
+                count, epoch, dims = vf.state(db)
+                dead = vf.dead_slots(db) if count else []
+            finally:
+                if not in_txn:
+                    db.execute("COMMIT")
+            try:
+                maps = {
+                    "ids": store.map(epoch, "ids", count * vf.IDS.size),
+                    "f32": store.map(epoch, "f32", count * dims * 4),
+                    "i8": store.map(epoch, "i8", count * dims),
+                }
+                break
+            except FileNotFoundError:  # compacted by another process meanwhile
+                if attempt == 9:
+                    raise ConfigurationError(
+                        "the vector files beside the index are missing or short; call "
+                        "drop_vectors() and embed_missing_sync() to embed it again"
+                    ) from None
+        self.dimensions = dims if count else 0
+        self._live_count = count - len(dead)
         np = self._np
-        if np is not None:
-            self._rowids = np.frombuffer(rowids, dtype=np.int64) if count else np.zeros(0, np.int64)
-            self._docs = np.frombuffer(docs, dtype=np.int64) if count else np.zeros(0, np.int64)
-            matrix = (
-                np.frombuffer(flat, dtype=np.float32).reshape(count, dims)
-                if count
-                else np.zeros((0, 0), np.float32)
-            )
-            norms = np.linalg.norm(matrix, axis=1)
-            norms[norms == 0] = 1.0
-            matrix /= norms[:, None]
-            self._matrix = matrix
-            if count >= self.quantise_from:
-                nk = _numkong()
-                if nk is not None:
-                    self._quantised = _Quantised(np, nk, matrix)
+        if np is None:
+            self._load_py(maps, count, dims, set(dead))
             return
-        self._rowids, self._docs = rowids, docs
-        for i in range(count):
-            part = flat[i * dims : (i + 1) * dims]
-            norm = math.sqrt(sum(x * x for x in part)) or 1.0
-            flat[i * dims : (i + 1) * dims] = array("f", (x / norm for x in part))
-        self._matrix = flat
+        if not count:
+            self._rowids, self._docs = np.zeros(0, np.int64), np.zeros(0, np.int64)
+            self._matrix = np.zeros((0, 0), np.float32)
+            return
+        ids = np.frombuffer(maps["ids"], dtype=_ids_dtype(np), count=count)
+        self._rowids, self._docs = ids["rowid"], ids["doc"]
+        self._max_doc = int(self._docs.max())
+        self._matrix = np.frombuffer(maps["f32"], dtype=np.float32).reshape(count, dims)
+        if dead:
+            live = np.ones(count, dtype=bool)
+            live[np.asarray(dead, dtype=np.int64)] = False
+            self._live, self._live_rows = live, np.flatnonzero(live)
+        if self._live_count >= self.quantise_from:
+            nk = _numkong()
+            if nk is not None:
+                codes = np.frombuffer(maps["i8"], dtype=np.int8).reshape(count, dims)
+                self._quantised = _Quantised(np, nk, codes, ids["step"], ids["l1"])
+
+    def _load_py(self, maps: dict[str, Any], count: int, dims: int, dead: set[int]) -> None:
+        from textsearch.connectors.local._vectorfile import IDS
+
+        rowids, docs, flat = array("q"), array("q"), array("f")
+        if count:
+            whole = array("f")
+            whole.frombytes(bytes(maps["f32"]))
+            for slot, (rowid, doc, _, _) in enumerate(IDS.iter_unpack(bytes(maps["ids"]))):
+                if slot not in dead:
+                    rowids.append(rowid)
+                    docs.append(doc)
+                    flat.extend(whole[slot * dims : (slot + 1) * dims])
+        self._rowids, self._docs, self._matrix = rowids, docs, flat
+        self._live_count = len(rowids)
 
     def admitted(self, db: sqlite3.Connection, where: str, params: Sequence[Any]) -> array[int]:
         """Rowids of the documents a filter admits (``where``: ``filter_sql``'s clause).
@@ -324,7 +347,7 @@ class VectorIndex:
         ``memo`` (one per query) keeps the scores, so that asking again for a larger ``k``
         (a page short after merging sections) costs a partial sort, not another product.
         """
-        count = len(self._rowids)
+        count = self._live_count
         if not count or k <= 0:
             return [], _none, 0
         if len(query) != self.dimensions:
@@ -343,13 +366,13 @@ class VectorIndex:
     def _score(self, query: Sequence[float], allowed_docs: Iterable[int] | None) -> _Scored:
         np = self._np
         unit = np.asarray(self._unit(query), dtype=np.float32)
-        rows = keep = None
+        rows, keep = self._live_rows, self._live
         if allowed_docs is not None:
             # A table indexed by document rowid: one gather, where numpy.isin sorts.
             wanted = np.fromiter(allowed_docs, dtype=np.int64)
-            table = np.zeros(int(self._docs.max()) + 1, dtype=bool)
+            table = np.zeros(self._max_doc + 1, dtype=bool)
             table[wanted[(wanted >= 0) & (wanted < len(table))]] = True
-            keep = table[self._docs]
+            keep = table[self._docs] if keep is None else table[self._docs] & keep
             # Only the admitted rows are ranked: a partial sort over many equal -inf
             # scores is slow (50 ms at 100k rows here).
             rows = np.flatnonzero(keep)
@@ -432,19 +455,22 @@ class VectorIndex:
             pairs = list(zip(rowids, all_scores, strict=True))
         return pairs
 
-    def shape(self, rowid: int) -> tuple[int, str | None] | None:
-        """The document rowid and anchor of a passage with a vector, as loaded (grouping
-        results needs them: read from here, not from the file, for the hundreds of passages
-        a hybrid query ranks)."""
-        row = self.row_of(rowid)
-        if row is None:
-            return None
-        return int(self._docs[row]), self._anchors[row]
-
     def row_of(self, rowid: int) -> int | None:
-        if self._row_of is None:
-            self._row_of = {int(r): i for i, r in enumerate(self._rowids)}
-        return self._row_of.get(rowid)
+        """The matrix row of a live passage vector (``None``: it has none)."""
+        np = self._np
+        if np is None:
+            if self._row_of is None:
+                self._row_of = {int(r): i for i, r in enumerate(self._rowids)}
+            return self._row_of.get(rowid)
+        if self._sorted is None:
+            rows = self._live_rows if self._live_rows is not None else np.arange(len(self._rowids))
+            order = np.argsort(self._rowids[rows], kind="stable")
+            self._sorted = (np.ascontiguousarray(self._rowids[rows][order]), rows[order])
+        keys, rows = self._sorted
+        at = int(np.searchsorted(keys, rowid))
+        if at < len(keys) and int(keys[at]) == rowid:
+            return int(rows[at])
+        return None
 
 
 def _none(rowid: int) -> float | None:
@@ -465,6 +491,10 @@ def _largest(np: Any, scores: Any, k: int) -> Any:
     if np.count_nonzero(scores == kth) > np.count_nonzero(scores[top] == kth):
         return np.flatnonzero(scores >= kth)
     return top
+
+
+def _ids_dtype(np: Any) -> Any:
+    return np.dtype([("rowid", "<i8"), ("doc", "<i8"), ("step", "<f4"), ("l1", "<f4")])
 
 
 @dataclass(slots=True)

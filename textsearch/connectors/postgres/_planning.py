@@ -10,7 +10,7 @@ import math
 import time
 from typing import Any
 
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._sql import Builder, Request
 from textsearch.connectors.postgres._work import ConnectionPlan, Sql
@@ -45,7 +45,7 @@ class SearchPlanning:
             query,
             options.filter,
             options.top,
-            options.skip,
+            result_window(options) - options.top,  # skip, bounded again
             max_candidates=self.max_candidates,
             common_words=common,
             statistics=statistics,

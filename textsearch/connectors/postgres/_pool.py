@@ -25,9 +25,8 @@ _CONFIGURE = "SELECT set_config('statement_timeout', %s, false)"
 # With vectors: pgvector's iterative index scans (0.8+), which keep an HNSW scan going until
 # enough rows pass a search's filters. 'relaxed_order' may return a scan's rows slightly out
 # of order, which is harmless here (every statement sorts the nearest rows by their distance
-# again) and measured 2-5x faster than 'strict_order' for 60 rows of a 20k-row table (under
-# load). An older pgvector that is already loaded refuses the unknown parameter: then
-# searches run without it.
+# again) and cheaper than 'strict_order' when few rows pass the filters. An older pgvector that
+# is already loaded refuses the unknown parameter: then searches run without it.
 _CONFIGURE_VECTORS = (
     "DO $$BEGIN PERFORM set_config('hnsw.iterative_scan', 'relaxed_order', false); "
     "EXCEPTION WHEN OTHERS THEN NULL; END$$"

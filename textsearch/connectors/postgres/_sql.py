@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from textsearch._cjk import has_cjk, query_text
-from textsearch._types import AnyTagEqualTo, EqualTo, TextSearchFilter
-from textsearch.errors import ConfigurationError, UnsupportedFilterError
+from textsearch._types import TextSearchFilter
+from textsearch.connectors.postgres import _filters
+from textsearch.errors import ConfigurationError
 
 # The connector's other modules take ``sql`` from here: one place says which extra to install.
 try:
@@ -29,8 +30,6 @@ except ImportError as exc:  # only reached when the connector is used without it
     ) from exc
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
-_METADATA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]{0,63}$")
-RESERVED_FILTER_FIELDS = ("id", "link", "site")
 #: most distinct query words used (a pasted paragraph must not become a 500-term query)
 MAX_QUERY_TERMS = 32
 #: text indexed per document, in characters (a tsvector holds at most 1 MB)
@@ -234,73 +233,14 @@ class Builder:
 
     def check_filter(self, search_filter: TextSearchFilter | None) -> None:
         """Raise UnsupportedFilterError before any connection is taken."""
-        if not search_filter:
-            return
-        for clause in search_filter.clauses:
-            name = clause.field_name
-            reserved = name in RESERVED_FILTER_FIELDS
-            ok = (
-                (name == "id" or (reserved and self.spec.link_column is not None))
-                if reserved
-                else (self.spec.metadata_column is not None and bool(_METADATA_KEY.match(name)))
-            )
-            if not ok or (reserved and isinstance(clause, AnyTagEqualTo)):
-                raise UnsupportedFilterError(
-                    f"PostgresTextSearch cannot filter on {name[:80]!r} with {clause.kind}; "
-                    f"supported filter fields: {', '.join(self.supported_fields())} "
-                    "(metadata keys: letters, digits, '_' or '-', starting with a letter or '_'; "
-                    "any_tag_equal_to only on metadata keys)",
-                    field_name=name,
-                    supported_fields=self.supported_fields(),
-                )
+        _filters.check(self, search_filter)
 
     def filters(
         self, search_filter: TextSearchFilter | None, params: dict[str, Any]
     ) -> sql.Composable:
         """`` AND ...`` for each clause, values added to ``params``; empty without a filter."""
-        from psycopg.types.json import Jsonb
-
-        parts: list[sql.Composable] = []
-        for i, clause in enumerate(search_filter.clauses if search_filter else ()):
-            name, value, key = clause.field_name, clause.value, f"f{i}"
-            if isinstance(clause, EqualTo) and name == "site":
-                host = str(value).lower().strip().rstrip(".") if value is not None else ""
-                escaped = host.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-                params[key], params[key + "s"] = host, "%." + escaped
-                parts.append(
-                    sql.SQL("({site} = {p} OR {site} LIKE {ps} ESCAPE '\\')").format(
-                        site=self.site(), p=sql.Placeholder(key), ps=sql.Placeholder(key + "s")
-                    )
-                )
-            elif isinstance(clause, EqualTo) and name in ("id", "link"):
-                column = self.col(self.spec.id_column if name == "id" else self.spec.link_column)
-                if value is None:
-                    parts.append(sql.SQL("{} IS NULL").format(column))
-                else:
-                    params[key] = str(value) if not isinstance(value, bool) else str(value).lower()
-                    parts.append(
-                        sql.SQL("{}::text = {}").format(column, sql.Placeholder(key))
-                        if name == "id" and not self.spec.managed
-                        else sql.SQL("{} = {}").format(column, sql.Placeholder(key))
-                    )
-            else:
-                meta = self.col(self.spec.metadata_column)
-                if isinstance(clause, EqualTo) and value is None:
-                    params[key] = name
-                    parts.append(
-                        sql.SQL("({m} -> {k} IS NULL OR {m} -> {k} = 'null'::jsonb)").format(
-                            m=meta, k=sql.Placeholder(key)
-                        )
-                    )
-                else:
-                    # Containment is answered by the jsonb_path_ops GIN index; a list value
-                    # contains the one-element list of the tag.
-                    wanted = [value] if isinstance(clause, AnyTagEqualTo) else value
-                    params[key] = Jsonb({name: wanted})
-                    parts.append(sql.SQL("{} @> {}").format(meta, sql.Placeholder(key)))
-        if not parts:
-            return sql.SQL("")
-        return sql.SQL(" AND ") + sql.SQL(" AND ").join(parts)
+        result: sql.Composable = _filters.filters(self, search_filter, params)
+        return result
 
     # -- search --------------------------------------------------------------------------
 
@@ -853,16 +793,7 @@ _RANKED_BEST = """
 
 def _shape(search_filter: TextSearchFilter | None) -> tuple[Any, ...]:
     """What the SQL text of a filter depends on (never its values, which are parameters)."""
-    if not search_filter:
-        return ()
-    return tuple(
-        (
-            type(clause).__name__,
-            clause.field_name if clause.field_name in RESERVED_FILTER_FIELDS else "",
-            clause.value is None,
-        )
-        for clause in search_filter.clauses
-    )
+    return _filters.shape(search_filter)
 
 
 def vector_text(vector: Sequence[float]) -> str:

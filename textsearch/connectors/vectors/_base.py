@@ -30,15 +30,15 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from textsearch._http._settings import http_settings
+from textsearch._native import is_native_panic, panic_error
 from textsearch._types import (
-    AnyTagEqualTo,
     SearchOptions,
     SearchResults,
-    TextSearchFilter,
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch, trusted_text_search_result
 from textsearch.connectors._document import StoredDocument
+from textsearch.connectors.vectors._filters import FIELD_NAME, Clause, check_filter
 from textsearch.embeddings import Embedder
 from textsearch.embeddings import embed_documents as _embed_documents
 from textsearch.embeddings import embed_documents_sync as _embed_documents_sync
@@ -50,7 +50,6 @@ from textsearch.errors import (
     InvalidRequestError,
     SearchTimeoutError,
     TextSearchError,
-    UnsupportedFilterError,
 )
 
 __all__ = [
@@ -81,10 +80,6 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 T = TypeVar("T")
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-#: A filter or metadata field name: what ``LocalTextSearch`` allows as a metadata key. Every
-#: store's filter language has its own quoting rules; a name that never needs quoting cannot
-#: be used to reach outside the clause it is in.
-FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
 #: Field names of a store's own schema (Milvus fields, payload keys we write): no hyphen.
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 #: The field holding ``#anchor`` / ``#L12`` of a passage within its document's link.
@@ -274,7 +269,8 @@ def _add_records(
         # of the document, and the first passage needs no line number.
         section = passage.heading if passage.heading != doc.title else None
         fragment = None
-        if doc.link:
+        # A link with a fragment names its place already (read_path's sections: #page=4).
+        if doc.link and "#" not in doc.link:
             if section and passage.anchor:
                 fragment = f"#{passage.anchor}"
             elif number and passage.line and passage.line > 1:
@@ -312,82 +308,6 @@ def document_ids(ids: Iterable[str]) -> list[str]:
 
 
 # -- filters ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Clause:
-    """A checked filter clause.
-
-    ``target`` is ``"id"``, ``"link"``, ``"site"`` or ``"metadata"``; ``any_tag`` marks an
-    ``any_tag_equal_to`` (the field holds a list that must contain the value).
-    """
-
-    target: str
-    name: str
-    value: str | int | float | bool
-    any_tag: bool
-
-
-def check_filter(search_filter: TextSearchFilter | None, *, connector: str) -> list[Clause]:
-    """Check every clause before any search; each store then translates the result.
-
-    Raises:
-        UnsupportedFilterError: A field name that is not ``id``, ``link``, ``site`` or a
-            metadata key (letters, digits, ``_``, ``-``); ``any_tag_equal_to`` on ``id``,
-            ``link`` or ``site``; a value the store cannot compare (None, a non-string for
-            ``id``/``link``/``site``/``any_tag_equal_to``).
-        InvalidRequestError: A number that is not finite or does not fit in 64 bits.
-    """
-    if search_filter is None:
-        return []
-    clauses: list[Clause] = []
-    for clause in search_filter.clauses:
-        name, value = clause.field_name, clause.value
-        any_tag = isinstance(clause, AnyTagEqualTo)
-        if not isinstance(name, str) or not FIELD_NAME.fullmatch(name):
-            raise UnsupportedFilterError(
-                f"{connector} cannot filter on {name!r}: filter on id, link, site or a "
-                "metadata key (letters, digits, '_' or '-', starting with a letter or '_')",
-                field_name=str(name),
-                supported_fields=("id", "link", "site"),
-            )
-        target = name if name in ("id", "link", "site") else "metadata"
-        if any_tag and target != "metadata":
-            raise UnsupportedFilterError(
-                f"{connector}: any_tag_equal_to needs a metadata field holding a list; "
-                f"{name!r} holds one value (use equal_to)",
-                field_name=name,
-                supported_fields=("id", "link", "site"),
-            )
-        if value is None:
-            raise UnsupportedFilterError(
-                f"{connector} cannot compare {name!r} with None: a vector store has no "
-                "'missing field' test that works the same everywhere",
-                field_name=name,
-            )
-        if (target != "metadata" or any_tag) and not isinstance(value, str):
-            kind = "any_tag_equal_to" if any_tag else f"{name!r}"
-            raise UnsupportedFilterError(
-                f"{connector}: a filter on {kind} takes a string, got {type(value).__name__}",
-                field_name=name,
-            )
-        if target != "metadata" and not str(value).strip():
-            # no document has an empty id, link or host (a store may keep "" for "none")
-            raise UnsupportedFilterError(
-                f"{connector}: a filter on {name!r} needs a non-empty value", field_name=name
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidRequestError(f"filter value for {name!r} must be finite, got {value}")
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not INT64_MIN <= value <= INT64_MAX:
-                raise InvalidRequestError(
-                    f"filter value for {name!r} does not fit in 64 bits: {value}"
-                )
-        if target == "site":
-            assert isinstance(value, str)
-            value = value.strip().lower().rstrip(".")
-        clauses.append(Clause(target, name, value, any_tag))
-    return clauses
 
 
 def check_field_name(value: object, what: str) -> str:
@@ -787,6 +707,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             raise
         except Exception as exc:  # every client failure becomes a documented error
             error = self._error(exc)
+        except BaseException as exc:  # a Rust panic (Chroma's core) is a BaseException
+            if not is_native_panic(exc):
+                raise
+            error = panic_error(self.provider_name, self.connector)
         raise error
 
     async def _acall(
@@ -802,6 +726,10 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             raise
         except Exception as exc:
             error = self._error(exc)
+        except BaseException as exc:
+            if not is_native_panic(exc):
+                raise
+            error = panic_error(self.provider_name, self.connector)
         raise error
 
     async def _in_thread(self, fn: Callable[[], T]) -> T:

@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 from typing_extensions import Unpack
 
-from textsearch._types import SearchOptions
+from textsearch._http._redact import register_secret
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
@@ -35,6 +36,7 @@ from textsearch.connectors.vectors._errors import (
     _is_http_client,
     chroma_error,
 )
+from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -57,6 +59,9 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
             max_workers=8, thread_name_prefix="textsearch-chroma"
         )
     return _BLOCKING_POOL
+
+
+_RANGE_OPERATORS = {">": "$gt", ">=": "$gte", "<": "$lt", "<=": "$lte"}
 
 
 class ChromaDocument(VectorDocument):
@@ -102,9 +107,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             collection name Chroma does not allow, a field name that is not an identifier, a
             non-positive timeout).
 
-    Filters: ``equal_to`` on ``id``, ``link``, ``site`` (subdomains match too) and metadata
-    keys, ``any_tag_equal_to`` on metadata keys holding lists; translated to a Chroma
-    ``where`` of ``$eq`` / ``$contains`` operators (values are data, never parsed).
+    Filters: ``equal_to``, ``not_equal_to`` and ``any_of`` on ``id``, ``link``, ``site``
+    (subdomains match too) and metadata keys, ``any_tag_equal_to`` on metadata keys holding
+    lists, ranges on metadata keys; translated to a Chroma ``where`` of ``$eq`` / ``$ne`` /
+    ``$contains`` / ``$or`` / ``$gt``... operators (values are data, never parsed). A date
+    range compares the instant written beside each ISO-8601 date (``<key>~instant``, hidden
+    from results): records written by an older release need adding again for it.
     ``total_count`` counts the records (passages) that match the filter.
     """
 
@@ -145,6 +153,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         self.distance = distance
         self._reserved = sorted(self._own_keys)
         self._headers = dict(headers or {})
+        for value in self._headers.values():
+            # Header values are credentials ("never shown"): a server that echoes the
+            # request's headers in an error body must not put one in a message. The token
+            # of "Bearer <token>" is masked on its own too.
+            register_secret(str(value).strip())
+            register_secret(str(value).strip().rpartition(" ")[2])
         self._tenant = tenant
         self._database = database
         self._collections: dict[bool, Any] = {}
@@ -263,16 +277,30 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     # -- filters and records -------------------------------------------------------------
 
+    def _field(self, clause: Clause) -> str:
+        if clause.target == "metadata":
+            return clause.name
+        return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
+            clause.target
+        ]
+
+    def _equal(self, clause: Clause, value: Any, negate: bool = False) -> dict[str, Any]:
+        # "$ne" and "$not_contains" match a record without the field, as not_equal_to must.
+        if clause.target == "site" or clause.any_tag:
+            return {self._field(clause): {"$not_contains" if negate else "$contains": value}}
+        return {self._field(clause): {"$ne" if negate else "$eq": value}}
+
     def _clause(self, clause: Clause) -> dict[str, Any]:
-        if clause.target == "id":
-            return {self.id_field: {"$eq": clause.value}}
-        if clause.target == "link":
-            return {self.link_field: {"$eq": clause.value}}
-        if clause.target == "site":
-            return {self.site_field: {"$contains": clause.value}}
-        if clause.any_tag:
-            return {clause.name: {"$contains": clause.value}}
-        return {clause.name: {"$eq": clause.value}}
+        if clause.op == "eq":
+            return self._equal(clause, clause.value)
+        if clause.op == "ne":
+            return self._equal(clause, clause.value, negate=True)
+        if clause.op == "any":
+            options = [self._equal(clause, v) for v in clause.values]
+            return options[0] if len(options) == 1 else {"$or": options}
+        # A range: Chroma compares numbers (never booleans); a date, its instant companion.
+        name = clause.name + INSTANT_SUFFIX if clause.date else clause.name
+        return {name: {_RANGE_OPERATORS[clause.op]: clause.value}}
 
     def _filter_of(self, options: SearchOptions) -> dict[str, Any] | None:
         parts = [self._clause(c) for c in self._clauses(options)]
@@ -288,6 +316,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             for key, value in record.metadata.items()
             if not (isinstance(value, list) and not value)
         }
+        metadata.update(companions(metadata))
         metadata.update(self._record_fields(record))
         del metadata[self.text_field]  # the text is the record's document
         if not record.sites:
@@ -313,7 +342,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
                     fields,
                     record_id=record_id,
                     text=document if isinstance(document, str) else fields.get(self.text_field),
-                    metadata={k: v for k, v in fields.items() if k not in self._own_keys},
+                    metadata=visible({k: v for k, v in fields.items() if k not in self._own_keys}),
                     score=distance,
                 )
             )
@@ -327,7 +356,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ) -> dict[str, Any]:
         return {
             "query_embeddings": [vector],
-            "n_results": options.top + options.skip,
+            "n_results": result_window(options),
             "where": where,
             "include": ["documents", "metadatas", "distances"],
         }

@@ -28,7 +28,7 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     FIELD_NAME,
     FRAGMENT_KEY,
@@ -43,6 +43,12 @@ from textsearch.connectors.vectors._base import (
     present,
 )
 from textsearch.connectors.vectors._errors import milvus_error, missing
+from textsearch.connectors.vectors._filters import (
+    BOOL_SUFFIX,
+    INSTANT_SUFFIX,
+    companions,
+    visible,
+)
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -139,10 +145,14 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         ImportError: pymilvus is not installed (``pip install "textsearch-sdk[milvus]"``).
         ConfigurationError: An invalid argument.
 
-    Filters: ``equal_to`` on ``id``, ``link``, ``site`` (subdomains match too) and metadata
-    keys, ``any_tag_equal_to`` on metadata keys holding lists (``json_contains``). Milvus
-    compares JSON ``true`` and ``1`` as equal. ``total_count`` is Milvus' ``count(*)`` of the
-    entities (passages) matching the filter.
+    Filters: ``equal_to``, ``not_equal_to`` and ``any_of`` on ``id``, ``link``, ``site``
+    (subdomains match too) and metadata keys, ``any_tag_equal_to`` on metadata keys holding
+    lists (``json_contains``), ranges on metadata keys; one boolean expression with escaped
+    literals. Milvus compares JSON ``true`` and ``1`` as equal: each boolean is written with
+    a ``<key>~bool`` companion that tells them apart, and a date range compares the instant
+    written beside each ISO-8601 date (``<key>~instant``); both are hidden from results, and
+    records written by an older release need adding again for them. ``total_count`` is
+    Milvus' ``count(*)`` of the entities (passages) matching the filter.
     """
 
     vector_field: str
@@ -293,19 +303,46 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     # -- filters -------------------------------------------------------------------------
 
-    def _expression(self, clause: Clause) -> str:
-        value = literal(clause.value)
-        if clause.target == "id":
-            return f"{self.id_field} == {value}"
-        if clause.target == "link":
-            return f"{self.link_field} == {value}"
-        if clause.target == "site":
-            return f"array_contains({self.site_field}, {value})"
+    def _json_path(self, clause: Clause, suffix: str = "") -> str:
+        _key(clause.name)  # checked once more: a field name, nothing to quote
         holder = self.metadata_field or "$meta"
-        path = f"{holder}[{_key(clause.name)}]"
+        return f"{holder}[{literal(clause.name + suffix)}]"
+
+    def _equal(self, clause: Clause, value: str | int | float | bool) -> str:
+        text = literal(value)
+        if clause.target == "id":
+            return f"{self.id_field} == {text}"
+        if clause.target == "link":
+            return f"{self.link_field} == {text}"
+        if clause.target == "site":
+            return f"array_contains({self.site_field}, {text})"
+        path = self._json_path(clause)
         if clause.any_tag:
-            return f"json_contains({path}, {value})"
-        return f"{path} == {value}"
+            return f"json_contains({path}, {text})"
+        if isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1)):
+            # Milvus reads JSON true as 1 and false as 0: the "~bool" companion, written
+            # beside each boolean, tells them apart.
+            tag = f"exists {self._json_path(clause, BOOL_SUFFIX)}"
+            return f"({path} == {text} and {'' if isinstance(value, bool) else 'not '}{tag})"
+        return f"{path} == {text}"
+
+    def _expression(self, clause: Clause) -> str:
+        if clause.op == "eq":
+            return self._equal(clause, clause.value)
+        if clause.op == "ne":
+            # Milvus' comparisons are unknown for a missing field: not_equal_to keeps those.
+            negated = f"not ({self._equal(clause, clause.value)})"
+            if clause.target != "metadata":
+                return negated
+            return f"(not (exists {self._json_path(clause)}) or {negated})"
+        if clause.op == "any":
+            return "(" + " or ".join(f"({self._equal(clause, v)})" for v in clause.values) + ")"
+        # A range compares numbers (booleans left out by their companion); a date, its
+        # instant companion.
+        if clause.date:
+            return f"{self._json_path(clause, INSTANT_SUFFIX)} {clause.op} {literal(clause.value)}"
+        tag = f"exists {self._json_path(clause, BOOL_SUFFIX)}"
+        return f"({self._json_path(clause)} {clause.op} {literal(clause.value)} and not {tag})"
 
     def _filter_of(self, options: SearchOptions) -> str:
         clauses = self._clauses(options)
@@ -316,7 +353,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     def _request(self, vector: list[float], query: str, options: SearchOptions, expr: str) -> Any:
         assert self._layout is not None
         _, bm25, output = self._layout
-        limit = options.top + options.skip
+        limit = result_window(options)
         hybrid = bm25 if self.mode is None else self.mode == "hybrid"
         if not hybrid:
             return "search", {
@@ -351,13 +388,10 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             entity = dict(hit.get("entity") or {})
             if self.metadata_field is not None:
                 metadata = entity.get(self.metadata_field)
-                metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
+                metadata = visible(metadata) if isinstance(metadata, Mapping) else {}
             else:
-                metadata = {
-                    k: v
-                    for k, v in entity.items()
-                    if k not in self._own_keys and k != self._primary
-                }
+                own = self._own_keys | {self._primary}
+                metadata = visible({k: v for k, v in entity.items() if k not in own})
             out.append(
                 self._native(
                     entity,
@@ -383,6 +417,9 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             if not client.has_collection(self.collection):
                 raise self._missing()
             self._layout = self._layout_of(client.describe_collection(self.collection))
+            # A collection written by another process (or before a restart) is "released":
+            # Milvus searches only loaded collections. Loading a loaded one does nothing.
+            client.load_collection(self.collection)
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
         hits = getattr(client, method)(**kwargs)[0]
@@ -399,6 +436,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             if not await client.has_collection(self.collection):
                 raise self._missing()
             self._layout = self._layout_of(await client.describe_collection(self.collection))
+            await client.load_collection(self.collection)  # see _search_sync
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
         hits = (await getattr(client, method)(**kwargs))[0]
@@ -415,7 +453,10 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             row = self._record_fields(record, blank="")
             row[PRIMARY_FIELD] = record.record_id
             row[self.site_field] = list(record.sites[:128])
-            row[self.metadata_field or "metadata"] = dict(record.metadata)
+            row[self.metadata_field or "metadata"] = {
+                **record.metadata,
+                **companions(record.metadata, booleans=True),
+            }
             row[self.vector_field] = vector
             rows.append(row)
         return rows
@@ -464,6 +505,8 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             client.create_collection(self.collection, schema=schema, index_params=index)
         description = client.describe_collection(self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
+        if not fresh:
+            client.load_collection(self.collection)  # replacing passages queries them
         # a collection made just now has no old passages to replace
         for expression in [] if fresh else self._delete_filters(doc_ids):
             client.delete(self.collection, filter=expression)
@@ -479,6 +522,8 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             await client.create_collection(self.collection, schema=schema, index_params=index)
         description = await client.describe_collection(self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
+        if not fresh:
+            await client.load_collection(self.collection)
         for expression in [] if fresh else self._delete_filters(doc_ids):
             await client.delete(self.collection, filter=expression)
         for batch in self._row_batches(records, vectors):
@@ -486,10 +531,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _delete_sync(self, client: Any, wanted: list[str]) -> None:
         if client.has_collection(self.collection):
+            client.load_collection(self.collection)  # a delete by filter queries
             for expression in self._delete_filters(wanted):
                 client.delete(self.collection, filter=expression)
 
     async def _delete_async(self, client: Any, wanted: list[str]) -> None:
         if await client.has_collection(self.collection):
+            await client.load_collection(self.collection)
             for expression in self._delete_filters(wanted):
                 await client.delete(self.collection, filter=expression)

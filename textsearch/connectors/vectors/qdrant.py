@@ -29,7 +29,7 @@ from typing_extensions import Unpack
 
 from textsearch._cjk import index_text
 from textsearch._http._redact import register_secret
-from textsearch._types import SearchOptions
+from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
@@ -41,6 +41,7 @@ from textsearch.connectors.vectors._base import (
     trusted,
 )
 from textsearch.connectors.vectors._errors import qdrant_error
+from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -97,6 +98,9 @@ def point_id(record_id: str) -> str:
     return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
+_RANGE_NAMES = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
+
+
 class QdrantDocument(VectorDocument):
     """One passage found in a Qdrant collection.
 
@@ -144,9 +148,14 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         ImportError: qdrant-client is not installed (``pip install "textsearch-sdk[qdrant]"``).
         ConfigurationError: An invalid argument.
 
-    Filters: ``equal_to`` on ``id``, ``link``, ``site`` (subdomains match too) and metadata
-    keys, ``any_tag_equal_to`` on metadata keys holding lists: Qdrant ``FieldCondition``s
-    (``MatchValue``; a float compares by a closed ``Range``) under one ``must``.
+    Filters: ``equal_to``, ``not_equal_to`` and ``any_of`` on ``id``, ``link``, ``site``
+    (subdomains match too) and metadata keys, ``any_tag_equal_to`` on metadata keys holding
+    lists, ranges on metadata keys: Qdrant ``FieldCondition``s (``MatchValue``; a float
+    compares by a closed ``Range``; ``not_equal_to`` a nested ``must_not``, ``any_of`` a
+    nested ``should``) under one ``must``. Qdrant compares ranges as float64 (an integer
+    bound past 2**53 is rounded). A date range compares the instant written beside each
+    ISO-8601 date (``<key>~instant``, hidden from results): records written by an older
+    release need adding again for it.
     ``total_count`` is Qdrant's exact count of the points (passages) matching the filter.
     """
 
@@ -269,19 +278,40 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     # -- filters -----------------------------------------------------------------------
 
-    def _condition(self, clause: Clause) -> Any:
-        models = self._models
-        if clause.target == "metadata":
-            key = f"{self.metadata_field}.{clause.name}" if self.metadata_field else clause.name
-        else:
-            key = {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
+    def _key(self, clause: Clause, suffix: str = "") -> str:
+        if clause.target != "metadata":
+            return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
                 clause.target
             ]
-        value = clause.value
-        if isinstance(value, float):
-            # MatchValue takes no float: equality as a closed range
+        # quoted: a companion's "~" is no path syntax
+        name = f'"{clause.name}{suffix}"' if suffix else clause.name
+        return f"{self.metadata_field}.{name}" if self.metadata_field else name
+
+    def _match(self, key: str, value: Any) -> Any:
+        models = self._models
+        if isinstance(value, float) or (
+            isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53
+        ):
+            # MatchValue takes no float, and its 1 misses a stored 1.0: a number is equal
+            # by a closed range (exact up to 2**53; a range never admits a boolean)
             return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
         return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+    def _condition(self, clause: Clause) -> Any:
+        models = self._models
+        key = self._key(clause)
+        if clause.op == "eq":
+            return self._match(key, clause.value)
+        if clause.op == "ne":
+            # must_not: a point without the field matches, as not_equal_to says
+            return models.Filter(must_not=[self._match(key, clause.value)])
+        if clause.op == "any":
+            return models.Filter(should=[self._match(key, v) for v in clause.values])
+        # A range compares numbers (never booleans) as float64; a date, its instant companion.
+        bound = {_RANGE_NAMES[clause.op]: clause.value}
+        if clause.date:
+            key = self._key(clause, INSTANT_SUFFIX)
+        return models.FieldCondition(key=key, range=models.Range(**bound))
 
     def _filter_of(self, options: SearchOptions) -> Any:
         clauses = self._clauses(options)
@@ -297,7 +327,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         layout = self._layout
         assert layout is not None
         _, using, has_sparse = layout
-        limit = options.top + options.skip
+        limit = result_window(options)
         hybrid = has_sparse if self.mode is None else self.mode == "hybrid"
         models = self._models
         if hybrid:
@@ -335,9 +365,9 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             payload = dict(point.payload or {})
             if self.metadata_field is not None:
                 metadata = payload.get(self.metadata_field)
-                metadata = dict(metadata) if isinstance(metadata, Mapping) else {}
+                metadata = visible(metadata) if isinstance(metadata, Mapping) else {}
             else:
-                metadata = {k: v for k, v in payload.items() if k not in self._own_keys}
+                metadata = visible({k: v for k, v in payload.items() if k not in self._own_keys})
             out.append(
                 self._native(
                     payload,
@@ -377,10 +407,12 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     def _payload(self, record: PassageRecord) -> dict[str, Any]:
         payload = self._record_fields(record)
+        extra = companions(record.metadata)
         if self.metadata_field is not None:
-            payload[self.metadata_field] = dict(record.metadata)
+            payload[self.metadata_field] = {**record.metadata, **extra}
         else:
             payload.update(record.metadata)
+            payload.update(extra)
         return payload
 
     def _points(

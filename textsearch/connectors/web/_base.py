@@ -25,7 +25,7 @@ from textsearch._http._checks import (
     clean_text,
     decode_json,
 )
-from textsearch._types import SearchOptions, TextSearchResult
+from textsearch._types import SearchOptions, TextSearchResult, result_window
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -76,7 +76,7 @@ def unpaged_count(options: SearchOptions, most: int, provider: str) -> int:
     Raises:
         InvalidRequestError: ``top + skip`` is above the provider's maximum.
     """
-    wanted = options.top + options.skip
+    wanted = result_window(options)
     if wanted > most:
         raise InvalidRequestError(
             f"{provider} has no paging: skip is served by asking for top + skip results, at "

@@ -32,7 +32,16 @@ from datetime import date, timedelta
 from typing import Any, Final, Literal
 from urllib.parse import urlsplit
 
-from textsearch._types import AnyTagEqualTo, FilterClause, TextSearchFilter
+from textsearch._ranges import datetime_of
+from textsearch._types import (
+    AnyOf,
+    AnyTagEqualTo,
+    EqualTo,
+    FilterClause,
+    NotEqualTo,
+    Range,
+    TextSearchFilter,
+)
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
@@ -42,6 +51,7 @@ __all__ = [
     "Freshness",
     "PortableFilter",
     "country_code",
+    "fold_ranges",
     "intersect_domains",
     "language_code",
     "parse_domains",
@@ -251,6 +261,96 @@ def safe_search_level(value: object, owner: str) -> str:
 _NO_PORTABLE: Final = PortableFilter()
 
 
+#: The first day of an open-ended date range (no page on the web is older).
+EARLIEST_DAY: Final = date(1970, 1, 1)
+
+
+def fold_ranges(search_filter: TextSearchFilter | None, owner: str) -> TextSearchFilter | None:
+    """The filter in the equality vocabulary web providers take natively.
+
+    * date bounds on ``freshness`` (``greater_than_or_equal("freshness", "2024-01-01")``...)
+      become one ``freshness`` date range ``A..B`` (whole days, UTC: ``greater_than`` a day
+      starts the next day, ``less_than`` ends the day before; an open end is today, an open
+      start 1970-01-01); several bounds, and a ``freshness`` date range beside them,
+      intersect (a freshness word beside a bound is two values: refused);
+    * ``any_of("site", [a, b])`` becomes ``site`` ``a|b``, ``not_equal_to("site", a)``
+      becomes ``exclude_site`` ``a`` (its subdomains too, the complement of ``site``).
+
+    Raises:
+        UnsupportedFilterError: Any other range, ``any_of`` or ``not_equal_to``; a bound with
+            a time of day (providers filter by whole days).
+        InvalidRequestError: Bounds that no day satisfies.
+    """
+    if not search_filter or all(
+        isinstance(c, (EqualTo, AnyTagEqualTo)) for c in search_filter.clauses
+    ):
+        return search_filter
+    kept: list[FilterClause] = []
+    start: date | None = None
+    end: date | None = None
+    bounded = any(isinstance(c, Range) for c in search_filter.clauses)
+    for clause in search_filter.clauses:
+        name = clause.field_name
+        value = clause.value if isinstance(clause, EqualTo) else None
+        if bounded and name == FRESHNESS and isinstance(value, str) and is_date_range(value):
+            # a freshness date range beside date bounds: one range, the intersection
+            days = [date.fromisoformat(p) for p in value.split("..")]
+            start = days[0] if start is None else max(start, days[0])
+            end = days[-1] if end is None else min(end, days[-1])
+        elif isinstance(clause, Range):
+            day = _whole_day(clause, owner)
+            if clause.kind.startswith("greater"):
+                first = day + timedelta(days=1) if clause.kind == "greater_than" else day
+                start = first if start is None else max(start, first)
+            else:
+                last = day - timedelta(days=1) if clause.kind == "less_than" else day
+                end = last if end is None else min(end, last)
+        elif isinstance(clause, AnyOf) and name == SITE:
+            if not all(isinstance(v, str) for v in clause.values):
+                raise InvalidRequestError(f"{owner}: any_of('site', ...) takes domain names")
+            kept.append(EqualTo(field_name=SITE, value="|".join(map(str, clause.values))))
+        elif isinstance(clause, NotEqualTo) and name == SITE:
+            kept.append(EqualTo(field_name=EXCLUDE_SITE, value=clause.value))
+        elif isinstance(clause, (AnyOf, NotEqualTo)):
+            raise UnsupportedFilterError(
+                f"{owner} cannot filter on {name!r} with {clause.kind}: a web provider takes "
+                "any_of and not_equal_to only on 'site' (as site a|b and exclude_site)",
+                field_name=name,
+                supported_fields=[SITE],
+            )
+        else:
+            kept.append(clause)
+    if start is not None or end is not None:
+        first, last = start or EARLIEST_DAY, end or date.today()
+        if first > last:
+            raise InvalidRequestError(
+                f"{owner}: the date bounds on 'freshness' leave no day ({first} > {last}); "
+                "clauses are AND-ed, so no page could match"
+            )
+        kept.append(EqualTo(field_name=FRESHNESS, value=f"{first}..{last}"))
+    return TextSearchFilter(kept)
+
+
+def _whole_day(clause: Range, owner: str) -> date:
+    moment = datetime_of(clause.value) if isinstance(clause.value, str) else None
+    if clause.field_name != FRESHNESS or moment is None:
+        raise UnsupportedFilterError(
+            f"{owner} cannot filter on {clause.field_name!r} with {clause.kind}: a web provider "
+            "compares only dates, on 'freshness' (greater_than_or_equal('freshness', "
+            "'2024-01-01'))",
+            field_name=clause.field_name,
+            supported_fields=[FRESHNESS],
+        )
+    if (moment.hour, moment.minute, moment.second, moment.microsecond) != (0, 0, 0, 0):
+        raise UnsupportedFilterError(
+            f"{owner} filters 'freshness' by whole days (UTC): {clause.value!r} has a time "
+            "of day; give a date (YYYY-MM-DD)",
+            field_name=FRESHNESS,
+            supported_fields=[FRESHNESS],
+        )
+    return moment.date()
+
+
 def split_filter(
     search_filter: TextSearchFilter | None,
     owner: str,
@@ -271,6 +371,7 @@ def split_filter(
         InvalidRequestError: A bad value, two different values of a single-valued field,
             or ``site`` clauses with no domain in common.
     """
+    search_filter = fold_ranges(search_filter, owner)
     if not search_filter:
         return _NO_PORTABLE, []
     supported = set(portable) | set(native)
@@ -289,6 +390,7 @@ def split_filter(
                 continue
             raise _unsupported(owner, name, supported)
         used.add(name)
+        assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
         value = clause.value
         if name == SITE:
             domains = parse_domains(name, value, owner)

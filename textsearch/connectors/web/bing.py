@@ -41,6 +41,7 @@ from textsearch._http import (
 from textsearch._http._checks import check_header_name, clean_text, load_json_object
 from textsearch._types import (
     AnyTagEqualTo,
+    EqualTo,
     SearchOptions,
     TextSearchFilter,
     TextSearchResult,
@@ -65,6 +66,7 @@ from textsearch.connectors.web._connector import (
 )
 from textsearch.connectors.web._portable import (
     country_code,
+    fold_ranges,
     intersect_domains,
     is_date_range,
     parse_domains,
@@ -495,6 +497,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
     def _translate(self, search_filter: TextSearchFilter | None) -> _Filter:
         operators: list[str] = []
         params: dict[str, str] = {}
+        # date bounds on freshness become its date range; other new clauses are refused
+        search_filter = fold_ranges(search_filter, "BingTextSearch")
         if not search_filter:
             return _NO_FILTER
         sites: tuple[str, ...] | None = None
@@ -508,6 +512,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
                     field_name=name,
                     supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
                 )
+            assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
             if name.lower() in _SITE_FIELDS and self.custom_config is None:
                 # Portable domains: "a.com|b.com" is either domain, several clauses intersect.
                 domains = parse_domains(name.lower(), clause.value, "BingTextSearch")

@@ -28,6 +28,7 @@ from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResp
 from textsearch._http._checks import load_json_object
 from textsearch._types import (
     AnyTagEqualTo,
+    EqualTo,
     SearchOptions,
     TextSearchFilter,
     TextSearchResult,
@@ -48,7 +49,7 @@ from textsearch.connectors.web._connector import (
     WebSpec,
     web_pages,
 )
-from textsearch.connectors.web._portable import is_date_range
+from textsearch.connectors.web._portable import fold_ranges, is_date_range
 from textsearch.connectors.web.bing import BingCompatiblePage
 from textsearch.errors import (
     AuthenticationError,
@@ -248,6 +249,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
         body: dict[str, str] = {}
+        # date bounds on freshness become its date range; other new clauses are refused
+        search_filter = fold_ranges(search_filter, "BochaTextSearch")
         if not search_filter:
             return body
         include: list[str] | None = None
@@ -262,6 +265,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
                     field_name=name,
                     supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
                 )
+            assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
             if name == "freshness":
                 value = _freshness(clause.value)
                 if body.get("freshness", value) != value:

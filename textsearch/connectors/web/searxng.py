@@ -30,7 +30,13 @@ from typing_extensions import Unpack
 
 from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
 from textsearch._http._checks import check_header_name, load_json_object, resolve_api_key
-from textsearch._types import SearchOptions, SearchResults, TextSearchFilter, TextSearchResult
+from textsearch._types import (
+    EqualTo,
+    SearchOptions,
+    SearchResults,
+    TextSearchFilter,
+    TextSearchResult,
+)
 from textsearch.connectors.web._base import (
     AnyDate,
     PlainText,
@@ -249,6 +255,7 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
         if portable.safe_search:
             params["safesearch"] = _SAFESEARCH[portable.safe_search]
         for clause in native:
+            assert isinstance(clause, EqualTo)  # split_filter leaves equalities only
             value = clause.value
             text = value.strip() if isinstance(value, str) else ""
             if not _NAMES.match(text):

@@ -1,0 +1,178 @@
+"""Search by meaning over the local index's vector files at scale (default 1M x 384).
+
+Writes random unit vectors straight into an index's vector files (no text, no model: the
+keyword side is measured by ``bench_local.py``), then, in a fresh process: the first query
+(import and opening included), the latency of the semantic arm over ``--queries`` queries,
+resident memory, and whether every top 10 is identical to an exact float32 oracle computed
+here with numpy (the ``results identical`` check of issue #36).
+
+    python benchmarks/bench_local_vectors.py --count 1000000 --queries 200
+
+Optional: ``pip install lancedb`` to time LanceDB's exact (no index) search on the same
+vectors (skipped when absent; never a textsearch dependency).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+QUERY = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+import numpy as np
+from textsearch.connectors.local._schema import connect
+from textsearch.connectors.local._vectorfile import VectorStore
+from textsearch.connectors.local._vectors import VectorIndex
+path, queries_file, top = sys.argv[1], sys.argv[2], int(sys.argv[3])
+queries = np.load(queries_file)
+db = connect(path)
+store = VectorStore(path)
+index = VectorIndex()
+index.follow(db, store)
+first = index.search(queries[0].tolist(), top, None)[0]
+t1 = time.perf_counter()
+rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+latencies, answers = [], []
+for q in queries:
+    vector = q.tolist()
+    start = time.perf_counter()
+    ranked = index.search(vector, top, None)[0]
+    latencies.append((time.perf_counter() - start) * 1000)
+    answers.append([rowid for rowid, _ in ranked])
+print(json.dumps({
+    "first_ms": (t1 - t0) * 1000, "latencies": latencies, "answers": answers,
+    "quantised": index.quantised, "rss_open_mb": rss_open,
+    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+}))
+"""
+
+
+def write_index(path: str, count: int, dims: int, seed: int) -> None:
+    from textsearch.connectors.local import _vectorfile
+    from textsearch.connectors.local._schema import connect
+
+    rng = np.random.default_rng(seed)
+    db = connect(path)
+    store = _vectorfile.VectorStore(path)
+    db.execute("BEGIN IMMEDIATE")
+    _vectorfile.create_tables(db)
+    db.execute(
+        "INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_dimensions', ?)", (str(dims),)
+    )
+    chunk = 50_000
+    for begin in range(0, count, chunk):
+        n = min(chunk, count - begin)
+        rows = rng.standard_normal((n, dims), dtype=np.float32)
+        blobs = [row.tobytes() for row in rows]
+        entries = [(begin + i + 1, (begin + i) // 4 + 1, b"", blob) for i, blob in enumerate(blobs)]
+        _vectorfile.append(db, store, entries, dims)
+    _vectorfile.finish(db, store)
+    db.execute("COMMIT")
+    db.close()
+    store.close()
+
+
+def oracle(path: str, queries: np.ndarray, count: int, dims: int, top: int) -> list[list[int]]:
+    """Exact float32 top ``top`` rowids per query (ties by rowid), over the mapped matrix."""
+    matrix = np.memmap(path + ".vectors/1.f32", dtype=np.float32, mode="r", shape=(count, dims))
+    units = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    scores = np.empty((len(queries), count), dtype=np.float32)
+    for begin in range(0, count, 100_000):
+        scores[:, begin : begin + 100_000] = units @ matrix[begin : begin + 100_000].T
+    answers = []
+    for row in scores:
+        top_rows = np.argpartition(row, count - top)[count - top :]
+        ordered = sorted(top_rows.tolist(), key=lambda r: (-float(row[r]), r))
+        answers.append([r + 1 for r in ordered])  # rowid = slot + 1
+    return answers
+
+
+def lancedb_exact(path: str, queries: np.ndarray, count: int, dims: int) -> float | None:
+    try:
+        import lancedb  # type: ignore[import-not-found]
+        import pyarrow as pa  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    matrix = np.memmap(path + ".vectors/1.f32", dtype=np.float32, mode="r", shape=(count, dims))
+    db = lancedb.connect(path + ".lance")
+    table = db.create_table(
+        "v",
+        pa.table(
+            {
+                "id": pa.array(np.arange(count)),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), dims),
+            }
+        ),
+    )
+    latencies = []
+    for q in queries:
+        start = time.perf_counter()
+        table.search(q).metric("cosine").limit(10).to_list()
+        latencies.append((time.perf_counter() - start) * 1000)
+    return float(np.median(latencies))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--count", type=int, default=1_000_000)
+    parser.add_argument("--dims", type=int, default=384)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "v.sqlite3")
+        start, cpu = time.perf_counter(), time.process_time()
+        write_index(path, args.count, args.dims, args.seed)
+        write_s, write_cpu = time.perf_counter() - start, time.process_time() - cpu
+        queries = np.random.default_rng(args.seed + 1).standard_normal(
+            (args.queries, args.dims), dtype=np.float32
+        )
+        queries_file = os.path.join(tmp, "q.npy")
+        np.save(queries_file, queries)
+        env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        out = subprocess.run(
+            [sys.executable, "-c", QUERY, path, queries_file, "10"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            timeout=3600,
+        )
+        got = json.loads(out.stdout)
+        want = oracle(path, queries, args.count, args.dims, 10)
+        same = sum(a == b for a, b in zip(got["answers"], want, strict=True))
+        lance = lancedb_exact(path, queries[:50], args.count, args.dims)
+    lat = sorted(got["latencies"])
+    print(
+        f"{args.count:,} x {args.dims} random unit vectors; load average {os.getloadavg()[0]:.1f}"
+    )
+    print(f"written in {write_s:.1f} s ({write_cpu:.1f} s CPU: normalise, int8 copy, files)")
+    print(
+        f"fresh process, first query (imports, open, map, query): {got['first_ms']:,.0f} ms; "
+        f"max RSS then {got['rss_open_mb']:,.0f} MB"
+    )
+    print(
+        f"semantic arm, top 10 ({'int8 scan + float32 re-score' if got['quantised'] else 'float32'}"
+        f"): p50 {lat[len(lat) // 2]:.1f} ms, p95 {lat[int(len(lat) * 0.95)]:.1f} ms; "
+        f"max RSS {got['rss_mb']:,.0f} MB"
+    )
+    print(f"identical to the exact float32 oracle: {same}/{len(want)} queries")
+    if lance is not None:
+        print(f"LanceDB exact search (no index), same vectors, 50 queries: p50 {lance:.1f} ms")
+    else:
+        print("LanceDB: not installed (pip install lancedb), skipped")
+    return 0 if same == len(want) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

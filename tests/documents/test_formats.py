@@ -1,0 +1,365 @@
+"""Every new format read into passages, with its sections, links and metadata (#30)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.documents._make import make_docx, make_pdf, make_pptx, make_xlsx
+from textsearch import LocalTextSearch
+from textsearch.documents import IndexReport, read_path
+
+pytest.importorskip("pypdfium2")
+pytest.importorskip("docx")
+pytest.importorskip("pptx")
+pytest.importorskip("openpyxl")
+
+REAL_PDFS = [
+    Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf"),
+    Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf"),
+]
+
+
+def _by_link(folder: Path) -> dict[str, dict]:
+    return {doc["link"]: doc for doc in read_path(folder)}
+
+
+def _pdf(path: Path) -> Path:
+    path.write_bytes(
+        make_pdf(
+            [
+                ["Cover of the handbook"],
+                ["1 Tides", "The moon pulls the oceans twice a day.", "manip-", "ulation"],
+                [
+                    "1.1 Spring tides",
+                    "Spring tides follow a full or a new moon.",
+                    "Neap tides are the weakest.",
+                ],
+                ["2 Currents", "The Gulf Stream carries warm water north."],
+            ],
+            outline=[("1 Tides", 1, [("1.1 Spring tides", 2, [])]), ("2 Currents", 3, [])],
+            title="Ocean handbook",
+        )
+    )
+    return path
+
+
+def test_pdf_sections_from_every_outline_level_and_links_per_page(tmp_path: Path) -> None:
+    _pdf(tmp_path / "ocean.pdf")
+    docs = _by_link(tmp_path)
+    link = str(tmp_path / "ocean.pdf")
+    assert set(docs) == {f"{link}#page={n}" for n in (1, 2, 3, 4)}
+    assert docs[f"{link}#page=2"]["metadata"] == {
+        "path": "ocean.pdf",
+        "section": "1 Tides",
+        "page": 2,
+    }
+    assert docs[f"{link}#page=3"]["metadata"]["section"] == "1.1 Spring tides"  # level 2
+    assert docs[f"{link}#page=3"]["text"] == (
+        "Spring tides follow a full or a new moon.\nNeap tides are the weakest."
+    )
+    # a word hyphenated at a line end is joined again
+    assert "manipulation" in docs[f"{link}#page=2"]["text"]
+    assert docs[f"{link}#page=1"]["title"] == "Ocean handbook"
+    assert docs[f"{link}#page=1"]["id"] == "ocean.pdf#page=1"
+
+
+def test_pdf_without_outline_has_a_section_per_page(tmp_path: Path) -> None:
+    (tmp_path / "p.pdf").write_bytes(make_pdf([["alpha words here"], ["beta words here"]]))
+    docs = list(read_path(tmp_path))
+    assert [(d["metadata"]["section"], d["metadata"]["page"]) for d in docs] == [
+        ("Page 1", 1),
+        ("Page 2", 2),
+    ]
+
+
+def test_pdf_ligatures_and_controls_are_cleaned() -> None:
+    from textsearch.documents._pdf import clean_page
+
+    assert clean_page("e\ufb03cient \ufb01sh\x00\r\nnext") == "efficient fish \nnext".replace(
+        " \n", "\n"
+    )
+    assert clean_page("manip\ufffe\r\nulation") == "manipulation"
+
+
+def test_search_for_a_sentence_on_page_n_returns_page_n(tmp_path: Path) -> None:
+    _pdf(tmp_path / "ocean.pdf")
+    search = LocalTextSearch()
+    report = search.index_path(tmp_path)
+    assert report.added == 1 and not report.failed and not report.skipped
+    for sentence, page in (
+        ("The Gulf Stream carries warm water north", 4),
+        ("Neap tides are the weakest", 3),
+        ("The moon pulls the oceans twice a day", 2),
+    ):
+        top = search.get_search_results_sync(sentence, top=1).results[0]
+        assert top.link == f"{tmp_path / 'ocean.pdf'}#page={page}"
+        assert top.metadata["page"] == page
+
+
+@pytest.mark.parametrize("pdf", REAL_PDFS, ids=lambda p: p.name)
+def test_real_pdfs_give_clean_passages_on_their_pages(pdf: Path, tmp_path: Path) -> None:
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is not installed")
+    shutil.copy(pdf, tmp_path / pdf.name)
+    search = LocalTextSearch()
+    search.index_path(tmp_path)
+    docs = list(read_path(tmp_path))
+    text = "\n".join(d["text"] for d in docs)
+    assert "\ufffe" not in text and "\x00" not in text and "\r" not in text
+    assert not any("\ufb00" <= c <= "\ufb06" for c in text)
+    # every passage of a PDF links to a page and says which
+    assert all(d["link"].split("#")[1] == f"page={d['metadata']['page']}" for d in docs)
+    # a sentence of the 5th document is found on its page
+    probe = docs[len(docs) // 2]
+    sentence = max(probe["text"].split("\n"), key=len)
+    hit = search.get_search_results_sync(sentence, top=3).results
+    assert probe["link"] in [h.link for h in hit]
+
+
+def test_real_pdf_outline_and_headers(tmp_path: Path) -> None:
+    pdf = REAL_PDFS[0]
+    if not pdf.exists():
+        pytest.skip(f"{pdf} is not installed")
+    shutil.copy(pdf, tmp_path / pdf.name)
+    docs = list(read_path(tmp_path))
+    sections = [d["metadata"].get("section") for d in docs]
+    assert "2.2 Naming" in sections  # the outline says "Naming"; the page shows its number
+    assert not any(d["text"].startswith("Chapter ") for d in docs)  # running headers dropped
+
+
+def test_docx_headings_lists_tables_and_no_headers_footers_comments(tmp_path: Path) -> None:
+    make_docx(tmp_path / "guide.docx")
+    docs = _by_link(tmp_path)
+    link = str(tmp_path / "guide.docx")
+    assert list(docs) == [link, f"{link}#birds-of-prey", f"{link}#birds-of-prey-1"]
+    assert docs[link]["text"] == "Owls hunt at night and sleep through the day."
+    assert docs[link]["title"] == "Field guide"
+    assert docs[f"{link}#birds-of-prey"]["text"] == (
+        "Falcons dive faster than any other animal.\n\n- Kestrel\n- Merlin\n\n"
+        "Bird; Wingspan; Habitat\nOsprey; 160 cm; Coasts\nHarrier; 110 cm; Marshes"
+    )
+    every = json.dumps(list(docs.values()))
+    assert "NEVER INDEXED" not in every
+
+
+def test_pptx_a_section_per_slide_with_titles_and_notes(tmp_path: Path) -> None:
+    make_pptx(tmp_path / "deck.pptx")
+    docs = list(read_path(tmp_path))
+    link = str(tmp_path / "deck.pptx")
+    assert [(d["link"], d["metadata"].get("section"), d["metadata"]["slide"]) for d in docs] == [
+        (f"{link}#slide=1", "Launch plan", 1),
+        (f"{link}#slide=2", "Slide 2", 2),
+    ]  # slide 3 has a title and nothing else: no text, no passage
+    assert docs[0]["text"] == (
+        "Ship the offline reader\nIndex every folder\n\nRemind everyone of the freeze date."
+    )
+    assert docs[1]["text"] == "Budget approved by the board\n\nItem; Cost\nServers; 4000"
+
+
+def test_xlsx_a_section_per_sheet_with_header_value_rows(tmp_path: Path) -> None:
+    make_xlsx(tmp_path / "stock.xlsx")
+    docs = list(read_path(tmp_path))
+    link = str(tmp_path / "stock.xlsx")
+    assert [(d["link"], d["metadata"]["sheet"]) for d in docs] == [
+        (f"{link}#sheet=Stock%20levels", "Stock levels"),
+        (f"{link}#sheet=Notes%20&%20remarks", "Notes & remarks"),
+    ]
+    assert docs[0]["text"] == (
+        "Item: Bolts; Count: 1200; Checked: 2026-03-01\nItem: Washers; Checked: 2026-03-02 09:30:00"
+    )
+    assert docs[1]["text"] == "Remark: Counts exclude returned goods"
+
+
+def test_xlsx_sheet_stays_one_section_over_many_passages(tmp_path: Path) -> None:
+    make_xlsx(tmp_path / "big.xlsx", rows=400)
+    search = LocalTextSearch()
+    search.index_path(tmp_path)
+    hit = search.get_search_results_sync("Part 377", top=1).results[0]
+    assert hit.link.endswith("#sheet=Stock%20levels")
+    assert hit.metadata == {"sheet": "Stock levels"}
+    assert "Item: Part 377; Count: 377" in hit.text
+
+
+def test_csv_and_tsv_rows_with_rfc7111_links(tmp_path: Path) -> None:
+    rows = ["city,country,note"] + [f'City {n},Land {n},"quoted, {n}"' for n in range(1, 200)]
+    (tmp_path / "cities.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "t.tsv").write_text("name\tvalue\nalpha\t1\nbeta\t\n")
+    docs = list(read_path(tmp_path, passage_chars=500))
+    csv_docs = [d for d in docs if d["link"].startswith(str(tmp_path / "cities.csv"))]
+    assert csv_docs[0]["link"].endswith("#row=2") and csv_docs[0]["metadata"]["row"] == 2
+    assert csv_docs[0]["text"].split("\n")[0] == "city: City 1; country: Land 1; note: quoted, 1"
+    for doc in csv_docs:  # the row a link names is the passage's first row (header = row 1)
+        first = doc["text"].split("\n")[0]
+        assert first.startswith(f"city: City {doc['metadata']['row'] - 1};")
+    assert len(csv_docs) > 3
+    tsv = [d for d in docs if "t.tsv" in d["link"]]
+    assert tsv == [
+        {
+            "id": "t.tsv#row=2",
+            "title": "t",
+            "text": "name: alpha; value: 1\nname: beta",
+            "link": f"{tmp_path / 't.tsv'}#row=2",
+            "metadata": {"path": "t.tsv", "row": 2},
+        }
+    ]
+
+
+def test_csv_semicolons_are_sniffed(tmp_path: Path) -> None:
+    (tmp_path / "eu.csv").write_text("name;price\nbread;2,50\nmilk;1,10\n")
+    (doc,) = read_path(tmp_path)
+    assert doc["text"] == "name: bread; price: 2,50\nname: milk; price: 1,10"
+
+
+def _notebook() -> dict:
+    return {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "cells": [
+            {"cell_type": "markdown", "source": ["# Tide model\n", "\n", "Fit the *tides*."]},
+            {
+                "cell_type": "code",
+                "source": "def height(t):\n    return 2 * t  # ``` inside\n",
+                "outputs": [
+                    {"output_type": "stream", "name": "stdout", "text": ["fitted\n", "ok\n"]},
+                    {
+                        "output_type": "execute_result",
+                        "data": {"text/plain": "42", "image/png": "iVBOR"},
+                    },
+                    {"output_type": "error", "ename": "E", "traceback": ["\x1b[31mboom"]},
+                    {"output_type": "stream", "text": "x" * 5000},
+                ],
+            },
+            {"cell_type": "markdown", "source": "## Results\n\nThe fit is **good**."},
+        ],
+    }
+
+
+def test_notebook_markdown_cells_code_exact_outputs_bounded(tmp_path: Path) -> None:
+    (tmp_path / "tides.ipynb").write_text(json.dumps(_notebook()))
+    docs = list(read_path(tmp_path))
+    link = str(tmp_path / "tides.ipynb")
+    # the top of the notebook is several passages (a long output), each linking the file
+    assert {d["link"] for d in docs[:-1]} == {link} and docs[-1]["link"] == f"{link}#results"
+    text = "\n\n".join(d["text"] for d in docs[:-1])
+    assert docs[0]["title"] == "Tide model"
+    assert "Fit the tides." in text
+    assert "def height(t):\n    return 2 * t  # ``` inside" in text  # exactly
+    assert "fitted\nok" in text and "42" in text
+    assert "iVBOR" not in text and "boom" not in text
+    assert text.count("x") == 2000  # cut to the bound (and over two passages)
+    assert "(3000 more characters of output)" in text
+    assert docs[-1]["text"] == "The fit is good."
+
+
+def test_real_notebook(tmp_path: Path) -> None:
+    import chromadb
+
+    found = sorted(Path(chromadb.__file__).parent.rglob("*.ipynb"))
+    if not found:
+        pytest.skip("no notebook ships with chromadb")
+    shutil.copy(found[0], tmp_path / found[0].name)
+    docs = list(read_path(tmp_path))
+    assert len(docs) > 2
+    assert any("#" in d["link"] for d in docs)  # headings gave sections
+    assert all("#L" not in d["link"] for d in docs)
+    assert not any("\x1b" in d["text"] or "image/png" in d["text"] for d in docs)
+
+
+def test_every_default_extension_is_read(tmp_path: Path) -> None:
+    from textsearch.documents import DEFAULT_EXTENSIONS
+
+    assert {".pdf", ".docx", ".pptx", ".xlsx", ".csv", ".tsv", ".ipynb"} <= set(DEFAULT_EXTENSIONS)
+    _pdf(tmp_path / "a.pdf")
+    make_docx(tmp_path / "b.docx")
+    make_pptx(tmp_path / "c.pptx")
+    make_xlsx(tmp_path / "d.xlsx")
+    (tmp_path / "e.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "f.ipynb").write_text(json.dumps(_notebook()))
+    report = IndexReport()
+    docs = list(read_path(tmp_path, report=report))
+    assert report.added == 6 and not report.failed and not report.skipped
+    assert {Path(d["metadata"]["path"]).suffix for d in docs} == {
+        ".pdf",
+        ".docx",
+        ".pptx",
+        ".xlsx",
+        ".csv",
+        ".ipynb",
+    }
+
+
+REAL_OFFICE = [
+    Path("/work/.mirror/python-openxml+python-docx/repo"),
+    Path("/work/.mirror/scanny+python-pptx/repo"),
+]
+
+
+def test_real_office_files_from_the_libraries_own_tests(tmp_path: Path) -> None:
+    """Every DOCX and PPTX of python-docx's and python-pptx's test files is read or reported,
+    under -W error (the libraries' warnings never stop indexing). Skipped when the mirrors of
+    those repositories are absent."""
+    import subprocess
+
+    copied = 0
+    for repo in REAL_OFFICE:
+        if not repo.exists():
+            continue
+        names = subprocess.run(
+            ["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        for name in names:
+            if name.endswith((".docx", ".pptx")):
+                body = subprocess.run(
+                    ["git", "-C", str(repo), "show", f"HEAD:{name}"],
+                    capture_output=True,
+                    check=True,
+                ).stdout
+                (tmp_path / name.replace("/", "_")).write_bytes(body)
+                copied += 1
+    if not copied:
+        pytest.skip("the python-docx and python-pptx mirrors are absent")
+    report = IndexReport()
+    docs = list(read_path(tmp_path, report=report))
+    assert report.added + len(report.failed) == copied and not report.skipped
+    assert report.added >= copied - 3
+    text = "\n".join(d["text"] for d in docs)
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in text)
+
+
+def test_openpyxl_warnings_never_stop_indexing(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = Path("/work/.mirror/theorchard+openpyxl/repo/.git")
+    name = "openpyxl/formatting/tests/data/conditional-formatting.xlsx"
+    if not repo.exists():
+        pytest.skip("the openpyxl mirror is absent")
+    body = subprocess.run(
+        ["git", "--git-dir", str(repo), "show", f"HEAD:{name}"], capture_output=True, check=True
+    ).stdout
+    (tmp_path / "cf.xlsx").write_bytes(body)
+    report = IndexReport()
+    docs = list(read_path(tmp_path, report=report))  # openpyxl warns about its extensions
+    assert report.added == 1 and docs[0]["metadata"]["sheet"] == "Sheet1"
+
+
+def test_formats_force_a_new_reading_by_suffix(tmp_path: Path) -> None:
+    (tmp_path / "prices.dat").write_text("item,price\ntea,3\n")
+    (tmp_path / "deck.bin").write_bytes(make_pptx(tmp_path / "x.pptx").read_bytes())
+    (tmp_path / "x.pptx").unlink()
+    docs = list(
+        read_path(tmp_path, extensions=[".dat", ".bin"], formats={".dat": "csv", ".bin": "pptx"})
+    )
+    links = {d["link"].rsplit("/", 1)[1] for d in docs}
+    assert {"prices.dat#row=2", "deck.bin#slide=1", "deck.bin#slide=2"} == links
+    from textsearch.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="a format among"):
+        list(read_path(tmp_path, formats={".dat": "excel"}))

@@ -1,0 +1,178 @@
+"""Which reader reads a file: the dispatch by suffix, the binary formats and their limits.
+
+Text formats (Markdown, reStructuredText, HTML, plain text) are read by ``_split``; CSV/TSV
+and notebooks by ``_tabular`` and ``_notebook`` (standard library only); PDF, DOCX, PPTX and
+XLSX by ``_pdf`` and ``_office``, whose libraries come with the ``documents`` extra. A file
+that cannot be read raises `NotRead`, which ``read_file`` turns into a line of the report:
+``skipped`` when the reader is not installed, ``failed`` otherwise. Nothing here is imported
+until a file is read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from importlib.util import find_spec
+from urllib.parse import unquote
+
+from textsearch.documents._common import NotRead, clean_text, sheet_fragment
+from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
+
+__all__ = [
+    "BINARY_FORMATS",
+    "EXTRA_HINT",
+    "TEXT_MAX_BYTES",
+    "NotRead",
+    "clean_text",
+    "fragment_metadata",
+    "is_place",
+    "max_bytes",
+    "sheet_fragment",
+    "split_file",
+]
+
+#: Formats read from bytes by a library of the ``documents`` extra (module that must import).
+BINARY_FORMATS = {
+    "pdf": "pypdfium2",
+    "docx": "docx",
+    "pptx": "pptx",
+    "xlsx": "openpyxl",
+}
+#: Formats read by the standard library.
+TABULAR_FORMATS = ("csv", "tsv", "ipynb")
+_SUFFIX_FORMAT = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".ipynb": "ipynb",
+}
+EXTRA_HINT = 'pip install "textsearch-sdk[documents]"'
+TEXT_MAX_BYTES = 20 * 1024 * 1024
+#: A PDF or an Office file may be larger than a text file (images, fonts).
+BINARY_MAX_BYTES = 200 * 1024 * 1024
+
+
+def format_for(suffix: str, formats: Mapping[str, str] | None) -> str | None:
+    """The binary or tabular format a suffix is read as, or ``None`` for a text format."""
+    suffix = suffix.lower()
+    if formats and suffix in formats:
+        kind = formats[suffix]
+        return kind if kind in BINARY_FORMATS or kind in TABULAR_FORMATS else None
+    return _SUFFIX_FORMAT.get(suffix)
+
+
+def max_bytes(suffix: str, formats: Mapping[str, str] | None = None) -> int:
+    """The largest file read under this suffix, in bytes."""
+    return BINARY_MAX_BYTES if format_for(suffix, formats) in BINARY_FORMATS else TEXT_MAX_BYTES
+
+
+def split_file(
+    data: bytes,
+    suffix: str,
+    *,
+    limit: int = DEFAULT_PASSAGE_CHARS,
+    formats: Mapping[str, str] | None = None,
+) -> tuple[str | None, list[Passage]]:
+    """``(title, passages)`` of a file's bytes, by the format its suffix names.
+
+    Raises:
+        NotRead: The file is binary under a text suffix, damaged, encrypted, has no text,
+            is over a limit, or its reader is not installed.
+    """
+    kind = format_for(suffix, formats)
+    if kind in BINARY_FORMATS:
+        if find_spec(BINARY_FORMATS[kind]) is None:
+            raise NotRead(f"reading {kind.upper()} needs {EXTRA_HINT}", missing=True)
+        if kind == "pdf":
+            from textsearch.documents._pdf import read_pdf
+
+            return read_pdf(data, limit)
+        from textsearch.documents import _office
+
+        return _office.read_office(kind, data, limit)
+    text = decoded_text(data, suffix)
+    if kind in ("csv", "tsv"):
+        from textsearch.documents._tabular import read_delimited
+
+        return read_delimited(text, "\t" if kind == "tsv" else None, limit, data)
+    if kind == "ipynb":
+        from textsearch.documents._notebook import read_notebook
+
+        return read_notebook(
+            text if text is not None else data.decode("utf-8-sig", "replace"), limit
+        )
+    from textsearch.documents._split import split_document
+
+    if text is None:  # UTF-8 or a single-byte text: the readers decode it themselves
+        return split_document(data, suffix, limit=limit, formats=formats)
+    return split_document(text, suffix, limit=limit, formats=formats)
+
+
+# -- binary content under a text suffix ---------------------------------------------------
+
+_MAGIC = (
+    (b"%PDF-", "a PDF file"),
+    (b"PK\x03\x04", "a zip archive (an Office file?)"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Office (OLE) file"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"\x1f\x8b", "a gzip file"),
+    (b"\x7fELF", "an executable"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+)
+# Control bytes that never occur in text (tab, line feed, form feed, carriage return and
+# escape do).
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")
+_SAMPLE = 8192
+
+
+def decoded_text(data: bytes, suffix: str) -> str | None:
+    """Check that ``data`` is text; UTF-16 (with its byte order mark) comes back decoded.
+
+    ``None``: text the readers decode themselves (UTF-8, or one byte per character).
+
+    Raises:
+        NotRead: Binary content, which is never indexed as text.
+    """
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise NotRead("binary content: not valid UTF-16 after a UTF-16 mark") from None
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise NotRead(f"binary content ({what}) under a {suffix or 'text'} suffix")
+    sample = data[:_SAMPLE]
+    if b"\x00" in sample or (sample and len(_CONTROL.findall(sample)) * 20 > len(sample)):
+        raise NotRead(f"binary content under a {suffix or 'text'} suffix (control bytes)")
+    return None
+
+
+# -- link fragments and the metadata they carry ----------------------------------------------
+
+_FRAGMENT = re.compile(r"(page|slide|row)=([1-9][0-9]{0,9})|sheet=(.+)", re.DOTALL)
+
+
+def is_place(anchor: str | None) -> bool:
+    """Whether an anchor names a place in a file (``page=3``) rather than a heading."""
+    return bool(anchor) and "=" in anchor  # type: ignore[operator]
+
+
+def fragment_metadata(anchor: str | None) -> dict[str, int | str]:
+    """The metadata a passage's anchor carries: ``{"page": 3}`` for ``page=3``, ``slide``,
+    ``row`` and ``sheet`` alike; ``{}`` for any other anchor (a heading's slug never holds
+    ``=``)."""
+    if not anchor or "=" not in anchor:
+        return {}
+    found = _FRAGMENT.fullmatch(anchor)
+    if found is None:
+        return {}
+    if found.group(3) is not None:
+        return {"sheet": unquote(found.group(3))}
+    return {found.group(1): int(found.group(2))}

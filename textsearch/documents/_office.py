@@ -1,0 +1,296 @@
+"""Word, PowerPoint and Excel files (DOCX, PPTX, XLSX) read into passages.
+
+Read with python-docx, python-pptx and openpyxl (MIT), the maintained readers of these
+formats. An Office file is a zip of XML parts, so before a library opens one the archive is
+checked here: its member count and the sizes its directory declares are capped, every XML
+part is inflated once with the inflated bytes counted (a directory that lies about sizes
+gains nothing), and a part that carries a DTD is refused (no entity, internal or external,
+is ever expanded: OOXML has no use for a DTD). An encrypted Office file is not a zip but an
+OLE container, and is reported as such.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import warnings
+import zipfile
+from collections.abc import Iterator
+from typing import Any
+
+from textsearch.documents._blocks import Block, MarkupSection
+from textsearch.documents._common import NotRead, clean_text, sheet_fragment
+from textsearch.documents._passages import Passage
+
+__all__ = ["MAX_INFLATED", "MAX_MEMBERS", "check_zip", "read_office"]
+
+MAX_MEMBERS = 10_000
+MAX_INFLATED = 256 * 1024 * 1024  # bytes, all members
+MAX_CELLS = 5_000_000  # cells of one workbook, empty ones included
+_CHUNK = 1 << 20
+_DTD_MARKS = (b"<!DOCTYPE", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be"))
+_OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_NAMES = {"docx": "DOCX", "pptx": "PPTX", "xlsx": "XLSX"}
+
+
+def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
+    """``(title, passages)`` of a DOCX, PPTX or XLSX file's bytes.
+
+    Raises:
+        NotRead: Not a valid file of its kind, encrypted, over a limit, or with a DTD.
+    """
+    name = _NAMES[kind]
+    if data.startswith(_OLE):
+        raise NotRead(f"{name} encrypted (a password-protected or old binary Office file)")
+    check_zip(data, name)
+    from textsearch.documents._split import _pack_blocks
+
+    try:
+        # The libraries warn about parts they drop (openpyxl: "extension is not supported"):
+        # what is read is the text, and a warning must not stop indexing under -W error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "docx":
+                title, sections = _docx(data)
+            elif kind == "pptx":
+                title, sections = _pptx(data)
+            else:
+                title, sections = _xlsx(data, limit)
+    except NotRead:
+        raise
+    except (MemoryError, RecursionError):
+        raise NotRead(f"{name} too deeply nested or too large to read") from None
+    except Exception as exc:  # whatever a damaged part makes the library raise
+        raise NotRead(f"{name} damaged or not a valid {name} file ({type(exc).__name__})") from None
+    passages = _pack_blocks(sections, limit)
+    return title, [Passage(p.heading, p.anchor, 1, clean_text(p.text)) for p in passages]
+
+
+def check_zip(data: bytes, name: str) -> None:
+    """Refuse an archive over the limits, with encrypted members, or with a DTD in a part.
+
+    Raises:
+        NotRead: What is wrong, for the report.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise NotRead(f"{name} damaged or truncated (not a zip archive)") from None
+    with archive:
+        members = archive.infolist()
+        if len(members) > MAX_MEMBERS:
+            raise NotRead(f"over a limit: {len(members)} zip members (at most {MAX_MEMBERS})")
+        declared = sum(member.file_size for member in members)
+        if declared > MAX_INFLATED:
+            raise NotRead(
+                f"over a limit: {declared} bytes once inflated (at most {MAX_INFLATED}; "
+                "a zip bomb?)"
+            )
+        inflated = 0
+        for member in members:
+            if member.flag_bits & 0x1:
+                raise NotRead(f"{name} encrypted (an encrypted zip member)")
+            if not member.filename.endswith((".xml", ".rels")):
+                continue  # images and fonts: a library copies them, it never parses them
+            inflated = _scan_part(archive, member, inflated, name)
+
+
+def _scan_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, inflated: int, name: str) -> int:
+    tail = b""
+    try:
+        with archive.open(member) as part:
+            while chunk := part.read(_CHUNK):
+                inflated += len(chunk)
+                if inflated > MAX_INFLATED:
+                    raise NotRead(f"over a limit: more than {MAX_INFLATED} bytes once inflated")
+                window = tail + chunk
+                if any(mark in window for mark in _DTD_MARKS):
+                    raise NotRead(f"{name} refused: an XML part declares a DTD (entities)")
+                tail = window[-20:]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError):
+        raise NotRead(f"{name} damaged or truncated (a zip member cannot be read)") from None
+    except NotImplementedError:
+        raise NotRead(f"{name} uses a compression method that is not supported") from None
+    return inflated
+
+
+# -- Word ----------------------------------------------------------------------------------
+
+
+def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
+    import docx
+    from docx.table import Table
+
+    from textsearch.documents._split import _github_slug
+
+    document = docx.Document(io.BytesIO(data))
+    styles = {style.style_id: (style.name or "") for style in document.styles}
+    title = (document.core_properties.title or "").strip() or None
+    sections: list[MarkupSection] = []
+    used: dict[str, int] = {}
+    heading: str | None = None
+    anchor: str | None = None
+    blocks: list[Block] = []
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            text = _table_text(item)
+            if text:
+                blocks.append(Block(1, text))
+            continue
+        paragraph = item._p
+        style = styles.get(paragraph.style or "", "").lower()
+        text = item.text.strip()
+        if not text:
+            continue
+        if style == "title" or (style.startswith("heading") and style[7:].strip().isdigit()):
+            sections.append((heading, anchor, 1, blocks))
+            heading = " ".join(text.split())
+            anchor, blocks = _github_slug(heading, used), []
+            title = title or heading
+            continue
+        properties = paragraph.pPr
+        numbering = properties.numPr if properties is not None else None
+        if numbering is not None or style.startswith("list"):
+            level = getattr(getattr(numbering, "ilvl", None), "val", 0)
+            text = "  " * min(int(level or 0), 8) + "- " + text
+            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
+                blocks[-1].text += "\n" + text  # one list, one block
+                continue
+        blocks.append(Block(1, text))
+    sections.append((heading, anchor, 1, blocks))
+    return title, sections
+
+
+def _table_text(table: Any) -> str:
+    """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
+    lines: list[str] = []
+    for row in table.rows:
+        cells: list[str] = []
+        last = None
+        for cell in row.cells:
+            if cell._tc is last:
+                continue
+            last = cell._tc
+            text = " ".join(cell.text.split())
+            if text:
+                cells.append(text)
+        if cells:
+            lines.append("; ".join(cells))
+    return "\n".join(lines)
+
+
+# -- PowerPoint ----------------------------------------------------------------------------
+
+
+def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
+    import pptx
+
+    presentation = pptx.Presentation(io.BytesIO(data))
+    title = (presentation.core_properties.title or "").strip() or None
+    if title == "PowerPoint Presentation":  # what PowerPoint writes when no title was given
+        title = None
+    sections: list[MarkupSection] = []
+    for number, slide in enumerate(presentation.slides, 1):
+        shapes = list(slide.shapes)
+        # The title is the placeholder of index 0 (as `slide.shapes.title` finds it, without
+        # walking the shapes a second time).
+        title_shape = next(
+            (s for s in shapes if s.is_placeholder and s.placeholder_format.idx == 0), None
+        )
+        name = ""
+        if title_shape is not None and title_shape.has_text_frame:
+            name = " ".join(title_shape.text_frame.text.split())
+        blocks = [
+            Block(1, text)
+            for text in _shape_texts(shapes, title_shape.shape_id if title_shape else None)
+        ]
+        if slide.has_notes_slide:
+            notes = slide.notes_slide.notes_text_frame
+            if notes is not None and notes.text.strip():
+                blocks.append(Block(1, notes.text.strip()))
+        heading = name or f"Slide {number}"
+        sections.append((heading, f"slide={number}", 1, blocks))
+    return title, sections
+
+
+def _shape_texts(shapes: Any, skip: int | None, depth: int = 0) -> Iterator[str]:
+    from pptx.shapes.graphfrm import GraphicFrame
+    from pptx.shapes.group import GroupShape
+
+    for shape in shapes:
+        if depth == 0 and shape.shape_id == skip:
+            continue
+        if isinstance(shape, GroupShape):
+            if depth < 20:
+                yield from _shape_texts(shape.shapes, None, depth + 1)
+        elif shape.has_text_frame:
+            lines = (" ".join(line.split()) for line in shape.text_frame.text.split("\n"))
+            text = "\n".join(line for line in lines if line)
+            if text:
+                yield text
+        elif isinstance(shape, GraphicFrame) and shape.has_table:
+            text = _table_text(shape.table)
+            if text:
+                yield text
+
+
+# -- Excel ---------------------------------------------------------------------------------
+
+
+def _xlsx(data: bytes, limit: int) -> tuple[str | None, list[MarkupSection]]:
+    import openpyxl
+
+    from textsearch.documents._tabular import pack_rows, row_text
+
+    workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        title = (workbook.properties.title or "").strip() or None
+        sections: list[MarkupSection] = []
+        cells = 0
+        for sheet in workbook.worksheets:
+            header: list[str] | None = None
+            lines: list[tuple[int, str]] = []
+            for values in sheet.iter_rows(values_only=True):
+                cells += len(values)
+                if cells > MAX_CELLS:
+                    raise NotRead(f"over a limit: more than {MAX_CELLS} cells")
+                shown = [_cell(value) for value in values]
+                if not any(shown):
+                    continue
+                if header is None:
+                    header = [h or _column(i) for i, h in enumerate(shown)]
+                    continue
+                lines.append((1, row_text(header, shown)))
+            if header is not None and not lines:  # one row only: it is the content
+                lines.append((1, "; ".join(h for h in header if h)))
+            blocks = [Block(1, text) for _, text in pack_rows(lines, limit)]
+            sections.append((sheet.title, sheet_fragment(sheet.title), 1, blocks))
+    finally:
+        workbook.close()
+    return title, sections
+
+
+def _column(index: int) -> str:
+    from openpyxl.utils import get_column_letter
+
+    return str(get_column_letter(index + 1))
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return ""
+    if type(value) is str:
+        return value.strip() if "\n" not in value and "\t" not in value else " ".join(value.split())
+    if type(value) is int:
+        return str(value)
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    if isinstance(value, datetime.datetime):
+        if value.time() == datetime.time():
+            return value.date().isoformat()
+        return value.isoformat(sep=" ")
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return " ".join(str(value).split())

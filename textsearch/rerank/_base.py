@@ -1,0 +1,295 @@
+"""The ``Reranker`` protocol, the checks every reranker's output goes through, and
+``FunctionReranker``.
+
+A reranker scores texts against a query: one finite number per text, in input order,
+higher is better. Nothing here imports numpy, an HTTP client or a model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import math
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from textsearch import _tracing
+from textsearch.errors import (
+    ConfigurationError,
+    InvalidRequestError,
+    ProviderError,
+    ResponseFormatError,
+    TextSearchError,
+)
+
+__all__ = [
+    "FunctionReranker",
+    "Reranker",
+    "check_scores",
+    "rerank",
+    "rerank_sync",
+]
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores texts against a query: what a second-stage ranking needs from a model.
+
+    ``rerank`` returns one finite score per text, in input order; higher is better. The
+    scale is the model's own (a cosine, a logit, a probability): only the order matters,
+    and scores of one call are comparable with each other.
+    """
+
+    @property
+    def model(self) -> str:
+        """The model's id (named in results' metadata and traces)."""
+        ...
+
+    async def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One score per text, in input order."""
+        ...
+
+    def rerank_sync(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Blocking twin of `rerank`."""
+        ...
+
+
+def check_scores(scores: object, count: int, *, provider: str) -> list[float]:
+    """Validate a reranker's output: ``count`` finite numbers.
+
+    Returns:
+        The scores as a new list of Python floats.
+
+    Raises:
+        ResponseFormatError: Not a list, a wrong count, a value that is not a number (a
+            bool, a string, None...), NaN or infinity.
+    """
+    if type(scores).__module__ == "numpy" and hasattr(scores, "tolist"):
+        scores = scores.tolist()
+    if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)):
+        raise ResponseFormatError(
+            f"{provider}: the reranker returned {type(scores).__name__}, not a list of scores",
+            provider=provider,
+        )
+    if len(scores) != count:
+        raise ResponseFormatError(
+            f"{provider}: the reranker returned {len(scores)} scores for {count} texts",
+            provider=provider,
+        )
+    out: list[float] = []
+    for i, value in enumerate(scores):
+        if type(value).__module__ == "numpy" and hasattr(value, "item"):
+            value = value.item()
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ResponseFormatError(
+                f"{provider}: score {i} is a {type(value).__name__}, not a number",
+                provider=provider,
+            )
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise ResponseFormatError(
+                f"{provider}: score {i} is {number} (not finite)", provider=provider
+            )
+        out.append(number)
+    return out
+
+
+def check_query_and_texts(query: object, texts: object) -> tuple[str, list[str]]:
+    """The query and the texts, or an ``InvalidRequestError`` before any model is called."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidRequestError("the query to rerank against must be a non-empty string")
+    if isinstance(texts, (str, bytes)) or not isinstance(texts, Sequence):
+        raise InvalidRequestError("texts must be a list of strings")
+    items = list(texts)
+    if not all(isinstance(t, str) for t in items):
+        raise InvalidRequestError("every text to rerank must be a string")
+    return query, items
+
+
+def provider_of(reranker: object) -> str:
+    """A short name for a reranker, for errors: its ``provider_name``, else its class."""
+    return str(getattr(reranker, "provider_name", None) or type(reranker).__name__)
+
+
+@contextlib.contextmanager
+def reranker_errors(provider: str) -> Iterator[None]:
+    """What a reranker raises: one of ours unchanged, anything else as a ``ProviderError``.
+
+    The original is kept as ``__cause__`` only with its message scrubbed of known keys.
+    """
+    try:
+        yield
+    except TextSearchError:
+        raise
+    except Exception as exc:  # every other failure becomes a documented error
+        from textsearch._http._redact import scrub
+
+        raise ProviderError(
+            f"{provider}: the reranker failed: {type(exc).__name__}: {scrub(str(exc))[:300]}",
+            provider=provider,
+        ) from exc
+
+
+async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
+    """Call a reranker and validate what it returns.
+
+    An empty list of texts gives ``[]`` without calling the reranker.
+
+    Raises:
+        InvalidRequestError: An empty query, or texts that are not a list of strings.
+        TextSearchError: What the reranker raised, if it is one, unchanged.
+        ProviderError: Any other exception from the reranker (the original as ``__cause__``).
+        ResponseFormatError: Not one finite score per text.
+    """
+    query, items = check_query_and_texts(query, texts)
+    if not items:
+        return []
+    provider = provider_of(reranker)
+    if _tracing.enabled():
+        with _rerank_span(reranker, provider, len(items)):
+            return await _rerank(reranker, provider, query, items)
+    return await _rerank(reranker, provider, query, items)
+
+
+def _rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
+    """A ``rerank`` span (the GenAI shape: operation, model, provider; the candidates' count)."""
+    return _tracing.operation(
+        "rerank",
+        model=str(getattr(reranker, "model", "") or "") or None,
+        provider=provider,
+        attributes={"textsearch.rerank.documents": count},
+    )
+
+
+async def _rerank(reranker: Reranker, provider: str, query: str, items: list[str]) -> list[float]:
+    with reranker_errors(provider):
+        scores = await reranker.rerank(query, items)
+    return check_scores(scores, len(items), provider=provider)
+
+
+def _rerank_blocking(
+    reranker: Reranker, provider: str, query: str, items: list[str]
+) -> list[float]:
+    with reranker_errors(provider):
+        scores = reranker.rerank_sync(query, items)
+    return check_scores(scores, len(items), provider=provider)
+
+
+def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
+    """Blocking twin of `rerank`; raises the same errors."""
+    query, items = check_query_and_texts(query, texts)
+    if not items:
+        return []
+    provider = provider_of(reranker)
+    if _tracing.enabled():
+        with _rerank_span(reranker, provider, len(items)):
+            return _rerank_blocking(reranker, provider, query, items)
+    return _rerank_blocking(reranker, provider, query, items)
+
+
+RerankFunction = Callable[[str, list[str]], "list[float] | Awaitable[list[float]]"]
+
+
+class FunctionReranker:
+    """A `Reranker` from any callable ``fn(query, texts) -> scores`` (sync or async).
+
+    The escape hatch: an LLM asked to grade passages, a model this package has no adapter
+    for, a hand-written rule. An async ``fn`` is awaited on the async path and run on a
+    private event loop by `rerank_sync` (which then refuses to run inside a running loop);
+    a sync ``fn`` runs in a worker thread on the async path, so it never blocks the loop.
+    What ``fn`` returns is checked: one finite number per text.
+
+    Args:
+        fn: Takes the query and a list of texts, returns one score per text.
+        model: The name recorded in results' metadata.
+
+    Raises:
+        ConfigurationError: ``fn`` is not callable or ``model`` is empty.
+    """
+
+    provider_name = "function"
+
+    def __init__(self, fn: RerankFunction, *, model: str) -> None:
+        if not callable(fn):
+            raise ConfigurationError("FunctionReranker needs a callable fn(query, texts) -> scores")
+        if not isinstance(model, str) or not model.strip():
+            raise ConfigurationError("FunctionReranker needs model=, a name for the reranker")
+        self._fn = fn
+        self._model = model.strip()
+
+    def __repr__(self) -> str:
+        return f"FunctionReranker(model={self._model!r})"
+
+    @property
+    def model(self) -> str:
+        """The name given at construction."""
+        return self._model
+
+    async def rerank(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One score per text, in input order.
+
+        Raises:
+            InvalidRequestError: An empty query or texts that are not strings.
+            ProviderError: ``fn`` raised (the original as ``__cause__``).
+            ResponseFormatError: ``fn`` did not return one finite number per text.
+        """
+        query, items = check_query_and_texts(query, texts)
+        if not items:
+            return []
+        with reranker_errors(self.provider_name):
+            result = await _call_async(self._fn, query, items)
+        return check_scores(result, len(items), provider=self.provider_name)
+
+    def rerank_sync(self, query: str, texts: Sequence[str]) -> list[float]:
+        """Blocking twin of `rerank`; raises the same errors.
+
+        Raises:
+            RuntimeError: ``fn`` is async and this is called inside a running event loop.
+        """
+        query, items = check_query_and_texts(query, texts)
+        if not items:
+            return []
+        with reranker_errors(self.provider_name):
+            result = _call_blocking(self._fn, query, items)
+        if result is _IN_LOOP:  # raised outside reranker_errors: the caller's mistake
+            raise RuntimeError(_IN_LOOP_MESSAGE)
+        return check_scores(result, len(items), provider=self.provider_name)
+
+
+_IN_LOOP = object()
+
+
+async def _awaited(value: Awaitable[Any]) -> Any:
+    return await value
+
+
+_IN_LOOP_MESSAGE = (
+    "FunctionReranker: an async fn cannot run from a blocking call inside a running event "
+    "loop; await rerank() instead"
+)
+
+
+async def _call_async(fn: Any, query: str, items: list[str]) -> Any:
+    """``fn``'s answer from async code: awaited, or run on a worker thread when it blocks."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(query, items)
+    result = await asyncio.to_thread(fn, query, items)
+    return await result if inspect.isawaitable(result) else result
+
+
+def _call_blocking(fn: Any, query: str, items: list[str]) -> Any:
+    """``fn``'s answer from blocking code; ``_IN_LOOP`` for an async fn inside a running loop."""
+    result = fn(query, items)
+    if not inspect.isawaitable(result):
+        return result
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_awaited(result))
+    if inspect.iscoroutine(result):
+        result.close()
+    return _IN_LOOP
