@@ -14,7 +14,7 @@ import pytest
 from tests.connectors._cjk_docs import DOCS, QUESTIONS
 from tests.connectors._local_engines import local_engine  # noqa: F401 - both engines
 from textsearch import LocalTextSearch
-from textsearch._cjk import bigrams, index_text
+from textsearch._cjk import TEXT_VERSION, bigrams, index_text
 from textsearch.connectors.local._query import plan_query
 
 # -- segmentation -------------------------------------------------------------------------
@@ -77,19 +77,16 @@ def test_local_an_index_of_an_older_release_is_read_again_once(tmp_path: Path) -
     with LocalTextSearch(db) as first:
         first.add_documents(DOCS)
         engine = first.engine
-    # What an older release left: its own tokens (here: none) under an older version mark.
+    # What an older release left: its own CJK tokens (here: none), no text_version.
     con = sqlite3.connect(db)
     with con:
         if engine == "sqlite":
             con.execute("INSERT INTO passages_fts(passages_fts) VALUES ('delete-all')")
-        con.execute(
-            "UPDATE textsearch_meta SET value = ? WHERE key = 'schema_version'",
-            ("4" if engine == "sqlite" else "5",),
-        )
+        con.execute("DELETE FROM textsearch_meta WHERE key = 'text_version'")
     con.close()
     with LocalTextSearch(db) as again:
         assert again.get_documents_sync("如何停止任务")[0].id == "stop-job"
     con = sqlite3.connect(db)
-    version = con.execute("SELECT value FROM textsearch_meta WHERE key='schema_version'")
-    assert version.fetchone()[0] in ("6", "7")
+    version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
+    assert version.fetchone()[0] == TEXT_VERSION
     con.close()
