@@ -141,24 +141,31 @@ def test_crafted_file_is_indexed_in_linear_time(case: str, tmp_path: Path) -> No
 
 
 def test_heading_names_keep_underscores_of_names_and_code() -> None:
-    # The fallback reader (no markup extra) names sections too: `equal_to` must not become
-    # `equalto`, nor `__init__` lose its underscores.
-    from textsearch.documents._split import _heading_name
+    # `equal_to` must not become `equalto`, nor `__init__` lose its underscores, and a
+    # setext heading that is a code span is named without its backticks.
+    from textsearch.documents._split import split_document
 
-    assert (
-        _heading_name("Filters (`f.equal_to(a, b)`, AND-ed)")
-        == "Filters (f.equal_to(a, b), AND-ed)"
+    text = (
+        "# Filters (`f.equal_to(a, b)`, AND-ed)\n\na\n\n"
+        "# **Bold** _em_ `__init__` __init__ [link](x)\n\nb\n\n"
+        "# snake_case_name\n\nc\n\n`attrs.define`\n-------------\n\nd\n"
     )
-    assert _heading_name("**Bold** _em_ `__init__` [link](x)") == "Bold em __init__ link"
-    assert _heading_name("snake_case_name") == "snake_case_name"
+    names = [p.heading for p in split_document(text, ".md")[1]]
+    assert names == [
+        "Filters (f.equal_to(a, b), AND-ed)",
+        "Bold em __init__ __init__ link",
+        "snake_case_name",
+        "attrs.define",
+    ]
 
 
 def test_a_heading_of_backticks_is_named_in_linear_time() -> None:
-    from textsearch.documents._split import _heading_name
+    from textsearch.documents._split import split_document
 
     def cost(n: int) -> float:
+        text = "# " + "`" * n + "x" + "``" * (n // 2) + "\n\nbody\n"
         started = time.process_time()
-        _heading_name("`" * n + "x" + "``" * (n // 2))
+        split_document(text, ".md")
         return time.process_time() - started
 
     small = min(cost(25_000) for _ in range(3))

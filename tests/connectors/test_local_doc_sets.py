@@ -107,9 +107,7 @@ def test_no_markup_survives_and_code_is_kept_exactly(doc_set: tuple[str, Path]) 
                 code_lines += 1
                 if line not in text_lines and line.rstrip() not in text_lines:
                     problems.append(f"{path.name}: code line lost or re-indented: {line!r}")
-        prose = "\n".join(
-            line for p in passages for line in p.text.split("\n") if line not in code
-        )
+        prose = "\n".join(line for p in passages for line in p.text.split("\n") if line not in code)
         for literal in _inline_literals(raw, kind):
             prose = prose.replace(literal, " ")
         for label, pattern in (

@@ -74,9 +74,7 @@ def test_a_file_rewritten_while_it_is_indexed(tmp_path: Path) -> None:
 def _index_file(tmp_path: Path) -> Path:
     db = tmp_path / "kb.sqlite3"
     with LocalTextSearch(db, engine="sqlite") as search:
-        search.add_documents(
-            [{"id": str(i), "text": f"walrus note {i} " * 40} for i in range(300)]
-        )
+        search.add_documents([{"id": str(i), "text": f"walrus note {i} " * 40} for i in range(300)])
     return db
 
 

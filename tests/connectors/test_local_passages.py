@@ -486,11 +486,10 @@ def test_code_lines_after_a_blank_line_keep_their_indentation() -> None:
     assert "        write()\n\n        result = runner.invoke(cat)\n    assert" in text
 
 
-def test_code_is_kept_exactly_without_the_parsers_too() -> None:
-    from textsearch.documents._split import _markdown_sections, _pack_blocks, _string_blocks
+def test_code_is_kept_exactly_by_the_chunk_splitter_too() -> None:
+    from textsearch.documents._split import split_text
 
-    _, sections = _markdown_sections(CODE_AFTER_BLANK)
-    passages = _pack_blocks(_string_blocks(sections, fences=True), 1500)
+    passages = split_text(CODE_AFTER_BLANK)
     assert "        write()\n\n        result = runner.invoke(cat)" in passages[0].text
 
 
@@ -616,26 +615,31 @@ def test_code_right_under_a_code_directive_is_kept() -> None:
     )
     (passage,) = split_document(rst, ".rst")[1]
     assert passage.text == (
-        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\n"
-        "invoke(hello)\n\nx = 1"
+        "@click.command()\ndef hello():\n    pass\n\nhello.name = 'hi'\n\ninvoke(hello)\n\nx = 1"
     )
     assert passage.line == 5
 
 
 def test_rst_with_a_line_too_long_for_docutils_keeps_the_rest_of_the_file() -> None:
     pytest.importorskip("docutils")
-    # docutils refuses a whole document with a line over 10,000 characters.
-    rst = "Guide\n=====\n\nThe findme paragraph.\n\n" + "x" * 20_000 + "\n\nLast words.\n"
-    (passage,) = split_document(rst, ".rst")[1]
-    assert passage.heading == "Guide"
-    assert "The findme paragraph." in passage.text and "Last words." in passage.text
+    # docutils refuses a whole document with a line over 10,000 characters; the line is
+    # kept as text (the same line in Markdown is kept), the rest read as markup.
+    long = " ".join(f"w{n}" for n in range(3_000))
+    rst = "Guide\n=====\n\nThe :ref:`findme <x>` paragraph.\n\n" + long + "\n\nLast words.\n"
+    passages = split_document(rst, ".rst")[1]
+    assert {p.heading for p in passages} == {"Guide"}
+    text = "\n".join(p.text for p in passages)
+    assert text.startswith("The findme paragraph.") and text.endswith("Last words.")
+    assert text.split()[3:-2] == long.split()
+    md = split_document("# Guide\n\n" + long + "\n", ".md")[1]
+    assert "\n".join(p.text for p in md).split() == long.split()
 
 
 def test_an_rst_parse_that_fails_leaves_the_next_one_intact() -> None:
     pytest.importorskip("docutils")
     deep = "".join("  " * depth + "- item\n\n" for depth in range(300))
-    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # the line reader's
-    assert passages and passages[0].heading == "Deep"
+    _, passages = split_document("Deep\n====\n\n" + deep, ".rst")  # read as plain text
+    assert passages and "\n".join(p.text for p in passages).split().count("item") == 300
     _, passages = split_document(RST, ".rst")
     assert [p.heading for p in passages] == ["Testing", "Options"]
 
@@ -651,16 +655,22 @@ TABS = (
 )
 EVAL_RST_BODIES = [
     (".. currentmodule:: click\n", False),
-    (".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
-     "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n", False),
+    (
+        ".. click:example::\n\n    @click.command()\n    def cli():\n\n        pass  \n\n"
+        "What it looks like:\n\n.. click:run::\n\n    invoke(cli)\n",
+        False,
+    ),
     (".. code-block:: python\n   :caption: x\n\n      deeper\n   back\n", False),
     (".. code-block:: python\n\n\n   a\n\n   b\n   \n\n", False),
     (".. autofunction:: get_current_context\n\n.. autoclass:: BaseCommand\n   :members:\n", False),
     ("Two lines\nof text.\n\nAnother one, with (parentheses) and it's quoted.\n", False),
     # Code right under the directive: docutils' first lines are its argument, given back.
     (".. click:example::\n    no blank line\n", False),
-    (".. click:example::\n    import click\n\n    @click.command()\n    def hello():\n"
-     "        click.echo('a\\n')\n\n.. click:run::\n    invoke(hello, args=['--help'])\n", False),
+    (
+        ".. click:example::\n    import click\n\n    @click.command()\n    def hello():\n"
+        "        click.echo('a\\n')\n\n.. click:run::\n    invoke(hello, args=['--help'])\n",
+        False,
+    ),
     (".. click:run::\n      deeper first\n    then back\n", True),
     (".. click:run::\n    :opt: x\n    code\n", True),
     (".. code-block:: python\n    no blank line\n", True),
@@ -668,12 +678,18 @@ EVAL_RST_BODIES = [
     (".. code:: python\n   :caption: x\n     continued\n\n   y\n", True),
     # Directives docutils does not know: their argument, then their body, read the same way.
     (".. autoclass:: x\n\n   Body text.\n", False),
-    (".. autoclass:: x\n   :members:\n\n   Body with :meth:`run` and ``code``.\n\n"
-     "   .. automethod:: run\n", False),
+    (
+        ".. autoclass:: x\n   :members:\n\n   Body with :meth:`run` and ``code``.\n\n"
+        "   .. automethod:: run\n",
+        False,
+    ),
     (TABS, False),
-    (".. tabs::\n\n   .. tab:: Not text\n\n      Words.\n\n      .. code-block:: sh\n\n"
-     "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
-     "         .. group-tab:: Inner\n\n            Deeper words.\n", False),
+    (
+        ".. tabs::\n\n   .. tab:: Not text\n\n      Words.\n\n      .. code-block:: sh\n\n"
+        "         $ run\n\n   .. group-tab:: Shown\n\n      .. tabs::\n\n"
+        "         .. group-tab:: Inner\n\n            Deeper words.\n",
+        False,
+    ),
     (".. tabs::\n    .. group-tab:: An argument, not a body\n", True),
     (".. autoclass:: x\n   :members:\n   :Members:\n", True),  # docutils refuses a repeat
     (".. my__name:: not a directive\n", True),  # a comment to docutils
@@ -683,23 +699,31 @@ EVAL_RST_BODIES = [
     (".. note:: plain\n", True),
     (".. figure:: x.png\n", True),
     # Roles, titles and literals in words.
-    ("Use :func:`confirmation_option` or `fp` with ``x y`` (:class:`a <b>`) and\n"
-     ":class:`~a.b.c`, then _f.\n# Not a heading\n", False),
+    (
+        "Use :func:`confirmation_option` or `fp` with ``x y`` (:class:`a <b>`) and\n"
+        ":class:`~a.b.c`, then _f.\n# Not a heading\n",
+        False,
+    ),
     ("A :code:`role docutils knows`.\n", True),
     ("A `title`_ link and a `name`:role: after.\n", True),
     ("Escaped \\`x\\`.\n", True),
     ("a`b` glued\n", True),
     ("__init__ names\n", True),
     # Lists of words or of unknown directives.
-    ("*   .. autoclass:: Choice\n       :noindex:\n*   two words\n    with `more`\n\n-  x\n",
-     False),
+    (
+        "*   .. autoclass:: Choice\n       :noindex:\n*   two words\n    with `more`\n\n-  x\n",
+        False,
+    ),
     ("- one\n- two\nno blank line after\n", True),
     ("- one\n\n  second paragraph\n", True),
     ("*   .. autoclass::\n       :noindex:\n", True),
     # list-table: its title, then a line a row.
-    (".. list-table:: Examples\n    :widths: 15 10\n    :header-rows: 1\n\n"
-     "    * - Decorator Arguments\n      - Function Name\n    * - ``\"-f\", \"--foo-bar\"``\n"
-     "      - foo_bar\n    * - ``\"---f\"``\n      - _f\n", False),
+    (
+        ".. list-table:: Examples\n    :widths: 15 10\n    :header-rows: 1\n\n"
+        '    * - Decorator Arguments\n      - Function Name\n    * - ``"-f", "--foo-bar"``\n'
+        '      - foo_bar\n    * - ``"---f"``\n      - _f\n',
+        False,
+    ),
     (".. list-table::\n\n   * - a\n     -\n   * - b\n     - the end.\n", False),
     (".. list-table::\n\n   * - a\n   * - b.\n", True),  # "b." is a list in a cell
     (".. list-table::\n   :widths: 1 2 3\n\n   * - a\n     - b\n", True),  # a refused width

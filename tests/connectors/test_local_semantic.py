@@ -12,7 +12,6 @@ import pytest
 
 from tests.connectors._local_engines import local_engine  # noqa: F401  (every test on both engines)
 from textsearch import LocalTextSearch, TextSearchFilter
-from textsearch.connectors.local import _vectors
 from textsearch.embeddings import FunctionEmbedder
 from textsearch.errors import ConfigurationError, ProviderError, ResponseFormatError
 
@@ -367,7 +366,9 @@ def test_the_pure_python_fallback_ranks_as_numpy_does(monkeypatch: pytest.Monkey
     pytest.importorskip("numpy")
     fast = LocalTextSearch(embedder=embedder(), mode="semantic")
     fast.add_documents(_many())
-    monkeypatch.setattr(_vectors, "_numpy", lambda: None)
+    from textsearch.connectors.local import _vectorfile
+
+    monkeypatch.setattr(_vectorfile, "numpy_or_none", lambda: None)
     slow = LocalTextSearch(embedder=embedder(), mode="semantic")
     slow.add_documents(_many())
     only_core = TextSearchFilter().equal_to("team", "core")

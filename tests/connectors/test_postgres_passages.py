@@ -369,7 +369,8 @@ def test_mcp_resources_open_a_passage_as_its_section(search: PostgresTextSearch)
     pytest.importorskip("mcp")
     from textsearch import TextSearchFilter
     from textsearch.plugins import create_search_plugin
-    from textsearch.plugins._mcp import _links, _list_page, _read_document, _stores
+    from textsearch.plugins._mcp import _links, _list_page, _stores
+    from textsearch.plugins._stores import read_document as _read_document
 
     search.add_documents_sync(
         [

@@ -282,7 +282,9 @@ async def test_slow_page_is_bounded_by_the_timeout(site: Site) -> None:
     started = time.monotonic()
     slow, fast = await fetch_pages(
         # 2 s: long enough for the plain page on a loaded machine, far below the 20 s trickle
-        [result(site.url("/slow")), result(site.url("/plain.txt"))], allow_private=True, timeout=2
+        [result(site.url("/slow")), result(site.url("/plain.txt"))],
+        allow_private=True,
+        timeout=2,
     )
     elapsed = time.monotonic() - started
     assert not slow.ok and not slow.refused and slow.error == "timed out after 2 s"

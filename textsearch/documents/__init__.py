@@ -96,7 +96,7 @@ def _documents(
     files = [root] if root.is_file() else sorted(walk(root, wanted))
     top = root.parent if root.is_file() else root
     for file in files:
-        work = read_file(file, None, report, formats, limit=passage_chars)
+        work = read_file(file, None, report, formats, limit=passage_chars, root=root)
         if work is None or work.title is None:
             continue
         report.added += 1

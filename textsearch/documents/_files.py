@@ -121,19 +121,39 @@ def read_file(
     formats: Mapping[str, str] | None = None,
     *,
     limit: int = DEFAULT_PASSAGE_CHARS,
+    root: Path | None = None,
 ) -> FileWork | None:
-    try:
-        stat = file.stat()
-        if previous is not None and previous[0] == stat.st_mtime_ns and previous[1] == stat.st_size:
-            report.unchanged += 1
-            return None
-        from textsearch.documents._formats import max_bytes
+    """Read one file into passages, or ``None`` (unchanged, or failed: then in ``report``).
 
-        if stat.st_size > max_bytes(file.suffix, formats):
-            raise OSError(f"over a limit: larger than {max_bytes(file.suffix, formats)} bytes")
-        data = file.read_bytes()
+    Only a regular file is read: a FIFO, socket or device is never opened (opening a FIFO
+    waits for a writer, and the index lock would be held meanwhile). The file is opened
+    without following a link and checked once open (``fstat``), so a file swapped for a
+    link after the folder was listed is refused, not read: a link is read only when
+    ``root`` is given and the opened file's real path is inside it.
+    """
+    try:
+        opened = _open_regular(file, root)
+        if opened is None:
+            report.failed.append((str(file), "not a regular file (a FIFO, socket or device)"))
+            return None
+        fd, stat = opened
+        try:
+            if previous is not None and (previous[0], previous[1]) == (
+                stat.st_mtime_ns,
+                stat.st_size,
+            ):
+                report.unchanged += 1
+                return None
+            from textsearch.documents._formats import max_bytes
+
+            cap = max_bytes(file.suffix, formats)
+            if stat.st_size > cap:
+                raise OSError(f"over a limit: larger than {cap} bytes")
+            data = _read_bounded(fd, cap)
+        finally:
+            os.close(fd)
     except OSError as exc:
-        report.failed.append((str(file), str(exc)))
+        report.failed.append((str(file), exc.strerror or str(exc)))
         return None
     import hashlib  # ~15 ms of import time that searching never needs
 
@@ -148,6 +168,65 @@ def read_file(
         (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
         return None
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the check never blocks
+
+
+def _open_regular(file: Path, root: Path | None) -> tuple[int, os.stat_result] | None:
+    """A descriptor of ``file`` opened for reading and its ``fstat``, ``None`` when it is
+    not a regular file; ``OSError`` when it is a link that may not be followed."""
+    import stat as stat_module
+
+    target = file
+    if stat_module.S_ISLNK(os.lstat(file).st_mode):
+        if root is None:
+            raise OSError(f"{file} is a link")
+        target = Path(os.path.realpath(file))
+        if not _within(target, root.resolve()):
+            raise OSError(f"{file} links to a file outside {root}")
+    mode = os.lstat(target).st_mode
+    if not stat_module.S_ISREG(mode):
+        return None
+    flags = os.O_RDONLY | _NOFOLLOW | _NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    fd = os.open(target, flags)
+    try:
+        stat = os.fstat(fd)
+        if not stat_module.S_ISREG(stat.st_mode):
+            os.close(fd)
+            return None
+        if root is not None:  # an intermediate folder swapped for a link, too
+            real = _real_path_of(fd)
+            if real is not None and not _within(real, root.resolve()):
+                raise OSError(f"{file} links to a file outside {root}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, stat
+
+
+def _real_path_of(fd: int) -> Path | None:
+    """Where an open descriptor's file is, where the system says (Linux: ``/proc``)."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))
+    except OSError:
+        return None
+
+
+def _read_bounded(fd: int, cap: int) -> bytes:
+    """At most ``cap`` bytes of an open file; ``OSError`` when it holds more (it grew)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > cap:
+            raise OSError(f"larger than {cap} bytes")
+        chunks.append(chunk)
 
 
 @dataclass(slots=True)

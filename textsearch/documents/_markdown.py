@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
-__all__ = ["available", "markdown_sections"]
+__all__ = ["available", "markdown_sections", "source_sections"]
 
 # MyST directives whose body is code (kept exactly) or is not text for a reader.
 _CODE_DIRECTIVES = frozenset(
@@ -116,8 +116,13 @@ def _inline_of(token: Token, env: dict[str, Any]) -> str:
 def role_text(content: str) -> str:
     """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"."""
     content = content.strip()
-    if content.endswith(">") and " <" in content:
-        return content[: content.rindex(" <")].strip()
+    if content.endswith(">") and "<" in content:
+        # Sphinx's explicit title: "text <target>", the blank before "<" optional
+        title = content[: content.rindex("<")].strip()
+        if title:
+            return title
+    if content.startswith(".") and len(content) > 1 and content[1].isalpha():
+        content = content[1:]  # Sphinx's relative target (.Field.choices) shows no dot
     if content.startswith(("~", "!")):
         content = content[1:]
         if "." in content and not content.endswith("."):
@@ -127,10 +132,28 @@ def role_text(content: str) -> str:
 
 
 def inline_text(tokens: Sequence[Token]) -> str:
-    """The plain text of a run of inline tokens."""
+    """The plain text of a run of inline tokens.
+
+    Strong emphasis written with underscores around one word keeps them: ``__init__`` is
+    a name (CommonMark reads it as strong "init", which no reader of Python docs means).
+    """
     out: list[str] = []
-    for token in tokens:
+    count = len(tokens)
+    index = 0
+    while index < count:
+        token = tokens[index]
         kind = token.type
+        if (
+            kind == "strong_open"
+            and token.markup == "__"
+            and index + 2 < count
+            and tokens[index + 1].type == "text"
+            and tokens[index + 2].type == "strong_close"
+            and _WORD.fullmatch(tokens[index + 1].content)
+        ):
+            out.append(token.markup + tokens[index + 1].content + token.markup)
+            index += 3
+            continue
         if kind in ("text", "text_special", "code_inline") or kind.startswith("math"):
             out.append(token.content)
         elif kind == "softbreak" or kind == "hardbreak":
@@ -140,7 +163,11 @@ def inline_text(tokens: Sequence[Token]) -> str:
         elif kind == "myst_role":
             out.append(role_text(token.content))
         # html_inline: one tag, comment or CDATA section; the text around it is text
+        index += 1
     return "".join(out)
+
+
+_WORD = re.compile(r"\w+")
 
 
 class _Reader(SectionWriter):
@@ -296,3 +323,38 @@ def markdown_sections(
     reader.read(raw, 0, 0, sections=True)
     reader.close_section()
     return reader.title, reader.sections
+
+
+def source_sections(raw: str) -> list[MarkupSection]:
+    """Sections of a text kept as given (what ``add_documents(..., chunk=True)`` splits):
+    top-level headings start sections, named by their text; every other top-level block is
+    its source lines as written, a fenced code block its lines between the fences."""
+    env: dict[str, Any] = {}
+    tokens = _parser().parse(raw, env)
+    lines = raw.split("\n")
+    writer = SectionWriter()
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        index += 1
+        if token.level != 0 or token.map is None or token.nesting == -1:
+            continue
+        begin, end = token.map
+        kind = token.type
+        if kind == "heading_open":
+            text = _inline_of(tokens[index], env).strip()
+            if text:
+                writer.open_section(text, github_slug(text, writer.used), end + 1)
+        elif kind == "fence":
+            body = lines[begin + 1 : end]
+            if body and body[-1].strip().startswith(token.markup):
+                body.pop()  # the closing fence
+            writer.add_block(begin + 2, "\n".join(body), code=True)
+        elif kind != "front_matter":
+            writer.add_block(begin + 1, "\n".join(lines[begin:end]))
+            writer.fresh = True
+        # a block's inner tokens are covered by its lines
+        while index < len(tokens) and tokens[index].level > 0:
+            index += 1
+    writer.close_section()
+    return writer.sections

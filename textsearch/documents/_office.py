@@ -121,7 +121,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     import docx
     from docx.table import Table
 
-    from textsearch.documents._split import _github_slug
+    from textsearch.documents._blocks import github_slug as _github_slug
 
     document = docx.Document(io.BytesIO(data))
     styles = {style.style_id: (style.name or "") for style in document.styles}

@@ -36,6 +36,16 @@ class Passage:
 
 
 _TRAILING = re.compile(r"[ \t\f\v\r]+\n")
+# C0 control characters but the line feed and the tab: never text a model should read
+# (docutils marks escapes with NUL; a file may hold anything).
+CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")
+
+
+def without_controls(text: str) -> str:
+    """``text`` without C0 control characters other than ``\\n`` and ``\\t``."""
+    return CONTROLS.sub("", text) if CONTROLS.search(text) else text
+
+
 _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
 
 
@@ -45,6 +55,15 @@ def _tidy(text: str) -> str:
         return text.strip()
     text = _TRAILING.sub("\n", text)
     return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+
+
+def _trimmed(text: str) -> str:
+    # Blank lines off both ends, every other line as it is: the passage's code keeps its
+    # blank lines and the indentation of its first line.
+    return _LEADING_BLANK_LINES.sub("", text).rstrip()
 
 
 # -- windows and highlights ----------------------------------------------------------------
@@ -165,7 +184,7 @@ def best_window(
     Linear: one bounded regex scan and one two-pointer pass over at most ``_MAX_HITS`` hits.
     """
     if len(text) <= size and (pattern is None or highlight is None):
-        return _tidy(text)
+        return _trimmed(text)
     hits = pattern.hits(text, _MAX_HITS) if pattern is not None else []
     start = 0
     if len(text) > size and hits:
@@ -204,7 +223,7 @@ def best_window(
             position = hit_end
         out.append(text[position:end])
         piece = "".join(out)
-    piece = _tidy(piece)
+    piece = _trimmed(piece)
     return ("…" if start > 0 else "") + piece + ("…" if end < len(text) else "")
 
 

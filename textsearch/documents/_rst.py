@@ -11,7 +11,6 @@ included (``.. include::``, ``:file:``) and raw markup is dropped; docutils repo
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +25,13 @@ from textsearch.documents._blocks import (
     docutils_slug,
 )
 from textsearch.documents._markdown import role_text
+from textsearch.documents._rst_fast import (  # the lists: tests check them against docutils
+    _DOCUTILS_DIRECTIVES,  # noqa: F401
+    _DOCUTILS_ROLES,  # noqa: F401
+    _directives_only,
+)
+from textsearch.documents._rst_limits import Placeholders, guard_lines
+from textsearch.documents._rst_sniff import _ADORNMENT, looks_like_rst
 
 if TYPE_CHECKING:
     from docutils import nodes
@@ -190,6 +196,20 @@ def _remember(kind: str, name: str) -> None:
         _unknown[kind].add(name)
 
 
+# docutils' roles that take a number (:rfc:`2324`), to which Sphinx adds titles
+# (:rfc:`the spec <2324#section-2>`): a titled one reads as its title.
+_NUMBERED_ROLES = frozenset({"rfc", "pep", "rfc-reference", "pep-reference"})
+
+
+def _titled(role: Any) -> Any:
+    def read(name: str, rawtext: str, text: str, *args: Any, **kwargs: Any) -> Any:
+        if text.rstrip().endswith(">") and "<" in text:
+            return _generic_role(name, rawtext, text, *args, **kwargs)
+        return role(name, rawtext, text, *args, **kwargs)
+
+    return read
+
+
 @contextmanager
 def _lenient() -> Iterator[None]:
     """While parsing: unknown roles and directives resolve to the generic ones above.
@@ -210,6 +230,8 @@ def _lenient() -> Iterator[None]:
         found, messages = original_role(name, language, lineno, reporter)
         if found is None:
             _remember("role", name.lower())
+        elif name.lower() in _NUMBERED_ROLES:
+            return _titled(found), []
         return (found or _generic_role), []
 
     def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
@@ -311,9 +333,6 @@ def _machinery() -> tuple[Any, Any]:
     return parser, LazyTop(state_classes=lazy, initial_state="Body")
 
 
-_LINE_LIMIT = 10_000  # docutils' own bound on a line's length (inline markup is not linear)
-
-
 def _lines(text: str) -> list[str]:
     """The lines docutils parses: split at newlines only, so that line numbers are the
     file's (``str.splitlines`` also splits at form feeds, U+2028, ...), tabs expanded to
@@ -329,14 +348,17 @@ def _lines(text: str) -> list[str]:
 
 def _parse(text: str) -> nodes.document:
     """The doctree of ``text``: one parse, nothing reported, unknown names generic."""
+    return _parse_guarded(text)[0]
+
+
+def _parse_guarded(text: str) -> tuple[nodes.document, Placeholders]:
+    """The doctree of ``text``, and the lines docutils was shown as placeholders (lines
+    over its length bound, tables too wide for its table parser: see ``_rst_limits``)."""
     from docutils.parsers.rst import roles
     from docutils.utils import new_document
 
     document = new_document("<index_path>", _settings())
-    lines = _lines(text)
-    if any(len(line) > _LINE_LIMIT for line in lines):
-        # What docutils would refuse whole: read those lines as text, the rest as markup.
-        lines = [line if len(line) <= _LINE_LIMIT else "" for line in lines]
+    lines, placeholders = guard_lines(_lines(text))
     parser, machine = _machinery()
     with _lenient(), collector_paused():
         parser.setup_parse(text, document)
@@ -350,7 +372,7 @@ def _parse(text: str) -> nodes.document:
         finally:
             parser.finish_parse()
             roles._roles.pop("", None)  # type: ignore[attr-defined]  # no default role outlives its document
-    return document
+    return document, placeholders
 
 
 # -- the doctree as sections of blocks ----------------------------------------------------
@@ -365,25 +387,48 @@ _LISTS = frozenset(
 _CODE_NODES = frozenset({"literal_block", "doctest_block", "math_block"})
 
 
-def _inline(node: Any, document: Any) -> str:
-    """The text of an inline run: substitutions resolved, references by their text."""
+_SUBSTITUTION_CHARS = 100_000  # at least this much text from substitutions, per document
+_MAX_SUBSTITUTION_DEPTH = 8  # a substitution used inside another, at most this deep
+
+
+def _inline(node: Any, document: Any, budget: list[int] | None = None, depth: int = 0) -> str:
+    """The text of an inline run: substitutions resolved, references by their text.
+
+    ``budget`` bounds what substitutions add, in characters and expansions, for a whole
+    document: definitions that each use the previous one twice double the text at every
+    line (``.. |s1| replace:: |s0| |s0|``), so 30 lines would make gigabytes. Past the
+    budget, or ``_MAX_SUBSTITUTION_DEPTH`` deep (a loop), a reference reads as its name.
+    """
     out: list[str] = []
     stack = [node]
     while stack:
         current = stack.pop()
         tag = current.tagname
         if tag == "#text":
-            out.append(str(current))
+            text = current.astext()  # docutils' escapes (NUL-marked) resolved
+            if budget is not None and depth:
+                budget[0] -= len(text)
+            out.append(text)
             continue
         if tag in _SKIPPED:
             continue
         if tag == "substitution_reference":
             key = document.substitution_names.get(current.get("refname", "").lower())
             definition = document.substitution_defs.get(key) if key else None
-            if definition is None:
+            spent = budget is not None and budget[0] <= 0
+            if definition is None or spent or depth >= _MAX_SUBSTITUTION_DEPTH:
                 out.append(current.astext())
             else:
-                out.extend(_inline(child, document) for child in definition.children)
+                if budget is not None:
+                    budget[0] -= 1 + len(definition.children)
+                out.extend(
+                    _inline(child, document, budget, depth + 1) for child in definition.children
+                )
+            continue
+        if tag == "title_reference":
+            # The default role: Sphinx projects make it a cross-reference (attrs' "any"),
+            # so `text <target>` reads as its text, as an explicit role's does.
+            out.append(role_text(current.astext()))
             continue
         if tag in ("footnote_reference", "citation_reference"):
             out.append(f"[{current.astext()}]")
@@ -398,9 +443,19 @@ def _inline(node: Any, document: Any) -> str:
 
 
 class _Walker(SectionWriter):
-    def __init__(self, document: Any, source: str, offset: int, sections: bool) -> None:
+    def __init__(
+        self,
+        document: Any,
+        source: str,
+        offset: int,
+        sections: bool,
+        placeholders: Placeholders | None = None,
+    ) -> None:
         super().__init__()
         self.document = document
+        self.placeholders = placeholders or Placeholders()
+        # What substitutions may add to this document's text (see _inline).
+        self.budget = [max(_SUBSTITUTION_CHARS, 4 * len(source))]
         self.source = source
         self.source_lines: list[str] | None = None  # split when a code block needs them
         self.offset = offset
@@ -414,7 +469,11 @@ class _Walker(SectionWriter):
         return self.line
 
     def add(self, node: Any, text: str, *, code: bool = False, join: bool = False) -> None:
+        text = self.placeholders.restore(text, code=code)
         self.add_block(self._line(node), text, code=code, join=join)
+
+    def inline(self, node: Any) -> str:
+        return _inline(node, self.document, self.budget)
 
     def walk(self, node: Any, indent: str = "", prefix: str | None = None) -> str | None:
         """Add ``node``'s blocks; returns ``prefix`` when no block took it."""
@@ -445,14 +504,14 @@ class _Walker(SectionWriter):
             for item in node.children:
                 for child in item.children:
                     if child.tagname in ("term", "classifier"):
-                        self.add(child, indent + _inline(child, self.document), join=bool(indent))
+                        self.add(child, indent + self.inline(child), join=bool(indent))
                     else:
                         for part in child.children:
                             self.walk(part, indent + "  ")
             return prefix
         if tag == "field_list":
             for field in node.children:
-                name = _inline(field.children[0], self.document) if field.children else ""
+                name = self.inline(field.children[0]) if field.children else ""
                 pending = f"{indent}{name}: "
                 for child in field.children[1:]:
                     for part in child.children:
@@ -463,13 +522,13 @@ class _Walker(SectionWriter):
         if tag == "option_list":
             for item in node.children:
                 self.add(item, indent + "  ".join(
-                    _inline(child, self.document) for child in item.children
+                    self.inline(child) for child in item.children
                 ), join=True)  # fmt: skip
             return prefix
         if tag == "table":
             rows = []
             for row in node.findall(lambda n: n.tagname == "row"):
-                cells = [" ".join(_inline(e, self.document).split()) for e in row.children]
+                cells = [" ".join(self.inline(e).split()) for e in row.children]
                 text = "; ".join(cell for cell in cells if cell)
                 if text and text[-1] not in ".!?:;":
                     text += "."
@@ -477,11 +536,11 @@ class _Walker(SectionWriter):
                     rows.append(text)
             title = node.next_node(lambda n: n.tagname == "title")
             if title is not None:
-                rows.insert(0, _inline(title, self.document))
+                rows.insert(0, self.inline(title))
             self.add(node, "\n".join(rows))
             return prefix
         if tag == "line_block":
-            lines = [_inline(line, self.document) for line in node.findall(
+            lines = [self.inline(line) for line in node.findall(
                 lambda n: n.tagname == "line")]  # fmt: skip
             self.add(node, "\n".join(indent + line for line in lines), join=joined)
             return prefix
@@ -490,7 +549,7 @@ class _Walker(SectionWriter):
             and all(child.tagname == "#text" or not _is_block(child) for child in node.children)
             or tag in ("title", "rubric")
         ):
-            text = _inline(node, self.document)
+            text = self.inline(node)
             if tag == "attribution":
                 text = "— " + text
             lead = prefix if prefix is not None else indent
@@ -529,7 +588,8 @@ class _Walker(SectionWriter):
     def section(self, node: Any, indent: str, prefix: str | None) -> str | None:
         children = node.children
         title = children[0] if children and children[0].tagname == "title" else None
-        heading = " ".join(_inline(title, self.document).split()) if title is not None else ""
+        heading = " ".join(self.inline(title).split()) if title is not None else ""
+        heading = self.placeholders.restore(heading, code=False)[:500]
         if self.with_sections and heading:
             anchor = docutils_slug(heading, self.used)
             self.open_section(heading, anchor, self._line(title) + 1)
@@ -610,8 +670,8 @@ def rst_sections(raw: str) -> tuple[str | None, list[MarkupSection]]:
     Raises:
         ImportError: docutils is not installed.
     """
-    document = _parse(raw)
-    walker = _Walker(document, raw, 0, True)
+    document, placeholders = _parse_guarded(raw)
+    walker = _Walker(document, raw, 0, True, placeholders)
     for child in document.children:
         walker.walk(child)
     walker.close_section()
@@ -623,403 +683,11 @@ def rst_blocks(raw: str, offset: int) -> list[Block]:
     simple = _directives_only(raw, offset)
     if simple is not None:
         return simple
-    document = _parse(raw)
-    walker = _Walker(document, raw, offset, False)
+    document, placeholders = _parse_guarded(raw)
+    walker = _Walker(document, raw, offset, False, placeholders)
     for child in document.children:
         walker.walk(child)
     return walker.blocks
-
-
-# -- MyST bodies simple enough to read without docutils ---------------------------------------
-
-# A name as docutils takes one (words joined by single "-._+:"): ".. a__b::" is a comment.
-_DIRECTIVE_START = re.compile(r"\.\. ([A-Za-z0-9]+(?:[-._+:][A-Za-z0-9]+)*)::(?: |$)")
-_OPTION = re.compile(r":[A-Za-z][\w-]*:(?: |$)")
-_BULLET = re.compile(r"([-*+])( +)(?=\S)")
-
-# The directives and roles docutils itself knows (0.20 to 0.23, English names): any other
-# name reads as the generic directive or role above. Listed, not asked: asking imports
-# docutils, which is what reading a body without it saves (~40 ms, the most of a cold MyST
-# read). tests/connectors/test_local_passages.py checks these against the installed docutils.
-_DOCUTILS_DIRECTIVES = frozenset(
-    {"admonition", "attention", "caution", "class", "code", "code-block", "compound",
-     "container", "contents", "csv-table", "danger", "date", "default-role", "epigraph",
-     "error", "figure", "footer", "header", "highlights", "hint", "image", "important",
-     "include", "line-block", "list-table", "math", "meta", "note", "parsed-literal",
-     "pull-quote", "raw", "replace", "restructuredtext-test-directive", "role",
-     "rst-class", "rubric", "section-numbering", "sectnum", "sidebar", "sourcecode", "table",
-     "target-notes", "tip", "title", "topic", "unicode", "warning"}
-)  # fmt: skip
-_DOCUTILS_ROLES = frozenset(
-    {"ab", "abbreviation", "ac", "acronym", "anonymous-reference", "citation-reference",
-     "code", "emphasis", "footnote-reference", "i", "index", "literal", "math",
-     "named-reference", "pep", "pep-reference", "raw", "restructuredtext-unimplemented-role",
-     "rfc", "rfc-reference", "strong", "sub", "subscript", "substitution-reference", "sup",
-     "superscript", "t", "target", "title", "title-reference", "uri", "uri-reference", "url"}
-)  # fmt: skip
-_LIST_TABLE_OPTIONS = frozenset({"header-rows", "stub-columns", "widths", "class", "name"})
-_MAX_FAST_DEPTH = 8
-
-
-def _directives_only(raw: str, offset: int) -> list[Block] | None:
-    """The blocks of a fragment docutils would read in ways this module can tell without
-    it, ``None`` for anything else (which docutils reads).
-
-    What is read here: paragraphs of words with roles, ``literals`` and `titles`; code
-    directives (their body kept exactly, also when it starts right under the directive);
-    dropped ones (``currentmodule``, ``toctree``...); directives docutils does not know
-    (``tabs``, ``group-tab``, ``autoclass``: their argument, then their body read the same
-    way); bullet lists of such paragraphs or directives; and simple ``list-table`` s.
-
-    Most MyST ``{eval-rst}`` bodies are that (all 141 of click's docs), and with none left
-    for it docutils is never imported nor set up, which was most of the cost of reading a
-    MyST project in a new process. What this returns is what the parse gives
-    (tests/connectors/test_local_passages.py compares the two on crafted bodies,
-    test_local_doc_sets.py on every body of the real ones).
-    """
-    if "\t" in raw or "\r" in raw or "\v" in raw or "\f" in raw:
-        return None
-    lines = raw.split("\n")
-    if any(len(line) > _LINE_LIMIT for line in lines):
-        return None
-    blocks: list[Block] = []
-    return blocks if _read_fast(lines, offset, blocks, 0) else None
-
-
-def _read_fast(lines: list[str], first: int, blocks: list[Block], depth: int) -> bool:
-    """Add the blocks of ``lines`` (the first is file line ``first + 1``); ``False`` where
-    docutils must read them."""
-    index, count = 0, len(lines)
-    while index < count:
-        line = lines[index]
-        if not line.strip():
-            index += 1
-            continue
-        if line[0] == " ":
-            return False  # a block quote
-        found = _DIRECTIVE_START.match(line)
-        if found is not None:
-            index = _fast_directive(lines, index, found, first, blocks, depth)
-        elif _BULLET.match(line):
-            index = _fast_list(lines, index, first, blocks)
-        else:
-            end = _block_end(lines, index)
-            text = _paragraph(lines[index:end])
-            if text is None:
-                return False
-            blocks.append(Block(first + index + 1, text))
-            index = end
-        if index < 0:
-            return False
-    return True
-
-
-def _block_end(lines: list[str], index: int) -> int:
-    end = index
-    while end < len(lines) and lines[end].strip():
-        end += 1
-    return end
-
-
-def _indented_block(lines: list[str], index: int) -> tuple[list[str], int] | None:
-    """The lines under line ``index`` indented past it, less their common indent, trailing
-    blanks off, and where the next block starts; ``None`` when no blank line ends it."""
-    end = index + 1
-    while end < len(lines) and (not lines[end].strip() or lines[end][0] == " "):
-        end += 1
-    if end < len(lines) and lines[end - 1].strip():
-        return None
-    body = lines[index + 1 : end]
-    while body and not body[-1].strip():
-        body.pop()
-    indent = min((len(text) - len(text.lstrip(" ")) for text in body if text.strip()), default=0)
-    return [text[indent:] for text in body], end
-
-
-def _fast_directive(
-    lines: list[str], index: int, found: re.Match[str], first: int, blocks: list[Block],
-    depth: int,
-) -> int:  # fmt: skip
-    """Read the directive on line ``index``; where the next block starts, or -1."""
-    name = found.group(1).lower()
-    kind = _directive_kind(name)
-    if kind is None and name not in _DOCUTILS_DIRECTIVES:
-        kind = "generic"
-    elif kind is None and name == "list-table":
-        kind = "table"
-    block = _indented_block(lines, index)
-    if kind is None or block is None:
-        return -1
-    body, end = block
-    argument = lines[index][found.end() :].strip()
-    lineno = first + index + 1
-    # Options, then a blank line, then the content.
-    split = next((n for n, text in enumerate(body) if not text.strip()), len(body))
-    options = body[:split]
-    content = body[split + 1 :]
-    content_line = first + index + 1 + split + 1  # 0-based file line of content[0]
-    while content and not content[0].strip():
-        content.pop(0)
-        content_line += 1
-    names = [text[1:].partition(":")[0].lower() for text in options]
-    if len(set(names)) < len(names):
-        return -1  # docutils refuses a repeated option, and the directive with it
-    if not all(_OPTION.match(text) for text in options):
-        if kind != "code" or argument or options[0][0] in ": ":
-            return -1
-        if any(text.startswith(":") for text in options):
-            return -1
-        # Code right under the directive: docutils takes its first lines as the argument
-        # and the Code directive above gives them back, with what follows, from line + 1.
-        text = "\n".join(body)
-        if text.strip():
-            blocks.append(Block(lineno + 1, text, True))
-        return end
-    if kind == "code":
-        text = "\n".join(content)
-        if text.strip():
-            blocks.append(Block(content_line + 1, text, True))
-    elif kind == "generic":
-        if argument and name.rpartition(":")[2] not in _ARGUMENT_NOT_TEXT:
-            words = _plain_inline(argument)
-            if words is None:
-                return -1
-            if words.strip():
-                blocks.append(Block(lineno, words))
-        if content and (
-            depth >= _MAX_FAST_DEPTH or not _read_fast(content, content_line, blocks, depth + 1)
-        ):
-            return -1  # fmt: skip
-    elif kind == "table":
-        rows = _list_table(argument, options, content)
-        if rows is None:
-            return -1
-        text = "\n".join(rows)
-        if text.strip():
-            blocks.append(Block(lineno, text))
-    return end
-
-
-def _list_table(argument: str, options: list[str], content: list[str]) -> list[str] | None:
-    """The lines the walker makes of a ``list-table`` (its title, then a line a row) whose
-    cells are one line of words each; ``None`` for any other."""
-    rows: list[list[str]] = []
-    marks = ""
-    column = 0
-    for line in content:
-        if not line.strip():
-            continue
-        outer = _BULLET.match(line)
-        if outer is not None:
-            rest, column = line[outer.end() :], outer.end()
-            rows.append([])
-        elif rows and line.startswith(" " * column) and line[column] != " ":
-            rest = line[column:]
-        else:
-            return None
-        cell: str | None = ""
-        if rest in ("-", "*", "+"):
-            inner_mark = rest  # an empty cell
-        else:
-            inner = _BULLET.match(rest)
-            if inner is None:
-                return None
-            inner_mark, cell = inner.group(1), _paragraph([rest[inner.end() :]])
-        mark = (outer.group(1) if outer is not None else marks[0]) + inner_mark
-        if marks and mark != marks or cell is None:
-            return None
-        marks = mark
-        rows[-1].append(" ".join(cell.split()))
-    columns = len(rows[0]) if rows else 0
-    if not rows or any(len(row) != columns for row in rows):
-        return None
-    for option in options:
-        key, _, value = option[1:].partition(":")
-        value = value.strip()
-        if key not in _LIST_TABLE_OPTIONS or not value and key in ("class", "name"):
-            return None
-        if key == "header-rows" and not (value.isdigit() and int(value) < len(rows)):
-            return None
-        if key == "stub-columns" and not (value.isdigit() and int(value) < columns):
-            return None
-        widths = value.replace(",", " ").split()
-        if (
-            key == "widths"
-            and value not in ("auto", "grid")
-            and not (
-                len(widths) == columns
-                and all(width.isdigit() and int(width) > 0 for width in widths)
-            )
-        ):
-            return None
-    out: list[str] = []
-    if argument:
-        title = _plain_inline(argument)
-        if title is None:
-            return None
-        out.append(title)
-    for cells in rows:
-        text = "; ".join(cell for cell in cells if cell)
-        if text and text[-1] not in ".!?:;":
-            text += "."
-        if text:
-            out.append(text)
-    return out
-
-
-def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) -> int:
-    """Read a bullet list whose items are one paragraph, or one directive docutils does not
-    know with an argument and no body; where the next block starts, or -1."""
-    items: list[str] = []
-    start = index
-    mark = lines[index][0]
-    count = len(lines)
-    while index < count:
-        line = lines[index]
-        if not line.strip():
-            index += 1
-            continue
-        found = _BULLET.match(line)
-        if found is None or line[0] != mark:
-            break
-        column = found.end()
-        end = index + 1
-        while end < count and lines[end].strip() and lines[end][:column].strip() == "":
-            end += 1
-        item = [line[column:]] + [text[column:] for text in lines[index + 1 : end]]
-        if end < count and lines[end].strip() and lines[end][0] != mark:
-            return -1  # the list ends without a blank line
-        if (
-            end < count
-            and lines[end].strip() == ""
-            and end + 1 < count
-            and lines[end + 1][:column].strip() == ""
-            and lines[end + 1].strip()
-        ):
-            return -1  # a second block in the item  # fmt: skip
-        directive = _DIRECTIVE_START.match(item[0])
-        text: str | None
-        if directive is not None:
-            name = directive.group(1).lower()
-            argument = item[0][directive.end() :].strip()
-            if (_directive_kind(name) is not None or name in _DOCUTILS_DIRECTIVES
-                    or not argument or name.rpartition(":")[2] in _ARGUMENT_NOT_TEXT
-                    or not all(_OPTION.match(text.lstrip()) and text[:1] == " "
-                               for text in item[1:])):  # fmt: skip
-                return -1
-            text = _plain_inline(argument)
-        else:
-            text = _paragraph(item)
-        if text is None or not text.strip():
-            return -1
-        items.append("- " + text.replace("\n", "\n  "))
-        index = end
-    blocks.append(Block(first + start + 1, "\n".join(items)))
-    return index
-
-
-# Words, spaces and punctuation that is never inline markup; "_" only inside a word or
-# starting one (a link is ``name_``, a target ``_`name` ``).
-_PLAIN_RUN = re.compile(
-    r"(?:[^\W_]|[ ,.;:!?'\"()/#-]|(?<![^\s(])_(?=[^\W_])|(?<=[^\W_])_(?=[^\W_]))*"
-)
-# A role (``:name:`text` ``), a title (```text` ``) or a literal (````text````), one line.
-# Bounded, so that from any position the pattern looks a few hundred characters ahead at
-# most: a line of ":a:a:a..." stays linear.
-_SPAN = re.compile(r"(?::([A-Za-z0-9]{1,40}(?:[-.+:][A-Za-z0-9]{1,40}){0,5}):)?(``?)([^`]+?)\2")
-_LIST_START = re.compile(r"(?:\w{1,4}[.)]|\(\w{1,4}\)|#[.)]|\(#\))(?: |$)")
-_AFTER_LITERAL = frozenset(" .,;:!?)'\"")
-_AFTER_INTERPRETED = frozenset(" .,;!?)'\"")  # not ":" (a role after) nor "_" (a link)
-
-
-def _paragraph(lines: list[str]) -> str | None:
-    """The text of a paragraph's lines, or ``None`` (see ``_plain_inline``). Its first line
-    must start no other construct (a list, a field, a title, a comment...), and no later
-    one may be a title's underline."""
-    if not _starts_text(lines[0]) or lines[0][0] == ":" or _LIST_START.match(lines[0]):
-        return None
-    texts: list[str] = []
-    for line in lines:
-        if not _starts_text(line) or not line[0].isalnum() and line == line[0] * len(line):
-            return None
-        text = _plain_inline(line)
-        if text is None:
-            return None
-        texts.append(text)
-    return "\n".join(texts)
-
-
-def _starts_text(line: str) -> bool:
-    head = line[:1]
-    return (
-        head.isalnum() or head in ("`", ":") or line.startswith(("# ", "("))
-        or head == "_" and line[1:2].isalnum()
-    )  # fmt: skip
-
-
-def _plain_inline(line: str) -> str | None:
-    """The text docutils makes of one line whose only markup is roles, titles and
-    literals that start after a space or "(" and end before a space or punctuation; roles
-    docutils does not know read as the generic role does. ``None`` for any other line."""
-    if "::" in line or "  " in line or "\\" in line or line != line.strip():
-        return None
-    out: list[str] = []
-    position = 0
-    for span in _SPAN.finditer(line):
-        begin, end = span.span()
-        role, ticks, text = span.groups()
-        before = line[position:begin]
-        if _PLAIN_RUN.fullmatch(before) is None or (begin and line[begin - 1] not in " ("):
-            return None
-        after = line[end : end + 1] or " "
-        if text[0].isspace() or text[-1].isspace() or text[0] == ")":
-            return None
-        out.append(before)
-        if ticks == "``":
-            if role is not None or after not in _AFTER_LITERAL:
-                return None
-            out.append(text)
-        elif after not in _AFTER_INTERPRETED:
-            return None
-        elif role is None:
-            if "<" in text:
-                return None
-            out.append(text)  # the default role, title-reference: its text
-        elif role.lower() in _DOCUTILS_ROLES:
-            return None
-        else:
-            out.append(role_text(text))
-        position = end
-    rest = line[position:]
-    if _PLAIN_RUN.fullmatch(rest) is None:
-        return None
-    out.append(rest)
-    return "".join(out)
-
-
-# -- is a .txt file reStructuredText? -------------------------------------------------------
-
-_DIRECTIVE_LINE = re.compile(r"^\.\. [A-Za-z][\w.:+-]{0,60}::(?:[ \t]|$)", re.MULTILINE)
-_LABEL_LINE = re.compile(r"^\.\. _[^\n:]{1,200}:[ \t]*$", re.MULTILINE)
-_ADORNMENT = frozenset("=-~^\"'`#*+_:.")
-_SNIFF_CHARS = 64 * 1024
-
-
-def looks_like_rst(text: str) -> bool:
-    """Whether a ``.txt`` file is reStructuredText: a directive or label, or a title whose
-    adornment line is at least as long as it (``====`` under or over a line of text)."""
-    head = text[:_SNIFF_CHARS]
-    if _DIRECTIVE_LINE.search(head) or _LABEL_LINE.search(head):
-        return True
-    lines = head.split("\n")
-    for number in range(1, len(lines)):
-        line = lines[number].rstrip()
-        if len(line) < 3 or line[0] not in _ADORNMENT or line != line[0] * len(line):
-            continue
-        above = lines[number - 1].rstrip()
-        if above and not above[0].isspace() and len(above) <= len(line) and above[0] != line[0]:
-            return True
-    return False
 
 
 RstReader = Callable[[str, int], list[Block]]

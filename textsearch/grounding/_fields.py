@@ -9,6 +9,7 @@ that mapping as well.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,10 @@ _DATE_KEYS = (
 )
 
 
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")
+_TEXT_FIELDS = ("name", "value", "link", "display_url", "site_name", "site_icon", "date")
+
+
 @dataclass(frozen=True)
 class ResultFields:
     """What a formatter needs from one result, whatever its type."""
@@ -45,6 +50,14 @@ class ResultFields:
     site_name: str | None = None
     site_icon: str | None = None
     date: str | None = None
+
+    def __post_init__(self) -> None:
+        # No C0 control character but newline and tab reaches a model (a NUL from a file,
+        # an escape sequence from a page): every output style is made from these fields.
+        for name in _TEXT_FIELDS:
+            text = getattr(self, name)
+            if text and _CONTROLS.search(text):
+                object.__setattr__(self, name, _CONTROLS.sub("", text))
 
     @property
     def source(self) -> str | None:

@@ -43,6 +43,7 @@ def _cjk_char() -> re.Pattern[str]:
     # Compiled on first use (a class this wide costs milliseconds); ASCII never needs it.
     return re.compile(f"[{_CJK}]")
 
+
 _CITATION = re.compile(r"[\[【]\s*\d[\d,\s\-–]*[\]】]")
 # Characters looked at past a character limit when cutting (longer than any citation marker).
 _LOOKAHEAD = 64

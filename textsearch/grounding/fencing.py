@@ -13,8 +13,10 @@ model the fenced text is data, not orders::
     <<<END SEARCH DATA id=3f9a1c0e>>>
 
 Inside the content, runs of three or more angle brackets (ASCII, full-width, small or
-guillemet look-alikes) become single guillemets, and the words "BEGIN/END SEARCH DATA" are
-rewritten, so no content line can read as a delimiter. Fencing lowers the risk of prompt
+guillemet look-alikes) on a line that could pass for a delimiter (it has the words BEGIN or
+END, or an ``id=``) become single guillemets, and the words "BEGIN/END SEARCH DATA" are
+rewritten, so no content line can read as a delimiter; other text, code above all, is left
+as it is (a doctest's ``>>>`` stays ``>>>``). Fencing lowers the risk of prompt
 injection; it cannot rule it out, so never give a model tools with side effects on the
 strength of fencing alone.
 """
@@ -46,6 +48,11 @@ _OPENERS = "<\uff1c\ufe64\u2039\u00ab\u2329\u3008\u27e8"
 _CLOSERS = ">\uff1e\ufe65\u203a\u00bb\u232a\u3009\u27e9"
 _OPEN_RUN = re.compile(f"[{_OPENERS}](?:[{_INVISIBLE}]*[{_OPENERS}]){{2,}}")
 _CLOSE_RUN = re.compile(f"[{_CLOSERS}](?:[{_INVISIBLE}]*[{_CLOSERS}]){{2,}}")
+# Runs are rewritten only on a line that could pass for a delimiter: one with the words
+# BEGIN or END (any label) or an ``id=``. Elsewhere they are text, and code keeps them: a
+# doctest's ``>>>``, a shell's ``<<<``.
+_DELIMITER_WORD = re.compile(r"(?i)(?:^|[^a-z])(?:(?:begin|end)(?![a-z])|id\s*=)")
+_RUN_START = re.compile(f"[{_OPENERS}{_CLOSERS}][{_INVISIBLE}]*[{_OPENERS}{_CLOSERS}]")
 _KEYWORD = re.compile(
     rf"(?i)\b(begin|end)([\s_\-{_INVISIBLE}]*)(search)([\s_\-{_INVISIBLE}]*)(data)\b"
 )
@@ -53,9 +60,20 @@ _KEYWORD = re.compile(
 
 def neutralize(text: str) -> str:
     """Make ``text`` unable to imitate a fence delimiter (see the module docs)."""
-    text = _OPEN_RUN.sub("\u2039", text)
-    text = _CLOSE_RUN.sub("\u203a", text)
+    if _RUN_START.search(text):
+        text = "\n".join(_neutralize_line(line) for line in text.split("\n"))
     return _KEYWORD.sub(lambda m: f"{m.group(1)}-{m.group(3)}-{m.group(5)} (quoted)", text)
+
+
+def _neutralize_line(line: str) -> str:
+    stripped = _INVISIBLE_CHARS.sub(" ", line)
+    if not _DELIMITER_WORD.search(stripped):
+        return line
+    line = _OPEN_RUN.sub("\u2039", line)
+    return _CLOSE_RUN.sub("\u203a", line)
+
+
+_INVISIBLE_CHARS = re.compile(f"[{_INVISIBLE}]")
 
 
 @dataclass(frozen=True)

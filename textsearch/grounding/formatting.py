@@ -71,22 +71,30 @@ def _shaped(text: str) -> bool:
 
 
 def _indented(text: str, indent: str) -> str:
-    # ``text`` under a result's heading. Text whose line breaks carry meaning keeps its lines
-    # (code keeps its indentation), each continuation line indented, runs of blank lines made
-    # one; soft-wrapped prose becomes one line.
+    # ``text`` under a result's heading, its first line where the caller puts it. Text whose
+    # line breaks carry meaning keeps every line exactly (code keeps its indentation, blank
+    # lines and characters), each line after the first indented; an indented first line
+    # starts on the next line, so that it keeps its indentation too. Soft-wrapped prose
+    # becomes one line.
     if not _shaped(text):
         return _one_line(text)
-    out: list[str] = []
-    for line in text.strip("\n").splitlines():
-        line = line.rstrip()
-        if line or (out and out[-1]):
-            out.append(line)
-    while out and not out[-1]:
-        out.pop()
-    if not out:
+    lines = _exact_lines(text)
+    if not lines:
         return ""
-    first = out[0].strip()
-    return "\n".join([first] + [indent + line if line else "" for line in out[1:]])
+    rest = [indent + line if line.strip() else "" for line in lines[1:]]
+    if lines[0][:1].isspace():
+        return "\n".join(["", indent + lines[0], *rest])
+    return "\n".join([lines[0], *rest])
+
+
+def _exact_lines(text: str) -> list[str]:
+    """The lines of ``text`` as they are, less blank lines at either end."""
+    lines = text.split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
 
 
 def _header(count: int, query: str | None) -> str:
@@ -103,7 +111,8 @@ def _numbered_block(item: ResultFields, number: int) -> str:
     first = item.name or item.value or item.link or ""
     lines.append(prefix + _one_line(first))
     if item.name and item.value:
-        lines.append(indent + _indented(item.value, indent))
+        text = _indented(item.value, indent)
+        lines.append(text[1:] if text.startswith("\n") else indent + text)
     if item.link:
         lines.append(f"{indent}URL: {_one_line(item.link)}")
     source = item.source
@@ -113,13 +122,47 @@ def _numbered_block(item: ResultFields, number: int) -> str:
 
 
 def _citation_line(item: ResultFields, number: int) -> str:
+    # One line a result. Text holding code (a paragraph with an indented or ``>>>`` line)
+    # follows under that line, every line exactly as it is (indented by four spaces).
     title = _one_line(item.name or "")
-    text = _one_line(item.value or "")
+    value = item.value or ""
+    paragraphs = _paragraphs(value) if _shaped(value) else []
+    coded = any(len(paragraph) > 1 and _is_code(paragraph) for paragraph in paragraphs)
+    text = "" if coded else _one_line(value)
     link = _one_line(item.link or "")
     body = " — ".join(p for p in (title, text) if p)
     if link:
         body = f"{body} ({link})" if body else link
-    return f"[{number}] {body}".rstrip()
+    line = f"[{number}] {body}".rstrip()
+    if not coded:
+        return line
+    lines = ["    " + ln if ln.strip() else "" for ln in _exact_lines(value)]
+    return "\n".join([line, *lines])
+
+
+def _paragraphs(text: str) -> list[list[str]]:
+    """The paragraphs of ``text`` (split at blank lines), each as its lines."""
+    found: list[list[str]] = [[]]
+    for line in _exact_lines(text):
+        if line.strip():
+            found[-1].append(line)
+        elif found[-1]:
+            found.append([])
+    return [paragraph for paragraph in found if paragraph]
+
+
+# A line that reads as code rather than wrapped prose: a prompt, a decorator, a comment, a
+# statement's keyword, or a line ending in code's punctuation.
+_CODE_LINE = re.compile(
+    r"^(?:\s|>>>|\.\.\.|@|\$ |#|//)|^(?:def|class|import|from|return|if|for|while|with)\b"
+    r"|[{}()\[\];=\\]\s*$"
+)
+
+
+def _is_code(paragraph: list[str]) -> bool:
+    # Kept line by line when it may be code: squashing code breaks it, keeping the breaks
+    # of prose that only looks like code costs nothing.
+    return any(_CODE_LINE.search(line) for line in paragraph)
 
 
 def _md_escape(text: str) -> str:
@@ -141,7 +184,7 @@ def _markdown_block(item: ResultFields, number: int) -> str:
     prefix = f"{number}. "
     indent = " " * len(prefix)
     title = _one_line(item.name or "")
-    text = _one_line(item.value or "")
+    text = _indented(item.value or "", indent)
     link = (item.link or "").strip()
     lines: list[str] = []
     if title and link:
@@ -151,7 +194,8 @@ def _markdown_block(item: ResultFields, number: int) -> str:
     elif link:
         lines.append(f"{prefix}<{_md_url(link)}>")
     if text:
-        lines.append((indent if lines else prefix) + text)
+        lead = indent if lines else prefix
+        lines.append(lead.rstrip() + text if text.startswith("\n") else lead + text)
     meta = [p for p in (item.site_name or item.source, item.date) if p]
     if meta:
         lines.append(f"{indent}_{_md_escape(' · '.join(_one_line(m) for m in meta))}_")
@@ -202,16 +246,24 @@ def _labelled_block(item: ResultFields, number: int, labels: Mapping[str, str]) 
     def val(text: str | None) -> str:
         return _one_line(text) if text and text.strip() else missing
 
+    def snippet(text: str | None) -> str:
+        if not text or not text.strip():
+            return missing
+        return _indented(text, "  ")
+
     rows = [
         ("index", str(number)),
         ("title", val(item.name)),
         ("url", val(item.link)),
-        ("snippet", val(item.value)),
+        ("snippet", snippet(item.value)),
         ("site_name", val(item.site_name)),
         ("site_icon", val(item.site_icon)),
         ("date", val(item.date)),
     ]
-    return "\n".join(f"{labels[key]}: {value}" for key, value in rows)
+    return "\n".join(
+        f"{labels[key]}:{value}" if value.startswith("\n") else f"{labels[key]}: {value}"
+        for key, value in rows
+    )
 
 
 def renderer(

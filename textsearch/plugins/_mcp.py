@@ -15,7 +15,7 @@ What a client gets:
   URI (its id or link, percent-encoded, or the link itself: a path, a ``file://`` URI) gives
   the whole document, reading a passage link (``file#anchor``, ``file#L12``) that passage's
   section. Results carry ``resource_link`` blocks pointing at their section or document.
-  Every path goes through :class:`_GuardedStore`: a preset filter bounds listing and reads.
+  Every path goes through :class:`GuardedStore`: a preset filter bounds listing and reads.
 """
 
 from __future__ import annotations
@@ -25,9 +25,17 @@ import base64
 import itertools
 import json
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from collections.abc import Hashable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from textsearch.plugins._stores import (
+    DOCUMENT_URI_PREFIX,
+    Document,
+    GuardedStore,
+    accepts_filter,
+    document_uri,
+    read_document,
+)
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -43,7 +51,7 @@ if TYPE_CHECKING:
     )
 
     from textsearch._types import TextSearchFilter
-    from textsearch.plugins._plugin import SearchPlugin
+    from textsearch.plugins._tool_types import McpPlugin as SearchPlugin
 
 __all__ = [
     "DOCUMENT_URI_PREFIX",
@@ -59,19 +67,10 @@ __all__ = [
 MIN_MCP_VERSION = (2, 0)
 _INSTALL_HINT = 'pip install "textsearch-sdk[mcp]"'
 
-#: Resource URIs of documents: this prefix and the percent-encoded id (or link).
-DOCUMENT_URI_PREFIX = "textsearch://documents/"
 #: Most characters of one resource read; the rest is read with ``?start=``.
 MAX_RESOURCE_CHARS = 100_000
 _INVALID_PARAMS = -32602
 _INTERNAL_ERROR = -32603
-
-
-class _Document(Protocol):
-    id: str
-    title: str | None
-    text: str
-    link: str | None
 
 
 #: Documents listed per ``resources/list`` page.
@@ -106,82 +105,7 @@ def require_mcp() -> None:
         )
 
 
-def document_uri(key: str) -> str:
-    """The resource URI of a document, by its id or link, or of a section, by its link."""
-    return DOCUMENT_URI_PREFIX + quote(key, safe="")
-
-
-class _GuardedStore:
-    """Lists and reads the documents of one search, never past the preset filters of its tools.
-
-    A document is readable (and listed) only if at least one function over this search could
-    return it: a function without a preset filter admits every document; otherwise the
-    document must satisfy that function's preset filter. A store that cannot apply a filter
-    is never consulted while one applies (closed, not open, when in doubt).
-    """
-
-    def __init__(self, search: Any, filters: list[TextSearchFilter | None]) -> None:
-        self._search = search
-        self._filters = filters
-        self.lists = callable(getattr(search, "list_documents", None))
-        self.sections = callable(getattr(search, "get_section", None))
-
-    def _each(self, method: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        call = getattr(self._search, method)
-        for preset in self._filters:
-            yield call(*args, **kwargs) if preset is None else call(
-                *args, filter=preset, **kwargs
-            )
-
-    def document(self, key: str) -> _Document | None:
-        """The whole document whose id or link is ``key`` (or a passage link's document)."""
-        for document in self._each("get_document", key):
-            if document is not None:
-                return cast("_Document", document)
-        return None
-
-    def section(self, link: str) -> _Document | None:
-        """The section a passage link points at, if this search keeps sections."""
-        if not self.sections:
-            return None
-        for section in self._each("get_section", link):
-            if section is not None:
-                return cast("_Document", section)
-        return None
-
-    def read(self, key: str) -> _Document | None:
-        """A document by its own id or link: whole; by a passage link: that section."""
-        document = self.document(key)
-        if "#" not in key:
-            return document
-        if document is not None and (key in (document.id, document.link) or not self.sections):
-            return document
-        # A passage link (``get_document`` may have found the document it belongs to): the
-        # section, and nothing for a link whose section is gone.
-        return self.section(key)
-
-    def page(self, after: str | None, limit: int) -> list[_Document]:
-        """Up to ``limit`` readable documents with ids after ``after``, in id order."""
-        found: dict[str, _Document] = {}
-        for documents in self._each("list_documents", after=after, limit=limit):
-            for document in documents:
-                found.setdefault(document.id, document)
-        return [found[key] for key in sorted(found)[:limit]]
-
-
-def _accepts_filter(method: Callable[..., Any]) -> bool:
-    import inspect
-
-    try:
-        parameters = inspect.signature(method).parameters
-    except (TypeError, ValueError):
-        return False
-    return "filter" in parameters or any(
-        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
-    )
-
-
-def _stores(plugin: SearchPlugin) -> list[_GuardedStore]:
+def _stores(plugin: SearchPlugin) -> list[GuardedStore]:
     by_search: dict[int, tuple[Any, list[TextSearchFilter | None]]] = {}
     for function in plugin.functions:
         search = function.text_search
@@ -195,60 +119,17 @@ def _stores(plugin: SearchPlugin) -> list[_GuardedStore]:
             filters[:] = [None]  # one unfiltered function: every document is reachable
         elif None not in filters and preset not in filters:
             filters.append(preset)
-    stores: list[_GuardedStore] = []
+    stores: list[GuardedStore] = []
     for search, filters in by_search.values():
-        store = _GuardedStore(search, filters)
+        store = GuardedStore(search, filters)
         if filters != [None]:
-            if not _accepts_filter(search.get_document):
+            if not accepts_filter(search.get_document):
                 continue
             # Listing or sections that cannot honour the filter are not offered at all.
-            store.lists = store.lists and _accepts_filter(search.list_documents)
-            store.sections = store.sections and _accepts_filter(search.get_section)
+            store.lists = store.lists and accepts_filter(search.list_documents)
+            store.sections = store.sections and accepts_filter(search.get_section)
         stores.append(store)
     return stores
-
-
-def _keys(uri: str) -> tuple[list[str], int, int | None]:
-    """Candidate ids/links named by a resource URI, and the character range asked for.
-
-    Raises:
-        ValueError: A malformed range.
-    """
-    start, end = 0, None
-    if uri.startswith(DOCUMENT_URI_PREFIX):
-        parts = urlsplit(uri)
-        key = unquote(uri[len(DOCUMENT_URI_PREFIX) :].split("?", 1)[0])
-        query = parse_qs(parts.query)
-        try:
-            if "start" in query:
-                start = int(query["start"][0])
-            if "end" in query:
-                end = int(query["end"][0])
-        except ValueError:
-            raise ValueError("start and end must be whole numbers of characters") from None
-        if start < 0 or (end is not None and end < start):
-            raise ValueError("the range must satisfy 0 <= start <= end")
-        return [key], start, end
-    keys = [uri]
-    if uri.startswith("file://"):
-        from urllib.request import url2pathname
-
-        parts = urlsplit(uri)
-        path = url2pathname(parts.path)
-        keys.append(f"{path}#{unquote(parts.fragment)}" if parts.fragment else path)
-    return keys, start, end
-
-
-def _read_document(
-    stores: Sequence[_GuardedStore], uri: str
-) -> tuple[_Document, int, int | None]:
-    keys, start, end = _keys(uri)
-    for store in stores:
-        for key in keys:
-            document = store.read(key)
-            if document is not None:
-                return document, start, end
-    raise LookupError(uri)
 
 
 def _encode_cursor(store: int, after: str) -> str:
@@ -276,11 +157,11 @@ def _decode_cursor(cursor: str | None) -> tuple[int, str | None]:
 
 
 def _list_page(
-    stores: Sequence[_GuardedStore], cursor: str | None
-) -> tuple[list[_Document], str | None]:
+    stores: Sequence[GuardedStore], cursor: str | None
+) -> tuple[list[Document], str | None]:
     """One page of readable documents and the cursor of the next (``None`` at the end)."""
     index, after = _decode_cursor(cursor)
-    listed: list[_Document] = []
+    listed: list[Document] = []
     while index < len(stores):
         store = stores[index]
         if store.lists:
@@ -292,7 +173,7 @@ def _list_page(
     return listed, None
 
 
-def _excerpt(uri: str, document: _Document, start: int, end: int | None) -> str:
+def _excerpt(uri: str, document: Document, start: int, end: int | None) -> str:
     text = document.text or ""
     stop = len(text) if end is None else min(end, len(text))
     stop = min(stop, start + MAX_RESOURCE_CHARS)
@@ -428,7 +309,7 @@ def build_server(plugin: SearchPlugin) -> Server[Any]:
         uri = str(params.uri)
         try:
             # The reader takes the index's lock and may wait for indexing: not on the loop.
-            document, start, end = await asyncio.to_thread(_read_document, stores, uri)
+            document, start, end = await asyncio.to_thread(read_document, stores, uri)
         except ValueError as exc:
             raise MCPError(_INVALID_PARAMS, f"Bad document range in {uri[:200]}: {exc}") from None
         except TextSearchError as exc:  # e.g. the index is still being built

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from textsearch.plugins._plugin import SearchPlugin
+    from textsearch.plugins._tool_types import McpPlugin as SearchPlugin
 
 __all__ = [
     "DEFAULT_BODY_TIMEOUT",

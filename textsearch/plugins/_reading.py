@@ -167,7 +167,7 @@ class ReadDocumentFunction(_ReadingFunction):
         description: str = _READ_DESCRIPTION,
         max_chars: int = DEFAULT_READ_CHARS,
     ) -> None:
-        from textsearch.plugins._mcp import _accepts_filter
+        from textsearch.plugins._stores import accepts_filter as _accepts_filter
 
         if not can_read_documents(text_search):
             raise ConfigurationError(
@@ -245,11 +245,12 @@ class ReadDocumentFunction(_ReadingFunction):
         )
 
     def _read(self, link: str) -> Any:
-        from textsearch.plugins._mcp import _GuardedStore, _read_document
+        from textsearch.plugins._stores import GuardedStore as _GuardedStore
+        from textsearch.plugins._stores import read_document as _read_document
 
         store = _GuardedStore(self.text_search, [self._preset])
         if self._preset is not None:
-            from textsearch.plugins._mcp import _accepts_filter
+            from textsearch.plugins._stores import accepts_filter as _accepts_filter
 
             store.sections = store.sections and _accepts_filter(
                 self.text_search.get_section  # type: ignore[attr-defined]

@@ -12,8 +12,18 @@ must be added here too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Literal, Optional, Protocol, SupportsIndex, TypeAlias, TypeVar, Union, overload
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from typing import (
+    Any,
+    Literal,
+    Optional,
+    Protocol,
+    SupportsIndex,
+    TypeAlias,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from typing_extensions import Required, TypedDict
 
@@ -157,3 +167,45 @@ class AnthropicToolResult(TypedDict):
     tool_use_id: str
     content: list[AnthropicToolResultContent]
     is_error: bool
+
+
+class McpPlugin(Protocol):
+    """What the MCP server needs of a plugin (`SearchPlugin` is one)."""
+
+    @property
+    def name(self) -> str:
+        """The plugin's name (also its MCP server's)."""
+        ...
+
+    @property
+    def description(self) -> str | None:
+        """What the plugin offers (the MCP server's instructions)."""
+        ...
+
+    @property
+    def functions(self) -> Sequence[Any]:
+        """The plugin's functions, in order."""
+        ...
+
+    def to_mcp_tools(self) -> list[dict[str, Any]]:
+        """The MCP tool definitions of its functions."""
+        ...
+
+    def __getitem__(self, name: str) -> Any:
+        """The function named ``name``."""
+        ...
+
+    def __contains__(self, name: object) -> bool:
+        """Whether a function is named ``name``."""
+        ...
+
+    async def _run(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None,
+        *,
+        raise_errors: bool = False,
+        session: Hashable = None,
+    ) -> Any:
+        """Run one tool call."""
+        ...

@@ -84,7 +84,7 @@ __all__ = ["IndexReport", "LocalDocument", "LocalTextSearch", "MetadataValue", "
 #: ``formats``, reads them again once. 3: read by markdown-it-py and docutils. 4: the line
 #: reader (no ``markup`` extra) pairs code spans as CommonMark does, across line ends too;
 #: the readers in use are part of the mark, so installing the extra re-reads the files.
-MARKDOWN_TEXT_VERSION = "4"
+MARKDOWN_TEXT_VERSION = "5"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 _BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
@@ -153,13 +153,22 @@ def _embed_blocking(embedder: Embedder, texts: list[str]) -> list[list[float]]:
     return embed_documents_sync(embedder, texts)
 
 
-def _text_version(formats: dict[str, str]) -> str:
+def _text_version(formats: dict[str, str], passage_chars: int = DEFAULT_PASSAGE_CHARS) -> str:
     from textsearch.documents._split import readers  # loaded only to index files
 
     version = f"{MARKDOWN_TEXT_VERSION}:{readers()}"
+    if passage_chars != DEFAULT_PASSAGE_CHARS:
+        version += f"@{passage_chars}"
     if not formats:
         return version
     return version + ";" + ",".join(f"{k}={v}" for k, v in sorted(formats.items()))
+
+
+def _chars_of(version: str) -> int:
+    """The passage size a text mark records (``"5:readers@800;..."``); the default if none."""
+    head = version.split(";", 1)[0]
+    _, at, chars = head.rpartition("@")
+    return int(chars) if at and chars.isdigit() else DEFAULT_PASSAGE_CHARS
 
 
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
@@ -193,6 +202,9 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             with the most hits), 100..20,000.
         snippet_tokens: Older spelling of the value's size, in words (1..64, about eight
             characters each); prefer ``value_chars``.
+        passage_chars: Size bound of the passages ``index_path`` cuts files into, in
+            characters (100..100,000; default 1500). Recorded per indexed folder: a change
+            reads that folder's files again on the next ``index_path``.
         string_mapper: Custom mapping of a :class:`LocalDocument` to the string that
             :meth:`search` returns.
         text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
@@ -252,6 +264,7 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
         text_search_result_mapper: Callable[[LocalDocument], TextSearchResult] | None = None,
         embedder: Embedder | None = None,
         mode: Literal["keyword", "semantic", "hybrid"] | None = None,
+        passage_chars: int = DEFAULT_PASSAGE_CHARS,
     ) -> None:
         super().__init__(
             string_mapper=string_mapper, text_search_result_mapper=text_search_result_mapper
@@ -290,6 +303,17 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             value_chars = max(100, snippet_tokens * 8)
         if not isinstance(value_chars, int) or not 100 <= value_chars <= 20_000:
             raise ConfigurationError("value_chars must be an integer from 100 to 20000")
+        if (
+            isinstance(passage_chars, bool)
+            or not isinstance(passage_chars, int)
+            or not 100 <= passage_chars <= 100_000
+        ):
+            raise ConfigurationError(
+                f"passage_chars must be an integer from 100 to 100000, not {passage_chars!r}"
+            )
+        #: Size bound of one passage ``index_path`` makes; recorded per indexed folder, so
+        #: that a change reads that folder's files again on the next run.
+        self.passage_chars = passage_chars
         try:
             self.path = os.fspath(path)
         except TypeError:
@@ -881,8 +905,10 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
             row = self._db.execute(
                 "SELECT value FROM textsearch_meta WHERE key = ?", (mark,)
             ).fetchone()
-            version = _text_version(forced)
+            version = _text_version(forced, self.passage_chars)
             reread = row is None or row[0] != version
+            # A new passage size changes every file's passages, not only Markdown's.
+            reread_all = row is not None and _chars_of(row[0]) != self.passage_chars
             if reread and not known:  # nothing indexed from here yet: nothing old to re-read
                 self._mark(mark, version)
                 reread = False
@@ -904,10 +930,13 @@ class LocalTextSearch(EngineMixin, BaseTextSearch[LocalDocument]):
                         seen.add(doc_id)
                         previous = known.get(doc_id)
                         suffix = file.suffix.lower()
-                        if reread and (suffix in MARKDOWN_SUFFIXES or suffix in forced):
-                            item = read_file(file, None, report, forced)  # compared with nothing
+                        limit = self.passage_chars
+                        if reread and (
+                            reread_all or suffix in MARKDOWN_SUFFIXES or suffix in forced
+                        ):  # read again: compared with nothing
+                            item = read_file(file, None, report, forced, limit=limit, root=root)
                         else:
-                            item = read_file(file, previous, report, forced)
+                            item = read_file(file, previous, report, forced, limit=limit, root=root)
                         group.append((doc_id, item, previous))
                         if item is not None and item.title is not None:
                             waiting += len(item.passages)

@@ -27,6 +27,7 @@ import sqlite3
 import struct
 from array import array
 from collections.abc import Container, Iterator, Sequence
+from importlib.util import find_spec
 from typing import Any
 
 __all__ = ["VectorStore", "append", "create_tables", "migrate", "read_vectors"]
@@ -253,10 +254,13 @@ class VectorStore:
 # -- converting vectors ----------------------------------------------------------------------
 
 
-def _numpy() -> Any:
-    from textsearch.connectors.local._vectors import _numpy as find
+def numpy_or_none() -> Any:
+    """numpy when installed (the ``semantic`` extra), else ``None``: imported on first use."""
+    if find_spec("numpy") is None:
+        return None
+    import numpy
 
-    return find()
+    return numpy
 
 
 def prepare(blobs: Sequence[bytes], dims: int) -> tuple[bytes, bytes, list[tuple[float, float]]]:
@@ -265,7 +269,7 @@ def prepare(blobs: Sequence[bytes], dims: int) -> tuple[bytes, bytes, list[tuple
     Each row is scaled by its own largest component (step = largest / 127); the error bound
     of ``_vectors._Quantised`` rests on that.
     """
-    np = _numpy()
+    np = numpy_or_none()
     if np is not None:
         matrix = np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dims)
         norms = np.linalg.norm(matrix, axis=1)

@@ -92,11 +92,9 @@ _ROUNDING = 1e-4
 
 
 def _numpy() -> Any:
-    if find_spec("numpy") is None:
-        return None
-    import numpy
+    from textsearch.connectors.local._vectorfile import numpy_or_none
 
-    return numpy
+    return numpy_or_none()
 
 
 def _numkong() -> Any:

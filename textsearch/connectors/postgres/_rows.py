@@ -193,7 +193,7 @@ def index_files(
     for done, file in enumerate(files, start=1):
         doc_id = str(file)
         previous = known.get(doc_id)
-        work = read_file(file, previous, report)
+        work = read_file(file, previous, report, root=Path(root_key))
         if work is not None and work.title is None:  # same bytes, new modification time
             touched.append((work.mtime_ns, work.size, doc_id))
             report.unchanged += 1

@@ -1,0 +1,132 @@
+"""Bounds on what reaches docutils, so that reading a crafted file costs time linear in its size.
+
+Two constructs cost docutils more than linear time: a line over 10,000 characters (its inline
+parse; docutils refuses the whole document) and a table with many columns (its table parser
+is quadratic in the width). Such lines are handed to docutils as a placeholder word at the
+same indentation, so the document keeps its shape and its line numbers, and the reader puts
+the words back into the text it made: the line itself (code keeps it exactly), or for a
+table row its cells joined with ``"; "``; a table's border lines go. A wide table then reads
+as the rows of a narrow one would, and a long line is kept, as the Markdown reader keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["LINE_LIMIT", "Placeholders", "guard_lines"]
+
+LINE_LIMIT = 10_000  # docutils' own bound on a line's length
+MAX_COLUMNS = 64  # columns of a table docutils parses; wider ones are read as rows of words
+MAX_CELLS = 5_000  # cells (columns x lines) of one table docutils parses
+
+_OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: no markup to docutils
+_PLACEHOLDER = re.compile(f"{_OPEN}([0-9]{{1,9}}){_CLOSE}")
+_GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+")
+_SIMPLE_BORDER = re.compile(r"=+(?: +=+)+")
+_SIMPLE_RULE = re.compile(r"[-=]+(?: +[-=]+)*")
+
+
+class Placeholders:
+    """The lines taken out of docutils' view: placeholder number to (prose text, line)."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+
+    def add(self, indent: str, prose: str, line: str) -> str:
+        self.lines.append((prose, line))
+        return f"{indent}{_OPEN}{len(self.lines) - 1}{_CLOSE}"
+
+    def restore(self, text: str, *, code: bool) -> str:
+        """``text`` with each placeholder put back: the line as written in code, else its words."""
+        if not self.lines or _OPEN not in text:
+            return text
+        lines = self.lines
+
+        def back(found: re.Match[str]) -> str:
+            number = int(found.group(1))
+            if number >= len(lines):
+                return found.group(0)
+            prose, line = lines[number]
+            return line if code else prose
+
+        return _PLACEHOLDER.sub(back, text)
+
+
+def guard_lines(lines: list[str]) -> tuple[list[str], Placeholders]:
+    """``lines`` with over-long lines and over-wide (or over-large) tables as placeholders."""
+    placeholders = Placeholders()
+    if not any(len(line) > LINE_LIMIT or line.lstrip(" ")[:1] in ("=", "+") for line in lines):
+        return lines, placeholders
+    out = list(lines)
+    index = 0
+    count = len(lines)
+    while index < count:
+        line = lines[index]
+        body = line.lstrip(" ")
+        indent = line[: len(line) - len(body)]
+        if _GRID_BORDER.fullmatch(body):
+            end = _grid_end(lines, index, indent)
+            if _too_big(body.count("+") - 1, end - index):
+                for number in range(index, end):
+                    row = lines[number][len(indent) :]
+                    out[number] = placeholders.add(indent, _grid_row(row), row)
+                index = end
+                continue
+        elif _SIMPLE_BORDER.fullmatch(body):
+            end = _simple_end(lines, index, indent)
+            if _too_big(len(body.split()), end - index):
+                for number in range(index, end):
+                    row = lines[number][len(indent) :]
+                    if _SIMPLE_RULE.fullmatch(row):
+                        out[number] = placeholders.add(indent, "", row)
+                    elif len(lines[number]) > LINE_LIMIT:
+                        out[number] = placeholders.add(indent, row.strip(), row)
+                index = end
+                continue
+        if len(line) > LINE_LIMIT:
+            out[index] = placeholders.add(indent, body.strip(), body)
+        index += 1
+    return out, placeholders
+
+
+def _too_big(columns: int, lines: int) -> bool:
+    return columns > MAX_COLUMNS or columns * lines > MAX_CELLS
+
+
+def _grid_end(lines: list[str], index: int, indent: str) -> int:
+    """Where the grid table starting at line ``index`` ends (its lines start with + or |)."""
+    end = index + 1
+    column = len(indent)
+    while (
+        end < len(lines)
+        and lines[end][:column] == indent
+        and lines[end][column : column + 1] in ("+", "|")
+    ):
+        end += 1
+    return end
+
+
+def _simple_end(lines: list[str], index: int, indent: str) -> int:
+    """Where the simple table starting at line ``index`` ends: after the border line that
+    a blank line (or the end) follows."""
+    end = index + 1
+    while end < len(lines):
+        row = lines[end]
+        if row.startswith(indent) and _SIMPLE_RULE.fullmatch(row[len(indent) :]):
+            if end + 1 >= len(lines) or not lines[end + 1].strip():
+                return end + 1
+        elif not row.strip() and end + 1 < len(lines) and not lines[end + 1].strip():
+            return end  # two blank lines: not a table after all
+        end += 1
+    return end
+
+
+def _grid_row(row: str) -> str:
+    """The words of a grid table's line: its cells joined with "; ", a border nothing."""
+    if row.startswith("+"):
+        return ""
+    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
+    text = "; ".join(cell for cell in cells if cell)
+    if text and text[-1] not in ".!?:;":
+        text += "."
+    return text
