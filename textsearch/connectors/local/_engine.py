@@ -17,6 +17,7 @@ from importlib.util import find_spec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from textsearch._cjk import TEXT_VERSION
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
@@ -64,7 +65,8 @@ class EngineMixin:
         return dict(
             self._db.execute(
                 "SELECT key, value FROM textsearch_meta "
-                "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens')"
+                "WHERE key IN ('ranking_engine', 'ranking_generation', 'filter_tokens', "
+                "'text_version')"
             ).fetchall()
         )
 
@@ -81,8 +83,11 @@ class EngineMixin:
         """Make the chosen engine's ranking index current, rebuilding it when needed."""
         with documented_errors(self.path):
             if self.engine == "sqlite":
-                if self._meta().get("ranking_engine", "sqlite") != "sqlite":
+                meta = self._meta()
+                if meta.get("ranking_engine", "sqlite") != "sqlite":
                     retry_busy(self._switch_to_sqlite, self.path)
+                elif meta.get("text_version") != TEXT_VERSION:
+                    retry_busy(self._reindex_text, self.path)
                 return
             import importlib
 
@@ -93,6 +98,7 @@ class EngineMixin:
                 if (
                     meta.get("ranking_engine") == "tantivy"
                     and meta.get("filter_tokens") == FILTER_TOKENS
+                    and meta.get("text_version") == TEXT_VERSION
                     and not self._ranker.damaged
                     and self._ranker.stored_generation() == int(meta.get("ranking_generation", "0"))
                 ):
@@ -116,11 +122,27 @@ class EngineMixin:
             self._fts.rebuild()
             self._set_meta("ranking_engine", "sqlite")
             self._set_meta("schema_version", SCHEMA_VERSION)
+            self._set_meta("text_version", TEXT_VERSION)
         sidecar = self.path + ".tantivy"
         if self.path != ":memory:" and os.path.isdir(sidecar):
             import shutil
 
             shutil.rmtree(sidecar, ignore_errors=True)
+
+    def _reindex_text(self) -> None:
+        """Rebuild the FTS5 index of a file whose CJK text was cut another way."""
+        with Transaction(self._db):
+            if self._meta().get("text_version") == TEXT_VERSION:
+                return  # another process did it meanwhile
+            passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+            if passages:
+                log.warning(
+                    "%s was indexed by an older release: rebuilding its FTS5 index (%d passages)",
+                    self.path,
+                    passages,
+                )
+            self._fts.rebuild()
+            self._set_meta("text_version", TEXT_VERSION)
 
     def _rebuild_tantivy(self) -> None:
         ranker = self._tantivy()
@@ -129,7 +151,10 @@ class EngineMixin:
             meta = self._meta()
             generation = int(meta.get("ranking_generation", "0"))
             current = meta.get("ranking_engine") == "tantivy"
-            tokens_current = meta.get("filter_tokens") == FILTER_TOKENS
+            tokens_current = (
+                meta.get("filter_tokens") == FILTER_TOKENS
+                and meta.get("text_version") == TEXT_VERSION
+            )
             if (
                 current
                 and tokens_current
@@ -145,7 +170,7 @@ class EngineMixin:
                     if not current
                     else "is behind the index file"
                     if tokens_current
-                    else "has filter tokens of an older release"
+                    else "was indexed by an older release"
                 )
                 log.warning(
                     "ranking index of %s %s: rebuilding it with tantivy (%d passages)",
@@ -176,6 +201,7 @@ class EngineMixin:
             self._set_meta("ranking_engine", "tantivy")
             self._set_meta("filter_tokens", FILTER_TOKENS)
             self._set_meta("schema_version", TANTIVY_SCHEMA_VERSION)
+            self._set_meta("text_version", TEXT_VERSION)
             ranker.damaged = False
 
     def _follow_other_writers(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from textsearch._cjk import bigrams
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
@@ -12,6 +13,8 @@ __all__ = ["QueryPlan", "filter_sql", "plan_query"]
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
+# A CJK run gives about two terms a character (bigrams and characters).
+MAX_CJK_TERMS = 96
 
 # Words that carry the grammar of a question, not its topic. They are left out of the query
 # (never out of the index), so "How do I retry safely?" ranks by "retry" and "safely".
@@ -43,31 +46,34 @@ class QueryPlan:
 
 
 def plan_query(query: str) -> QueryPlan:
-    """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator)."""
+    """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator).
+
+    A run of CJK characters becomes its overlapping bigrams and its characters
+    (``textsearch._cjk``), each one word of the query, as the index holds them.
+    """
     # dicts keep first-seen order and look up in constant time; the scan ends once enough
     # words are found, so a huge query costs no more than its first distinct words.
     words: dict[str, None] = {}
     stop: dict[str, None] = {}
+    limit = MAX_QUERY_TERMS
     for found in _WORD.finditer(query):
         word = found.group()
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
-                entry = run
-            else:
-                entry = run.lower()
-                if entry in STOP_WORDS:
-                    if len(stop) < MAX_QUERY_TERMS:
-                        stop.setdefault(entry)
-                    continue
+                limit = MAX_CJK_TERMS
+                words.update(dict.fromkeys(bigrams(run)))
+                continue
+            entry = run.lower()
+            if entry in STOP_WORDS:
+                if len(stop) < MAX_QUERY_TERMS:
+                    stop.setdefault(entry)
+                continue
             words.setdefault(entry)
-        if len(words) >= MAX_QUERY_TERMS:
+        if len(words) >= limit:
             break
     # A query made only of stop words ("to be or not to be") searches for them after all.
-    chosen = list(words or stop)[:MAX_QUERY_TERMS]
-    terms = [
-        '"' + (" ".join(w) if not w.isascii() and is_cjk().match(w) else w) + '"' for w in chosen
-    ]
-    return QueryPlan(terms, chosen)
+    chosen = list(words or stop)[:limit]
+    return QueryPlan(['"' + w + '"' for w in chosen], chosen)
 
 
 def id_text(value: Any) -> str:

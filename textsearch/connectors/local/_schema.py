@@ -6,14 +6,13 @@ lives in ``textsearch.documents``; it is re-exported here for the local index's 
 
 from __future__ import annotations
 
-import functools
-import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
+from textsearch._cjk import TEXT_VERSION, cjk_run, index_text, is_cjk
 from textsearch._ranges import cached_instant
 from textsearch.documents._shape import (
     INT64_MAX,
@@ -38,6 +37,8 @@ __all__ = [
     "RESERVED_FILTER_FIELDS",
     "LocalDocument",
     "MetadataValue",
+    "cjk_run",
+    "is_cjk",
     "normalize_document",
 ]
 
@@ -58,47 +59,14 @@ _MIGRATED_FROM = {"4": SCHEMA_VERSION, "5": TANTIVY_SCHEMA_VERSION}
 # 5 random rows costs 0.06, 0.07 and 0.13 ms. Applies when a file is created.
 PAGE_SIZE = 32768
 ZWSP = "\u200b"
-_CJK_RANGES = (
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3100-\u312f"  # Bopomofo
-    "\u3400-\u4dbf"  # CJK Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK Compatibility Ideographs
-    "\U00020000-\U0003134f"  # CJK Extensions B-G
-)
-
-
-# The CJK patterns are compiled on first use: a character class this wide takes 2-4 ms to
-# compile, and text that is all ASCII (most queries, most documents) never needs them.
-@functools.cache
-def cjk_run() -> re.Pattern[str]:
-    """Runs of CJK characters and runs of other characters."""
-    return re.compile(f"[{_CJK_RANGES}]+|[^{_CJK_RANGES}]+")
-
-
-@functools.cache
-def is_cjk() -> re.Pattern[str]:
-    """One CJK character (use ``.match``)."""
-    return re.compile(f"[{_CJK_RANGES}]")
-
-
-@functools.cache
-def _cjk_only_run() -> re.Pattern[str]:
-    return re.compile(f"[{_CJK_RANGES}]+")
 
 
 def for_index(text: str | None) -> str:
-    """The text as the full-text index sees it: each CJK character fenced as a token."""
+    """The text as the full-text index sees it: each CJK run as its fenced bigrams and
+    characters (``textsearch._cjk``)."""
     if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
         return text or ""
-    # One replacement per run of CJK characters, not a template expansion per character:
-    # ~6x less CPU on CJK-heavy pages, same output.
-    return _cjk_only_run().sub(_fence_run, text)
-
-
-def _fence_run(match: re.Match[str]) -> str:
-    return ZWSP + (2 * ZWSP).join(match.group()) + ZWSP
+    return index_text(text, ZWSP)
 
 
 def index_title(title: str | None, section: str | None) -> str:
@@ -109,6 +77,7 @@ def index_title(title: str | None, section: str | None) -> str:
 SCHEMA = f"""
 CREATE TABLE textsearch_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO textsearch_meta VALUES ('schema_version', '{SCHEMA_VERSION}');
+INSERT INTO textsearch_meta VALUES ('text_version', '{TEXT_VERSION}');
 -- One narrow row per document for what filters read: text lives in `passages`, once.
 CREATE TABLE documents(
     rowid INTEGER PRIMARY KEY,

@@ -483,13 +483,15 @@ class TantivyRanker:
         schema = self.schema
         per_word: list[tantivy.Query] = []
         for word in words:
-            tokens: list[str | tuple[int, str]] = list(self.analyzer.analyze(for_index(word)))
+            # A plan's CJK words are index tokens already (bigrams, characters): analyzed as
+            # they are, never cut again.
+            tokens: list[str | tuple[int, str]] = list(self.analyzer.analyze(word))
             if not tokens:
                 continue
             if len(tokens) == 1:
                 per_word.append(q.term_query(schema, "text", str(tokens[0])))
             else:
-                # A CJK run, or a word the tokenizer splits (foo_bar): its tokens in order.
+                # A word the tokenizer splits (foo_bar): its tokens in order.
                 per_word.append(q.phrase_query(schema, "text", tokens))
         if not per_word:
             return None

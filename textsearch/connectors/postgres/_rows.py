@@ -101,6 +101,18 @@ def passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     return split_text(doc.text)
 
 
+def search_texts(
+    title: str | None, section: str | None, text: str
+) -> tuple[str | None, str | None, str | None]:
+    """The ``search_*`` columns: each text with its CJK runs cut into bigrams, else NULL."""
+    from textsearch._cjk import has_cjk, index_text
+
+    def cut(value: str | None) -> str | None:
+        return index_text(_strip_nul(value)) if value and has_cjk(value) else None
+
+    return cut(title), cut(section), cut(text)
+
+
 def document_rows(
     doc: LocalDocument,
     passages: Sequence[Passage],
@@ -142,6 +154,7 @@ def document_rows(
                 mtime_ns,
                 size,
                 sha256,
+                *search_texts(title, section, passage.text),
             )
         )
     return rows

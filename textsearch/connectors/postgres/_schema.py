@@ -33,7 +33,13 @@ ROW_COLUMNS = (
     "mtime_ns",
     "size",
     "sha256",
+    "search_title",
+    "search_section",
+    "search_text",
 )
+#: the columns holding title, section and text as the index reads them (CJK runs cut into
+#: bigrams and characters on the client, textsearch._cjk); NULL when that is the column itself
+SEARCH_COLUMNS = ("search_title", "search_section", "search_text")
 _STAGE = "textsearch_passage_stage"
 _OLD_TERMS = "textsearch_terms_stage"
 #: second key of the advisory lock every writer of one table holds until it commits
@@ -149,11 +155,44 @@ class SchemaBuilder:
     def _vector(self) -> sql.Composable:
         # Title and section heading weigh A, the passage's text B: a heading names what its
         # section is about, as a title does for the document.
+        # CJK text is segmented on the client (no server extension needed): the search_*
+        # columns hold its bigrams where the row has CJK characters.
         return sql.SQL(
-            "setweight(to_tsvector({cfg}, coalesce(title, '')), 'A') || "
-            "setweight(to_tsvector({cfg}, coalesce(section, '')), 'A') || "
-            "setweight(to_tsvector({cfg}, left(text, {n})), 'B')"
+            "setweight(to_tsvector({cfg}, coalesce(search_title, title, '')), 'A') || "
+            "setweight(to_tsvector({cfg}, coalesce(search_section, section, '')), 'A') || "
+            "setweight(to_tsvector({cfg}, left(coalesce(search_text, text), {n})), 'B')"
         ).format(cfg=self.config, n=sql.Literal(MAX_INDEXED_CHARS))
+
+    @staticmethod
+    def needs_cjk_upgrade(columns: set[str]) -> bool:
+        """A table from before CJK segmentation: it has passages but no ``search_text``."""
+        return "passage" in columns and "search_text" not in columns
+
+    def cjk_upgrade(self) -> list[sql.Composable]:
+        """Add the segmented-text columns and rebuild the vector over them (a table rewrite)."""
+        return [
+            sql.SQL(
+                "ALTER TABLE {} ADD COLUMN search_title text, ADD COLUMN search_section text, "
+                "ADD COLUMN search_text text"
+            ).format(self.table),
+            sql.SQL("ALTER TABLE {} DROP COLUMN search_vector").format(self.table),
+            sql.SQL(
+                "ALTER TABLE {} ADD COLUMN search_vector tsvector GENERATED ALWAYS AS ({}) STORED"
+            ).format(self.table, self._vector()),
+        ]
+
+    def cjk_rows(self) -> sql.Composable:
+        """The rows whose title, section or text holds a CJK character (to segment)."""
+        return sql.SQL(
+            "SELECT id, passage, title, section, text FROM {} "
+            "WHERE concat(title, section, text) ~ %s"
+        ).format(self.table)
+
+    def set_search_text(self) -> sql.Composable:
+        return sql.SQL(
+            "UPDATE {} SET search_title = %s, search_section = %s, search_text = %s "
+            "WHERE id = %s AND passage = %s"
+        ).format(self.table)
 
     def lock(self) -> sql.Composable:
         return sql.SQL("SELECT pg_advisory_xact_lock(hashtext({}))").format(
@@ -193,7 +232,9 @@ class SchemaBuilder:
         statements: list[sql.Composable] = [
             sql.SQL(
                 "ALTER TABLE {} ADD COLUMN passage int NOT NULL DEFAULT 0, "
-                "ADD COLUMN section text, ADD COLUMN anchor text, ADD COLUMN line int"
+                "ADD COLUMN section text, ADD COLUMN anchor text, ADD COLUMN line int, "
+                "ADD COLUMN search_title text, ADD COLUMN search_section text, "
+                "ADD COLUMN search_text text"
             ).format(self.table),
         ]
         if primary_key:
@@ -240,6 +281,9 @@ class SchemaBuilder:
                 "mtime_ns bigint, "
                 "size bigint, "
                 "sha256 text, "
+                "search_title text, "
+                "search_section text, "
+                "search_text text, "
                 "PRIMARY KEY (id, passage))"
             ).format(table=self.table, vector=self._vector()),
             # Kept in the row (not TOAST): ranking reads the vector of every candidate, and an
@@ -336,7 +380,8 @@ class SchemaBuilder:
             sql.SQL(
                 "CREATE TEMP TABLE IF NOT EXISTS {} (id text, passage int, title text, "
                 "section text, anchor text, line int, text text, link text, site text, "
-                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text"
+                "metadata jsonb, source_root text, mtime_ns bigint, size bigint, sha256 text, "
+                "search_title text, search_section text, search_text text"
                 + extra
                 + ") ON COMMIT DELETE ROWS"
             ).format(sql.Identifier(stage)),

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from textsearch._cjk import has_cjk, query_text
 from textsearch._types import TextSearchFilter
 from textsearch.connectors.postgres import _filters
 from textsearch.errors import ConfigurationError
@@ -275,9 +276,15 @@ class Builder:
 
     def _parts(self, request: Request) -> tuple[dict[str, Any], sql.Composable, bool]:
         """The parameters every statement of a search binds, its filter clauses, exclusions."""
-        positive, negative = split_exclusions(request.query)
+        query = request.query
+        if self.spec.managed and has_cjk(query):
+            # The managed table's vectors hold CJK text as bigrams and characters, cut on the
+            # client (textsearch._cjk): the query is cut the same way. An existing table is
+            # read by its own configuration (a server-side segmenter, if it has one).
+            query = query_text(query)
+        positive, negative = split_exclusions(query)
         params: dict[str, Any] = {
-            "query": request.query,
+            "query": query,
             "words": positive,
             "common_words": " ".join(request.common_words),
         }
@@ -288,7 +295,10 @@ class Builder:
 
     def _slots(self, request: Request) -> int:
         """How many lexemes BM25 scores (0: rank with the rank function)."""
-        return term_slots(split_exclusions(request.query)[0]) if request.statistics else 0
+        query = request.query
+        if self.spec.managed and has_cjk(query):
+            query = query_text(query)
+        return term_slots(split_exclusions(query)[0]) if request.statistics else 0
 
     def _rendered_once(
         self, key: tuple[Any, ...], statement: Callable[[], sql.Composable]

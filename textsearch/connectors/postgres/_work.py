@@ -128,6 +128,21 @@ def _each(statements: Iterable[Any], params: Any = None) -> ConnectionPlan:
         yield Sql(statement, params)
 
 
+def cjk_pattern() -> str:
+    """A POSIX class of the CJK characters: the rows an upgrade segments."""
+    from textsearch._cjk import CJK_RANGES
+
+    return f"[{CJK_RANGES}]"
+
+
+def segmented(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``(search_title, search_section, search_text, id, passage)`` of a stored row."""
+    from textsearch.connectors.postgres._rows import search_texts
+
+    doc_id, passage, title, section, text = row
+    return (*search_texts(title, section, text or ""), doc_id, passage)
+
+
 def create_schema(schema: Any, model: str | None, dimensions: int) -> ConnectionPlan:
     """Create (or upgrade) the managed table; returns the vector column's probe row, if any."""
     yield Sql(schema.lock())
@@ -137,6 +152,14 @@ def create_schema(schema: Any, model: str | None, dimensions: int) -> Connection
     if schema.needs_upgrade(columns):
         key = yield Sql.of(schema.primary_key(), "one")
         yield from _each(schema.upgrade(key[0] if key else None))
+    if schema.needs_upgrade(columns) or schema.needs_cjk_upgrade(columns):
+        # A table from before CJK segmentation: its CJK rows are cut on the client once, and
+        # the BM25 statistics are rebuilt from the new vectors.
+        if schema.needs_cjk_upgrade(columns):
+            yield from _each(schema.cjk_upgrade())
+        for row in (yield Sql(schema.cjk_rows(), (cjk_pattern(),), "all")):
+            yield Sql(schema.set_search_text(), segmented(row))
+        yield Sql(schema.drop_stats())
     yield from _each(schema.create())
     if not (yield Sql.of(schema.has_stats(), "one"))[0]:
         yield Sql(schema.write_lock())

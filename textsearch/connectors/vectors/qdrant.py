@@ -10,6 +10,8 @@ Hybrid search is Qdrant's own: a collection made by ``add_documents`` has a dens
 a sparse one with Qdrant's IDF modifier; the sparse vector holds each word's saturated term
 frequency (BM25's document side, computed here), Qdrant supplies the inverse document
 frequency, and the two rankings are fused by reciprocal rank fusion in one ``query_points``.
+Chinese, Japanese and Korean text is cut into character bigrams and characters
+(``textsearch._cjk``) for the sparse vector, as every keyword index of this package does.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Unpack
 
+from textsearch._cjk import index_text
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
@@ -60,9 +63,17 @@ _K1, _B, _AVERAGE_LENGTH = 1.2, 0.75, 256.0
 _BATCH = 256
 
 
+def _words(text: str) -> list[str]:
+    """The lower-cased words of ``text``; a CJK run gives its bigrams and characters."""
+    lowered = text.lower()
+    if not lowered.isascii():
+        lowered = index_text(lowered)
+    return _WORD.findall(lowered)
+
+
 def sparse_of_text(text: str) -> tuple[list[int], list[float]]:
     """Indices (crc32 of each lower-cased word) and saturated term frequencies of ``text``."""
-    words = _WORD.findall(text.lower())
+    words = _words(text)
     counts = Counter(zlib.crc32(w.encode()) for w in words)
     length = len(words) or 1
     norm = _K1 * (1 - _B + _B * length / _AVERAGE_LENGTH)
@@ -72,7 +83,7 @@ def sparse_of_text(text: str) -> tuple[list[int], list[float]]:
 
 def sparse_of_query(text: str) -> tuple[list[int], list[float]]:
     """Each distinct word of a query once (Qdrant's IDF modifier weighs them)."""
-    indices = sorted({zlib.crc32(w.encode()) for w in _WORD.findall(text.lower())})
+    indices = sorted({zlib.crc32(w.encode()) for w in _words(text)})
     return indices, [1.0] * len(indices)
 
 

@@ -1,0 +1,301 @@
+"""Keyword and hybrid search across languages: XQuAD-R (zh, de, es, en) and a Japanese set.
+
+    python benchmarks/bench_languages.py                         # every set, both local engines
+    python benchmarks/bench_languages.py --sets zh ja --engines sqlite
+    python benchmarks/bench_languages.py --sets zh --postgres    # + a throw-away PostgreSQL
+    python benchmarks/bench_languages.py --sets zh en --embedder e5   # + hybrid and semantic
+    python benchmarks/bench_languages.py --scale 100000          # latency and indexing rate
+    python benchmarks/bench_languages.py --sets zh --segmenter jieba  # compare segmenters
+
+XQuAD-R is read from ``../shared/relevance/xquad-r/<lang>`` (BEIR layout; CC BY-SA 4.0, read in
+place, never copied); the Japanese set is written for this project (``lang_sets.py``). Each
+sentence is one document; each question has one relevant sentence. Printed per set and
+engine: nDCG@10, Recall@10, queries with no result at all, p50 query latency.
+
+``--scale N`` builds N passages of four sentences each, drawn (seeded) from the English and the
+Chinese XQuAD-R sentences, indexes them with each engine (passages/s and characters/s) and
+times the questions of that language against them (p50, p95).
+
+``--segmenter`` swaps the CJK segmentation of index and query to compare them: ``bigram`` (the
+product's: bigrams and characters), ``bigram-only``, ``jieba`` (dictionary words; ``jieba``
+installed), ``both`` (jieba's words and bigrams).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+DATA = Path(os.environ.get("TEXTSEARCH_RELEVANCE_DATA") or ROOT.parent / "shared" / "relevance")
+
+Corpus = dict[str, dict[str, str]]
+Qrels = dict[str, dict[str, int]]
+
+
+def load_xquad(lang: str) -> tuple[Corpus, dict[str, str], Qrels]:
+    folder = DATA / "xquad-r" / lang
+    corpus: Corpus = {}
+    with open(folder / "corpus.jsonl", encoding="utf-8") as stream:
+        for line in stream:
+            row = json.loads(line)
+            corpus[row["_id"]] = {"title": row.get("title") or "", "text": row["text"]}
+    queries: dict[str, str] = {}
+    with open(folder / "queries.jsonl", encoding="utf-8") as stream:
+        for line in stream:
+            row = json.loads(line)
+            queries[row["_id"]] = row["text"]
+    qrels: Qrels = {}
+    with open(folder / "qrels" / "test.tsv", encoding="utf-8") as stream:
+        next(stream)
+        for line in stream:
+            qid, did, score = line.rstrip("\n").split("\t")
+            if int(score) > 0:
+                qrels.setdefault(qid, {})[did] = int(score)
+    return corpus, {q: t for q, t in queries.items() if q in qrels}, qrels
+
+
+def load_japanese() -> tuple[Corpus, dict[str, str], Qrels]:
+    from lang_sets import JAPANESE
+
+    corpus: Corpus = {}
+    queries: dict[str, str] = {}
+    qrels: Qrels = {}
+    for n, (passage, questions) in enumerate(JAPANESE):
+        corpus[f"ja{n}"] = {"title": "", "text": passage}
+        for m, question in enumerate(questions):
+            queries[f"q{n}.{m}"] = question
+            qrels[f"q{n}.{m}"] = {f"ja{n}": 1}
+    return corpus, queries, qrels
+
+
+LIMIT_DOCS: list[int] = []  # --limit-docs: the first N sentences and their questions only
+
+
+def load_set(name: str) -> tuple[Corpus, dict[str, str], Qrels]:
+    corpus, queries, qrels = load_japanese() if name == "ja" else load_xquad(name)
+    if LIMIT_DOCS:
+        corpus = dict(list(corpus.items())[: LIMIT_DOCS[0]])
+        queries = {q: t for q, t in queries.items() if set(qrels[q]) <= set(corpus)}
+    return corpus, queries, qrels
+
+
+def ndcg_at(ranked: list[str], judged: dict[str, int], k: int = 10) -> float:
+    dcg = sum(judged.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(judged.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def percentile(samples: list[float], pct: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))]
+
+
+def evaluate(
+    search: Callable[[str], list[str]], queries: dict[str, str], qrels: Qrels
+) -> dict[str, float]:
+    ndcgs, recalls, times = [], [], []
+    empty = 0
+    for qid, text in queries.items():
+        start = time.perf_counter()
+        ranked = search(text)
+        times.append((time.perf_counter() - start) * 1000)
+        ndcgs.append(ndcg_at(ranked, qrels[qid]))
+        recalls.append(len(set(ranked[:10]) & set(qrels[qid])) / len(qrels[qid]))
+        empty += not ranked
+    return {
+        "ndcg": statistics.fmean(ndcgs),
+        "recall": statistics.fmean(recalls),
+        "empty": empty,
+        "n": len(queries),
+        "p50": percentile(times, 50),
+    }
+
+
+def use_segmenter(name: str) -> None:
+    """Swap the CJK segmentation of index and query (for comparison only)."""
+    if name == "bigram":
+        return
+    import textsearch._cjk as cjk
+    import textsearch.connectors.local._query as query
+
+    def pairs(run: str) -> list[str]:
+        return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+
+    def words(run: str) -> list[str]:
+        if name == "bigram-only":
+            return pairs(run)
+        import jieba
+
+        jieba.setLogLevel(60)
+        found = [w for w in jieba.cut_for_search(run) if w.strip()]
+        return found + pairs(run) if name == "both" else found
+
+    cjk.bigrams = words  # type: ignore[assignment]
+    query.bigrams = words  # type: ignore[assignment]
+
+
+def local_search(corpus: Corpus, engine: str, embedder: Any = None, mode: str = "keyword") -> Any:
+    from textsearch import LocalTextSearch
+
+    kwargs: dict[str, Any] = {"engine": engine}
+    if embedder is not None:
+        kwargs.update(embedder=embedder, mode=mode)
+    index = LocalTextSearch(**kwargs)
+    index.add_documents(
+        {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
+    )
+    return index
+
+
+def ids_of(index: Any) -> Callable[[str], list[str]]:
+    def search(text: str) -> list[str]:
+        try:
+            return [d.id for d in index.get_documents_sync(text, top=10)]
+        except Exception:  # an all-punctuation query is an error by design: no results
+            return []
+
+    return search
+
+
+def row(label: str, result: dict[str, float]) -> None:
+    print(
+        f"{label:<34} {result['ndcg']:8.3f} {result['recall']:6.3f} "
+        f"{int(result['empty']):>5}/{int(result['n']):<5} {result['p50']:7.2f}",
+        flush=True,
+    )
+
+
+def keyword_rows(sets: list[str], engines: list[str]) -> None:
+    for name in sets:
+        corpus, queries, qrels = load_set(name)
+        for engine in engines:
+            index = local_search(corpus, engine)
+            row(f"{name} local {engine} keyword", evaluate(ids_of(index), queries, qrels))
+            index.close()
+
+
+def postgres_rows(sets: list[str]) -> None:
+    from tests.pg_server import remove_server, start_server
+    from textsearch import PostgresTextSearch
+
+    server = start_server("shared_buffers = 256MB")
+    try:
+        for name in sets:
+            corpus, queries, qrels = load_set(name)
+            for rank in ("bm25", "ts_rank"):
+                pg = PostgresTextSearch(
+                    server.dsn, table=f"lang_{name}", rank_function=rank, timeout=120
+                )
+                if rank == "bm25":
+                    pg.create_schema_sync()
+                    pg.add_documents_sync(
+                        {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
+                    )
+                row(f"{name} postgres {rank}", evaluate(ids_of(pg), queries, qrels))
+                pg.close()
+    finally:
+        remove_server(server)
+
+
+def embedder_rows(sets: list[str], spec: str, engines: list[str]) -> None:
+    from textsearch.embeddings import from_spec
+
+    embedder = from_spec(spec)
+    for name in sets:
+        corpus, queries, qrels = load_set(name)
+        started = time.perf_counter()
+        index = local_search(corpus, engines[0], embedder, "hybrid")
+        spent = time.perf_counter() - started
+        print(
+            f"# {name}: {len(corpus)} sentences embedded and indexed at {len(corpus) / spent:.0f}/s"
+        )
+        for mode in ("hybrid", "semantic"):
+            index.mode = mode
+            row(f"{name} local {engines[0]} {mode} {spec}", evaluate(ids_of(index), queries, qrels))
+        index.close()
+
+
+def scale_rows(size: int, engines: list[str], queries_per_language: int) -> None:
+    rng = random.Random(7)
+    for lang in ("en", "zh"):
+        corpus, queries, _ = load_xquad(lang)
+        sentences = [v["text"] for v in corpus.values()]
+        docs = [
+            {"id": str(n), "title": "", "text": " ".join(rng.sample(sentences, 4))}
+            for n in range(size)
+        ]
+        chars = sum(len(d["text"]) for d in docs)
+        sample = rng.sample(list(queries.values()), min(queries_per_language, len(queries)))
+        for engine in engines:
+            from textsearch import LocalTextSearch
+
+            with tempfile.TemporaryDirectory() as folder:
+                index = LocalTextSearch(Path(folder) / "scale.sqlite3", engine=engine)  # type: ignore[arg-type]
+                started = time.perf_counter()
+                index.add_documents(docs)
+                spent = time.perf_counter() - started
+                for text in sample[:20]:  # warm the page cache and the first-query costs
+                    index.get_documents_sync(text, top=10)
+                times = []
+                for text in sample:
+                    t0 = time.perf_counter()
+                    index.get_documents_sync(text, top=10)
+                    times.append((time.perf_counter() - t0) * 1000)
+                index.close()
+            print(
+                f"{lang} {engine:<8} {size} passages: indexed {size / spent:8.0f} passages/s "
+                f"{chars / spent / 1e6:6.2f} M chars/s; query p50 {percentile(times, 50):6.2f} ms "
+                f"p95 {percentile(times, 95):6.2f} ms",
+                flush=True,
+            )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sets", nargs="+", default=["zh", "ja", "de", "es", "en"])
+    parser.add_argument("--engines", nargs="+", default=["sqlite", "tantivy"])
+    parser.add_argument("--postgres", action="store_true", help="also a throw-away PostgreSQL")
+    parser.add_argument("--embedder", help="also hybrid and semantic search with this spec")
+    parser.add_argument("--no-keyword", action="store_true", help="skip the local keyword rows")
+    parser.add_argument("--scale", type=int, help="latency and indexing rate at N passages")
+    parser.add_argument("--scale-queries", type=int, default=300)
+    parser.add_argument("--limit-docs", type=int, help="the first N sentences of each set only")
+    parser.add_argument(
+        "--segmenter", choices=["bigram", "bigram-only", "jieba", "both"], default="bigram"
+    )
+    args = parser.parse_args()
+    use_segmenter(args.segmenter)
+    if args.limit_docs:
+        LIMIT_DOCS.append(args.limit_docs)
+    if args.scale:
+        scale_rows(args.scale, args.engines, args.scale_queries)
+        return 0
+    if not (DATA / "xquad-r").is_dir():
+        print(f"no XQuAD-R at {DATA / 'xquad-r'}; only the Japanese set is run")
+        args.sets = [s for s in args.sets if s == "ja"]
+    print(f"{'set / backend':<34} {'nDCG@10':>8} {'R@10':>6} {'empty':>11} {'p50 ms':>7}")
+    if not args.no_keyword:
+        keyword_rows(args.sets, args.engines)
+    if args.postgres:
+        postgres_rows(args.sets)
+    if args.embedder:
+        embedder_rows(args.sets, args.embedder, args.engines)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""Chinese, Japanese and Korean text as keyword indexes see it: character bigrams and characters.
+
+CJK text is written without spaces between words, so a tokenizer that splits on spaces and
+punctuation sees a whole clause as one token, and a natural question (``如何停止任务``) finds
+nothing unless a passage holds it verbatim. The keyword paths of this package (the local
+index on both engines, PostgreSQL's managed table, Qdrant's sparse vectors) therefore turn
+each run of CJK characters into its overlapping character bigrams and its characters
+(``如何 何停 停止 止任 任务`` and ``如 何 停 止 任 务``), at indexing and at query time alike.
+Other text is left as it is, so Latin-script behaviour (stemming, folded accents) does not
+change.
+
+Chosen by measurement (docs/performance.md, XQuAD-R Chinese): bigrams and characters ranked
+better than bigrams alone, jieba's dictionary words, or words and bigrams together; they need
+no dictionary, work the same for Japanese and Korean, and cost no segmenter at indexing.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+
+__all__ = [
+    "CJK_RANGES",
+    "TEXT_VERSION",
+    "bigrams",
+    "cjk_only_run",
+    "cjk_run",
+    "has_cjk",
+    "index_text",
+    "is_cjk",
+    "query_text",
+]
+
+#: Version of how CJK text is cut into index tokens; stored with an index, and an index
+#: written with another version is read again once (2: overlapping bigrams).
+TEXT_VERSION = "2"
+
+CJK_RANGES = (
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3100-\u312f"  # Bopomofo
+    "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK Compatibility Ideographs
+    "\uff66-\uff9f"  # halfwidth Katakana
+    "\U00020000-\U0003134f"  # CJK Extensions B-G
+)
+
+
+# The patterns are compiled on first use: a character class this wide takes milliseconds to
+# compile, and text that is all ASCII (most queries, most documents) never needs them.
+@functools.cache
+def cjk_run() -> re.Pattern[str]:
+    """Runs of CJK characters and runs of other characters."""
+    return re.compile(f"[{CJK_RANGES}]+|[^{CJK_RANGES}]+")
+
+
+@functools.cache
+def is_cjk() -> re.Pattern[str]:
+    """One CJK character (use ``.match``)."""
+    return re.compile(f"[{CJK_RANGES}]")
+
+
+@functools.cache
+def cjk_only_run() -> re.Pattern[str]:
+    """Runs of CJK characters only."""
+    return re.compile(f"[{CJK_RANGES}]+")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a CJK character (``str.isascii`` first: a C loop)."""
+    return not text.isascii() and cjk_only_run().search(text) is not None
+
+
+def bigrams(run: str) -> list[str]:
+    """The index tokens of a CJK run: its overlapping bigrams, then its characters.
+
+    A lone character is itself. Bigrams hold most of a run's meaning (two characters are
+    the commonest word length); the characters let a one-character word match inside a run.
+    """
+    if len(run) < 2:
+        return [run]
+    return [*map(operator.add, run[:-1], run[1:]), *run]
+
+
+def index_text(text: str, separator: str = " ") -> str:
+    """``text`` with every CJK run replaced by its tokens (:func:`bigrams`), each fenced.
+
+    ``separator`` must be a character the index's own tokenizer splits on (a space, or a
+    zero-width space for SQLite FTS5 and tantivy, which keeps a snippet free of spaces).
+    Text without CJK characters comes back unchanged.
+    """
+    if not text or text.isascii():
+        return text
+
+    def fence(match: re.Match[str]) -> str:
+        return separator + separator.join(bigrams(match.group())) + separator
+
+    return cjk_only_run().sub(fence, text)
+
+
+def query_text(text: str) -> str:
+    """A query as the index's analyzer should read it: CJK runs as space-separated bigrams."""
+    return index_text(text, " ")
