@@ -162,11 +162,11 @@ def _span(reranker: Any, count: int) -> Any:
     import contextlib
 
     from textsearch import _tracing
-    from textsearch.rerank._base import _rerank_span, provider_of
+    from textsearch.rerank import provider_of, rerank_span
 
     if not _tracing.enabled():
         return contextlib.nullcontext()
-    return _rerank_span(reranker, provider_of(reranker), count)
+    return rerank_span(reranker, provider_of(reranker), count)
 
 
 class RerankedTextSearch(Wrapper):

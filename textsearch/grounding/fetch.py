@@ -535,7 +535,7 @@ def _page_text(
     return title, readable, cut
 
 
-def _settings(
+def fetch_settings(
     *,
     max_chars: int,
     max_bytes: int,
@@ -547,6 +547,11 @@ def _settings(
     concurrency: int,
     extractor: object = "auto",
 ) -> _Settings:
+    """``fetch_pages``' settings checked, as it checks them (the read tools check theirs early).
+
+    Raises:
+        InvalidRequestError: A value out of range or of the wrong type.
+    """
     for name, value, low in (
         ("max_chars", max_chars, 1),
         ("max_bytes", max_bytes, 1),
@@ -621,7 +626,7 @@ async def fetch_pages(
         InvalidRequestError: A bad argument (before any network call).
         ImportError: ``extractor="trafilatura"`` without the ``fetch`` extra.
     """
-    settings = _settings(
+    settings = fetch_settings(
         max_chars=max_chars,
         max_bytes=max_bytes,
         max_redirects=max_redirects,

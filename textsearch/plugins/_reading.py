@@ -402,10 +402,10 @@ class FetchPageFunction(_ReadingFunction):
                     f"fetch options cannot set {reserved!r}"
                     + ("; use max_read_chars=" if reserved == "max_chars" else "")
                 )
-        from textsearch.grounding.fetch import _settings
+        from textsearch.grounding.fetch import fetch_settings
 
         try:  # every option checked now, not at the model's first call
-            _settings(
+            fetch_settings(
                 max_chars=max_chars,
                 max_bytes=fetch_options.get("max_bytes", 2_000_000),
                 max_redirects=fetch_options.get("max_redirects", 5),

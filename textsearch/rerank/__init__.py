@@ -31,7 +31,9 @@ from textsearch.rerank._base import (
     FunctionReranker,
     Reranker,
     check_scores,
+    provider_of,
     rerank,
+    rerank_span,
     rerank_sync,
 )
 
@@ -72,7 +74,9 @@ __all__ = [
     "VoyageReranker",
     "check_scores",
     "from_spec",
+    "provider_of",
     "rerank",
+    "rerank_span",
     "rerank_sync",
 ]
 

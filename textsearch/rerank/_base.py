@@ -150,12 +150,12 @@ async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[f
         return []
     provider = provider_of(reranker)
     if _tracing.enabled():
-        with _rerank_span(reranker, provider, len(items)):
+        with rerank_span(reranker, provider, len(items)):
             return await _rerank(reranker, provider, query, items)
     return await _rerank(reranker, provider, query, items)
 
 
-def _rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
+def rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
     """A ``rerank`` span (the GenAI shape: operation, model, provider; the candidates' count)."""
     return _tracing.operation(
         "rerank",
@@ -186,7 +186,7 @@ def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[fl
         return []
     provider = provider_of(reranker)
     if _tracing.enabled():
-        with _rerank_span(reranker, provider, len(items)):
+        with rerank_span(reranker, provider, len(items)):
             return _rerank_blocking(reranker, provider, query, items)
     return _rerank_blocking(reranker, provider, query, items)
 
