@@ -61,10 +61,11 @@ def test_an_invalid_document_anywhere_is_refused_before_any_clash() -> None:
 
 
 def test_too_many_passages_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import textsearch.connectors.vectors._base as base
+    # the limit lives with the records (_base re-exports it)
+    import textsearch.connectors.vectors._records as records
 
     assert MAX_PASSAGES > 2
-    monkeypatch.setattr(base, "MAX_PASSAGES", 2)
+    monkeypatch.setattr(records, "MAX_PASSAGES", 2)
     text = "\n\n".join(f"# Part {i}\n\n" + "words " * 400 for i in range(6))
     with pytest.raises(InvalidRequestError, match="more than 2 passages"):
         passage_records([_doc("a", text)], chunk=True, reserved=())

@@ -19,10 +19,11 @@ How the connector talks to the service:
   parentheses with every query's filter: ``(<security>) and (<query filter>)``.
 * azure-core errors are translated in one place (:func:`._azure_errors.map_error`).
 
-The connector is split by concern: :mod:`._azure_query` (pure request building),
-:mod:`._azure_sdk` (the SDK bridge: clients, credentials, retry policy), :mod:`._azure_transport`
-(pipeline guards: same-origin redirects, size cap, deadline), :mod:`._azure_parse` (response
-parsing and the native model) and :mod:`._azure_errors` (error mapping, logs, key scrubbing).
+The connector is split by concern: :mod:`._query` (pure request building), :mod:`._clients`
+(the connector's SDK clients, one read's scope and outcome), :mod:`._sdk` (the SDK bridge:
+clients, credentials, retry policy), :mod:`._transport` (pipeline guards: same-origin
+redirects, size cap, deadline), :mod:`._parse` (response parsing and the native model) and
+:mod:`._errors` (error mapping, logs, key scrubbing).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import asyncio
 import contextlib
 import inspect
 import logging
-import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
@@ -40,7 +40,6 @@ from typing import Any, ClassVar, Literal
 from typing_extensions import Unpack
 
 from textsearch._http import check_limits, check_positive_seconds, check_seconds
-from textsearch._http._loop import LoopCloser
 from textsearch._types import (
     SearchOptionArgs,
     SearchOptions,
@@ -49,19 +48,11 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch
-from textsearch.connectors.azure._errors import (
-    ENV_KEY as _ENV_KEY,
-)
-from textsearch.connectors.azure._errors import (
-    ErrorContext,
-    log_failure,
-    log_success,
-    protect_logs,
-    translate,
-)
+from textsearch.connectors.azure._clients import _AzureClients, _Read
 from textsearch.connectors.azure._errors import (
     _retry_after_seconds as _retry_after_seconds,
 )
+from textsearch.connectors.azure._errors import protect_logs
 from textsearch.connectors.azure._odata import (
     build_filter,
     check_balanced,
@@ -79,7 +70,6 @@ from textsearch.connectors.azure._parse import (
     AzureSearchCaption,
     AzureSearchDocument,
     _first_text,
-    assemble,
     content_block_result,
 )
 
@@ -96,7 +86,6 @@ from textsearch.connectors.azure._query import (
     _check_embedding,
     _field_names,
     _identifiers,
-    _Request,
     build_request,
     check_query_shape,
     check_search_kwargs,
@@ -104,16 +93,11 @@ from textsearch.connectors.azure._query import (
     security_expression,
 )
 from textsearch.connectors.azure._sdk import (
-    _detached,
-    _is_async_credential,
     _read_async,
     _read_sync,
     _require_sdk,
     check_api_version,
-    client_options,
     insecure_token_ok,
-    new_async_client,
-    new_sync_client,
     resolve_auth,
     resolve_location,
 )
@@ -121,15 +105,10 @@ from textsearch.connectors.azure._sdk import _retry_policy as _retry_policy
 from textsearch.connectors.azure._transport import (
     DEFAULT_DEADLINE,
     DEFAULT_MAX_RESPONSE_BYTES,
-    deadline_scope,
     deadline_watch,
-    guard_injected_client,
 )
 from textsearch.embeddings import Embedder, embed_query, embed_query_sync
-from textsearch.errors import (
-    ConfigurationError,
-    ResponseFormatError,
-)
+from textsearch.errors import ConfigurationError
 
 __all__ = [
     "CONTENT_BLOCK_FIELDS",
@@ -155,21 +134,7 @@ _NO_CONTEXT: Any = object()
 # -- the connector --------------------------------------------------------------------------
 
 
-class _Read:
-    """One search's SDK read, shared by the async path and its blocking twin: what came
-    back, or the documented error mapped from the failure (with its detached cause)."""
-
-    __slots__ = ("answers", "count", "failure", "raws", "started")
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.failure: tuple[Exception, BaseException] | None = None
-        self.raws: list[Any] = []
-        self.count: Any = None
-        self.answers: Any = None
-
-
-class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
+class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]):
     """Search an Azure AI Search index.
 
     Example::
@@ -320,22 +285,22 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
         injected = search_client is not None or sync_search_client is not None
         self._search_client = search_client
         self._sync_search_client = sync_search_client
-        self._owned_async: Any = None
-        self._owned_async_closer: LoopCloser | None = None
-        self._owned_sync: Any = None
+        self._owned_async = None
+        self._owned_async_closer = None
+        self._owned_sync = None
 
         # -- where and who ----------------------------------------------------------------
         client = search_client or sync_search_client
         self._endpoint, self._index_name = resolve_location(endpoint, index_name, client)
         auth = resolve_auth(api_key, credential, injected=injected)
-        self._secret: str | None = auth.secret
-        self._credential: Any = auth.credential
+        self._secret = auth.secret
+        self._credential = auth.credential
         self._auth_kind = auth.kind
         self._sync_credential = sync_credential
         self._insecure_token_ok = insecure_token_ok(self._auth_kind, self._endpoint)
         # The bearer tokens this connector's searches sent (a credential refreshes them): what
         # an echo of the service could hold. Never logged, never in repr; a few recent ones.
-        self._tokens: deque[str] = deque(maxlen=8)
+        self._tokens = deque(maxlen=8)
         protect_logs(self)
 
         # -- mapping --------------------------------------------------------------------
@@ -502,83 +467,6 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
             self._security_expression(), build_filter(search_filter, self.filterable_fields)
         )
 
-    # -- clients ------------------------------------------------------------------------------
-
-    def _client_options(self, *, is_async: bool) -> dict[str, Any]:
-        return client_options(
-            is_async=is_async,
-            api_version=self.api_version,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-            backoff_factor=self.retry_backoff_factor,
-            max_retry_wait=self.max_retry_wait,
-            max_response_bytes=self.max_response_bytes,
-            client_kwargs=self.client_kwargs,
-        )
-
-    def _key_credential(self) -> Any:
-        if self._credential is not None:
-            return self._credential
-        from azure.core.credentials import AzureKeyCredential
-
-        return AzureKeyCredential(self._secret or "")
-
-    def _need_location(self) -> tuple[str, str]:
-        if not self._endpoint or not self._index_name:
-            raise ConfigurationError(
-                "cannot create an Azure SDK client: the endpoint or index name is unknown "
-                "(pass endpoint= and index_name=, or inject both clients)"
-            )
-        if self._secret is None and self._credential is None:
-            raise ConfigurationError(
-                "cannot create an Azure SDK client without a key or credential; pass api_key= "
-                f"or credential= (or set {_ENV_KEY}), or inject the client"
-            )
-        return self._endpoint, self._index_name
-
-    async def _async_client(self) -> Any:
-        if self._search_client is not None:
-            guard_injected_client(self._search_client, is_async=True)
-            return self._search_client
-        closer = self._owned_async_closer
-        if closer is not None:
-            if closer.loop is asyncio.get_running_loop():
-                return self._owned_async
-            closer.release()  # made in another loop (maybe one already ended)
-        endpoint, index = self._need_location()
-        client = new_async_client(
-            endpoint, index, self._key_credential(), self._client_options(is_async=True)
-        )
-        # The client's aiohttp session belongs to this loop: closed there by aclose(), or as
-        # the loop ends when the caller never uses ``async with`` (textsearch._http._loop).
-        self._owned_async = client
-        self._owned_async_closer = LoopCloser(client.close)
-        return client
-
-    def _sync_client(self) -> Any:
-        if self._sync_search_client is not None:
-            guard_injected_client(self._sync_search_client, is_async=False)
-            return self._sync_search_client
-        if self._owned_sync is not None:
-            return self._owned_sync
-        endpoint, index = self._need_location()
-        _require_sdk()
-        credential: Any
-        if self._auth_kind == "token credential":
-            credential = self._sync_credential or self._credential
-            if _is_async_credential(credential):
-                raise ConfigurationError(
-                    "the blocking *_sync methods need a synchronous token credential; pass "
-                    "sync_credential= (e.g. azure.identity.DefaultAzureCredential()) or use "
-                    "the async methods"
-                )
-        else:
-            credential = self._key_credential()
-        self._owned_sync = new_sync_client(
-            endpoint, index, credential, self._client_options(is_async=False)
-        )
-        return self._owned_sync
-
     # -- fetching -----------------------------------------------------------------------------
 
     async def _fetch(
@@ -638,64 +526,6 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
                     raise
         return self._finish(query, request, read)
 
-    def _scope(self) -> Any:
-        return deadline_scope(self.deadline, max_bytes=self.max_response_bytes, tokens=self._tokens)
-
-    def _per_call_options(self) -> dict[str, Any]:
-        """Per-call SDK options: no redirects through a pipeline the connector did not build."""
-        injected = self._search_client is not None or self._sync_search_client is not None
-        if injected or "redirect_policy" in self.client_kwargs:
-            return {"permit_redirects": False}
-        return {}
-
-    def _failure(
-        self, query: str, started: float, exc: BaseException, deadline: float
-    ) -> tuple[Exception, BaseException] | None:
-        """Map and log an SDK failure; ``None`` means: re-raise it as it is."""
-        mapped = translate(exc, self._error_context(), past_deadline=time.monotonic() >= deadline)
-        if not isinstance(mapped, Exception):  # pragma: no cover - only Exceptions are caught
-            return None
-        log_failure(self._index_name, query, started, mapped)
-        if mapped is exc:
-            return None
-        return mapped, _detached(exc, self._error_context().redact)
-
-    def _finish(
-        self, query: str, request: _Request, read: _Read
-    ) -> SearchResults[AzureSearchDocument]:
-        failure = read.failure
-        if failure is not None:
-            # Raised outside the handler so the SDK's exception (whose request headers hold
-            # the key) is neither the cause nor the context; a detached copy is the cause.
-            raise failure[0] from failure[1]
-        try:
-            results = assemble(
-                read.raws,
-                read.count,
-                read.answers,
-                top=request.top,
-                include_total_count=request.include_total_count,
-                wants_answers=request.wants_answers,
-                key_fields=self.key_fields,
-                index_name=self._index_name,
-            )
-        except ResponseFormatError as exc:
-            log_failure(self._index_name, query, read.started, exc)
-            raise
-        log_success(self._index_name, query, read.started, results)
-        return results
-
-    def _error_context(self) -> ErrorContext:
-        return ErrorContext(
-            self._endpoint,
-            self._index_name,
-            self.timeout,
-            self.max_retries,
-            self._secret,
-            self.deadline,
-            tuple(self._tokens),
-        )
-
     # -- mapping ------------------------------------------------------------------------------
 
     def _to_text_search_result(self, item: AzureSearchDocument) -> TextSearchResult:
@@ -728,22 +558,3 @@ class AzureAISearchTextSearch(BaseTextSearch[AzureSearchDocument]):
     ) -> SearchResults[AzureSearchDocument]:
         """Blocking twin of :meth:`get_documents`; raises the same errors."""
         return self.get_search_results_sync(query, options, **kwargs)
-
-    # -- resources ----------------------------------------------------------------------------
-
-    async def aclose(self) -> None:
-        """Close the SDK clients this connector created (never injected ones)."""
-        self._owned_async = None
-        closer, self._owned_async_closer = self._owned_async_closer, None
-        if closer is not None:
-            await closer.aclose()
-        self.close()
-
-    def close(self) -> None:
-        """Close the blocking SDK client this connector created (never an injected one).
-
-        An async client it created is closed by :meth:`aclose` (or ``async with``).
-        """
-        client, self._owned_sync = self._owned_sync, None
-        if client is not None:
-            client.close()

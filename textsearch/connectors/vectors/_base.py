@@ -1,33 +1,23 @@
 """What the three vector-store connectors share (Chroma, Qdrant, Milvus).
 
-* The records a managed collection holds: one per passage, split as ``LocalTextSearch``
-  splits a document, with the document's id, title, link, the link's hosts (for ``site``
-  filters) and the document's metadata.
+* The records a managed collection holds (one per passage) and the native result model
+  base: :mod:`._records`. The settings every store takes and checks: :mod:`._settings`.
 * Filter checking: field names and values are validated here, once, before any store is
   asked; each store then translates the checked clauses to its own filter form.
 * Embedding calls go through ``textsearch.embeddings``' validating helpers, so a bad vector
   is never stored and an embedder's own exception becomes a documented error.
-* The native result model base and the connector base class (paging by ``top + skip``,
-  running blocking client calls in a worker thread, a deadline on every call).
+* The connector base class (paging by ``top + skip``, running blocking client calls in a
+  worker thread, a deadline on every call).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import math
 import os
-import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache, reduce
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, TypeVar
-from urllib.parse import SplitResult, urlsplit
-
-from pydantic import BaseModel
-from typing_extensions import TypedDict
+from functools import reduce
+from typing import Any, ClassVar, Generic, TypeVar
 
 from textsearch._http._settings import http_settings
 from textsearch._native import is_native_panic, panic_error
@@ -37,8 +27,36 @@ from textsearch._types import (
     TextSearchResult,
 )
 from textsearch.base import BaseTextSearch, trusted_text_search_result
-from textsearch.connectors._document import StoredDocument
 from textsearch.connectors.vectors._filters import FIELD_NAME, Clause, check_filter
+
+# What the stores and the tests import from here: the records and the settings live in
+# their own modules (``_records``, ``_settings``) and are re-exported under the same names.
+from textsearch.connectors.vectors._records import MAX_PASSAGES as MAX_PASSAGES
+from textsearch.connectors.vectors._records import NO_METADATA as NO_METADATA
+from textsearch.connectors.vectors._records import (
+    PassageRecord,
+    VectorDocument,
+    document_ids,
+    embedding_texts,
+    host_suffixes,
+    passage_records,
+)
+from textsearch.connectors.vectors._records import trusted as trusted
+from textsearch.connectors.vectors._settings import (
+    _FIELDS,
+    STORE_DEFAULTS,
+    StoreSettings,
+    StoreSpec,
+    UrlRule,
+    check_collection_name,
+    check_timeout,
+    check_url,
+    require,
+)
+from textsearch.connectors.vectors._settings import IDENTIFIER as IDENTIFIER
+from textsearch.connectors.vectors._settings import check_field_name as check_field_name
+from textsearch.connectors.vectors._settings import dimension_mismatch as dimension_mismatch
+from textsearch.connectors.vectors._settings import present as present
 from textsearch.embeddings import Embedder
 from textsearch.embeddings import embed_documents as _embed_documents
 from textsearch.embeddings import embed_documents_sync as _embed_documents_sync
@@ -47,7 +65,6 @@ from textsearch.embeddings import embed_query_sync as _embed_query_sync
 from textsearch.embeddings._base import embeds_in_a_thread
 from textsearch.errors import (
     ConfigurationError,
-    InvalidRequestError,
     SearchTimeoutError,
     TextSearchError,
 )
@@ -71,389 +88,15 @@ __all__ = [
     "require",
 ]
 
-if TYPE_CHECKING:
-    from textsearch.connectors.local import LocalDocument
-    from textsearch.documents._passages import Passage
-
-NativeT = TypeVar("NativeT", bound="VectorDocument")
-ModelT = TypeVar("ModelT", bound=BaseModel)
+NativeT = TypeVar("NativeT", bound=VectorDocument)
 T = TypeVar("T")
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-#: Field names of a store's own schema (Milvus fields, payload keys we write): no hyphen.
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")
 #: The field holding ``#anchor`` / ``#L12`` of a passage within its document's link.
 FRAGMENT_KEY = "link_fragment"
-#: The passages of one document are records ``<document id>#<n>``; ``n`` below this.
-MAX_PASSAGES = 100_000
-
-
-def require(module: str, extra: str, connector: str) -> Any:
-    """Import a store's client library, or say which extra installs it.
-
-    Raises:
-        ImportError: The library is not installed (the message names the extra).
-    """
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise ImportError(
-            f'{connector} needs the {extra} extra: pip install "textsearch-sdk[{extra}]"'
-        ) from exc
-
-
-class VectorDocument(StoredDocument):
-    """One passage found in a vector store (the base of the stores' native models).
-
-    Attributes:
-        id: The document's id (the record's own id when the record names no document).
-        title: The document's title.
-        text: The passage's text.
-        link: The passage's link (``file#anchor`` or ``url#L12`` for a passage of a longer
-            document, as ``LocalTextSearch`` links them).
-        metadata: The record's other fields (filterable metadata).
-        score: The store's own similarity or distance, exactly as the store returns it.
-    """
-
-    score: float | None = None
-
-
-def trusted(model: type[ModelT], **fields: Any) -> ModelT:
-    """A pydantic model of values our code made or converted to the field types itself (a
-    store's answer, a point of checked floats), not validated again; a field not given (one
-    a later version of a library's model adds) gets its default."""
-    return model.model_construct(**fields)
-
-
-def host_suffixes(link: str | None) -> list[str]:
-    """The host of ``link`` and each parent domain (``a.b.com``, ``b.com``, ``com``).
-
-    Stored with every record so that ``equal_to("site", "b.com")`` also matches pages of
-    ``a.b.com``, as in ``LocalTextSearch``, with one equality test in any store.
-    """
-    return list(_sites(link))
-
-
-def _sites(link: str | None) -> tuple[str, ...]:
-    host = _host_reader()(link)
-    return _suffixes(host) if host else ()
-
-
-@lru_cache(maxsize=1)
-def _host_reader() -> Callable[[str | None], str | None]:
-    # imported on first use (the local index's module is not needed to search), and once:
-    # an import statement run for every document cost more than reading its host
-    from textsearch.documents._links import link_host as _host
-
-    return _host
-
-
-@lru_cache(maxsize=4096)
-def _suffixes(host: str) -> tuple[str, ...]:
-    # the documents of one collection come from few hosts: each is split once
-    parts = host.rstrip(".").split(".")
-    return tuple(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
-
-
-#: The metadata of a record without any: one shared, read-only mapping.
-NO_METADATA: Mapping[str, Any] = MappingProxyType({})
-
-
-@dataclass(slots=True)
-class PassageRecord:
-    """One record of a managed collection: a passage and what filters read.
-
-    ``sites`` and ``metadata`` may be shared by many records (all passages of a document,
-    all documents of a host): read them, copy them into what is written, never change them.
-    """
-
-    record_id: str
-    document_id: str
-    number: int
-    title: str | None
-    text: str
-    link: str | None
-    fragment: str | None  # "#anchor" / "#L12" of the passage within the document's link
-    sites: tuple[str, ...]
-    metadata: Mapping[str, Any]
-    section: str | None = None  # the passage's heading when it is not the document's title
-
-
-def embedding_texts(records: Sequence[PassageRecord]) -> list[str]:
-    """What is embedded for each record: the local index's input (title, section, text).
-
-    The same text as ``LocalTextSearch`` embeds, so that a collection moved from the local
-    index to a vector store ranks alike, and a vector cache keyed by text serves both.
-    """
-    from textsearch.documents._passages import embedding_input
-
-    return [embedding_input(r.title, r.section, r.text) for r in records]
-
-
-def passage_records(
-    docs: Iterable[Any], *, chunk: bool, reserved: Sequence[str]
-) -> tuple[list[str], list[PassageRecord]]:
-    """Validate documents and split them into records (nothing is written here).
-
-    Returns:
-        The document ids (the last of several documents with the same id wins) and the
-        records of all their passages, in order.
-
-    Raises:
-        InvalidRequestError: A document is not valid, or a metadata key is one of the
-            fields the connector writes itself (``reserved``).
-    """
-    from textsearch.connectors.local import normalize_document
-    from textsearch.documents._split import split_text
-
-    if isinstance(docs, (str, bytes, Mapping)):
-        raise InvalidRequestError("add_documents takes a list of documents")
-    # Each document becomes its records as soon as it is checked, so that its validated
-    # form is freed at once: holding every one until the end kept ~4 objects a document
-    # alive through the whole write, and the garbage collector's full passes over them
-    # were a quarter of a large write's time.
-    records: list[PassageRecord] = []
-    spans: dict[str, tuple[int, int]] = {}  # id -> its records (the last document's)
-    refused: dict[str, str] = {}  # id -> why its last document is refused
-    own = frozenset(reserved)
-    seen = 0
-    for doc in docs:
-        normalized = normalize_document(doc)
-        seen += 1
-        start = len(records)
-        problem = _add_records(records, normalized, split_text if chunk else None, own)
-        # a document replaced by a later one of the same id is neither written nor refused
-        if problem is None:
-            refused.pop(normalized.id, None)
-        else:
-            refused[normalized.id] = problem
-        spans[normalized.id] = (start, len(records))
-    for doc_id in spans if refused else ():
-        if doc_id in refused:
-            raise InvalidRequestError(refused[doc_id])
-    if seen != len(spans):  # repeated ids: the last document of each, in first-seen order
-        records = [r for first, end in spans.values() for r in records[first:end]]
-    return list(spans), records
-
-
-def _add_records(
-    records: list[PassageRecord],
-    doc: LocalDocument,
-    split: Callable[[str], Sequence[Passage]] | None,
-    own: frozenset[str],
-) -> str | None:
-    """Append the records of a checked document (split into passages by ``split``, else
-    one record of the whole text); or say why it is refused."""
-    clash = sorted(own.intersection(doc.metadata)) if doc.metadata and own else ()
-    if clash:
-        return (
-            f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
-            f"writes itself; reserved: {', '.join(sorted(own))}"
-        )
-    passages = split(doc.text) if split else ()
-    if len(passages) > MAX_PASSAGES:
-        return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
-    sites = _sites(doc.link)
-    metadata: Mapping[str, Any] = NO_METADATA
-    if doc.metadata:
-        metadata = {key: value for key, value in doc.metadata.items() if value is not None}
-    if split is None:
-        # one record of the whole text: no section, no line, so no fragment
-        records.append(
-            PassageRecord(
-                f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
-            )
-        )
-    for number, passage in enumerate(passages):
-        # LocalTextSearch's rules: a section under the document's own title is the top
-        # of the document, and the first passage needs no line number.
-        section = passage.heading if passage.heading != doc.title else None
-        fragment = None
-        # A link with a fragment names its place already (read_path's sections: #page=4).
-        if doc.link and "#" not in doc.link:
-            if section and passage.anchor:
-                fragment = f"#{passage.anchor}"
-            elif number and passage.line and passage.line > 1:
-                fragment = f"#L{passage.line}"
-        records.append(
-            PassageRecord(
-                f"{doc.id}#{number}",
-                doc.id,
-                number,
-                doc.title,
-                passage.text,
-                doc.link,
-                fragment,
-                sites,
-                metadata,
-                section,
-            )
-        )
-    return None
-
-
-def document_ids(ids: Iterable[str]) -> list[str]:
-    """Validate the ids given to ``delete_documents``.
-
-    Raises:
-        InvalidRequestError: ``ids`` is a single string, or an id is not a non-empty string.
-    """
-    if isinstance(ids, (str, bytes)):
-        raise InvalidRequestError("delete_documents takes a list of ids, not one string")
-    out = list(dict.fromkeys(ids))
-    for value in out:
-        if not isinstance(value, str) or not value:
-            raise InvalidRequestError(f"a document id must be a non-empty string, got {value!r}")
-    return out
-
-
-# -- filters ------------------------------------------------------------------------------
-
-
-def check_field_name(value: object, what: str) -> str:
-    """A configured field name (``text_field=``...), checked at construction.
-
-    Raises:
-        ConfigurationError: Not a plain identifier.
-    """
-    if not isinstance(value, str) or not IDENTIFIER.fullmatch(value):
-        raise ConfigurationError(
-            f"{what} must be a field name (letters, digits and '_', starting with a letter "
-            f"or '_'), got {value!r}"
-        )
-    return value
-
-
-def check_collection_name(value: object) -> str:
-    """A collection name, checked at construction (the store checks its own rules too).
-
-    Raises:
-        ConfigurationError: Not a non-empty string.
-    """
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigurationError(f"collection must be a non-empty name, got {value!r}")
-    return value
-
-
-def dimension_mismatch(collection: str, stored: int, embedder: int) -> ConfigurationError:
-    """The error for an embedder whose vectors do not fit the collection."""
-    return ConfigurationError(
-        f"collection {collection!r} holds {stored}-dimensional vectors but the embedder "
-        f"gives {embedder}-dimensional ones: use the embedder the collection was built "
-        "with, or another collection"
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class UrlRule:
-    """What a store's server URL may hold, and what its messages say."""
-
-    store: str
-    #: where credentials go instead ("pass a Qdrant key with api_key=")
-    credentials: str
-    #: the URL's form, for the message ("http(s)://host[:port]")
-    shape: str
-    #: whether a path (a prefix) is allowed
-    path: bool
-
-
-def check_url(url: str, rule: UrlRule) -> SplitResult:
-    """A server's URL, checked at construction: valid, no credentials, no query.
-
-    Raises:
-        ConfigurationError: Not a valid URL, credentials in it (the message says where they
-            go), a query, a fragment, or a path where the store takes none.
-    """
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a bad port
-    except ValueError:
-        raise ConfigurationError(f"the {rule.store} URL is not a valid URL") from None
-    if parts.username or parts.password:
-        raise ConfigurationError(f"{rule.credentials}, not in the URL")
-    bad_path = not rule.path and parts.path not in ("", "/")
-    if not parts.hostname or parts.query or parts.fragment or bad_path:
-        raise ConfigurationError(f"a {rule.store} URL is {rule.shape}")
-    return parts
-
-
-@dataclass(frozen=True, slots=True)
-class StoreSpec:
-    """What a vector store is, for the connector base: one per store class."""
-
-    #: the provider name in errors, also the extra that installs the client
-    provider: str
-    #: the client library's module
-    library: str
-    #: the native result model
-    native: type[Any]
-    #: the library's async and blocking client classes (dotted names within the library)
-    clients: tuple[str, str]
-    #: what a server's URL may hold
-    url: UrlRule
-    #: what ``client_or_location`` may be, for the message when it is none of them
-    locations: str
-    #: a location starting with one of these is a server's URL
-    schemes: tuple[str, ...] = ("http://", "https://")
-
-
-def check_timeout(value: object) -> float:
-    """``timeout=``: seconds, greater than 0.
-
-    Raises:
-        ConfigurationError: Not a positive number.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ConfigurationError(f"timeout must be a number of seconds > 0, got {value!r}")
-    if not math.isfinite(value):
-        raise ConfigurationError("timeout must be finite")
-    return float(value)
 
 
 # -- the connector base -------------------------------------------------------------------
-
-_FIELDS = ("text_field", "title_field", "link_field", "id_field", "site_field")
-
-
-class StoreSettings(TypedDict, Generic[NativeT], total=False):
-    """The keywords every vector-store connector takes, besides its store's own."""
-
-    embedder: Embedder | None
-    """Turns the query (and added documents) into vectors; required to search by text."""
-    text_field: str
-    """Where a record keeps its text (a field, payload or metadata key)."""
-    title_field: str
-    """Where a record keeps its title."""
-    link_field: str
-    """Where a record keeps its link."""
-    id_field: str
-    """Where a record keeps its document's id (``id`` filters, ``delete_documents``)."""
-    site_field: str
-    """Where a record keeps its link's host and parent domains (``site`` filters)."""
-    timeout: float
-    """Seconds one call may take."""
-    string_mapper: Callable[[NativeT], str] | None
-    """Custom mapping of a result to the string ``search`` returns."""
-    text_search_result_mapper: Callable[[NativeT], TextSearchResult] | None
-    """Custom mapping of a result to a ``TextSearchResult``."""
-
-
-STORE_DEFAULTS: Final[Mapping[str, Any]] = {
-    "embedder": None,
-    "text_field": "text",
-    "title_field": "title",
-    "link_field": "link",
-    "id_field": "document_id",
-    "site_field": "site",
-    "timeout": 10.0,
-    "string_mapper": None,
-    "text_search_result_mapper": None,
-}
-
-
-def present(**options: Any) -> dict[str, Any]:
-    """The options that are set (a client's keywords for what was given)."""
-    return {name: value for name, value in options.items() if value}
 
 
 class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
