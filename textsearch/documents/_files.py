@@ -155,7 +155,7 @@ def read_file(
     except OSError as exc:
         report.failed.append((str(file), exc.strerror or str(exc)))
         return None
-    import hashlib  # ~15 ms of import time that searching never needs
+    import hashlib  # an import searching never needs
 
     digest = hashlib.sha256(data).hexdigest()
     if previous is not None and previous[2] == digest:

@@ -25,8 +25,8 @@ _BULLET = re.compile(r"([-*+])( +)(?=\S)")
 
 # The directives and roles docutils itself knows (0.20 to 0.23, English names): any other
 # name reads as the generic directive or role above. Listed, not asked: asking imports
-# docutils, which is what reading a body without it saves (~40 ms, the most of a cold MyST
-# read). tests/connectors/test_local_passages.py checks these against the installed docutils.
+# docutils, which is what reading a body without it saves (most of a cold MyST read).
+# tests/connectors/test_local_passages.py checks these against the installed docutils.
 _DOCUTILS_DIRECTIVES = frozenset(
     {"admonition", "attention", "caution", "class", "code", "code-block", "compound",
      "container", "contents", "csv-table", "danger", "date", "default-role", "epigraph",

@@ -63,7 +63,7 @@ class LocalDocument(StoredDocument):
 
 
 def _derived_id(data: Mapping[str, Any]) -> str:
-    import hashlib  # ~15 ms of import time, needed only here and when files are indexed
+    import hashlib  # needed only here and when files are indexed
 
     seed = json.dumps([data.get("title"), data.get("text"), data.get("link")], ensure_ascii=False)
     return hashlib.sha256(seed.encode()).hexdigest()[:32]

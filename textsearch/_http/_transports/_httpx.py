@@ -51,8 +51,8 @@ __all__ = [
     "make_sync_client",
 ]
 
-#: A pool capped near 10 connections is about 3x cheaper per request at concurrency 50
-#: than httpx's default (100): fewer connections to juggle, better keep-alive reuse.
+#: A pool capped near 10 connections costs less per request under concurrency than httpx's
+#: default (100): fewer connections to juggle, better keep-alive reuse (bench_web.py).
 DEFAULT_LIMITS: Final = httpx.Limits(max_connections=10, max_keepalive_connections=10)
 USER_AGENT: Final = "textsearch (python-httpx)"
 

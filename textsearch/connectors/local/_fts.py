@@ -15,8 +15,8 @@ from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import for_index, index_title
 
 # BM25 with a title (document title + section heading) match worth four body matches:
-# the best of 1, 2 and 4 on SciFact and Cranfield nDCG@10 (docs/performance.md). Called
-# directly: faster than FTS5's configurable ``rank`` column.
+# the best of 1, 2 and 4 on SciFact and Cranfield (bench_relevance.py). Called directly:
+# cheaper than FTS5's configurable ``rank`` column.
 _BM25 = "bm25(passages_fts, 4.0, 1.0)"
 
 # An any-word query leaves out words held by more than this share of passages (and at least

@@ -16,8 +16,8 @@ __all__ = ["Group", "collapse", "fit", "fuse", "group_count_sql"]
 Fusion = Literal["blend", "rrf"]
 #: Reciprocal rank fusion's constant (the usual 60).
 RRF_K = 60
-#: Weight of the meaning arm in the score blend. Measured on SciFact with all-MiniLM-L6-v2
-#: (issue #20): a 50/50 blend 0.731 nDCG@10, reciprocal rank fusion 0.718.
+#: Weight of the meaning arm in the score blend: on SciFact with all-MiniLM-L6-v2 a 50/50
+#: blend ranked better than reciprocal rank fusion (bench_relevance.py, docs/performance.md).
 BLEND_WEIGHT = 0.5
 
 

@@ -54,9 +54,8 @@ TANTIVY_SCHEMA_VERSION = "7"
 # beside it (``_vectorfile``). An older file is moved over once, when first opened.
 _MIGRATED_FROM = {"4": SCHEMA_VERSION, "5": TANTIVY_SCHEMA_VERSION}
 # A passage row is 1-2 KB: with SQLite's default 4 KB pages one row fits where two do not,
-# wasting close to half the file. Measured on 20,000 bench_local documents (41.5 MB of text):
-# passages take 46.9 MB of 16 KB pages, 43.7 MB of 32 KB pages, 42.4 MB of 64 KB pages; reading
-# 5 random rows costs 0.06, 0.07 and 0.13 ms. Applies when a file is created.
+# wasting close to half the file. 32 KB pages keep the file near its text's size while a
+# random row still reads fast (bench_local.py). Applies when a file is created.
 PAGE_SIZE = 32768
 ZWSP = "\u200b"
 

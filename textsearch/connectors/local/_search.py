@@ -298,8 +298,8 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
 
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[LocalDocument]:
         # A worker thread keeps the event loop free: a broad query on a large index can take
-        # tens of milliseconds. asyncio is imported here, not at module level: it costs
-        # 60-120 ms of import time that the command line and sync users never need.
+        # a while. asyncio is imported here, not at module level: its import time is one the
+        # command line and sync users never need.
         import asyncio
 
         vector = None

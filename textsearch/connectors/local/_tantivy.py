@@ -48,11 +48,9 @@ _SEP = "\x1f"
 # The title (document title + section heading) is indexed this many times before the body, in
 # one field: BM25 then counts title words within one saturating term frequency and one
 # length, as FTS5's column weights do (BM25F). Separate title and body fields, each scored
-# on its own and summed, ranked worse (SciFact nDCG@10 0.664 at title boost 1, 0.626 at 2,
-# 0.577 at 4) and keep tantivy from pruning with block-max WAND (a boosted clause is no plain
-# term). Repeats measured (SciFact nDCG@10 / 3-word Recall@100, Cranfield nDCG@10):
-# 1 → 0.691 / 0.743, 0.372; 2 → 0.692 / 0.740, 0.376; 3 → 0.695 / 0.738, 0.379. Only 1 meets
-# every relevance target of issue #10. Applies when indexing.
+# on its own and summed, ranked worse on SciFact at every title boost tried, and keep tantivy
+# from pruning with block-max WAND (a boosted clause is no plain term). Of 1, 2 and 3 repeats
+# only 1 meets every relevance target of issue #10 (bench_relevance.py). Applies when indexing.
 TITLE_REPEAT = 1
 _REBUILD_LOG_EVERY = 100_000
 

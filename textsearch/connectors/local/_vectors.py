@@ -372,7 +372,7 @@ class VectorIndex:
             table[wanted[(wanted >= 0) & (wanted < len(table))]] = True
             keep = table[self._docs] if keep is None else table[self._docs] & keep
             # Only the admitted rows are ranked: a partial sort over many equal -inf
-            # scores is slow (50 ms at 100k rows here).
+            # scores is slow on a large index.
             rows = np.flatnonzero(keep)
         if rows is not None and not len(rows):
             return _Scored(unit, np.zeros(0, np.float32), None, rows, keep)

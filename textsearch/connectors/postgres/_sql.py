@@ -39,8 +39,7 @@ COMMON_SHARE = 0.05
 # With BM25's statistics only words found somewhere make another word very common: a query
 # word no passage holds must not leave out the one word that matches. No floor on the count:
 # in SciFact (5,183 passages) a floor of 1,000 let so many candidates in that the
-# max_candidates cap (which keeps the first matches found, not the best) cut nDCG@10 from
-# 0.685 to 0.591.
+# max_candidates cap (which keeps the first matches found, not the best) ranked far worse.
 #: ranking functions: BM25 (managed tables: the default), word frequency or cover density
 RANK_FUNCTIONS = ("bm25", "ts_rank", "ts_rank_cd")
 #: BM25's term-frequency saturation and length normalization (as SQLite FTS5's bm25())
@@ -114,8 +113,8 @@ class TableSpec:
 EMBEDDING_COLUMN = "embedding"
 #: reciprocal rank fusion's constant: a result's share is 1 / (RRF_K + its rank in an arm)
 RRF_K = 60
-#: hybrid search fuses at least this many of each arm's best results (60: 8.1 ms of server CPU per
-#: typical query at 20k passages, 20: 6.6 ms; the fused top 10 rarely reaches past rank 20)
+#: hybrid search fuses at least this many of each arm's best results (fewer cost the server
+#: less per query, and the fused top 10 rarely reaches past rank 20)
 HYBRID_CANDIDATES = 20
 
 
