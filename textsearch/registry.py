@@ -240,8 +240,13 @@ class ProviderSpec(ComparedByKey):
         declared = getattr(self.load(), "supported_filter_fields", None)
         return frozenset(declared) if isinstance(declared, (set, frozenset)) else None
 
-    def create(self) -> Any:
+    def create(self, *, embedder: str | None = None) -> Any:
         """Build the provider from the environment.
+
+        Args:
+            embedder: An embedder spec (``minilm``, ``e5``, ...) for a provider that takes an
+                embedder (the vector stores), instead of ``TEXTSEARCH_EMBEDDER``; the other
+                providers take none and ignore it.
 
         Raises:
             ConfigurationError: A setting is missing (the message names the variable), or
@@ -250,6 +255,8 @@ class ProviderSpec(ComparedByKey):
         missing = None
         try:
             if self.from_env is not None:
+                if embedder and getattr(self.from_env, "takes_embedder", False):
+                    return self.from_env(embedder=embedder)  # type: ignore[call-arg]
                 return self.from_env()
             cls = self.load()
             factory = getattr(cls, "from_env", None)
@@ -339,8 +346,8 @@ def _postgres() -> Any:
     return PostgresTextSearch(table=table)
 
 
-def _embedder_from_env() -> Any:
-    spec = os.environ.get("TEXTSEARCH_EMBEDDER", "").strip()
+def _embedder_from_env(given: str | None = None) -> Any:
+    spec = (given or os.environ.get("TEXTSEARCH_EMBEDDER", "")).strip()
     if not spec:
         return None
     from textsearch.embeddings import from_spec
@@ -390,7 +397,7 @@ def _vector_provider(
     """
     module = f"{_VECTORS}.{name}"
 
-    def build() -> Any:
+    def build(embedder: str | None = None) -> Any:
         location = os.environ.get(location_variable, "").strip()
         if not location:
             raise ConfigurationError(
@@ -399,7 +406,9 @@ def _vector_provider(
             )
         connector_class = getattr(importlib.import_module(module), connector)
         collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
-        return connector_class(location, collection, embedder=_embedder_from_env())
+        return connector_class(location, collection, embedder=_embedder_from_env(embedder))
+
+    build.takes_embedder = True  # type: ignore[attr-defined]
 
     kind = connector[: -len("TextSearch")]
     return _builtin(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -79,12 +78,9 @@ def _build(name: str, args: argparse.Namespace) -> TextSearch:
     builder = ARGUMENT_BUILDERS.get(name)
     if builder is not None:
         return builder(args)
-    spec = getattr(args, "embedder", None)
-    if spec:
-        # Providers built from the environment (the vector stores) read their embedder from
-        # TEXTSEARCH_EMBEDDER; the flag sets it for this process.
-        os.environ["TEXTSEARCH_EMBEDDER"] = spec
-    search: TextSearch = get_provider(name).create()
+    # --embedder reaches the providers that take an embedder (the vector stores) as an
+    # argument; the process environment is left as it was.
+    search: TextSearch = get_provider(name).create(embedder=getattr(args, "embedder", None))
     return search
 
 
