@@ -86,7 +86,7 @@ def bigrams(run: str) -> list[str]:
 
 
 def index_text(text: str, separator: str = " ") -> str:
-    """``text`` with every CJK run replaced by its tokens (:func:`bigrams`), each fenced.
+    """``text`` with every CJK run replaced by its tokens (`bigrams`), each fenced.
 
     ``separator`` must be a character the index's own tokenizer splits on (a space, or a
     zero-width space for SQLite FTS5 and tantivy, which keeps a snippet free of spaces).

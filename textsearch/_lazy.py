@@ -15,7 +15,7 @@ __all__ = ["by_module", "lazy_getattr", "public_dir"]
 
 
 def by_module(modules: Mapping[str, Iterable[str]]) -> dict[str, str]:
-    """Invert ``{module: names}`` into the ``{name: module}`` table :func:`lazy_getattr` reads."""
+    """Invert ``{module: names}`` into the ``{name: module}`` table `lazy_getattr` reads."""
     return {name: module for module, names in modules.items() for name in names}
 
 

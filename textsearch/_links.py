@@ -1,6 +1,6 @@
 """``canonical_link``: the one URL canonicalisation of textsearch.
 
-Fusion merges results by it, :class:`~textsearch.grounding.Citations` numbers sources by
+Fusion merges results by it, `Citations` numbers sources by
 it, and anything else that deduplicates links uses it, so two spellings of one page agree
 everywhere.
 
@@ -165,7 +165,7 @@ def canonical_link(url: str) -> str:
     unreserved characters are decoded and the others written in upper-case hex, characters
     that must be escaped are, ``.``/``..`` path segments are resolved, and an empty path
     becomes ``/``. The fragment is removed, and so are tracking parameters (``utm_*``,
-    ``gclid``, ``fbclid``, ``msclkid``, ``mc_eid``... see :data:`TRACKING_PARAMETERS`); the
+    ``gclid``, ``fbclid``, ``msclkid``, ``mc_eid``... see `TRACKING_PARAMETERS`); the
     other query parameters keep their order and spelling.
 
     Anything that is not an absolute URL with a host (a file path, ``urn:``, junk) is
@@ -184,9 +184,9 @@ def canonical_link(url: str) -> str:
 
 
 def link_key(url: str) -> str:
-    """A deduplication key built on :func:`canonical_link`, a little more forgiving.
+    """A deduplication key built on `canonical_link`, a little more forgiving.
 
-    Besides what :func:`canonical_link` makes equal, ``http`` and ``https`` (and ``ws`` and
+    Besides what `canonical_link` makes equal, ``http`` and ``https`` (and ``ws`` and
     ``wss``) name the same page, and a trailing ``/`` on the path is ignored: search engines
     list both spellings of one page, and no site serves different content on them in
     practice. Not a URL: only use it to compare.

@@ -3,7 +3,7 @@
 A Rust panic reaches Python as ``pyo3_runtime.PanicException``, which derives from
 ``BaseException``: an ``except Exception`` lets it through, and it would end a tool call,
 an MCP request or the process's worker thread. The code that calls a native library
-turns it into a :class:`~textsearch.errors.ProviderError` here, in one place.
+turns it into a `ProviderError` here, in one place.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def panic_error(provider: str, what: str) -> ProviderError:
 
 @contextmanager
 def native_calls(provider: str, what: str) -> Iterator[None]:
-    """Turn a native panic raised inside the block into :func:`panic_error`.
+    """Turn a native panic raised inside the block into `panic_error`.
 
     The panic is not chained (its text may quote the library's internals); every other
     exception passes unchanged.

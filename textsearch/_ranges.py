@@ -1,10 +1,10 @@
 """The values a range clause compares: numbers, and ISO-8601 dates read as instants.
 
 One definition of "a date" for every store: the strict pattern below, read by
-:func:`instant_of` into whole microseconds since 1970-01-01T00:00:00Z. A date without a
+`instant_of` into whole microseconds since 1970-01-01T00:00:00Z. A date without a
 time is midnight UTC; a time without an offset is UTC. Stores that cannot read dates
 themselves are written a companion number (see the vector connectors), and the SQL stores
-test a stored string against :data:`ISO_PATTERN` before they convert it, so a string that
+test a stored string against `ISO_PATTERN` before they convert it, so a string that
 is not a date never raises and never matches.
 """
 
@@ -104,7 +104,7 @@ def instant_of(text: object) -> int | None:
     return (moment - _EPOCH) // _MICROS
 
 
-#: :func:`instant_of` with its answers kept: a SQL filter reads the same stored dates again
+#: `instant_of` with its answers kept: a SQL filter reads the same stored dates again
 #: for every candidate row of every search (SQLite's ``textsearch_instant``).
 cached_instant = functools.lru_cache(maxsize=65_536)(instant_of)
 

@@ -19,7 +19,7 @@ Without ``opentelemetry-api`` nothing is imported and every hook is one check of
 module-level flag. With it but no SDK tracer provider set (the API's default no-op
 provider), no span is built either.
 
-For code outside the core (the rerankers), :func:`operation` is the one context manager to
+For code outside the core (the rerankers), `operation` is the one context manager to
 use::
 
     with _tracing.operation("rerank", model=reranker.model, provider="cohere") as span:
@@ -158,7 +158,7 @@ def operation(
     """A span for one GenAI operation, or ``None`` when tracing is off.
 
     The span is current inside the block (so nested operations are its children); an
-    exception leaving the block is recorded by :func:`record_error` and re-raised.
+    exception leaving the block is recorded by `record_error` and re-raised.
 
     Args:
         name: ``gen_ai.operation.name`` (``retrieval``, ``embeddings``, ``execute_tool``,
@@ -326,7 +326,7 @@ async def retrieve(
 def retrieve_sync(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
-    """Blocking twin of :func:`retrieve`."""
+    """Blocking twin of `retrieve`."""
     resolved, effective, (span, token), content = _prepared(search, query, options, kwargs)
     try:
         results: SearchResults[Any] = search._answer_sync(kind, resolved, effective)
@@ -352,7 +352,7 @@ def _embedding_attributes(embedder: Any, count: int) -> dict[str, Any]:
 
 
 def embedding_span(embedder: Any, provider: str, count: int) -> Any:
-    """The context manager of one embedding call (use only when :func:`enabled`)."""
+    """The context manager of one embedding call (use only when `enabled`)."""
     model = getattr(embedder, "model", None)
     return operation(
         "embeddings",
@@ -424,7 +424,7 @@ async def run_tool(
 def run_tool_sync(
     name: str, description: str, tool_type: str, arguments: object, run: Callable[[], T]
 ) -> T:
-    """Blocking twin of :func:`run_tool`."""
+    """Blocking twin of `run_tool`."""
     span, token = _tool_span(name, description, tool_type, arguments)
     try:
         outcome = run()

@@ -192,7 +192,7 @@ class NotEqualTo(BaseModel):
 
 
 FilterClause = EqualTo | AnyTagEqualTo | Range | AnyOf | NotEqualTo
-"""One clause of a :class:`TextSearchFilter`."""
+"""One clause of a `TextSearchFilter`."""
 
 
 class TextSearchFilter(ComparedByKey):
@@ -207,7 +207,7 @@ class TextSearchFilter(ComparedByKey):
     Filters hold only field names and plain values (str, int, float, bool, None); they
     are never code or expression strings, so nothing in them is ever evaluated. Each
     connector translates them into its own syntax, escaping values, and raises
-    :class:`~textsearch.errors.UnsupportedFilterError` for a field it cannot honour.
+    `UnsupportedFilterError` for a field it cannot honour.
     Two filters built the same way are equal.
     """
 
@@ -356,7 +356,7 @@ class TextSearchFilter(ComparedByKey):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TextSearchFilter:
-        """Rebuild a filter serialized with :meth:`to_dict`.
+        """Rebuild a filter serialized with `to_dict`.
 
         Raises:
             InvalidRequestError: The data is not a serialized filter.
@@ -417,7 +417,7 @@ class SearchOptions(BaseModel):
     """Options for one search.
 
     Unknown fields are rejected so that a typo never passes silently. Validation errors
-    are raised as :class:`~textsearch.errors.InvalidRequestError` (also a ``ValueError``).
+    are raised as `InvalidRequestError` (also a ``ValueError``).
 
     Attributes:
         top: How many results to return (at least 1; each connector has a maximum,
@@ -473,13 +473,13 @@ class SearchOptions(BaseModel):
 
 
 class SearchOptionArgs(TypedDict, total=False):
-    """The fields of :class:`SearchOptions` as keywords of a search method.
+    """The fields of `SearchOptions` as keywords of a search method.
 
     ``search("q", top=3, filter=f)`` is short for ``search("q", SearchOptions(top=3,
     filter=f))``; with ``options`` as well, a keyword replaces that field. Every search method
     takes them as ``**kwargs: Unpack[SearchOptionArgs]``, so a type checker flags a misspelt
     name or a wrong type; at run time the same mistakes are an
-    :class:`~textsearch.errors.InvalidRequestError`.
+    `InvalidRequestError`.
     """
 
     top: int

@@ -1,18 +1,18 @@
 """The ``TextSearch`` protocol and ``BaseTextSearch``, the optional shared base class.
 
-A connector built on :class:`BaseTextSearch` supplies two hooks: how to fetch native
+A connector built on `BaseTextSearch` supplies two hooks: how to fetch native
 results for a query (``_fetch`` and its blocking twin ``_fetch_sync``), and how to map
-one native result to a :class:`~textsearch.TextSearchResult` (``_to_text_search_result``).
+one native result to a `TextSearchResult` (``_to_text_search_result``).
 Everything else (option merging and validation, empty-query rejection, the three result
 shapes, the blocking twins, per-instance mappers, context management) comes from here.
 
 Wrappers (fusion, fallback, caching, grounding, the MCP server) use only public methods of
-what they wrap. Besides the :class:`TextSearch` protocol they look for optional ones,
-which :class:`BaseTextSearch` implements and a third-party connector may implement too:
-:class:`RequestChecker` (``check_request``: validate before sending), :class:`ResultMapper`
+what they wrap. Besides the `TextSearch` protocol they look for optional ones,
+which `BaseTextSearch` implements and a third-party connector may implement too:
+`RequestChecker` (``check_request``: validate before sending), `ResultMapper`
 (``to_text_search_result``/``to_string``: one native request gives all three shapes) and
-:class:`DocumentReader` (``get_document``: read a stored document), with
-:class:`DocumentLister` (``list_documents``) and :class:`SectionReader` (``get_section``)
+`DocumentReader` (``get_document``: read a stored document), with
+`DocumentLister` (``list_documents``) and `SectionReader` (``get_section``)
 for the MCP server's resources.
 """
 
@@ -58,8 +58,8 @@ NativeT = TypeVar("NativeT")
 class TextSearch(Protocol):
     """What every connector offers, whatever the backend.
 
-    ``**kwargs`` are shortcuts for :class:`~textsearch.SearchOptions` fields
-    (``top=3, skip=3, filter=...``, typed as :class:`~textsearch.SearchOptionArgs`); they
+    ``**kwargs`` are shortcuts for `SearchOptions` fields
+    (``top=3, skip=3, filter=...``, typed as `SearchOptionArgs`); they
     override the same fields of ``options``. A connector whose methods take ``**kwargs: Any``
     satisfies the protocol too.
     """
@@ -85,19 +85,19 @@ class TextSearch(Protocol):
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`."""
+        """Blocking twin of `search`."""
         ...
 
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`."""
+        """Blocking twin of `get_text_search_results`."""
         ...
 
     def get_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
-        """Blocking twin of :meth:`get_search_results`."""
+        """Blocking twin of `get_search_results`."""
         ...
 
 
@@ -105,7 +105,7 @@ class TextSearch(Protocol):
 class RequestChecker(Protocol):
     """Optional: check a request without sending it (what wrappers call before searching).
 
-    :class:`BaseTextSearch` implements it. A wrapper (fusion, fallback, caching) that finds
+    `BaseTextSearch` implements it. A wrapper (fusion, fallback, caching) that finds
     it validates every request against every wrapped search before sending anything, so a
     bad filter fails at once instead of after another provider has been asked. A search
     without it is checked when it is called.
@@ -114,7 +114,7 @@ class RequestChecker(Protocol):
     def check_request(self, query: str, options: SearchOptions) -> None:
         """Raise if this search would refuse the request.
 
-        ``query`` and ``options`` are already resolved by :func:`resolve_options`: what is
+        ``query`` and ``options`` are already resolved by `resolve_options`: what is
         left is the search's own rules (its ``max_top``, the filter fields it honours).
 
         Raises:
@@ -128,7 +128,7 @@ class RequestChecker(Protocol):
 class ResultMapper(Protocol):
     """Optional: map one native result to the other two shapes.
 
-    :class:`BaseTextSearch` implements it. A wrapper that needs every shape at once (fusion,
+    `BaseTextSearch` implements it. A wrapper that needs every shape at once (fusion,
     the cache) then asks once with ``get_search_results`` and maps each native result,
     instead of searching once per shape. A search without it is asked for its normalized
     results, which then stand in for the native ones.
@@ -271,15 +271,15 @@ def trusted_text_search_result(
 class Closeable:
     """``with`` and ``async with`` for a search: leaving the block closes it.
 
-    ``async with`` calls :meth:`aclose`, ``with`` calls :meth:`close`; both do nothing by
-    default. :class:`BaseTextSearch` and the compose wrappers are built on it, and a
+    ``async with`` calls `aclose`, ``with`` calls `close`; both do nothing by
+    default. `BaseTextSearch` and the compose wrappers are built on it, and a
     third-party connector or wrapper may be too.
     """
 
     __slots__ = ()
 
     async def aclose(self) -> None:
-        """Release what this search holds; by default the same as :meth:`close`."""
+        """Release what this search holds; by default the same as `close`."""
         self.close()
 
     def close(self) -> None:
@@ -314,13 +314,13 @@ Shape = Literal["search", "text", "native"]
 
 
 class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
-    """The six :class:`TextSearch` methods and ``prepare_request``, written once.
+    """The six `TextSearch` methods and ``prepare_request``, written once.
 
     A subclass supplies ``_prepare(query, options, kwargs)``, which validates a request
     and returns the query and the effective options, and ``_answer(kind, query, options)``
     with its blocking twin ``_answer_sync``, which run a validated request and return the
     results in one shape (``kind``: ``"search"``, ``"text"`` or ``"native"``).
-    :class:`BaseTextSearch` and the compose wrappers are built on it.
+    `BaseTextSearch` and the compose wrappers are built on it.
     """
 
     __slots__ = ()
@@ -337,7 +337,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
 
     @abstractmethod
     def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
-        """Blocking twin of :meth:`_answer`."""
+        """Blocking twin of `_answer`."""
 
     def prepare_request(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
@@ -374,7 +374,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     async def get_text_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
-        """Search and return normalized name/value/link results; raises like :meth:`search`."""
+        """Search and return normalized name/value/link results; raises like `search`."""
         if _tracing.enabled():
             return await _tracing.retrieve(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
@@ -383,7 +383,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     async def get_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
-        """Search and return the backend's own typed results; raises like :meth:`search`."""
+        """Search and return the backend's own typed results; raises like `search`."""
         if _tracing.enabled():
             return await _tracing.retrieve(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
@@ -392,7 +392,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`; raises the same errors."""
+        """Blocking twin of `search`; raises the same errors."""
         if _tracing.enabled():
             return _tracing.retrieve_sync(self, "search", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
@@ -401,7 +401,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`; raises the same errors."""
+        """Blocking twin of `get_text_search_results`; raises the same errors."""
         if _tracing.enabled():
             return _tracing.retrieve_sync(self, "text", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
@@ -410,7 +410,7 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     def get_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
-        """Blocking twin of :meth:`get_search_results`; raises the same errors."""
+        """Blocking twin of `get_search_results`; raises the same errors."""
         if _tracing.enabled():
             return _tracing.retrieve_sync(self, "native", query, options, kwargs)
         query, effective = self._prepare(query, options, kwargs)
@@ -418,18 +418,18 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
 
 
 class BaseTextSearch(TextSearchMethods[NativeT], ABC):
-    """Shared implementation of :class:`TextSearch` for connectors.
+    """Shared implementation of `TextSearch` for connectors.
 
-    Subclasses implement :meth:`_fetch` and :meth:`_fetch_sync` (usually as thin wrappers
+    Subclasses implement `_fetch` and `_fetch_sync` (usually as thin wrappers
     that share request building and parsing and differ only in how they send), and
-    :meth:`_to_text_search_result`. They may narrow the filter fields they accept with
-    :attr:`supported_filter_fields` or override :meth:`_check_filter`.
+    `_to_text_search_result`. They may narrow the filter fields they accept with
+    `supported_filter_fields` or override `_check_filter`.
 
     Args:
-        string_mapper: Turns one native result into the string that :meth:`search`
+        string_mapper: Turns one native result into the string that `search`
             returns; defaults to the value of the normalized result.
         text_search_result_mapper: Turns one native result into a
-            :class:`~textsearch.TextSearchResult`; defaults to the connector's mapping.
+            `TextSearchResult`; defaults to the connector's mapping.
     """
 
     #: Largest ``top`` this connector accepts.
@@ -457,9 +457,9 @@ class BaseTextSearch(TextSearchMethods[NativeT], ABC):
         """Fetch native results for a validated query and options."""
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
-        """Blocking twin of :meth:`_fetch`.
+        """Blocking twin of `_fetch`.
 
-        The default runs :meth:`_fetch` on a private event loop, which is right for
+        The default runs `_fetch` on a private event loop, which is right for
         third-party connectors that only have async I/O. It refuses to run inside a
         running event loop (use the async method there). Built-in connectors override it.
         """
@@ -479,7 +479,7 @@ class BaseTextSearch(TextSearchMethods[NativeT], ABC):
         """Map one native result to a normalized result."""
 
     def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
-        """Raise :class:`UnsupportedFilterError` for a clause this connector cannot honour."""
+        """Raise `UnsupportedFilterError` for a clause this connector cannot honour."""
         allowed = self.supported_filter_fields
         if search_filter is None or allowed is None:
             return
@@ -495,7 +495,7 @@ class BaseTextSearch(TextSearchMethods[NativeT], ABC):
     # -- public hooks, for wrappers (fusion, fallback, caching, grounding, the MCP server) --
 
     def check_request(self, query: str, options: SearchOptions) -> None:
-        """Check a request that a wrapper has already resolved (see :class:`RequestChecker`).
+        """Check a request that a wrapper has already resolved (see `RequestChecker`).
 
         Raises:
             InvalidRequestError: ``top`` is above ``max_top``, or another rule of this
@@ -522,18 +522,18 @@ class BaseTextSearch(TextSearchMethods[NativeT], ABC):
         self._check_filter(search_filter)
 
     def to_text_search_result(self, item: NativeT) -> TextSearchResult:
-        """One native result as :meth:`get_text_search_results` gives it.
+        """One native result as `get_text_search_results` gives it.
 
         Uses ``text_search_result_mapper`` when set, else the connector's own mapping.
         """
         return self._map_text(item)
 
     def to_string(self, item: NativeT) -> str:
-        """One native result as :meth:`search` gives it (``string_mapper`` when set)."""
+        """One native result as `search` gives it (``string_mapper`` when set)."""
         return self._map_string(item)
 
     def strings_are_text(self) -> bool:
-        """Whether :meth:`to_string` is always the text of :meth:`to_text_search_result`.
+        """Whether `to_string` is always the text of `to_text_search_result`.
 
         True without a ``string_mapper`` or a custom string mapping: the string is the
         normalized result's value, else its title, else its link. Wrappers then make

@@ -1,9 +1,9 @@
 """The one exception tree of textsearch.
 
-Every error the SDK raises on purpose is a :class:`TextSearchError`. Mistakes by the
-caller (:class:`ConfigurationError`, :class:`InvalidRequestError`) are kept apart from
-errors reported by a backend (:class:`ProviderError` and its subclasses) and from
-failures to reach the backend at all (:class:`SearchTransportError`).
+Every error the SDK raises on purpose is a `TextSearchError`. Mistakes by the
+caller (`ConfigurationError`, `InvalidRequestError`) are kept apart from
+errors reported by a backend (`ProviderError` and its subclasses) and from
+failures to reach the backend at all (`SearchTransportError`).
 
 Exceptions carry data (``provider``, ``status_code``, ``code``, ``sub_code``,
 ``retry_after``, ``hints``) so that callers can react without parsing messages.

@@ -1,11 +1,11 @@
 """One registry of providers: name → how to build it, its extra, its filter options, its models.
 
 The command line (``textsearch search --provider NAME``, ``textsearch mcp --provider NAME``)
-and the lazy exports of :mod:`textsearch` and :mod:`textsearch.connectors` read this
+and the lazy exports of `textsearch` and `textsearch.connectors` read this
 registry; nothing else keeps a list of providers. A built-in provider is one
-:class:`ProviderSpec` in ``BUILTIN_PROVIDERS`` below; adding one is adding an entry (plus,
+`ProviderSpec` in ``BUILTIN_PROVIDERS`` below; adding one is adding an entry (plus,
 for static type checkers only, its names in the ``TYPE_CHECKING`` imports and ``__all__``
-of :mod:`textsearch` and :mod:`textsearch.connectors`, which tests keep equal to the registry).
+of `textsearch` and `textsearch.connectors`, which tests keep equal to the registry).
 
 Third-party connectors join in two ways:
 
@@ -18,7 +18,7 @@ Third-party connectors join in two ways:
 
   Entry points are read lazily: only when a name is neither built in nor registered, and
   only the entry point of that name is loaded. A plugin that fails to load gives a
-  :class:`~textsearch.ConfigurationError` naming it; the built-in providers never load a
+  `ConfigurationError` naming it; the built-in providers never load a
   plugin, so a broken one cannot break them.
 
 Nothing here imports a connector: a spec names its class as ``"module:Class"`` and the
@@ -436,19 +436,66 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         description="Azure AI Search",
     ),
     # web search: name, connector, native model, from_env, the key's variable, description
-    _builtin(_WEB, "bing", "BingTextSearch", "BingWebPage", _bing, "BING_SEARCH_API_KEY",
+    _builtin(
+        _WEB,
+        "bing",
+        "BingTextSearch",
+        "BingWebPage",
+        _bing,
+        "BING_SEARCH_API_KEY",
         "Bing Web Search API (or a compatible gateway)",
-        cli_options={"freshness": "freshness", "market": "mkt"}),
-    _builtin(_WEB, "bocha", "BochaTextSearch", "BochaWebPage", _bocha, "BOCHA_API_KEY",
-        "Bocha web search", cli_options=_FRESHNESS),
-    _builtin(_WEB, "brave", "BraveTextSearch", "BraveWebResult", _brave, "BRAVE_SEARCH_API_KEY",
-        "Brave Search API", cli_options=_FRESHNESS),
-    _builtin(_WEB, "tavily", "TavilyTextSearch", "TavilyResult", _tavily, "TAVILY_API_KEY",
-        "Tavily search", cli_options=_FRESHNESS),
-    _builtin(_WEB, "exa", "ExaTextSearch", "ExaResult", _exa, "EXA_API_KEY", "Exa search",
-        cli_options=_FRESHNESS),
-    _builtin(_WEB, "searxng", "SearxngTextSearch", "SearxngResult", None, None,
-        "a SearXNG instance (SEARXNG_URL)", cli_options=_FRESHNESS),
+        cli_options={"freshness": "freshness", "market": "mkt"},
+    ),
+    _builtin(
+        _WEB,
+        "bocha",
+        "BochaTextSearch",
+        "BochaWebPage",
+        _bocha,
+        "BOCHA_API_KEY",
+        "Bocha web search",
+        cli_options=_FRESHNESS,
+    ),
+    _builtin(
+        _WEB,
+        "brave",
+        "BraveTextSearch",
+        "BraveWebResult",
+        _brave,
+        "BRAVE_SEARCH_API_KEY",
+        "Brave Search API",
+        cli_options=_FRESHNESS,
+    ),
+    _builtin(
+        _WEB,
+        "tavily",
+        "TavilyTextSearch",
+        "TavilyResult",
+        _tavily,
+        "TAVILY_API_KEY",
+        "Tavily search",
+        cli_options=_FRESHNESS,
+    ),
+    _builtin(
+        _WEB,
+        "exa",
+        "ExaTextSearch",
+        "ExaResult",
+        _exa,
+        "EXA_API_KEY",
+        "Exa search",
+        cli_options=_FRESHNESS,
+    ),
+    _builtin(
+        _WEB,
+        "searxng",
+        "SearxngTextSearch",
+        "SearxngResult",
+        None,
+        None,
+        "a SearXNG instance (SEARXNG_URL)",
+        cli_options=_FRESHNESS,
+    ),
     ProviderSpec(
         "postgres",
         "textsearch.connectors.postgres:PostgresTextSearch",
@@ -458,16 +505,28 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         description="PostgreSQL full-text search (TEXTSEARCH_POSTGRES_DSN)",
     ),
     _vector_provider(
-        "chroma", "ChromaTextSearch", "ChromaDocument", "TEXTSEARCH_CHROMA",
-        "a folder, ':memory:' or the server's http(s):// URL", secret=None,
+        "chroma",
+        "ChromaTextSearch",
+        "ChromaDocument",
+        "TEXTSEARCH_CHROMA",
+        "a folder, ':memory:' or the server's http(s):// URL",
+        secret=None,
     ),
     _vector_provider(
-        "qdrant", "QdrantTextSearch", "QdrantDocument", "TEXTSEARCH_QDRANT",
-        "a folder, ':memory:' or the server's URL", secret="QDRANT_API_KEY",
+        "qdrant",
+        "QdrantTextSearch",
+        "QdrantDocument",
+        "TEXTSEARCH_QDRANT",
+        "a folder, ':memory:' or the server's URL",
+        secret="QDRANT_API_KEY",
     ),
     _vector_provider(
-        "milvus", "MilvusTextSearch", "MilvusDocument", "TEXTSEARCH_MILVUS",
-        "a Milvus Lite file (*.db) or the server's URI", secret="MILVUS_TOKEN",
+        "milvus",
+        "MilvusTextSearch",
+        "MilvusDocument",
+        "TEXTSEARCH_MILVUS",
+        "a Milvus Lite file (*.db) or the server's URI",
+        secret="MILVUS_TOKEN",
     ),
 )
 
@@ -489,7 +548,7 @@ def register(spec: ProviderSpec, *, replace: bool = False) -> ProviderSpec:
         ``spec``.
 
     Raises:
-        ConfigurationError: ``spec`` is not a :class:`ProviderSpec`, or its name is taken
+        ConfigurationError: ``spec`` is not a `ProviderSpec`, or its name is taken
             and ``replace`` is false.
     """
     if not isinstance(spec, ProviderSpec):
@@ -504,7 +563,7 @@ def register(spec: ProviderSpec, *, replace: bool = False) -> ProviderSpec:
 
 
 def unregister(name: str) -> None:
-    """Remove a provider registered with :func:`register` (no error when absent).
+    """Remove a provider registered with `register` (no error when absent).
 
     A built-in provider that was replaced comes back; a built-in one cannot be removed.
     """
@@ -536,7 +595,7 @@ def get_provider(name: str) -> ProviderSpec:
 
 
 def find_provider(name: str) -> ProviderSpec | None:
-    """Like :func:`get_provider`, but ``None`` when no provider has this name.
+    """Like `get_provider`, but ``None`` when no provider has this name.
 
     Raises:
         ConfigurationError: The plugin of this name fails to load (the message names it).

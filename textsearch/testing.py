@@ -1,6 +1,6 @@
 """Test doubles for code that uses textsearch.
 
-:class:`StaticTextSearch` is a real connector over an in-memory list: it honours options and
+`StaticTextSearch` is a real connector over an in-memory list: it honours options and
 filters like the others, records every call, and can be told to fail, so that tests of your
 own code need no network and no mocks::
 
@@ -43,7 +43,7 @@ _WORD = re.compile(r"\w+")
 
 
 class StaticDocument(BaseModel):
-    """One canned result of :class:`StaticTextSearch` (its native model).
+    """One canned result of `StaticTextSearch` (its native model).
 
     Attributes:
         name: Title.
@@ -62,7 +62,7 @@ class StaticDocument(BaseModel):
 
 @dataclass(frozen=True)
 class RecordedCall:
-    """One call seen by :class:`StaticTextSearch`: the query and the effective options."""
+    """One call seen by `StaticTextSearch`: the query and the effective options."""
 
     query: str
     options: SearchOptions
@@ -102,19 +102,19 @@ class StaticTextSearch(BaseTextSearch[StaticDocument]):
     """An in-memory connector for tests.
 
     Args:
-        documents: Canned results: :class:`StaticDocument`,
-            :class:`~textsearch.TextSearchResult`, plain strings (used as the value) or dicts
+        documents: Canned results: `StaticDocument`,
+            `TextSearchResult`, plain strings (used as the value) or dicts
             with ``name``, ``value``, ``link`` and ``metadata``.
         match: ``"all"`` (every query word must appear in name or value, case-insensitive),
             ``"any"`` (one word is enough) or ``"always"`` (every document matches every query).
         error: An exception to raise on every search (after validation), to test error paths.
         total_count: Whether to report a total count when asked (some backends cannot).
         max_top: Largest accepted ``top``.
-        string_mapper: See :class:`~textsearch.BaseTextSearch`.
-        text_search_result_mapper: See :class:`~textsearch.BaseTextSearch`.
+        string_mapper: See `BaseTextSearch`.
+        text_search_result_mapper: See `BaseTextSearch`.
         name: The provider name composed searches report for it (``metadata["provider"]``
-            of :class:`~textsearch.compose.FallbackTextSearch`, ``sources`` of
-            :class:`~textsearch.compose.FusedResult`); by default the class's
+            of `FallbackTextSearch`, ``sources`` of
+            `FusedResult`); by default the class's
             ``provider_name`` (``"static"``, or what a subclass sets).
     """
 

@@ -158,8 +158,11 @@ def _only_strings_changed(diff: str) -> bool:
 
 def _statuses(workdir: Path, python: str) -> list[tuple[str, str]]:
     listing = subprocess.run(
-        [python, "-m", "mutmut", "results", "--all", "true"], cwd=workdir,
-        capture_output=True, text=True, check=False,
+        [python, "-m", "mutmut", "results", "--all", "true"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=False,
     ).stdout
     # Statuses may be two words ("not checked", "no tests").
     return re.findall(r"^\s*(\S+): (\w[\w ]*)$", listing, re.M)
@@ -182,8 +185,11 @@ def run_one(module: str, tests: list[str], workdir: Path, python: str, run: bool
             # A second run picks up where the first stopped: mutmut sometimes stops before
             # the mutants (its look at the unmutated tests failing on a loaded machine).
             subprocess.run(
-                [python, "-m", "mutmut", "run"], cwd=workdir, check=False,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                [python, "-m", "mutmut", "run"],
+                cwd=workdir,
+                check=False,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             if not any(status == "not checked" for _, status in _statuses(workdir, python)):
                 break
@@ -197,8 +203,11 @@ def run_one(module: str, tests: list[str], workdir: Path, python: str, run: bool
     set_aside = []
     for name in survived:
         shown = subprocess.run(
-            [python, "-m", "mutmut", "show", name], cwd=workdir,
-            capture_output=True, text=True, check=False,
+            [python, "-m", "mutmut", "show", name],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout
         if name in EQUIVALENT or _only_strings_changed(shown):
             set_aside.append(name)
@@ -210,14 +219,17 @@ def main() -> int:
     parser.add_argument("--only", help="run the targets whose path contains this text")
     parser.add_argument("--keep", type=Path, help="scratch folder to use and keep")
     parser.add_argument(
-        "--score-only", action="store_true",
+        "--score-only",
+        action="store_true",
         help="score the mutants already run in the --keep folder (one --only target)",
     )
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="textsearch-mutation-"))
     if not (work / "pyproject.toml").exists():
         shutil.copytree(
-            ROOT, work, dirs_exist_ok=True,
+            ROOT,
+            work,
+            dirs_exist_ok=True,
             ignore=shutil.ignore_patterns(".git", ".venv", "mutants", "__pycache__", "site"),
         )
     scores = [

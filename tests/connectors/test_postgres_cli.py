@@ -44,9 +44,7 @@ def test_unreachable_server_is_one_line_and_hides_the_password(
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    monkeypatch.setenv(
-        "TEXTSEARCH_POSTGRES_DSN", f"postgresql://u:cli-s3cret@127.0.0.1:{port}/db"
-    )
+    monkeypatch.setenv("TEXTSEARCH_POSTGRES_DSN", f"postgresql://u:cli-s3cret@127.0.0.1:{port}/db")
     code, _ = run(["search", "walrus", "--provider", "postgres"])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "cli-s3cret" not in err

@@ -309,5 +309,3 @@ def test_secrets_do_not_reach_logs_when_the_pool_fails_in_the_background(
         except Exception as exc:
             assert PASSWORD not in str(exc)
     assert PASSWORD not in caplog.text
-
-

@@ -36,21 +36,26 @@ class Failing(StaticTextSearch):
             "retrying will not help",
         ),
         (
-            [RateLimitError("slow", provider="a", retry_after=30.0),
-             RateLimitError("slow", provider="b", retry_after=45.0)],  # soonest: 30 s
+            [
+                RateLimitError("slow", provider="a", retry_after=30.0),
+                RateLimitError("slow", provider="b", retry_after=45.0),
+            ],  # soonest: 30 s
             "retry in about 30 seconds",
         ),
         (
-            [ServiceUnavailableError("down", provider="a"),
-             ServiceUnavailableError("down", provider="b")],
+            [
+                ServiceUnavailableError("down", provider="a"),
+                ServiceUnavailableError("down", provider="b"),
+            ],
             "retry in about 1 second.",  # the fallback's own cooldown
         ),
     ],
 )
 def test_model_is_told_whether_retrying_can_help(errors: list[Exception], expected: str) -> None:
     searches = [Failing(error, name=f"p{i}") for i, error in enumerate(errors)]
-    fallback = FallbackTextSearch(searches, on=(QuotaExceededError, RateLimitError,
-                                                ServiceUnavailableError), cooldown=1.0)
+    fallback = FallbackTextSearch(
+        searches, on=(QuotaExceededError, RateLimitError, ServiceUnavailableError), cooldown=1.0
+    )
     function = create_search_function(fallback)
     text = function.invoke_sync({"query": "anything"})
     assert expected in text
@@ -59,8 +64,10 @@ def test_model_is_told_whether_retrying_can_help(errors: list[Exception], expect
 
 def test_an_error_outside_on_is_raised_at_once_and_told_as_itself() -> None:
     fallback = FallbackTextSearch(
-        [Failing(AuthenticationError("bad key", provider="a"), name="a"),
-         StaticTextSearch(["fine"], name="b")]
+        [
+            Failing(AuthenticationError("bad key", provider="a"), name="a"),
+            StaticTextSearch(["fine"], name="b"),
+        ]
     )
     text = create_search_function(fallback).invoke_sync({"query": "x"})
     assert "credentials" in text

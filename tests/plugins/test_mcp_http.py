@@ -64,8 +64,18 @@ def server(folder: Path, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     errors = tmp_path / "server.err"
     with open(errors, "w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            [sys.executable, "-m", "textsearch", "mcp", "--path", str(folder),
-             "--http", f"127.0.0.1:{port}", "--token", TOKEN],
+            [
+                sys.executable,
+                "-m",
+                "textsearch",
+                "mcp",
+                "--path",
+                str(folder),
+                "--http",
+                f"127.0.0.1:{port}",
+                "--token",
+                TOKEN,
+            ],
             env=_env(tmp_path),
             cwd=str(tmp_path),
             stdout=subprocess.DEVNULL,
@@ -91,9 +101,7 @@ def server(folder: Path, tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_official_client_over_streamable_http(
-    server: tuple[str, Path], mode: str
-) -> None:
+async def test_official_client_over_streamable_http(server: tuple[str, Path], mode: str) -> None:
     import httpx2
 
     url, _ = server
@@ -118,8 +126,13 @@ def test_token_origin_and_size_are_checked(server: tuple[str, Path]) -> None:
     auth = {"authorization": f"Bearer {TOKEN}"}
     ok = httpx.post(url, content=LIST_TOOLS, headers={**HEADERS, **auth}, timeout=10)
     assert ok.status_code == 200 and "search" in ok.text
-    for bad in ({}, {"authorization": "Bearer wrong"}, {"authorization": TOKEN},
-                {"authorization": f"Basic {TOKEN}"}, {"authorization": f"Bearer {TOKEN}x"}):
+    for bad in (
+        {},
+        {"authorization": "Bearer wrong"},
+        {"authorization": TOKEN},
+        {"authorization": f"Basic {TOKEN}"},
+        {"authorization": f"Bearer {TOKEN}x"},
+    ):
         refused = httpx.post(url, content=LIST_TOOLS, headers={**HEADERS, **bad}, timeout=10)
         assert refused.status_code == 401, bad
         assert refused.headers["www-authenticate"].startswith("Bearer")
@@ -157,12 +170,18 @@ def test_token_origin_and_size_are_checked(server: tuple[str, Path]) -> None:
     assert httpx.get(url.replace("/mcp", "/other"), headers=auth, timeout=10).status_code == 404
 
 
-def test_a_non_loopback_bind_without_a_token_refuses_to_start(
-    folder: Path, tmp_path: Path
-) -> None:
+def test_a_non_loopback_bind_without_a_token_refuses_to_start(folder: Path, tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "textsearch", "mcp", "--path", str(folder),
-         "--http", "0.0.0.0:8765"],
+        [
+            sys.executable,
+            "-m",
+            "textsearch",
+            "mcp",
+            "--path",
+            str(folder),
+            "--http",
+            "0.0.0.0:8765",
+        ],
         env=_env(tmp_path),
         cwd=str(tmp_path),
         capture_output=True,

@@ -53,7 +53,7 @@ def use_parser(name: str | None) -> str:
 def html_sections(html: str | bytes) -> Sections:
     """Return ``(title, [(heading, anchor, text), ...])`` for an HTML document.
 
-    Bytes are decoded as a browser would (:func:`decode_html`); giving the file's bytes
+    Bytes are decoded as a browser would (`decode_html`); giving the file's bytes
     saves decoding them in Python when selectolax is installed.
 
     Sections start at each ``<h1>``..``<h6>``; ``anchor`` is the heading's ``id`` (or that of an

@@ -103,7 +103,7 @@ class Heading:
 
 class Output:
     """A page's text built twice side by side: the whole page, and only its main content
-    (what is inside ``<main>`` or ``<article>``); :meth:`finish` chooses. A section is
+    (what is inside ``<main>`` or ``<article>``); `finish` chooses. A section is
     ``[heading, anchor, parts]``. Both converters write through this one class."""
 
     __slots__ = (
@@ -163,9 +163,7 @@ class Output:
             self.heading.inside = anchor  # the last one: HTML5 may clone an earlier <a> in
 
     def finish(self, title: str | None, decode: Callable[[str], str] | None) -> Sections:
-        return assemble(
-            title, self.whole, self.inside, self.whole_chars, self.main_chars, decode
-        )
+        return assemble(title, self.whole, self.inside, self.whole_chars, self.main_chars, decode)
 
 
 def assemble(
@@ -228,8 +226,6 @@ def sniff_encoding(data: bytes) -> tuple[str, int]:
 
 
 def decode_html(data: bytes) -> str:
-    """The text of an HTML file (see :func:`sniff_encoding`); bad bytes become U+FFFD."""
+    """The text of an HTML file (see `sniff_encoding`); bad bytes become U+FFFD."""
     codec, bom = sniff_encoding(data)
     return data[bom:].decode(codec, errors="replace")
-
-

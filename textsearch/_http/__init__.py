@@ -1,8 +1,8 @@
 """The HTTP subsystem: one engine, its transports and the guards every path shares.
 
-Connectors describe requests (:class:`HttpRequest`) and parse responses
-(:class:`HttpResponse`) with pure code; :class:`HttpEngine` sends them. See
-:mod:`textsearch._http._engine` for what the engine guarantees.
+Connectors describe requests (`HttpRequest`) and parse responses
+(`HttpResponse`) with pure code; `HttpEngine` sends them. See
+`textsearch._http._engine` for what the engine guarantees.
 """
 
 from __future__ import annotations

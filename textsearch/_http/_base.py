@@ -1,7 +1,7 @@
 """The data an HTTP connector and the engine exchange, and the I/O-free rules around it.
 
 Request and response descriptions, the error body a connector reads, the status -> error
-class table, ``Retry-After`` parsing and the settings checks. :mod:`textsearch._http._engine`
+class table, ``Retry-After`` parsing and the settings checks. `textsearch._http._engine`
 re-exports the public names.
 """
 
@@ -71,7 +71,7 @@ class ErrorDetail:
         hints: Extra actionable hints for the developer.
         retryable: Whether another attempt could succeed, decided from the body (Brave
             answers 429 both for a rate limit and for a spent quota). ``None`` leaves it to
-            the status and class: 429/5xx retry, a :class:`QuotaExceededError` never does.
+            the status and class: 429/5xx retry, a `QuotaExceededError` never does.
         retry_after: Seconds to wait before another attempt, read from the provider's own
             headers or body (Brave's ``X-RateLimit-Reset``); used only when there is no
             ``Retry-After`` header, and under the same rules (capped by ``max_retry_wait``

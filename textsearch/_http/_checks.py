@@ -52,7 +52,7 @@ def resolve_api_key(api_key: str | None, env_var: str, owner: str) -> str:
 
 
 def check_url(value: object, argument: str, owner: str) -> httpx.URL:
-    """Parse an endpoint or base URL; http(s) with a host, or a :class:`ConfigurationError`."""
+    """Parse an endpoint or base URL; http(s) with a host, or a `ConfigurationError`."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigurationError(f"{owner}: {argument} must be a non-empty URL string")
     # A message shows the value only when it cannot hold a user or password.
@@ -70,7 +70,7 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
 
 
 def check_header_name(value: object, owner: str) -> str:
-    """A valid HTTP header name, or a :class:`ConfigurationError`."""
+    """A valid HTTP header name, or a `ConfigurationError`."""
     if not isinstance(value, str) or not _HEADER_NAME.fullmatch(value):
         raise ConfigurationError(f"{owner}: auth_header= must be an HTTP header name")
     return value
@@ -104,7 +104,7 @@ def decode_json(content: bytes) -> Any:
     """A JSON body as Python values: pydantic-core's parser, else the standard library's.
 
     pydantic-core (a dependency of pydantic, so nothing more to install) parses a page of
-    results with about 40% fewer instructions than :func:`json.loads`. What it refuses and
+    results with about 40% fewer instructions than `json.loads`. What it refuses and
     ``json.loads`` accepts -- a byte-order mark, UTF-16 or UTF-32, an escaped lone
     surrogate, nesting deeper than 200 -- goes to ``json.loads``, so the answer is the same;
     only a body that is not JSON at all is parsed twice, to fail in ``json.loads``'s words.

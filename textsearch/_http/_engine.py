@@ -1,12 +1,12 @@
 """The one HTTP engine shared by every HTTP connector.
 
-Connectors are sans-I/O: they describe a request with :class:`HttpRequest` and parse a
-:class:`HttpResponse` with pure code. :class:`HttpEngine` sends the description through a
-transport (:mod:`textsearch._http._transports`: httpx by default, aiohttp or urllib3 as fast
+Connectors are sans-I/O: they describe a request with `HttpRequest` and parse a
+`HttpResponse` with pure code. `HttpEngine` sends the description through a
+transport (`textsearch._http._transports`: httpx by default, aiohttp or urllib3 as fast
 paths, all one protocol); everything around the send (the retry decision, backoff,
 ``Retry-After``, redirects, the size cap, the deadline, error mapping, redaction, logging)
 is the same code for all, so the blocking twin can never drift from the async path. The
-guards themselves (origin rule, capped body, deadline) are :mod:`textsearch._http._guards`,
+guards themselves (origin rule, capped body, deadline) are `textsearch._http._guards`,
 shared with ``fetch_pages`` and the Azure bridge.
 
 What a connector supplies:
@@ -15,17 +15,17 @@ What a connector supplies:
   sub-code, message) and, where the status alone is ambiguous, which error class applies
   (for example HTTP 403 meaning "out of quota" rather than "forbidden").
 * a ``parse(response)`` callable per request, which returns the native results or raises
-  :class:`BodyStatusError` when a 2xx body carries an error code of its own (Bocha does this);
+  `BodyStatusError` when a 2xx body carries an error code of its own (Bocha does this);
   the engine then treats the response as if it had that status (retries included).
 
 Keys are never part of the URL: a connector puts them in ``HttpRequest.headers`` only.
 The engine scrubs the key from every message, code, hint, chained cause and log record
-(:mod:`textsearch._http._redact`), and never lets it follow a redirect to another origin: redirects
+(`textsearch._http._redact`), and never lets it follow a redirect to another origin: redirects
 are followed here, hop by hop, whatever the client's own ``follow_redirects`` says.
 
 Every send has a total deadline (``deadline=``, default 60 s) covering all attempts, waits
 and redirects: an asyncio timeout on the async path, deadline-aware sockets on the blocking
-path (:mod:`textsearch._http._transports._httpx`), since a read timeout restarts with every byte.
+path (`textsearch._http._transports._httpx`), since a read timeout restarts with every byte.
 """
 
 from __future__ import annotations
@@ -274,7 +274,7 @@ class HttpEngine(ExchangeMixin):
     def close(self) -> None:
         """Close the clients this engine created (never an injected one).
 
-        Prefer :meth:`aclose` after async use: an async client is best closed in its loop.
+        Prefer `aclose` after async use: an async client is best closed in its loop.
         """
         client = self._sync_client
         if client is not None and self._owns_sync:
@@ -350,7 +350,7 @@ class HttpEngine(ExchangeMixin):
         return converted
 
     def send_sync(self, request: HttpRequest, parse: Callable[[HttpResponse], ResultT]) -> ResultT:
-        """Blocking twin of :meth:`send`; raises the same errors."""
+        """Blocking twin of `send`; raises the same errors."""
         exchange = partial(self._exchange_sync, self._sync_transport())
         state = _Send(request, time.monotonic() + self.deadline)
         while True:

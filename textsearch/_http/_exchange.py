@@ -1,10 +1,10 @@
 """One exchange of the engine: pick the transport, send, follow redirects hop by hop.
 
-Split from :mod:`textsearch._http._engine` (which holds the retry loop, the deadline and the
+Split from `textsearch._http._engine` (which holds the retry loop, the deadline and the
 error mapping): the transport-facing half. Every transport implements the one protocol of
-:mod:`textsearch._http._transports.base`; the redirect chain (same origin only, a limit of
-hops, the deadline shrinking across them) is :class:`~textsearch._http._guards.RedirectChain`,
-decided in one method (:meth:`ExchangeMixin._follow`) for every transport.
+`textsearch._http._transports.base`; the redirect chain (same origin only, a limit of
+hops, the deadline shrinking across them) is `RedirectChain`,
+decided in one method (`ExchangeMixin._follow`) for every transport.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class _Send:
 
 
 class ExchangeMixin:
-    """The transport-facing half of :class:`~textsearch._http._engine.HttpEngine`."""
+    """The transport-facing half of `HttpEngine`."""
 
     provider: str
     transport: str
@@ -179,7 +179,7 @@ class ExchangeMixin:
         is then the next hop), else ``None``.
 
         The one redirect decision of every transport: same origin only (the key is never
-        sent to another host), at most :data:`~textsearch._http._guards.MAX_REDIRECTS`
+        sent to another host), at most `MAX_REDIRECTS`
         hops, each sent with what is left of the same deadline. The chain is made at the
         first redirect of an attempt: an answer without one costs nothing here.
         """

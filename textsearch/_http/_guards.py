@@ -1,23 +1,23 @@
 """The one guard kit of every network path: origin rule, capped body, total deadline.
 
 Three places fetch bytes from the network: the HTTP engine (every web connector, on httpx,
-aiohttp or urllib3), :func:`textsearch.grounding.fetch_pages` (pages chosen by strangers)
+aiohttp or urllib3), `textsearch.grounding.fetch_pages` (pages chosen by strangers)
 and the Azure AI Search bridge (azure-core's pipeline). They all take their guards from here,
 so that a fix to one reaches the others:
 
-* **Credentials stay home.** :func:`origin` / :func:`same_origin` compare scheme, host and
-  port; :class:`RedirectChain` follows a redirect hop by hop, refusing another origin
-  (:class:`RedirectRefused`, when the request carries a key) or following it with the
-  credentials dropped from then on (:func:`drop_credentials`, for public pages), up to a
+* **Credentials stay home.** `origin` / `same_origin` compare scheme, host and
+  port; `RedirectChain` follows a redirect hop by hop, refusing another origin
+  (`RedirectRefused`, when the request carries a key) or following it with the
+  credentials dropped from then on (`drop_credentials`, for public pages), up to a
   limit of hops.
-* **Every body has a cap.** :class:`BodyReader` takes the raw (still encoded) body chunk by
+* **Every body has a cap.** `BodyReader` takes the raw (still encoded) body chunk by
   chunk and inflates it itself, never producing more than what is left under the cap, so a
   small gzip "bomb" cannot expand into gigabytes; it either refuses a body past the cap
-  (:class:`TooLarge`) or, for a page, keeps its first ``cap`` bytes.
+  (`TooLarge`) or, for a page, keeps its first ``cap`` bytes.
 * **Every call has a total deadline.** A read timeout restarts with every byte, so a server
   dripping one byte a second would never time out: the deadline is one monotonic instant,
-  set by :func:`deadline_scope` for blocking code (sockets shrink each wait to what is left,
-  :func:`cap_timeout`) and enforced by :func:`within` for async code.
+  set by `deadline_scope` for blocking code (sockets shrink each wait to what is left,
+  `cap_timeout`) and enforced by `within` for async code.
 """
 
 from __future__ import annotations
@@ -122,9 +122,9 @@ class RedirectChain:
     Args:
         url: The URL first asked.
         method: Its method.
-        limit: Most hops followed; past it :meth:`follow` says no and sets ``exhausted``.
+        limit: Most hops followed; past it `follow` says no and sets ``exhausted``.
         cross_origin: ``False`` (a request carrying a key): a hop to another origin raises
-            :class:`RedirectRefused`. ``True`` (a public page): it is followed, and
+            `RedirectRefused`. ``True`` (a public page): it is followed, and
             ``crossed`` tells the caller to send no credentials from then on.
     """
 
@@ -177,7 +177,7 @@ class RedirectChain:
 
 # -- the capped, decompression-safe body -----------------------------------------------------
 
-#: What we ask for: the encodings :class:`BodyReader` can decode with a bounded output.
+#: What we ask for: the encodings `BodyReader` can decode with a bounded output.
 ACCEPT_ENCODING: Final = "gzip, deflate"
 _CODINGS: Final = frozenset({"gzip", "x-gzip", "deflate"})
 
@@ -210,7 +210,7 @@ class BodyReader:
     """Collects a raw body chunk by chunk, inflating it with a bounded output, under a cap.
 
     Neither the encoded bytes received nor the decoded bytes kept may pass ``cap``. Past
-    it, :meth:`feed` raises :class:`TooLarge`; with ``truncate=True`` it keeps the first
+    it, `feed` raises `TooLarge`; with ``truncate=True`` it keeps the first
     ``cap`` decoded bytes instead, sets ``cut`` and returns ``True`` (stop reading: the rest
     is never downloaded).
 

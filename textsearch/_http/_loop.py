@@ -10,7 +10,7 @@ nothing can close them, and their sockets are left for the garbage collector, wh
 ``asyncio.run`` (like ``asyncio.Runner`` and every well-behaved loop owner) ends a loop by
 closing the async generators still suspended in it (``loop.shutdown_asyncgens()``), while
 the loop still runs. An async generator parked at its ``yield`` is thus a "this loop is
-ending" hook that needs no help from the caller: :class:`LoopCloser` parks one per pooled
+ending" hook that needs no help from the caller: `LoopCloser` parks one per pooled
 resource, and its ``finally`` awaits the resource's close in the right loop. A resource
 dropped while its loop runs is closed the same way (the loop's finalizer hook for a
 collected generator schedules its ``aclose()``).
@@ -43,7 +43,7 @@ class LoopCloser:
 
     Args:
         close: Closes the resource (for example ``client.aclose``); awaited once, in the
-            resource's loop: when :meth:`aclose` or :meth:`release` is called, or when the
+            resource's loop: when `aclose` or `release` is called, or when the
             loop shuts down first.
     """
 
@@ -62,7 +62,7 @@ class LoopCloser:
             pass
 
     async def aclose(self) -> None:
-        """Close the resource now: awaited here in its own loop, else as :meth:`release` does.
+        """Close the resource now: awaited here in its own loop, else as `release` does.
 
         A second call does nothing.
         """

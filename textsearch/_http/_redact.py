@@ -2,7 +2,7 @@
 
 A server may echo the key back: in an error message, an error code, a response header that
 ends up in a hint, or a header that httpcore logs at DEBUG. The engine scrubs its own
-messages with :func:`scrub`; :class:`SecretFilter`, installed on the loggers of textsearch,
+messages with `scrub`; `SecretFilter`, installed on the loggers of textsearch,
 httpx and httpcore (and their ``httpx2``/``httpcore2`` twins), aiohttp and urllib3, scrubs
 every record they emit. The registry holds each key once, for as long as the process runs
 (the connectors hold the same strings anyway).

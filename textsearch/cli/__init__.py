@@ -18,7 +18,7 @@ Exit codes: 0 on success (including "no results"), 1 when the backend fails,
 2 for a usage or configuration error; errors are one line on stderr, never a traceback.
 ``-v``/``--verbose`` (before or after the command) logs at DEBUG level on stderr, keys masked.
 
-The package has a parser module (:mod:`textsearch.cli.parser`) and one module per command
+The package has a parser module (`textsearch.cli.parser`) and one module per command
 (``search``, ``ground``, ``index``, ``tools``, ``mcp``), each adding its own flags.
 """
 

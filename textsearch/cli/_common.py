@@ -16,10 +16,10 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser that raises :class:`UsageError` instead of exiting."""
+    """An argument parser that raises `UsageError` instead of exiting."""
 
     def error(self, message: str) -> NoReturn:
-        """Raise the mistake as :class:`UsageError` (``main`` prints it as one line)."""
+        """Raise the mistake as `UsageError` (``main`` prints it as one line)."""
         raise UsageError(message)
 
 

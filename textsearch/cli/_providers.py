@@ -70,7 +70,7 @@ def postgres_from_args(args: argparse.Namespace) -> Any:
 
 
 #: Providers that also take command-line flags (``--path``, ``--db``); every other one is
-#: built from the environment by its registry entry (:mod:`textsearch.registry`).
+#: built from the environment by its registry entry (`textsearch.registry`).
 ARGUMENT_BUILDERS: dict[str, ProviderBuilder] = {"local": local_from_args}
 
 
@@ -127,10 +127,10 @@ def _provider_list(value: str) -> str:
 def build_provider(args: argparse.Namespace) -> TextSearch:
     """Build the search named by ``--provider`` from the parsed arguments.
 
-    ``--provider a,b`` falls back from ``a`` to ``b`` (:class:`FallbackTextSearch`);
-    with ``--fuse`` their results are fused instead (:class:`FusedTextSearch`); with
+    ``--provider a,b`` falls back from ``a`` to ``b`` (`FallbackTextSearch`);
+    with ``--fuse`` their results are fused instead (`FusedTextSearch`); with
     ``--cache`` (the default of ``textsearch mcp``) repeated searches are answered from
-    memory for the life of the process (:class:`CachedTextSearch`).
+    memory for the life of the process (`CachedTextSearch`).
 
     Raises:
         UsageError: An unknown provider name, or ``--fuse`` with a single provider.

@@ -68,8 +68,12 @@ def parse_address(value: str) -> tuple[str, int]:
     host, sep, port = value.strip().rpartition(":")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or (
-        ":" in host and not value.strip().startswith("[")
+    if (
+        not sep
+        or not host
+        or not port.isdigit()
+        or not 0 < int(port) < 65536
+        or (":" in host and not value.strip().startswith("["))
     ):
         raise UsageError(f"--http takes HOST:PORT (e.g. 127.0.0.1:8000), got {value[:100]!r}")
     return host, int(port)

@@ -1,6 +1,6 @@
 """The argument parser of the ``textsearch`` command: one sub-command per module.
 
-Each command module (:mod:`~textsearch.cli.search`, :mod:`~textsearch.cli.ground`, ...)
+Each command module (`search`, `ground`, ...)
 has ``add_parser(commands)``, which adds its sub-command with every flag it takes and sets
 ``handler`` to its ``run(args, out)``; a new flag of one command is written in its module
 only. Options shared by several commands (``--provider``...) come from

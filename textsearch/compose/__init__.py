@@ -1,13 +1,13 @@
 """Composition: searches built from other searches, each one a ``TextSearch`` itself.
 
-- :class:`FallbackTextSearch` asks providers in order and cools down the ones that fail.
-- :class:`FusedTextSearch` asks them all at once and fuses their lists (reciprocal rank
-  fusion), keeping where each result came from (:class:`FusedResult`).
-- :class:`CachedTextSearch` answers a repeated search from memory and shares one request
+- `FallbackTextSearch` asks providers in order and cools down the ones that fail.
+- `FusedTextSearch` asks them all at once and fuses their lists (reciprocal rank
+  fusion), keeping where each result came from (`FusedResult`).
+- `CachedTextSearch` answers a repeated search from memory and shares one request
   between identical searches made at the same time.
-- :class:`RerankedTextSearch` asks a search for candidates and lets a reranker
-  (:mod:`textsearch.rerank`) order them, optionally with diversity (:class:`RerankedResult`).
-- :func:`canonical_link` is the URL canonicalisation fusion and citations merge by.
+- `RerankedTextSearch` asks a search for candidates and lets a reranker
+  (`textsearch.rerank`) order them, optionally with diversity (`RerankedResult`).
+- `canonical_link` is the URL canonicalisation fusion and citations merge by.
 
 They nest (a cache over a fallback over fused providers) and work wherever a connector
 does: plugins, grounding, the command line::

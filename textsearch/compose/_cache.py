@@ -136,7 +136,7 @@ class CachedTextSearch(Wrapper):
 
     @property
     def stats(self) -> CacheStats:
-        """The counters now (see :class:`CacheStats`)."""
+        """The counters now (see `CacheStats`)."""
         with self._lock:
             return CacheStats(
                 self._hits, self._misses, self._coalesced, self._evictions, len(self._entries)

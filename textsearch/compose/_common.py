@@ -1,8 +1,8 @@
 """What the three wrappers share: the public methods, naming, validation and closing.
 
 A wrapper implements ``_run(kind, query, options)`` and its blocking twin once; the six
-public methods of :class:`~textsearch.TextSearch` (from
-:class:`~textsearch.base.TextSearchMethods`) are thin calls into them. ``kind`` is the
+public methods of `TextSearch` (from
+`TextSearchMethods`) are thin calls into them. ``kind`` is the
 shape asked for: ``"search"`` (strings), ``"text"`` (``TextSearchResult``), ``"native"``
 (the backend's own models) or ``"hits"`` (all three at once, which fusion needs and which
 wrappers pass to each other through ``_search_hits``).
@@ -139,8 +139,8 @@ def smallest_max_top(searches: Sequence[object]) -> int:
 def precheck(search: object, query: str, options: SearchOptions) -> None:
     """Validate a request against a search without sending it, when the search can.
 
-    A search with the public ``check_request`` hook (:class:`~textsearch.base.RequestChecker`:
-    every :class:`~textsearch.BaseTextSearch` connector and every wrapper) checks its own
+    A search with the public ``check_request`` hook (`RequestChecker`:
+    every `BaseTextSearch` connector and every wrapper) checks its own
     rules, ``top`` and the filter; a search without it is checked when it is called.
     """
     check = _checker(search)
@@ -203,7 +203,7 @@ async def fetch_hits(search: TextSearch, query: str, options: SearchOptions) -> 
 
 
 def fetch_hits_sync(search: TextSearch, query: str, options: SearchOptions) -> SearchResults[Hit]:
-    """Blocking twin of :func:`fetch_hits`."""
+    """Blocking twin of `fetch_hits`."""
     mode = _mode(search)
     if mode == _WRAPPER:
         return cast(Wrapper, search)._search_hits_sync(query, options)
@@ -233,7 +233,7 @@ async def fetch_texts(
 def fetch_texts_sync(
     search: TextSearch, query: str, options: SearchOptions
 ) -> SearchResults[TextSearchResult]:
-    """Blocking twin of :func:`fetch_texts`."""
+    """Blocking twin of `fetch_texts`."""
     if _mode(search) == _WRAPPER:
         texts: SearchResults[TextSearchResult] = cast(Wrapper, search)._run_sync(
             "text", query, options
@@ -275,7 +275,7 @@ async def call(search: TextSearch, kind: Kind, query: str, options: SearchOption
 
 
 def call_sync(search: TextSearch, kind: Kind, query: str, options: SearchOptions) -> Any:
-    """Blocking twin of :func:`call`."""
+    """Blocking twin of `call`."""
     if kind == "hits":
         return fetch_hits_sync(search, query, options)
     return getattr(search, _METHODS[kind] + "_sync")(query, options)
@@ -324,7 +324,7 @@ def close_sync(search: object) -> None:
 class Wrapper(TextSearchMethods[Any]):
     """The public face shared by the wrappers; each wrapper supplies ``_run``/``_run_sync``.
 
-    The search methods come from :class:`~textsearch.base.TextSearchMethods`.
+    The search methods come from `TextSearchMethods`.
     """
 
     #: Short name used in metadata, logs and errors.
@@ -352,7 +352,7 @@ class Wrapper(TextSearchMethods[Any]):
 
     @abstractmethod
     def _run_sync(self, kind: Kind, query: str, options: SearchOptions) -> SearchResults[Any]:
-        """Blocking twin of :meth:`_run`."""
+        """Blocking twin of `_run`."""
 
     def _check_wrapped(self, query: str, options: SearchOptions) -> None:
         """Validate the request against every wrapped search (overridden by fusion)."""
@@ -374,7 +374,7 @@ class Wrapper(TextSearchMethods[Any]):
         return query, effective
 
     def check_request(self, query: str, options: SearchOptions) -> None:
-        """Check an already resolved request (see :class:`~textsearch.base.RequestChecker`).
+        """Check an already resolved request (see `RequestChecker`).
 
         Raises:
             InvalidRequestError: ``top`` above ``max_top``, or a wrapped search's rule.
@@ -413,7 +413,7 @@ class Wrapper(TextSearchMethods[Any]):
                 await close_async(search)
 
     def close(self) -> None:
-        """Blocking twin of :meth:`aclose`."""
+        """Blocking twin of `aclose`."""
         self._release()
         if self.close_wrapped:
             for search in self._wrapped:

@@ -52,7 +52,7 @@ class FallbackTextSearch(Wrapper):
     call. Other errors (a bad request, a rejected key, a filter the provider cannot
     honour) are raised at once: another provider would not fix them, and hiding them
     would hide a bug. No result is ever made up: when every provider failed or is cooling
-    down, :class:`~textsearch.errors.AllProvidersFailedError` carries each failure.
+    down, `AllProvidersFailedError` carries each failure.
 
     Every request is validated against every provider before the first is asked (the
     query, ``top`` up to the smallest ``max_top``, the filter), so a filter is honoured by
@@ -63,7 +63,7 @@ class FallbackTextSearch(Wrapper):
     passed over, with ``"retry_in"`` (seconds) for one still cooling down.
 
     Provider names come from each search's ``name`` or ``provider_name`` attribute, else
-    its class name; repeats get ``-2``, ``-3``... (see :attr:`names`).
+    its class name; repeats get ``-2``, ``-3``... (see `names`).
 
     The wrapper is safe to share between tasks and threads. It does not close the
     searches it wraps unless ``close_wrapped=True`` (the caller made them, the caller

@@ -55,9 +55,9 @@ _WORKERS_PER_PROVIDER = 4
 
 
 class FusedResult(BaseModel):
-    """One result of :class:`FusedTextSearch`: a page and the providers that listed it.
+    """One result of `FusedTextSearch`: a page and the providers that listed it.
 
-    ``name``, ``value`` and ``link`` read through to :attr:`text_search_result`, so the
+    ``name``, ``value`` and ``link`` read through to `text_search_result`, so the
     result formats and cites like any other.
 
     Attributes:
@@ -149,11 +149,11 @@ class FusedTextSearch(Wrapper):
     Each provider is asked for ``top + skip`` results (capped at its ``max_top``); a link
     it lists twice counts once, at its better rank. A page then scores
     ``Σ weight / (k + rank)`` over the providers that list it, pages are merged across
-    providers by :func:`~textsearch.compose.canonical_link` (``http``/``https`` and a
+    providers by `canonical_link` (``http``/``https`` and a
     trailing ``/`` are ignored too), and the fused list is sorted by score (ties: the better
     best rank, then provider order) before ``skip`` and ``top`` are applied.
 
-    ``get_search_results`` returns :class:`FusedResult` items; ``get_text_search_results``
+    ``get_search_results`` returns `FusedResult` items; ``get_text_search_results``
     and ``search`` return the fused pages' normalized results and strings, asking each
     provider only for its normalized results (a web connector's cheaper text path) unless
     its strings need its native results (a ``string_mapper`` of its own).
@@ -162,7 +162,7 @@ class FusedTextSearch(Wrapper):
     A provider that fails, or does not answer within ``per_search_timeout``, is left out
     and listed in ``metadata["failed"]`` (``{"provider", "error", "reason"}``);
     ``metadata["providers"]`` names those that answered. Only when every provider fails is
-    :class:`~textsearch.errors.AllProvidersFailedError` raised. A request a provider cannot
+    `AllProvidersFailedError` raised. A request a provider cannot
     serve (invalid options, a filter it cannot honour) is an error before any request:
     dropping that provider would silently change the results.
 
@@ -278,7 +278,7 @@ class FusedTextSearch(Wrapper):
         options: SearchOptions,
     ) -> SearchResults[Any]:
         """Fuse the providers' answers: ``SearchResults`` of ``TextSearchResult`` where
-        ``plain[i]``, else of :class:`Hit`, or the exception that left provider ``i`` out."""
+        ``plain[i]``, else of `Hit`, or the exception that left provider ``i`` out."""
         failed: list[dict[str, Any]] = []
         answered: list[str] = []
         errors: list[Exception] = []
@@ -441,7 +441,7 @@ class FusedTextSearch(Wrapper):
             return executor
 
     def _one_sync(self, index: int, plain: bool, query: str, options: SearchOptions) -> Any:
-        """Blocking twin of :meth:`_one`."""
+        """Blocking twin of `_one`."""
         fetch = fetch_texts_sync if plain else fetch_hits_sync
         try:
             return fetch(self.searches[index], query, self._inner_options(index, options))

@@ -1,6 +1,6 @@
 """Connectors, one module per backend; each is imported only when first used.
 
-The names exported here come from the provider registry (:mod:`textsearch.registry`).
+The names exported here come from the provider registry (`textsearch.registry`).
 
 ``from textsearch.connectors import BingTextSearch`` loads only the Bing module, and the Azure
 connector loads the Azure SDK only when it is used.

@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.bing`."""
+"""The public import path of `textsearch.connectors.web.bing`."""
 
 from textsearch.connectors.web.bing import BingTextSearch, BingWebPage
 

@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.bocha`."""
+"""The public import path of `textsearch.connectors.web.bocha`."""
 
 from textsearch.connectors.web.bocha import BochaTextSearch, BochaWebPage
 

@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.brave`."""
+"""The public import path of `textsearch.connectors.web.brave`."""
 
 from textsearch.connectors.web.brave import BraveTextSearch, BraveWebResult
 

@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.exa`."""
+"""The public import path of `textsearch.connectors.web.exa`."""
 
 from textsearch.connectors.web.exa import ExaResult, ExaTextSearch
 

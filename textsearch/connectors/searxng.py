@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.searxng`."""
+"""The public import path of `textsearch.connectors.web.searxng`."""
 
 from textsearch.connectors.web.searxng import SearxngResult, SearxngTextSearch
 

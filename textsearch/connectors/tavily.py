@@ -1,4 +1,4 @@
-"""The public import path of :mod:`textsearch.connectors.web.tavily`."""
+"""The public import path of `textsearch.connectors.web.tavily`."""
 
 from textsearch.connectors.web.tavily import TavilyResult, TavilyTextSearch
 

@@ -63,7 +63,7 @@ log = logging.getLogger("textsearch.documents")
 
 @dataclass
 class IndexReport:
-    """What :meth:`LocalTextSearch.index_path` did.
+    """What `LocalTextSearch.index_path` did.
 
     Attributes:
         added: Files indexed for the first time.

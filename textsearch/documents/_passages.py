@@ -85,7 +85,7 @@ _WORD_REST = re.compile(r"\w*")
 class HitFinder:
     """Finds the query's words in text: word stems in any case, CJK and other words as-is.
 
-    Made by :func:`hit_pattern`. Text is lower-cased once and each word is looked for with
+    Made by `hit_pattern`. Text is lower-cased once and each word is looked for with
     ``str.find`` (a scan in C per word); only where one is found does Python check that a stem
     starts a word and extend it to the word's end. A single ``IGNORECASE`` alternation with
     ``\\b`` tried every alternative at most positions: on SciFact's passages with full questions

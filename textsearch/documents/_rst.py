@@ -1,7 +1,7 @@
 """reStructuredText to sections of plain text, read with docutils.
 
 docutils parses; this module walks the doctree and keeps the words. Sphinx projects use
-roles and directives docutils does not know (``:class:`X` ``, ``.. versionadded::``,
+roles and directives docutils does not know (```X` ``, ``.. versionadded::``,
 ``.. code-block:: python`` with ``:caption:``): while a file is parsed, a name docutils
 cannot find resolves to a generic role (its text, ``text <target>`` as "text") or a generic
 directive (its argument and its body read as reStructuredText, or kept exactly when it is

@@ -70,7 +70,7 @@ def _derived_id(data: Mapping[str, Any]) -> str:
 
 
 def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
-    """Validate a document (a :class:`LocalDocument` or a dict) for a document store.
+    """Validate a document (a `LocalDocument` or a dict) for a document store.
 
     A missing ``id`` is derived from title, text and link. Metadata keys must be identifiers
     (letters, digits, ``_``, ``-``) and not ``id``, ``link`` or ``site``; values must be

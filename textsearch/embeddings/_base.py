@@ -58,11 +58,11 @@ class Embedder(Protocol):
         ...
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blocking twin of :meth:`embed_documents`."""
+        """Blocking twin of `embed_documents`."""
         ...
 
     def embed_query_sync(self, text: str) -> list[float]:
-        """Blocking twin of :meth:`embed_query`."""
+        """Blocking twin of `embed_query`."""
         ...
 
 
@@ -121,7 +121,7 @@ def check_vectors(
 def checked_vectors(
     vectors: object, count: int, dimensions: int | None, *, provider: str, copy: bool
 ) -> list[list[float]]:
-    """:func:`check_vectors`; with ``copy=False`` a row that is a list of floats is kept.
+    """`check_vectors`; with ``copy=False`` a row that is a list of floats is kept.
 
     For rows handed over by their maker (parsed JSON, what an embedding function returned):
     the same checks, without a copy of every row that nobody would change.
@@ -269,7 +269,7 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
     Raises:
         TextSearchError: What the embedder raised, if it is one, unchanged.
         ProviderError: Any other exception from the embedder (the original as ``__cause__``).
-        ResponseFormatError: Malformed output (see :func:`check_vectors`).
+        ResponseFormatError: Malformed output (see `check_vectors`).
     """
     items = _texts(texts)
     if not items:
@@ -287,7 +287,7 @@ async def _embed_documents(embedder: Embedder, items: list[str]) -> list[list[fl
 
 
 def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
-    """Blocking twin of :func:`embed_documents`; raises the same errors."""
+    """Blocking twin of `embed_documents`; raises the same errors."""
     items = _texts(texts)
     if not items:
         return []
@@ -304,7 +304,7 @@ def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[flo
 
 
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
-    """The validated vector of one query; raises as :func:`embed_documents`."""
+    """The validated vector of one query; raises as `embed_documents`."""
     if _tracing.enabled():
         with _tracing.embedding_span(embedder, _provider(embedder), 1):
             return await _embed_query(embedder, text)
@@ -318,7 +318,7 @@ async def _embed_query(embedder: Embedder, text: str) -> list[float]:
 
 
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
-    """Blocking twin of :func:`embed_query`; raises the same errors."""
+    """Blocking twin of `embed_query`; raises the same errors."""
     if _tracing.enabled():
         with _tracing.embedding_span(embedder, _provider(embedder), 1):
             return _embed_query_sync(embedder, text)
@@ -355,7 +355,7 @@ class _EmbedderBase:
         return self._dimensions
 
     def _learn(self, vectors: object, count: int, provider: str) -> list[list[float]]:
-        """Check a model's output (see :func:`check_vectors`); the first learns the length."""
+        """Check a model's output (see `check_vectors`); the first learns the length."""
         # a model's or a function's rows are handed over to the caller, not copied
         checked = checked_vectors(vectors, count, self._dimensions, provider=provider, copy=False)
         if checked and self._dimensions is None:
@@ -415,16 +415,16 @@ class _ModelEmbedder(_EmbedderBase):
         return self._embed(self._documents(texts), query=False)
 
     def embed_query_sync(self, text: str) -> list[float]:
-        """The vector of one query; raises as :meth:`embed_documents_sync`."""
+        """The vector of one query; raises as `embed_documents_sync`."""
         return self._embed(self._query(text), query=True)[0]
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Async twin of :meth:`embed_documents_sync` (the model runs in a worker thread)."""
+        """Async twin of `embed_documents_sync` (the model runs in a worker thread)."""
         items = self._documents(texts)
         return await asyncio.to_thread(self._embed, items, query=False) if items else []
 
     async def embed_query(self, text: str) -> list[float]:
-        """Async twin of :meth:`embed_query_sync` (the model runs in a worker thread)."""
+        """Async twin of `embed_query_sync` (the model runs in a worker thread)."""
         items = self._query(text)
         return (await asyncio.to_thread(self._embed, items, query=True))[0]
 
@@ -434,7 +434,7 @@ EmbedFunction = Callable[[list[str]], "list[list[float]] | Awaitable[list[list[f
 
 @_checks_its_output
 class FunctionEmbedder(_EmbedderBase):
-    """An :class:`Embedder` from any callable ``fn(texts) -> vectors`` (sync or async).
+    """An `Embedder` from any callable ``fn(texts) -> vectors`` (sync or async).
 
     The escape hatch for a model this package has no adapter for, and what tests use. An
     async ``fn`` is awaited on the async path and run on a private event loop by the blocking
@@ -521,12 +521,12 @@ class FunctionEmbedder(_EmbedderBase):
         return (await self._call_async(self._query_fn, [text]))[0]
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blocking twin of :meth:`embed_documents`."""
+        """Blocking twin of `embed_documents`."""
         items = _texts(texts)
         return self._call_sync(self._fn, items) if items else []
 
     def embed_query_sync(self, text: str) -> list[float]:
-        """Blocking twin of :meth:`embed_query`."""
+        """Blocking twin of `embed_query`."""
         return self._call_sync(self._query_fn, [text])[0]
 
 

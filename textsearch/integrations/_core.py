@@ -1,8 +1,8 @@
 """What every framework adapter shares: input resolution, the call policy, lazy imports.
 
-An adapter turns one tool call into a :class:`Reply` and maps it onto its framework: a
+An adapter turns one tool call into a `Reply` and maps it onto its framework: a
 ``model_error`` reply becomes the framework's retry signal where it has one; any other reply is
-plain text for the model. The policy itself lives in :class:`~textsearch.plugins.SearchFunction`
+plain text for the model. The policy itself lives in `SearchFunction`
 (preset filter copied and AND-ed, fixed values hidden, bounds clamped); this module only refuses
 arguments the schema does not declare and classifies failures.
 """
@@ -243,7 +243,7 @@ async def call(function: SearchFunction, arguments: Mapping[str, Any] | str | No
 
 
 def call_sync(function: SearchFunction, arguments: Mapping[str, Any] | str | None) -> Reply:
-    """Blocking twin of :func:`call`, with the connector's blocking methods."""
+    """Blocking twin of `call`, with the connector's blocking methods."""
     rejected = _check(function, arguments)
     if rejected is not None:
         return rejected

@@ -44,7 +44,7 @@ __all__ = ["TextSearchRetriever", "as_langchain_tool"]
 
 
 class _SearchTool(BaseTool):
-    """A :class:`~textsearch.plugins.SearchFunction` as a LangChain tool."""
+    """A `SearchFunction` as a LangChain tool."""
 
     # A ToolException becomes a ToolMessage with status="error" that the model reads and
     # corrects, instead of an exception that ends the agent run.

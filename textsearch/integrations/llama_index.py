@@ -54,7 +54,7 @@ class _SearchToolMetadata(ToolMetadata):
 
 
 class _SearchTool(FunctionTool):
-    """A :class:`~textsearch.plugins.SearchFunction` as a LlamaIndex tool."""
+    """A `SearchFunction` as a LlamaIndex tool."""
 
     def __init__(self, function: SearchFunction) -> None:
         self.search_function = function

@@ -96,11 +96,11 @@ class Outcome:
 class SearchFunction:
     """A search exposed as a tool: schema for the model, invocation for the answer.
 
-    Build one with :func:`create_search_function`. Each call validates the model's
-    arguments, builds fresh :class:`~textsearch.SearchOptions` (the preset filter copied,
+    Build one with `create_search_function`. Each call validates the model's
+    arguments, builds fresh `SearchOptions` (the preset filter copied,
     then AND-ed with any filter the model set), runs the search and returns text for the
     model. Nothing of one call is kept for the next, except the loop guard's count of
-    identical calls in a row (see ``max_repeats`` of :func:`create_search_function`).
+    identical calls in a row (see ``max_repeats`` of `create_search_function`).
 
     Attributes:
         name: Tool name (``^[a-zA-Z0-9_-]{1,64}$``).
@@ -160,7 +160,7 @@ class SearchFunction:
 
         Validate with ``model_validate``; ``model_dump(by_alias=True)`` gives the arguments
         by their model-facing names. It checks types, bounds and choices; it holds no preset
-        filter or fixed value, which :meth:`invoke` adds on every call.
+        filter or fixed value, which `invoke` adds on every call.
         """
         return self._spec.model
 
@@ -265,7 +265,7 @@ class SearchFunction:
 
         ``readOnlyHint`` is always true; ``openWorldHint`` says whether the connector reaches
         the open web; ``idempotentHint`` is set only where it holds (see
-        :attr:`idempotent`); ``outputSchema`` describes the ``structuredContent`` of results.
+        `idempotent`); ``outputSchema`` describes the ``structuredContent`` of results.
         """
         annotations: dict[str, Any] = {"readOnlyHint": True, "openWorldHint": self.open_world}
         if self.idempotent:
@@ -387,7 +387,7 @@ class SearchFunction:
         raise_errors: bool = False,
         session: Hashable = None,
     ) -> Outcome:
-        """Like :meth:`invoke`, but also says whether the text reports an error (for MCP).
+        """Like `invoke`, but also says whether the text reports an error (for MCP).
 
         ``session``: whose call this is, for the loop guard (an MCP session; ``None``: the
         one session of direct calls).
@@ -409,7 +409,7 @@ class SearchFunction:
         raise_errors: bool = False,
         session: Hashable = None,
     ) -> Outcome:
-        """Blocking twin of :meth:`_run`."""
+        """Blocking twin of `_run`."""
         if _tracing.enabled():
             return _tracing.run_tool_sync(
                 self.name,
@@ -426,7 +426,7 @@ class SearchFunction:
         raise_errors: bool,
         session: Hashable = None,
     ) -> Outcome:
-        """One tool call (what :meth:`_run` traces); read tools replace it."""
+        """One tool call (what `_run` traces); read tools replace it."""
         parsed = self._prepared(arguments, raise_errors, session)
         if isinstance(parsed, Outcome):
             return parsed
@@ -438,7 +438,7 @@ class SearchFunction:
         raise_errors: bool,
         session: Hashable = None,
     ) -> Outcome:
-        """Blocking twin of :meth:`_call`."""
+        """Blocking twin of `_call`."""
         parsed = self._prepared(arguments, raise_errors, session)
         if isinstance(parsed, Outcome):
             return parsed
@@ -455,7 +455,7 @@ class SearchFunction:
                 developers who handle errors themselves).
 
         Returns:
-            The results (numbered text or compact JSON, see :func:`create_search_function`),
+            The results (numbered text or compact JSON, see `create_search_function`),
             or one short sentence saying what went wrong and what to do.
 
         Raises:
@@ -467,7 +467,7 @@ class SearchFunction:
     def invoke_sync(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False
     ) -> str:
-        """Blocking twin of :meth:`invoke`, using the connector's blocking methods.
+        """Blocking twin of `invoke`, using the connector's blocking methods.
 
         Raises:
             InvalidRequestError: Only with ``raise_errors=True``: invalid or unknown arguments.
@@ -542,12 +542,12 @@ def create_search_function(
 ) -> SearchFunction:
     """Turn a connector into a search function a model can call.
 
-    Works with any object that implements the :class:`~textsearch.TextSearch` protocol.
+    Works with any object that implements the `TextSearch` protocol.
 
     Args:
         text_search: The connector to search.
         kind: What the model receives. ``"search"``: numbered text
-            (:func:`textsearch.grounding.format_results`) with each result's title, text
+            (`textsearch.grounding.format_results`) with each result's title, text
             and link, from the connector's ``get_text_search_results`` (with a
             ``string_mapper``: the mapper's text of each of its ``search`` strings).
             ``"text_search_results"``: compact JSON with ``citation``, ``name``, ``value``

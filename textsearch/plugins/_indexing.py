@@ -43,13 +43,13 @@ class IndexingInProgressError(ServiceUnavailableError):
 
 
 class IndexingTextSearch:
-    """Serve a ``LocalTextSearch`` while :meth:`start` indexes a folder into it.
+    """Serve a ``LocalTextSearch`` while `start` indexes a folder into it.
 
     Args:
         search: The local index (already open).
         folder: What to index.
         wait: Seconds a search waits for the indexing to finish before answering
-            :class:`IndexingInProgressError`.
+            `IndexingInProgressError`.
         stream: Where progress lines go (stderr), terminal or not.
         interval: Least seconds between two progress lines.
     """
@@ -168,19 +168,19 @@ class IndexingTextSearch:
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
-        """Blocking twin of :meth:`search`."""
+        """Blocking twin of `search`."""
         return self._ready_sync().search_sync(query, options, **kwargs)
 
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
-        """Blocking twin of :meth:`get_text_search_results`."""
+        """Blocking twin of `get_text_search_results`."""
         return self._ready_sync().get_text_search_results_sync(query, options, **kwargs)
 
     def get_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[Any]:
-        """Blocking twin of :meth:`get_search_results`."""
+        """Blocking twin of `get_search_results`."""
         return self._ready_sync().get_search_results_sync(query, options, **kwargs)
 
     # The readers pass their arguments through: LocalTextSearch declares and checks them.

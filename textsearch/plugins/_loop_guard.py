@@ -60,7 +60,7 @@ class RepeatGuard:
     def repeated(self, parsed: ParsedArguments, session: Hashable = None) -> int:
         """How many identical calls in a row this one makes, when it reaches the limit, else 0.
 
-        Only looks: :meth:`record` counts a call once it has been answered.
+        Only looks: `record` counts a call once it has been answered.
         """
         key = self._key(parsed)
         with self._lock:

@@ -15,7 +15,7 @@ What a client gets:
   URI (its id or link, percent-encoded, or the link itself: a path, a ``file://`` URI) gives
   the whole document, reading a passage link (``file#anchor``, ``file#L12``) that passage's
   section. Results carry ``resource_link`` blocks pointing at their section or document.
-  Every path goes through :class:`GuardedStore`: a preset filter bounds listing and reads.
+  Every path goes through `GuardedStore`: a preset filter bounds listing and reads.
 """
 
 from __future__ import annotations

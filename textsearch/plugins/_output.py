@@ -102,7 +102,7 @@ def output_schema(kind: Kind, mapped: bool = False) -> dict[str, Any]:
 
 
 def _unique(items: list[Any]) -> list[Any]:
-    """The results numbered as :class:`~textsearch.grounding.Citations` numbers them.
+    """The results numbered as `Citations` numbers them.
 
     Two results for the same page share one number there, so the later one is left out
     here: ``[n]`` in an answer then names the ``n`` the model saw, and a reference list
@@ -135,7 +135,7 @@ def render(
     """Turn one search's results into what the model receives, as text and as data.
 
     ``"search"`` (or any kind with a ``string_mapper``) gives the numbered text of
-    :func:`textsearch.grounding.format_results` (for ``"search"`` without a mapper, of
+    `textsearch.grounding.format_results` (for ``"search"`` without a mapper, of
     ``TextSearchResult`` s: title, text and link); the other kinds give compact JSON with a
     ``citation`` number (from 1, like the numbered text) and a ``link`` per result. The
     structured form has the same numbers. ``notes`` (adjusted arguments) come first.
@@ -200,7 +200,7 @@ def render_results(
     results: SearchResults[Any],
     string_mapper: Callable[[Any], str] | None,
 ) -> str:
-    """The text of :func:`render` (kept for callers that need only the text)."""
+    """The text of `render` (kept for callers that need only the text)."""
     return render(kind, query, skip, results, string_mapper).text
 
 

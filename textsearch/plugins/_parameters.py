@@ -1,7 +1,7 @@
 """Model-facing parameters: one description, from which validation and every schema derive.
 
-A list of :class:`SearchParameter` is compiled once, at function creation, into a
-:class:`ParameterSpec`: a pydantic model (the single source of the JSON schemas and of argument
+A list of `SearchParameter` is compiled once, at function creation, into a
+`ParameterSpec`: a pydantic model (the single source of the JSON schemas and of argument
 validation) plus the rules that turn validated arguments into fresh search options.
 """
 
@@ -96,7 +96,7 @@ class SearchParameter:
         required: The model must always send a value. ``query`` is always required.
         default: Value used when the model sends none (shown in the schema). Not allowed
             together with ``required``. The default of ``top`` is the ``top=`` argument of
-            :func:`~textsearch.plugins.create_search_function`.
+            `create_search_function`.
         filter_field: Filter field the value is compared with (``equal_to``).
         operator: The clause the value makes: ``equal_to`` (the default),
             ``not_equal_to``, ``greater_than``, ``greater_than_or_equal``, ``less_than`` or
@@ -491,7 +491,7 @@ class ParameterSpec:
         nothing of one call is kept for the next.
 
         ``top`` and ``skip`` outside their bounds are clamped, with a note saying so in
-        :attr:`ParsedArguments.notes`, or rejected (``out_of_bounds="reject"``).
+        `ParsedArguments.notes`, or rejected (``out_of_bounds="reject"``).
 
         Raises:
             InvalidRequestError: The arguments are not a JSON object, an argument is not a

@@ -38,9 +38,9 @@ _DEFAULT_PLUGIN_DESCRIPTION = (
 
 
 class SearchPlugin:
-    """A named, ordered set of :class:`SearchFunction` with unique names.
+    """A named, ordered set of `SearchFunction` with unique names.
 
-    Build one with :func:`create_search_plugin`. The plugin name names the MCP server;
+    Build one with `create_search_plugin`. The plugin name names the MCP server;
     tool names are the function names.
 
     Args:
@@ -149,7 +149,7 @@ class SearchPlugin:
         *,
         raise_errors: bool = False,
     ) -> str:
-        """Run the function a model called by name; see :meth:`SearchFunction.invoke`.
+        """Run the function a model called by name; see `SearchFunction.invoke`.
 
         An unknown tool name gives the model a message listing the available tools.
 
@@ -167,7 +167,7 @@ class SearchPlugin:
         *,
         raise_errors: bool = False,
     ) -> str:
-        """Blocking twin of :meth:`invoke`.
+        """Blocking twin of `invoke`.
 
         Raises:
             InvalidRequestError: Only with ``raise_errors=True``: unknown tool or invalid

@@ -1,6 +1,6 @@
 """Read tools: ``read_document(link)`` and ``fetch_page(url)`` beside a plugin's search.
 
-Both are :class:`~textsearch.plugins.SearchFunction` objects, so every tool format, the
+Both are `SearchFunction` objects, so every tool format, the
 plugin's ``invoke``, the framework adapters and the MCP server take them as they take a
 search. Both keep the plugin's preset filter:
 
@@ -9,7 +9,7 @@ search. Both keep the plugin's preset filter:
   section, a document's own link (a passage link without its fragment) or id as the whole
   document. A link the filter excludes gets the same answer as a link that does not exist,
   with no content.
-* ``fetch_page`` fetches with the guarded fetcher of :mod:`textsearch.grounding.fetch` (public
+* ``fetch_page`` fetches with the guarded fetcher of `textsearch.grounding.fetch` (public
   addresses only, bounded size and time). Under a preset filter only a URL that the filter
   admits is fetched, and a page whose redirects end outside it is refused without its text.
 
@@ -379,7 +379,7 @@ class FetchPageFunction(_ReadingFunction):
     """``fetch_page(url)``: a web page's readable text through the guarded fetcher.
 
     Build it with ``create_search_plugin(..., fetch=True)`` (or a mapping of
-    :func:`~textsearch.grounding.fetch_pages` options).
+    `fetch_pages` options).
     """
 
     serves_documents = False

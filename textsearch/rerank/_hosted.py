@@ -1,6 +1,6 @@
 """Hosted rerank APIs on the shared HTTP engine: Cohere, Jina (and vLLM, llama.cpp), Voyage, TEI.
 
-Every request goes through :class:`~textsearch._http.HttpEngine`, so a rerank call has what
+Every request goes through `HttpEngine`, so a rerank call has what
 a search has: a total deadline, retries on 429/5xx honouring ``Retry-After``, a response
 size cap, the key only in the ``Authorization`` header and scrubbed from every message and
 log, redirects followed only within the same origin, and the provider's error body read

@@ -330,7 +330,19 @@ def test_async_methods_use_the_in_process_client_off_the_event_loop(filled: Any)
 
 
 _PIECES = list("\"'\\\n\r\t{}[]()$#%&|=!<>,.;:` ") + [
-    "or", "and", "$and", "$or", "$ne", "||", "1==1", "en", "http", "\x00", "é", "😀", "*",
+    "or",
+    "and",
+    "$and",
+    "$or",
+    "$ne",
+    "||",
+    "1==1",
+    "en",
+    "http",
+    "\x00",
+    "é",
+    "😀",
+    "*",
 ]
 _VALUES = st.lists(st.sampled_from(_PIECES), max_size=10).map("".join) | st.text(max_size=10)
 

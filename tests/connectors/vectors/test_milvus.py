@@ -37,8 +37,28 @@ SECRET = "milvus-token-7c2e94b1d0"
 
 # Characters that mean something in Milvus expressions, or in strings, or to a parser.
 _PIECES = list("\"'\\\n\r\t{}[]()$#%&|=!<>,.;:` ") + [
-    "or", "and", "||", "&&", "not", "true", "1==1", "in", "like", "%", "\x00", "\x07", "é",
-    "😀", "\u2028", "\x7f", "json_contains(", "metadata[", '"]', "\\u0041", "\\x41", "en",
+    "or",
+    "and",
+    "||",
+    "&&",
+    "not",
+    "true",
+    "1==1",
+    "in",
+    "like",
+    "%",
+    "\x00",
+    "\x07",
+    "é",
+    "😀",
+    "\u2028",
+    "\x7f",
+    "json_contains(",
+    "metadata[",
+    '"]',
+    "\\u0041",
+    "\\x41",
+    "en",
 ]
 _HOSTILE = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join) | st.text(max_size=12)
 

@@ -75,9 +75,7 @@ def test_an_embedder_failure_in_the_worker_thread_is_still_a_provider_error(
 
 
 @pytest.mark.parametrize("kind", ["qdrant", "chroma"])
-def test_a_bad_query_vector_from_the_worker_thread_is_refused(
-    kind: str, tmp_path: Path
-) -> None:
+def test_a_bad_query_vector_from_the_worker_thread_is_refused(kind: str, tmp_path: Path) -> None:
     def embed(texts: list[str]) -> list[list[float]]:
         if texts == ["q"]:
             return [[float("nan")] * 32]

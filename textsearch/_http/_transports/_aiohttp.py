@@ -152,7 +152,7 @@ class AiohttpTransport:
     async def exchange(
         self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
     ) -> Answer:
-        """Send one request (no redirects followed); see :class:`~.base.AsyncTransport`.
+        """Send one request (no redirects followed); see `AsyncTransport`.
 
         ``outcome.status`` is set as soon as the status is known, before the body is
         read: a body past the cap is then reported with the status it came with.

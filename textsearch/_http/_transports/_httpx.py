@@ -141,7 +141,7 @@ def _arm_transport(transport: object) -> bool:
 def arm_sync_client(client: Any) -> bool:
     """Give every pool of ``client`` deadline-aware sockets; ``True`` when all could be armed.
 
-    Transparent outside :func:`deadline_scope`, so an injected client's other users see no
+    Transparent outside `deadline_scope`, so an injected client's other users see no
     change. Only connections opened afterwards are affected; pooled ones keep their sockets.
     """
     transports: list[object] = [getattr(client, "_transport", None)]
@@ -347,7 +347,7 @@ class HttpxAsyncTransport(_ClientTransport[httpx.AsyncClient]):
 class HttpxSyncTransport(_ClientTransport[httpx.Client]):
     """Sends with an ``httpx.Client`` (or its httpx2 twin); the client is not closed here.
 
-    The deadline reaches the sockets of an armed client (:func:`arm_sync_client`); for one
+    The deadline reaches the sockets of an armed client (`arm_sync_client`); for one
     that could not be armed (a custom transport), each phase's timeout is shrunk to what is
     left and the deadline is checked between chunks of the body.
     """
@@ -436,7 +436,7 @@ def as_httpx_error(error: BaseException) -> BaseException:
 # -- which transport ---------------------------------------------------------------------
 
 #: ``auto`` (default): what ``TEXTSEARCH_TRANSPORT`` names (when installed), else what a
-#: running program chose with :func:`default_transport` (``textsearch mcp`` chooses
+#: running program chose with `default_transport` (``textsearch mcp`` chooses
 #: ``aiohttp`` for its run), else httpx. Nothing else decides: not which modules happen to
 #: be imported. ``httpx``: httpx for both. ``aiohttp``: aiohttp for async sends, httpx for
 #: blocking ones. ``urllib3``: urllib3 for blocking sends, httpx for async ones. ``fast``:
@@ -486,7 +486,7 @@ def _from_environment() -> str:
 def wants_aiohttp(choice: str) -> bool:
     """Whether an engine set to ``choice`` sends its async requests with aiohttp.
 
-    For ``auto``: only when ``TEXTSEARCH_TRANSPORT`` (or :func:`default_transport`) names
+    For ``auto``: only when ``TEXTSEARCH_TRANSPORT`` (or `default_transport`) names
     ``aiohttp`` or ``fast`` and aiohttp is installed. Measured (benchmarks/bench_web.py,
     docs/performance.md), the aiohttp path costs less CPU per search than httpx, but
     importing aiohttp costs more than a short run (one CLI search) ever wins back: only a

@@ -6,13 +6,13 @@ everything around the send (deadline, retries, redirects, the decompressed size 
 mapping, redaction) is the engine's shared code; this module only moves bytes, and reports
 failures as the matching ``httpx`` exception so that the engine maps every transport's
 errors in one place. urllib3 is told to do none of it itself: ``retries=False``, no
-redirects, no decoding, the body streamed into :class:`~textsearch._http._guards.BodyReader`.
+redirects, no decoding, the body streamed into `BodyReader`.
 
 The total deadline reaches the socket, as on the blocking httpx path: urllib3's read timeout
 restarts with every ``recv``, so a server that drips one byte a second would never time out.
 The connections here read the response through a raw reader that, before each ``recv``,
 shrinks the socket's timeout to what is left of the deadline of the search running in the
-current context (:func:`textsearch._http._guards.deadline_scope`).
+current context (`textsearch._http._guards.deadline_scope`).
 """
 
 from __future__ import annotations
@@ -294,7 +294,7 @@ class Urllib3Transport:
 
         Raises ``UnicodeEncodeError`` (before anything is sent) for text that cannot be
         encoded, and httpx exceptions for every transport failure. Every response must be
-        handed to :meth:`release`.
+        handed to `release`.
         """
         url = request.url
         try:
@@ -360,7 +360,7 @@ class Urllib3Transport:
     def exchange(
         self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
     ) -> Answer:
-        """Send one request (no redirect followed); see :class:`~.base.SyncTransport`."""
+        """Send one request (no redirect followed); see `SyncTransport`."""
         with deadline_scope(deadline):
             response, url = self.send(request, deadline)
             try:

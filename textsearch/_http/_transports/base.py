@@ -5,8 +5,8 @@ retry decision, the redirect chain and its origin rule, the deadline, error mapp
 redaction), written once for every transport; a transport reports its failures as the
 matching ``httpx`` exception, so that the engine maps every transport's errors in one place.
 
-Beside this module: :mod:`._httpx` (an ``httpx`` client, injected or owned; the default),
-:mod:`._aiohttp` (the async fast path) and :mod:`._urllib3` (the blocking fast path).
+Beside this module: `._httpx` (an ``httpx`` client, injected or owned; the default),
+`._aiohttp` (the async fast path) and `._urllib3` (the blocking fast path).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class StatusSink(Protocol):
 
 
 class AsyncTransport(Protocol):
-    """An async transport: one request out, one :class:`Answer` back."""
+    """An async transport: one request out, one `Answer` back."""
 
     async def exchange(
         self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
@@ -91,12 +91,12 @@ class AsyncTransport(Protocol):
 
 
 class SyncTransport(Protocol):
-    """A blocking transport: one request out, one :class:`Answer` back; thread-safe."""
+    """A blocking transport: one request out, one `Answer` back; thread-safe."""
 
     def exchange(
         self, request: HttpRequest, cap: int, deadline: float, outcome: StatusSink
     ) -> Answer:
-        """Blocking twin of :meth:`AsyncTransport.exchange`; raises the same errors."""
+        """Blocking twin of `AsyncTransport.exchange`; raises the same errors."""
         ...
 
     def close(self) -> None:

@@ -2,7 +2,7 @@
 
 The package holds the connector (``_search``) and its parts: query and OData building,
 response parsing, the SDK bridge and its transport, and error translation. The public
-import path is :mod:`textsearch.connectors.azure_ai_search`.
+import path is `textsearch.connectors.azure_ai_search`.
 """
 
 from textsearch.connectors.azure._search import *  # noqa: F403 - the connector's public names

@@ -1,6 +1,6 @@
 """The Azure connector's SDK clients and what one search's read turns into.
 
-A mixin of :class:`~textsearch.connectors.azure._search.AzureAISearchTextSearch`: it makes
+A mixin of `AzureAISearchTextSearch`: it makes
 (or guards, when injected) the async and blocking ``SearchClient``, scopes a read to the
 deadline and size cap, maps a failed read to the documented error and a good one to results,
 and closes the clients the connector created. The connector's constructor sets every
@@ -227,7 +227,7 @@ class _AzureClients:
     def close(self) -> None:
         """Close the blocking SDK client this connector created (never an injected one).
 
-        An async client it created is closed by :meth:`aclose` (or ``async with``).
+        An async client it created is closed by `aclose` (or ``async with``).
         """
         client, self._owned_sync = self._owned_sync, None
         if client is not None:

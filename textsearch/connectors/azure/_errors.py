@@ -1,6 +1,6 @@
 """Azure AI Search failures: azure-core exceptions mapped to the textsearch error tree, and logs.
 
-One place translates every SDK failure (:func:`map_error`), for the async and the blocking
+One place translates every SDK failure (`map_error`), for the async and the blocking
 path alike; the key is scrubbed from whatever the service echoes back.
 """
 
@@ -118,7 +118,7 @@ def _failed(cls: type[_ErrorT], ctx: ErrorContext, message: str, *hints: str) ->
 
 
 def _retried(cls: type[_ErrorT], ctx: ErrorContext, message: str, hint: str) -> _ErrorT:
-    """:func:`_failed`, for a failure that outlasted the SDK's retries."""
+    """`_failed`, for a failure that outlasted the SDK's retries."""
     return _failed(cls, ctx, f"{message} (after {ctx.max_retries} retries)", hint)
 
 
@@ -423,7 +423,7 @@ _SCRUBBER = _KeyScrubber()
 
 def protect_logs(holder: Any) -> None:
     """Keep ``holder._secret`` and ``holder._tokens`` out of the records of
-    :data:`SCRUBBED_LOGGERS` while the holder lives."""
+    `SCRUBBED_LOGGERS` while the holder lives."""
     _KEY_HOLDERS.add(holder)
     for name in SCRUBBED_LOGGERS:
         log = logging.getLogger(name)

@@ -3,15 +3,15 @@
 Nothing here performs I/O or imports the Azure SDK, so every function is unit-testable on its
 own. The guarantees that the connector relies on:
 
-* :func:`odata_literal` turns a plain value into a literal that the OData parser reads as one
+* `odata_literal` turns a plain value into a literal that the OData parser reads as one
   token: strings are single-quoted with every ``'`` doubled, so no value can end its literal
   early (``x') or (1 eq 1`` stays text).
-* :func:`check_field_name` accepts only identifiers (``[A-Za-z_][A-Za-z0-9_]*``, with ``/``
+* `check_field_name` accepts only identifiers (``[A-Za-z_][A-Za-z0-9_]*``, with ``/``
   between the parts of a complex-field path), never an OData keyword.
-* :func:`check_balanced` proves that an expression written by a developer (a security filter)
+* `check_balanced` proves that an expression written by a developer (a security filter)
   closes every parenthesis and string literal it opens, so wrapping it as ``(<expr>)`` really
   makes it one operand that nothing AND-ed after it can reopen.
-* :func:`combine_filters` always produces ``(<security>) and (<query>)``.
+* `combine_filters` always produces ``(<security>) and (<query>)``.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ def clause_to_odata(clause: FilterClause, filterable_fields: Collection[str] | N
 def build_filter(
     search_filter: TextSearchFilter | None, filterable_fields: Collection[str] | None = None
 ) -> str | None:
-    """Translate a :class:`~textsearch.TextSearchFilter` to an OData expression (clauses AND-ed).
+    """Translate a `TextSearchFilter` to an OData expression (clauses AND-ed).
 
     Returns:
         The expression, or ``None`` for no filter (``None`` or no clauses).
@@ -233,7 +233,7 @@ def combine_filters(security: str | None, query: str | None) -> str | None:
     """AND a security filter with a query filter, each in its own parentheses.
 
     Returns ``(<security>) and (<query>)``, ``(<security>)``, ``<query>`` or ``None``.
-    The security expression must already have passed :func:`check_balanced`.
+    The security expression must already have passed `check_balanced`.
     """
     if security is not None and query:
         return f"({security}) and ({query})"

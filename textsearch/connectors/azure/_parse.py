@@ -31,7 +31,7 @@ DEFAULT_LINK_FIELDS: tuple[str, ...] = (
 )
 #: Candidate key fields, used to attach semantic answers (which name a document key) to results.
 DEFAULT_KEY_FIELDS: tuple[str, ...] = ("id", "chunk_id", "key")
-#: Fields of a multimodal RAG index of text and image blocks (see :func:`content_block_result`).
+#: Fields of a multimodal RAG index of text and image blocks (see `content_block_result`).
 CONTENT_BLOCK_FIELDS: tuple[str, ...] = (
     "id",
     "block_type",
@@ -61,7 +61,7 @@ class AzureSearchCaption(BaseModel):
 
 
 class AzureSearchDocument(BaseModel):
-    """One Azure AI Search hit: the native result of :class:`AzureAISearchTextSearch`.
+    """One Azure AI Search hit: the native result of `AzureAISearchTextSearch`.
 
     Attributes:
         fields: The document's retrievable fields as returned by the service (all of them, or
@@ -139,7 +139,7 @@ def content_block_result(doc: AzureSearchDocument) -> TextSearchResult:
       ``filename#page=N`` (or just ``filename``) so a citation can point at the page.
 
     Use it as ``AzureAISearchTextSearch(..., text_search_result_mapper=content_block_result)``
-    or through :meth:`AzureAISearchTextSearch.for_content_blocks`.
+    or through `AzureAISearchTextSearch.for_content_blocks`.
     """
     f = doc.fields
     source = _as_text(f.get("filename")) or _as_text(f.get("doc_id"))
@@ -174,7 +174,7 @@ def _read(obj: Any, name: str) -> Any:
 
 
 def parse_document(raw: Mapping[str, Any]) -> AzureSearchDocument:
-    """Turn one result dict of the SDK into an :class:`AzureSearchDocument`.
+    """Turn one result dict of the SDK into an `AzureSearchDocument`.
 
     Raises:
         ResponseFormatError: The result is not a mapping or its annotations have the wrong

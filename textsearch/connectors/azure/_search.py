@@ -14,16 +14,16 @@ How the connector talks to the service:
   (``@search.nextPageParameters``) the SDK follows it, and the connector stops reading as soon
   as it holds ``top`` results. ``total_count`` is read with ``get_count()`` *after* the page is
   read, so the first page is requested once (asking first makes the SDK send it twice).
-* Filters are data (:class:`~textsearch.TextSearchFilter`) translated to OData by
-  :mod:`textsearch.connectors.azure._odata`; a ``security_filter`` set by the developer is AND-ed in
+* Filters are data (`TextSearchFilter`) translated to OData by
+  `textsearch.connectors.azure._odata`; a ``security_filter`` set by the developer is AND-ed in
   parentheses with every query's filter: ``(<security>) and (<query filter>)``.
-* azure-core errors are translated in one place (:func:`._azure_errors.map_error`).
+* azure-core errors are translated in one place (`._azure_errors.map_error`).
 
-The connector is split by concern: :mod:`._query` (pure request building), :mod:`._clients`
-(the connector's SDK clients, one read's scope and outcome), :mod:`._sdk` (the SDK bridge:
-clients, credentials, retry policy), :mod:`._transport` (pipeline guards: same-origin
-redirects, size cap, deadline), :mod:`._parse` (response parsing and the native model) and
-:mod:`._errors` (error mapping, logs, key scrubbing).
+The connector is split by concern: `._query` (pure request building), `._clients`
+(the connector's SDK clients, one read's scope and outcome), `._sdk` (the SDK bridge:
+clients, credentials, retry policy), `._transport` (pipeline guards: same-origin
+redirects, size cap, deadline), `._parse` (response parsing and the native model) and
+`._errors` (error mapping, logs, key scrubbing).
 """
 
 from __future__ import annotations
@@ -164,20 +164,20 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
         sync_credential: A synchronous token credential for the blocking methods when
             ``credential`` is an async one.
         name_field: Field(s) for ``TextSearchResult.name``; a name or candidates tried in
-            order (default :data:`DEFAULT_NAME_FIELDS`); ``None`` for none.
-        value_field: Field(s) for ``value`` (default :data:`DEFAULT_VALUE_FIELDS`). A semantic
+            order (default `DEFAULT_NAME_FIELDS`); ``None`` for none.
+        value_field: Field(s) for ``value`` (default `DEFAULT_VALUE_FIELDS`). A semantic
             answer or caption of the document, when present, is preferred.
-        link_field: Field(s) for ``link`` (default :data:`DEFAULT_LINK_FIELDS`).
+        link_field: Field(s) for ``link`` (default `DEFAULT_LINK_FIELDS`).
         key_field: Field(s) holding the document key, used to attach semantic answers
             (default ``("id", "chunk_id", "key")``).
         select: Fields to retrieve (default: all retrievable fields). Fields named explicitly
             (as one string) in ``name_field``/``value_field``/``link_field`` are added.
         security_filter: OData expression AND-ed with every query's filter, in parentheses,
             or a callable that builds it from the current security context (see
-            :meth:`security_context`). Nothing passed per call can remove or loosen it.
-        filterable_fields: When given, the only fields a :class:`~textsearch.TextSearchFilter`
+            `security_context`). Nothing passed per call can remove or loosen it.
+        filterable_fields: When given, the only fields a `TextSearchFilter`
             may use; otherwise any valid field name is accepted (the service rejects fields
-            that are not filterable with a :class:`~textsearch.BadRequestError`).
+            that are not filterable with a `BadRequestError`).
         query_type: ``"simple"``, ``"full"`` (Lucene syntax) or ``"semantic"``.
         semantic_configuration: Semantic configuration name (``query_type="semantic"`` only;
             default: the index's default configuration).
@@ -192,7 +192,7 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
             is sent as a ``VectorizableTextQuery`` (the index needs a vectorizer); with one,
             the connector embeds the query and sends a ``VectorizedQuery``.
         embedding_function: ``str -> list[float]`` (sync or async; the blocking methods need a
-            sync one), or an :class:`~textsearch.embeddings.Embedder` (e.g. ``OpenAIEmbedder``,
+            sync one), or an `Embedder` (e.g. ``OpenAIEmbedder``,
             ``OnnxEmbedder.default()``), whose ``embed_query`` is used and whose output is
             checked (a malformed vector is a ``ResponseFormatError``, an exception inside it a
             ``ProviderError``).
@@ -203,7 +203,7 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
         search_kwargs: Other keyword arguments for ``SearchClient.search`` (e.g.
             ``scoring_parameters``); the ones the connector manages (filter, top, skip, ...)
             are refused.
-        api_version: REST API version (default :data:`DEFAULT_API_VERSION`).
+        api_version: REST API version (default `DEFAULT_API_VERSION`).
         search_client: An ``azure.search.documents.aio.SearchClient`` to use (its owner
             closes it). Its pipeline transport is wrapped once by the connector's guard
             (size cap, deadline, bearer-token capture), which is inert outside the
@@ -213,19 +213,19 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
         timeout: Seconds to wait for a connection and for each read.
         deadline: Seconds one search may take in all: every attempt, every wait between
             attempts and every byte read (default 60). Past it:
-            :class:`~textsearch.SearchTimeoutError`.
+            `SearchTimeoutError`.
         max_response_bytes: Largest response body, counted after decompression (default
             10 MiB, as for every connector); a larger one raises
-            :class:`~textsearch.ResponseFormatError` without being read into memory.
+            `ResponseFormatError` without being read into memory.
         max_retries: Retries of failed requests (azure-core retry policy; 0 disables).
         max_retry_wait: Longest wait between retries; a ``Retry-After`` above it is not
             waited for (the error is raised at once with ``retry_after`` set).
         retry_backoff_factor: Exponential backoff factor between retries.
         client_kwargs: Other azure-core client options (``transport``, ``proxies``, ...); a
             ``transport`` of yours is wrapped by the size cap and deadline guard.
-        string_mapper: Overrides how :meth:`search` turns a document into a string.
+        string_mapper: Overrides how `search` turns a document into a string.
         text_search_result_mapper: Overrides the document -> ``TextSearchResult`` mapping,
-            e.g. :func:`content_block_result`.
+            e.g. `content_block_result`.
 
     Raises:
         ConfigurationError: A setting is missing or invalid (the message names the argument
@@ -387,7 +387,7 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
         """A connector for a multimodal RAG index of text and image blocks.
 
         Same arguments as the constructor; ``text_search_result_mapper`` defaults to
-        :func:`content_block_result` and ``select`` to :data:`CONTENT_BLOCK_FIELDS`.
+        `content_block_result` and ``select`` to `CONTENT_BLOCK_FIELDS`.
         """
         kwargs.setdefault("text_search_result_mapper", content_block_result)
         kwargs.setdefault("select", CONTENT_BLOCK_FIELDS)
@@ -427,7 +427,7 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
                 await search.search("quarterly report")   # filtered for current_user
 
         A callable ``security_filter`` called without a context raises
-        :class:`~textsearch.ConfigurationError` (fail closed) instead of searching unfiltered.
+        `ConfigurationError` (fail closed) instead of searching unfiltered.
         """
         token = self._security_var.set(context)
         try:
@@ -542,7 +542,7 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
     async def get_documents(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[AzureSearchDocument]:
-        """Search and return :class:`AzureSearchDocument` results (same as get_search_results).
+        """Search and return `AzureSearchDocument` results (same as get_search_results).
 
         Raises:
             InvalidRequestError: Empty query or invalid options (before any request).
@@ -556,5 +556,5 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
     def get_documents_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[AzureSearchDocument]:
-        """Blocking twin of :meth:`get_documents`; raises the same errors."""
+        """Blocking twin of `get_documents`; raises the same errors."""
         return self.get_search_results_sync(query, options, **kwargs)

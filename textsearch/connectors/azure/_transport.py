@@ -5,21 +5,21 @@ a whole body, decompressed, into memory, and its redirect policy follows a 307/3
 with the ``api-key`` header re-added by the authentication policy. The classes here close those
 gaps for the clients the connector creates, whatever transport the caller passes:
 
-* :func:`redirect_policy` follows a redirect only to the same origin (scheme, host, port), at
-  most :data:`~textsearch._http._guards.MAX_REDIRECTS` hops; to another origin it stops and
+* `redirect_policy` follows a redirect only to the same origin (scheme, host, port), at
+  most `MAX_REDIRECTS` hops; to another origin it stops and
   the 3xx is reported as an error, so no credential leaves.
-* :func:`guarded_transport` wraps the real transport: it asks it for a stream and reads the
-  raw body into the engine's :class:`~textsearch._http._guards.BodyReader`, which inflates
+* `guarded_transport` wraps the real transport: it asks it for a stream and reads the
+  raw body into the engine's `BodyReader`, which inflates
   it with a bounded output, so a gzip bomb stops at ``max_response_bytes``; it refuses to
   start an attempt, or to sleep between attempts, past the search's deadline.
-* For the blocking path a watchdog (:func:`deadline_watch`) shuts down the sockets a search is
+* For the blocking path a watchdog (`deadline_watch`) shuts down the sockets a search is
   using when its deadline passes, because a blocked read cannot otherwise be interrupted; the
   async path cancels the search instead.
 
 The deadline and the sockets of the running search travel in context variables, so concurrent
 searches never see each other's. The origin rule, the body reader, the cap and deadline
 defaults and the deadline itself are the HTTP engine's guard kit
-(:mod:`textsearch._http._guards`): one policy for every network path.
+(`textsearch._http._guards`): one policy for every network path.
 """
 
 from __future__ import annotations
@@ -394,7 +394,7 @@ _TRANSPORT_CLASSES: list[tuple[type[Any], type[Any]]] = []
 def guarded_transport(inner: Any, *, is_async: bool, max_bytes: int | None) -> Any:
     """Wrap ``inner`` (an azure-core transport) with the size cap and the deadline checks.
 
-    ``max_bytes=None``: the cap comes from the running search (:func:`deadline_scope`), and
+    ``max_bytes=None``: the cap comes from the running search (`deadline_scope`), and
     outside a search every request passes through untouched (a caller's own client).
     """
     if not _TRANSPORT_CLASSES:
@@ -407,7 +407,7 @@ def default_transport(*, is_async: bool, timeout: float) -> Any:
     """The transport azure-core would pick (aiohttp / requests), built here so it can be wrapped.
 
     The blocking one gets a requests session whose connections are registered with the
-    running search, so that :func:`deadline_watch` can shut them down.
+    running search, so that `deadline_watch` can shut them down.
     """
     if is_async:
         from azure.core.pipeline.transport import AioHttpTransport
@@ -526,7 +526,7 @@ def _track_pool(pool: Any) -> None:
 
 
 def track_requests_transport(transport: Any) -> None:
-    """Let :func:`deadline_watch` see the sockets of a caller's own ``RequestsTransport``.
+    """Let `deadline_watch` see the sockets of a caller's own ``RequestsTransport``.
 
     The connector cannot interrupt a blocked read on a socket it does not know. For a
     caller's transport it wraps, on the pool manager and pools of that transport's own

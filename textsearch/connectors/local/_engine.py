@@ -1,6 +1,6 @@
 """Which engine ranks a local index, and keeping its ranking index in step with the store.
 
-``LocalTextSearch`` mixes :class:`EngineMixin` in: the SQLite file is the store; the ranking
+``LocalTextSearch`` mixes `EngineMixin` in: the SQLite file is the store; the ranking
 index is SQLite FTS5 (in the same file) or tantivy (a folder beside it, see
 ``_local_tantivy``). A meta row records which one is current; opening the index with the other
 engine rebuilds that one from the stored passages.

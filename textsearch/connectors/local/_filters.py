@@ -1,6 +1,6 @@
 """Filters of the local index as SQL on ``d`` (the documents table), values always bound.
 
-One validation path (:func:`validate_filter`, then :func:`filter_sql` for the values) serves
+One validation path (`validate_filter`, then `filter_sql` for the values) serves
 ``search()``, ``check_filter``, ``check_request``, ``prepare_request`` and the direct reads.
 The tantivy engine reads the same clauses as term and range queries (``_tantivy``), with the
 same meaning:
@@ -11,7 +11,7 @@ same meaning:
   ``equal_to``, so a document without the field matches it.
 * a range with a number compares stored numbers (never booleans or strings); with an ISO-8601
   date it compares stored strings that are such dates, as instants
-  (:func:`textsearch._ranges.instant_of`, registered in SQLite as ``textsearch_instant``). A
+  (`textsearch._ranges.instant_of`, registered in SQLite as ``textsearch_instant``). A
   document without the field, or with a value of another kind, matches no range.
 """
 

@@ -1,7 +1,7 @@
 """Ranking with SQLite FTS5: the engine that needs no extra package.
 
 FTS5 calls ``bm25()`` for every row that matches and has no top-k pruning, so an any-word
-query costs in proportion to the rows holding any of its words; :func:`plan_any` keeps that
+query costs in proportion to the rows holding any of its words; `plan_any` keeps that
 cost down by leaving very common words out when the rarer ones fill the page.
 """
 

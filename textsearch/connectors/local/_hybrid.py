@@ -46,7 +46,7 @@ def collapse(
 
     ``shapes`` holds each ranked passage's document rowid and anchor; a passage missing from
     it (deleted by another writer since it was ranked) is skipped. A result's members are the
-    ranked passages of its best passage's section, best first (:func:`fit` then keeps those
+    ranked passages of its best passage's section, best first (`fit` then keeps those
     whose text fits); the others are merged away, so the section never comes back on a later
     page.
     """

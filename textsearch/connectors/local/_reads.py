@@ -34,7 +34,7 @@ class LocalReads(_LocalState):
 
         The text is the whole document (its passages in order). A passage link
         (``file#section``) finds the document it belongs to. Local work, synchronous like
-        :meth:`add_documents`; the MCP server reads documents through it (as resources) so
+        `add_documents`; the MCP server reads documents through it (as resources) so
         a model can open a whole document from a result.
 
         Args:
@@ -91,7 +91,7 @@ class LocalReads(_LocalState):
 
         Returns:
             Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty
-            (read a document with :meth:`get_document`).
+            (read a document with `get_document`).
 
         Raises:
             ConfigurationError: The index was closed.

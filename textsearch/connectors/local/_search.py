@@ -1,7 +1,7 @@
 """``LocalTextSearch``: the embedded default, on SQLite FTS5 from the standard library.
 
-No key, no network, no extra dependency. Documents go in with :meth:`LocalTextSearch.add_documents`
-or :meth:`LocalTextSearch.index_path`, are split into passages (sections by heading, paragraphs in
+No key, no network, no extra dependency. Documents go in with `LocalTextSearch.add_documents`
+or `LocalTextSearch.index_path`, are split into passages (sections by heading, paragraphs in
 plain text, each at most ~1,500 characters), and passages are ranked with BM25.
 
 How text is searched:
@@ -102,7 +102,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             (in memory for ``":memory:"``); ``"sqlite"``: SQLite FTS5, no extra package;
             ``"auto"`` (default): tantivy when it is installed, else SQLite. Either way the
             SQLite file stores the documents; opening an index with the other engine
-            rebuilds that engine's index from them. The engine used is in :attr:`engine`
+            rebuilds that engine's index from them. The engine used is in `engine`
             and in each result's ``metadata["engine"]``.
         match: ``"any"`` (default): BM25 over any of the query's words, stop words left out;
             ``"all"``: only passages holding every word.
@@ -116,11 +116,11 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         passage_chars: Size bound of the passages ``index_path`` cuts files into, in
             characters (100..100,000; default 1500). Recorded per indexed folder: a change
             reads that folder's files again on the next ``index_path``.
-        string_mapper: Custom mapping of a :class:`LocalDocument` to the string that
-            :meth:`search` returns.
-        text_search_result_mapper: Custom mapping of a :class:`LocalDocument` to a
-            :class:`~textsearch.TextSearchResult`.
-        embedder: An :class:`~textsearch.embeddings.Embedder`: every passage added is
+        string_mapper: Custom mapping of a `LocalDocument` to the string that
+            `search` returns.
+        text_search_result_mapper: Custom mapping of a `LocalDocument` to a
+            `TextSearchResult`.
+        embedder: An `Embedder`: every passage added is
             embedded, and its vector kept beside the index file (``<path>.vectors``; the
             model's id and dimensions in the file), so that passages can be found by
             meaning. Searching by meaning is
@@ -142,12 +142,12 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
 
     Filters: ``equal_to`` on ``site`` (the host of the link; subdomains match too), ``id``,
     ``link``, or any metadata field present in the index; ``any_tag_equal_to`` on metadata
-    fields holding lists. Any other field raises :class:`~textsearch.UnsupportedFilterError`.
+    fields holding lists. Any other field raises `UnsupportedFilterError`.
 
     SQLite failures surface as documented errors: a write blocked by another process for
-    30 s is a :class:`~textsearch.ServiceUnavailableError` (``code="busy"``), a damaged file a
-    :class:`~textsearch.ProviderError` (``code="corrupt"``), use after :meth:`close` a
-    :class:`~textsearch.ConfigurationError`. A tantivy folder that is missing, damaged or
+    30 s is a `ServiceUnavailableError` (``code="busy"``), a damaged file a
+    `ProviderError` (``code="corrupt"``), use after `close` a
+    `ConfigurationError`. A tantivy folder that is missing, damaged or
     behind the SQLite file (a crash between the two commits) is rebuilt when the index is
     opened.
 
@@ -540,7 +540,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         value = item.snippet if item.snippet else (item.text[: self.value_chars] or None)
         return TextSearchResult(name=name or item.section, value=value, link=item.link)
 
-    #: Same as :meth:`get_search_results` (passages with snippet and score), under the name
+    #: Same as `get_search_results` (passages with snippet and score), under the name
     #: the other stores' connectors use; and its blocking twin.
     get_documents = BaseTextSearch.get_search_results
     get_documents_sync = BaseTextSearch.get_search_results_sync

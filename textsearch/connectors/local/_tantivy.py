@@ -61,7 +61,7 @@ def sidecar_path(path: str) -> str | None:
 
 
 def _canon(value: Any) -> str:
-    """One token per value that the SQL filter (:func:`filter_sql`) finds equal."""
+    """One token per value that the SQL filter (`filter_sql`) finds equal."""
     if value is None:
         return "n"
     if isinstance(value, bool):  # never equal to 1 or 0, as in JSON and PostgreSQL
@@ -78,7 +78,7 @@ def _canon(value: Any) -> str:
 def document_tokens(
     doc_id: str, link: str | None, site: str | None, metadata: Mapping[str, Any]
 ) -> list[str]:
-    """The filter tokens of a document: what each filter clause of :func:`filter_clauses` seeks."""
+    """The filter tokens of a document: what each filter clause of `filter_clauses` seeks."""
     tokens = ["id" + _SEP + doc_id, ("link" + _SEP + link) if link is not None else "nolink"]
     if site:
         parts = site.split(".")
@@ -385,7 +385,7 @@ class TantivyRanker:
             self._pending.clear()
 
     def savepoint(self) -> None:
-        """Buffer what follows until :meth:`release` (or drop it at :meth:`rollback_to`)."""
+        """Buffer what follows until `release` (or drop it at `rollback_to`)."""
         self.flush()
         self._in_savepoint = True
 
@@ -574,9 +574,9 @@ def filter_clauses(
 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
     """Filter clauses as queries on the keyword field (the SQL filter's semantics).
 
-    The range clauses on one field make one interval (:func:`range_covers`);
+    The range clauses on one field make one interval (`range_covers`);
     ``range_terms(field, kind, low, high)`` gives the terms that cover it (those present in
-    the index: :meth:`TantivyRanker.range_terms`); without it, every covering prefix is used.
+    the index: `TantivyRanker.range_terms`); without it, every covering prefix is used.
     """
     if not search_filter:
         return []

@@ -87,7 +87,7 @@ class LocalVectors(_LocalState):
     def embedding_spec(self) -> str | None:
         """How the embedder of this index's vectors was named when it was built
         (``"minilm"``, ``"openai:text-embedding-3-small"``...), if it came from
-        :func:`textsearch.embeddings.from_spec`; readable without an embedder, so the
+        `textsearch.embeddings.from_spec`; readable without an embedder, so the
         command line reopens an index with the embedder it was made with.
 
         Raises:
@@ -295,7 +295,7 @@ class LocalVectors(_LocalState):
         """Delete every stored vector and the recorded model; returns how many were deleted.
 
         How to move an index to another embedding model: drop the vectors (opened without
-        an embedder), then open it with the new embedder and call :meth:`embed_missing_sync`.
+        an embedder), then open it with the new embedder and call `embed_missing_sync`.
         With an embedder set, its model is recorded again.
 
         Raises:

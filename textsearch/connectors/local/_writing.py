@@ -85,7 +85,7 @@ class LocalWriting(LocalVectors):
     ) -> int:
         """Add or replace documents (by ``id``); returns how many were written.
 
-        Each document is a :class:`LocalDocument` or a dict with ``id``, ``title``, ``text``,
+        Each document is a `LocalDocument` or a dict with ``id``, ``title``, ``text``,
         ``link`` and ``metadata`` (all optional but ``text``; a missing ``id`` is derived
         from the content). All documents are validated before any is written.
 

@@ -11,7 +11,8 @@ from typing import Any
 from textsearch._twins import Plan, drive_sync
 from textsearch.connectors.postgres._pool import AsyncPool, SyncPool
 from textsearch.connectors.postgres._schema import SchemaBuilder
-from textsearch.connectors.postgres._sql import TableSpec, vector_text
+from textsearch.connectors.postgres._sql import vector_text
+from textsearch.connectors.postgres._tables import TableSpec
 from textsearch.connectors.postgres._work import (
     Db,
     Embed,

@@ -7,11 +7,11 @@
   COALESCE(<equal_to>, false)``, so a row without the key matches it (SQL's ``IS NOT``).
 * a range with a number compares jsonb numbers as ``numeric`` (the bound is sent as an exact
   ``Decimal``); with an ISO-8601 date it compares jsonb strings that match
-  :data:`textsearch._ranges.ISO_PATTERN` (checked before the cast, so no stored string can make
+  `textsearch._ranges.ISO_PATTERN` (checked before the cast, so no stored string can make
   the statement fail) as ``timestamptz``, a string without an offset being UTC. ``CASE``
   decides the order: nothing is cast before its type is known.
 
-The SQL text depends only on :func:`shape` (clause kinds, counts, which fields are reserved),
+The SQL text depends only on `shape` (clause kinds, counts, which fields are reserved),
 never on the values. A NUL in a value is dropped, as it is from every value written.
 """
 

@@ -9,7 +9,8 @@ from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.connectors.postgres._pool import SyncPool
 from textsearch.connectors.postgres._rows import PostgresDocument, clean_snippet, passage_link
 from textsearch.connectors.postgres._schema import SchemaBuilder
-from textsearch.connectors.postgres._sql import _WORD, Builder, TableSpec, split_exclusions
+from textsearch.connectors.postgres._sql import _WORD, Builder, split_exclusions
+from textsearch.connectors.postgres._tables import TableSpec
 from textsearch.documents._passages import best_window, hit_pattern
 from textsearch.errors import InvalidRequestError
 
@@ -57,7 +58,7 @@ class DocumentReads:
     ) -> PostgresDocument | None:
         """The stored document whose id, else whose link, is ``key`` (``None`` if none).
 
-        Blocking, like :meth:`LocalTextSearch.get_document` (the MCP server and
+        Blocking, like `LocalTextSearch.get_document` (the MCP server and
         ``full_pages`` grounding call it from a worker thread to open a whole document from a
         result). From the managed table the text is the whole document, its passages in
         order; a passage link (``file#section``) finds its document. From an existing table,
@@ -121,7 +122,7 @@ class DocumentReads:
     ) -> list[PostgresDocument]:
         """The stored documents in order of id, a page at a time, without their text.
 
-        Blocking, like :meth:`get_document`. Pages are keyed, not counted: pass the last id
+        Blocking, like `get_document`. Pages are keyed, not counted: pass the last id
         of a page as ``after`` to get the next one. Ids are compared byte by byte
         (``COLLATE "C"``), the order Python gives them.
 
@@ -177,7 +178,7 @@ class DocumentReads:
     ) -> PostgresDocument | None:
         """The section a passage link (``file#anchor`` or ``file#L12``) points at.
 
-        Blocking, like :meth:`get_document`; managed tables only (an existing table has no
+        Blocking, like `get_document`; managed tables only (an existing table has no
         passages: ``None``). A long section is stored as several passages with the same
         link; the text is all of them, in order.
 

@@ -1,6 +1,6 @@
 """Documents in and rows out, shared by the async and blocking paths of PostgresTextSearch.
 
-Documents are validated exactly as :class:`~textsearch.LocalTextSearch` validates them (the same
+Documents are validated exactly as `LocalTextSearch` validates them (the same
 shape, the same metadata rules); the document pipeline (``textsearch.documents``) is imported here.
 """
 
@@ -39,13 +39,13 @@ _SPACES = re.compile(r"\s+")
 
 
 class PostgresDocument(StoredDocument):
-    """A document, or one passage of it, found by :class:`PostgresTextSearch` (its native result).
+    """A document, or one passage of it, found by `PostgresTextSearch` (its native result).
 
     Attributes:
         id: The document's id (the id column, as text).
         title: The document's title (with ``section``, the ``name`` of normalized results).
         text: In results from the managed table: the passage's text (the whole document when
-            it was added without ``chunk=True``); from :meth:`PostgresTextSearch.get_document`
+            it was added without ``chunk=True``); from `PostgresTextSearch.get_document`
             and existing tables: the whole text.
         link: Link, when the table has one; in results, the passage's (``file#anchor`` or
             ``file#L<line>``) when it has a section or starts further down.

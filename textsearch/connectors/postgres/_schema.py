@@ -5,7 +5,7 @@ number (0, 1, ...). Every passage row repeats the document's title, link, metada
 ``index_path`` bookkeeping, so a search and its filters read one row and never join.
 
 Tables made by the first version (one row per document, ``id`` alone the key, a vector of
-title and text only) are upgraded by :meth:`SchemaBuilder.upgrade`, which ``create_schema()``
+title and text only) are upgraded by `SchemaBuilder.upgrade`, which ``create_schema()``
 runs when it finds such a table; until then the search statements fail on the missing columns
 with a hint to call ``create_schema()``.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, TableSpec, sql
+from textsearch.connectors.postgres._sql import MAX_INDEXED_CHARS, sql
+from textsearch.connectors.postgres._tables import TableSpec
 
 #: the columns of a passage row, in the order the rows are built (see _postgres_rows)
 ROW_COLUMNS = (

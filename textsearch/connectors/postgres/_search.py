@@ -8,12 +8,12 @@ and are searched with the server's own full-text search (``tsvector``, a GIN ind
 
 Two ways to use it:
 
-* **Managed table** - :meth:`PostgresTextSearch.create_schema` makes a table of passages (one
+* **Managed table** - `PostgresTextSearch.create_schema` makes a table of passages (one
   row each) with a stored, weighted ``tsvector`` (title and section heading above body) and GIN
-  indexes; :meth:`add_documents` upserts documents shaped like :class:`~textsearch.LocalDocument`
-  (split into passages with ``chunk=True``); :meth:`index_path` indexes a folder, split into
+  indexes; `add_documents` upserts documents shaped like `LocalDocument`
+  (split into passages with ``chunk=True``); `index_path` indexes a folder, split into
   passages as ``LocalTextSearch`` splits it.
-* **Existing table** - :meth:`PostgresTextSearch.from_table` maps your columns to
+* **Existing table** - `PostgresTextSearch.from_table` maps your columns to
   name/value/link and searches a ``tsvector`` column you have, or one computed from text columns.
 
 How text is searched: the user's text is handed to ``websearch_to_tsquery`` as a bound parameter,
@@ -79,13 +79,8 @@ from textsearch.connectors.postgres._settings import (
 from textsearch.connectors.postgres._settings import (
     positive as _positive,
 )
-from textsearch.connectors.postgres._sql import (
-    Builder,
-    TableSpec,
-    existing_spec,
-    managed_spec,
-    vector_text,
-)
+from textsearch.connectors.postgres._sql import Builder, vector_text
+from textsearch.connectors.postgres._tables import TableSpec, existing_spec, managed_spec
 from textsearch.connectors.postgres._work import (
     Db,
     Embed,
@@ -132,7 +127,7 @@ class PostgresTextSearch(
         rank_function: ``"bm25"`` (the managed table's default: BM25 over term statistics
             the table keeps, title and heading words counted four times, as
             ``LocalTextSearch`` ranks), ``"ts_rank"`` (word frequency without inverse document
-            frequency; the default of :meth:`from_table`) or ``"ts_rank_cd"`` (cover density).
+            frequency; the default of `from_table`) or ``"ts_rank_cd"`` (cover density).
             On SciFact BM25 scored nDCG@10 0.69 against 0.60 for ``ts_rank``
             (``docs/performance.md``).
         highlight: Markers put around matched words in snippets; ``None`` (default) for plain
@@ -140,16 +135,16 @@ class PostgresTextSearch(
         snippet_words: Half the length of a snippet, in words (a snippet is one window of
             about twice this many words: it used to be two fragments of this length).
         batch_size: Documents per transaction when writing.
-        embedder: An :class:`~textsearch.embeddings.Embedder`: :meth:`create_schema` adds a
+        embedder: An `Embedder`: `create_schema` adds a
             pgvector column (HNSW, cosine) and records the model; passages are embedded when
             written (in every mode), queries in ``"semantic"`` and ``"hybrid"`` modes.
         mode: ``"keyword"``, ``"semantic"`` (by meaning only) or ``"hybrid"`` (both, fused by
             reciprocal rank in one statement); default ``"hybrid"`` with an embedder, else
             ``"keyword"``.
-        string_mapper: Custom mapping of a :class:`PostgresDocument` to the string that
-            :meth:`search` returns.
-        text_search_result_mapper: Custom mapping of a :class:`PostgresDocument` to a
-            :class:`~textsearch.TextSearchResult`.
+        string_mapper: Custom mapping of a `PostgresDocument` to the string that
+            `search` returns.
+        text_search_result_mapper: Custom mapping of a `PostgresDocument` to a
+            `TextSearchResult`.
 
     Raises:
         ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
@@ -250,7 +245,7 @@ class PostgresTextSearch(
             embedder: The embedder of the query for ``"semantic"`` and ``"hybrid"`` modes
                 (``mode=``, a keyword; default ``"hybrid"`` with both set).
             **kwargs: The constructor's other keywords (``min_size``, ``timeout``,
-                ``highlight``, ``mode``...: see :class:`PostgresSettings`).
+                ``highlight``, ``mode``...: see `PostgresSettings`).
 
         Raises:
             ImportError: psycopg is not installed.
@@ -414,13 +409,13 @@ class PostgresTextSearch(
     async def get_documents(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[PostgresDocument]:
-        """Same as :meth:`get_search_results`: documents with snippet and score."""
+        """Same as `get_search_results`: documents with snippet and score."""
         return await self.get_search_results(query, options, **kwargs)
 
     def get_documents_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[PostgresDocument]:
-        """Blocking twin of :meth:`get_documents`."""
+        """Blocking twin of `get_documents`."""
         return self.get_search_results_sync(query, options, **kwargs)
 
     # -- managed table -----------------------------------------------------------------
@@ -437,7 +432,7 @@ class PostgresTextSearch(
 
         A table made by the first version of this connector (one row per document) is
         upgraded in place to one row per passage: its rows stay searchable as they are, and
-        the next :meth:`index_path` re-reads the files it indexed so they are split into
+        the next `index_path` re-reads the files it indexed so they are split into
         passages. The upgrade rewrites the table once (its vector column is rebuilt). The
         term statistics BM25 ranks with are built from the rows there (one scan) when they
         are missing. With an embedder: the pgvector extension, a ``vector(N)`` column with an
@@ -499,9 +494,9 @@ class PostgresTextSearch(
     ) -> int:
         """Add or replace documents (by ``id``), in transactions of ``batch_size`` documents.
 
-        Each document is a :class:`~textsearch.LocalDocument` or a dict with ``id``, ``title``,
+        Each document is a `LocalDocument` or a dict with ``id``, ``title``,
         ``text``, ``link`` and ``metadata`` (the same shape and rules as
-        :meth:`LocalTextSearch.add_documents`). All are validated before any is written. A
+        `LocalTextSearch.add_documents`). All are validated before any is written. A
         document replaces every passage of the one it replaces.
 
         Args:
@@ -520,7 +515,7 @@ class PostgresTextSearch(
             InvalidRequestError: A document or a metadata key is invalid.
             ConfigurationError: An existing-table instance (read-only), or a table without
                 the embedder's vector column or with another model's.
-            NotFoundError: The table does not exist (call :meth:`create_schema`).
+            NotFoundError: The table does not exist (call `create_schema`).
             ProviderError: The embedder failed or returned malformed vectors
                 (``ResponseFormatError``).
             SearchTransportError: The server could not be reached.
@@ -578,7 +573,7 @@ class PostgresTextSearch(
     async def embed_missing(self) -> int:
         """Embed the passages stored without a vector; returns how many were embedded.
 
-        For a table filled before the embedder was set (after :meth:`create_schema` added
+        For a table filled before the embedder was set (after `create_schema` added
         the vector column). Works ``batch_size`` passages at a time, each batch committed.
 
         Raises:
@@ -637,7 +632,7 @@ class PostgresTextSearch(
     ) -> IndexReport:
         """Index a file or folder of text, Markdown, reStructuredText and HTML (blocking).
 
-        Each file is split into passages as :meth:`LocalTextSearch.index_path` splits it
+        Each file is split into passages as `LocalTextSearch.index_path` splits it
         (sections by heading, paragraphs in plain text, at most ~1,500 characters each), one
         row per passage; a result names its document and section and links to
         ``file#anchor`` (or ``file#L<line>``). Incremental: unchanged files (same size and
@@ -652,7 +647,7 @@ class PostgresTextSearch(
 
         Raises:
             ConfigurationError: The path does not exist, or an existing-table instance.
-            NotFoundError: The table does not exist (call :meth:`create_schema_sync`).
+            NotFoundError: The table does not exist (call `create_schema_sync`).
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("index_path")
@@ -684,7 +679,7 @@ class PostgresTextSearch(
     # -- resources ---------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the blocking pool (use :meth:`aclose` from async code to close both)."""
+        """Close the blocking pool (use `aclose` from async code to close both)."""
         self._sync.close()
 
     async def aclose(self) -> None:

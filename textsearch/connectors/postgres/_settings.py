@@ -18,7 +18,7 @@ MODES = ("keyword", "semantic", "hybrid")
 
 
 class PostgresSettings(TypedDict, total=False):
-    """The constructor's tuning keywords, which :meth:`PostgresTextSearch.from_table` takes too.
+    """The constructor's tuning keywords, which `PostgresTextSearch.from_table` takes too.
 
     Each is documented with the constructor; type checkers see them on both.
     """

@@ -18,6 +18,39 @@ from typing import Any
 from textsearch._cjk import has_cjk, query_text
 from textsearch._types import TextSearchFilter
 from textsearch.connectors.postgres import _filters
+from textsearch.connectors.postgres._tables import (
+    TableSpec,
+)
+from textsearch.connectors.postgres._templates import (
+    BM25_QUERY_CTE as _BM25_QUERY_CTE,
+)
+from textsearch.connectors.postgres._templates import (
+    KEYWORD_CTES as _KEYWORD_CTES,
+)
+from textsearch.connectors.postgres._templates import (
+    PARTIAL as _PARTIAL,
+)
+from textsearch.connectors.postgres._templates import (
+    QUERY_CTE as _QUERY_CTE,
+)
+from textsearch.connectors.postgres._templates import (
+    RANKED_ALL as _RANKED_ALL,
+)
+from textsearch.connectors.postgres._templates import (
+    RANKED_BEST as _RANKED_BEST,
+)
+from textsearch.connectors.postgres._templates import (
+    SEARCH_TEMPLATE as _SEARCH_TEMPLATE,
+)
+from textsearch.connectors.postgres._templates import (
+    TOP_ALL as _TOP_ALL,
+)
+from textsearch.connectors.postgres._templates import (
+    TOP_BEST as _TOP_BEST,
+)
+from textsearch.connectors.postgres._templates import (
+    WHOLE as _WHOLE,
+)
 from textsearch.errors import ConfigurationError
 
 # The connector's other modules take ``sql`` from here: one place says which extra to install.
@@ -29,7 +62,6 @@ except ImportError as exc:  # only reached when the connector is used without it
         'pip install "textsearch-sdk[postgres]"'
     ) from exc
 
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$")
 #: most distinct query words used (a pasted paragraph must not become a 500-term query)
 MAX_QUERY_TERMS = 32
 #: text indexed per document, in characters (a tsvector holds at most 1 MB)
@@ -54,86 +86,11 @@ _EXCLUSION = re.compile(r'(?:(?<=\s)|^)-("[^"]*"?|[^\s"]+)')
 _WORD = re.compile(r"\w+")
 
 
-def check_identifier(value: object, what: str) -> str:
-    """A table/column/configuration name we are willing to quote into SQL."""
-    if not isinstance(value, str) or not _IDENTIFIER.match(value):
-        raise ConfigurationError(
-            f"{what} must be a PostgreSQL identifier (a letter or '_' then up to 62 letters, "
-            f"digits, '_' or '$'), got {value!r}"
-        )
-    return value
-
-
-def split_qualified(value: object, what: str) -> tuple[str, ...]:
-    """``"table"`` or ``"schema.table"``, each part a checked identifier."""
-    if not isinstance(value, str) or not value:
-        raise ConfigurationError(f"{what} must be a non-empty string, got {value!r}")
-    parts = tuple(check_identifier(part, what) for part in value.split("."))
-    if len(parts) > 2:
-        raise ConfigurationError(f"{what} must be 'name' or 'schema.name', got {value!r}")
-    return parts
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """Where documents live and how their columns map to a document.
-
-    ``vector_column`` is a stored ``tsvector``; without one, the vector is computed from
-    ``text_columns`` (the first weighted ``A``, the others ``B``) at query time.
-    """
-
-    table: tuple[str, ...]
-    config: tuple[str, ...]
-    id_column: str
-    value_column: str
-    name_column: str | None
-    link_column: str | None
-    metadata_column: str | None
-    vector_column: str | None
-    text_columns: tuple[str, ...]
-    site_column: str | None
-    managed: bool
-    #: managed tables hold one row per passage: its number, section heading, anchor and line
-    passage_columns: bool = False
-    #: a pgvector ``vector`` column of passage embeddings (semantic and hybrid search)
-    embedding_column: str | None = None
-
-    @property
-    def table_name(self) -> str:
-        return ".".join(self.table)
-
-    @property
-    def stats_table(self) -> tuple[str, ...]:
-        """The managed table's term statistics (BM25): ``<table>_terms`` beside it."""
-        base = self.table[-1]
-        return (*self.table[:-1], f"{base[:57]}_terms")
-
-
-#: the managed table's embedding column (added by create_schema() when an embedder is set)
-EMBEDDING_COLUMN = "embedding"
 #: reciprocal rank fusion's constant: a result's share is 1 / (RRF_K + its rank in an arm)
 RRF_K = 60
 #: hybrid search fuses at least this many of each arm's best results (fewer cost the server
 #: less per query, and the fused top 10 rarely reaches past rank 20)
 HYBRID_CANDIDATES = 20
-
-
-def managed_spec(table: str, config: str, embedding: bool = False) -> TableSpec:
-    return TableSpec(
-        table=split_qualified(table, "table"),
-        config=split_qualified(config, "text_search_config"),
-        id_column="id",
-        value_column="text",
-        name_column="title",
-        link_column="link",
-        metadata_column="metadata",
-        vector_column="search_vector",
-        text_columns=("title", "text"),
-        site_column="site",
-        managed=True,
-        passage_columns=True,
-        embedding_column=EMBEDDING_COLUMN if embedding else None,
-    )
 
 
 @dataclass(frozen=True)
@@ -145,14 +102,14 @@ class Request:
     top: int
     skip: int
     max_candidates: int = 1000
-    #: lexemes left out of the any-word query (see :meth:`Builder._query_cte`)
+    #: lexemes left out of the any-word query (see `Builder._query_cte`)
     common_words: Sequence[str] = ()
     #: the managed table's BM25 statistics exist (rank by BM25)
     statistics: bool = False
 
 
 class Builder:
-    """Builds the statements for one :class:`TableSpec` (psycopg is imported by the caller)."""
+    """Builds the statements for one `TableSpec` (psycopg is imported by the caller)."""
 
     def __init__(
         self, spec: TableSpec, *, rank_function: str = "ts_rank", one_per_document: bool = False
@@ -257,7 +214,7 @@ class Builder:
         search.
 
         With ``request.statistics`` (a managed table whose term statistics exist), candidates
-        are ranked by BM25 (see :meth:`_bm25`); otherwise by the rank function.
+        are ranked by BM25 (see `_bm25`); otherwise by the rank function.
         """
         params, where, negative = self._parts(request)
         params.update(
@@ -577,7 +534,7 @@ class Builder:
         The query's lexemes come from the same parser and dictionaries as the index; each is
         quoted as a tsquery literal (quotes doubled, backslashes escaped) inside SQL, so no user
         text is ever parsed as tsquery syntax. ``common_words`` (lexemes in more than
-        ``COMMON_SHARE`` of the rows, from :meth:`common_words`, cached by the caller) are left
+        ``COMMON_SHARE`` of the rows, from `common_words`, cached by the caller) are left
         out of the any-word query when rarer words are present: they add next to nothing to
         the ranking but would make the set to rank huge. Whole-query matches (``q_all``) still
         include them. They travel as one space-separated string (the parsers never put a space
@@ -666,130 +623,6 @@ class Builder:
 
 # Lexemes of the query, each quoted as a tsquery literal; `kept` drops the very common ones
 # when rarer ones are present (see Builder._query_cte).
-_QUERY_CTE = r"""terms AS (
-  SELECT '''' || replace(replace(l, '\', '\\'), '''', '''''') || '''' AS term,
-         l = ANY(string_to_array(%(common_words)s, ' ')) AS common
-  FROM unnest(tsvector_to_array(to_tsvector({cfg}, %(words)s))) AS l
-  LIMIT {max_terms}
-),
-kept AS (
-  SELECT term FROM terms
-  WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE NOT common)
-),
-q0 AS (
-  SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
-         (SELECT string_agg(term, ' | ')::tsquery FROM kept) AS q_any,
-         (SELECT count(*) FROM terms) AS n_terms
-),
-q AS (SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms FROM q0)"""
-
-
-# The same for BM25: each lexeme's passages from the statistics table; '' holds the number of
-# passages and their summed length. The inverse document frequency is Lucene's,
-# ln(1 + (N - n + 0.5) / (n + 0.5)): always positive, so a word in half the passages of a small
-# table still counts (FTS5's ln((N - n + 0.5) / (n + 0.5)) floors it at 1e-6; both measured the
-# same on SciFact and Cranfield).
-_BM25_QUERY_CTE = r"""lexemes AS (
-  SELECT l FROM unnest(tsvector_to_array(to_tsvector({cfg}, %(words)s))) AS l
-  LIMIT {max_terms}
-),
-totals AS (
-  SELECT greatest(coalesce(max(passages), 0), 1)::float8 AS n,
-         greatest(coalesce(max(length)::float8 / greatest(max(passages), 1), 1), 1) AS avgdl
-  FROM {stats} WHERE term = ''
-),
-terms AS (
-  SELECT x.l,
-         '''' || replace(replace(x.l, '\', '\\'), '''', '''''') || '''' AS term,
-         coalesce(s.passages, 0) > {share} * t.n AS common,
-         coalesce(s.passages, 0) > 0 AS found,
-         ln(1 + (t.n - coalesce(s.passages, 0) + 0.5) / (coalesce(s.passages, 0) + 0.5)) AS idf
-  FROM lexemes AS x CROSS JOIN totals AS t LEFT JOIN {stats} AS s ON s.term = x.l
-),
-kept AS (
-  SELECT term FROM terms
-  WHERE NOT common OR NOT EXISTS (SELECT 1 FROM terms WHERE found AND NOT common)
-),
-q0 AS (
-  SELECT websearch_to_tsquery({cfg}, %(query)s) AS q_all,
-         (SELECT string_agg(term, ' | ')::tsquery FROM kept) AS q_any,
-         (SELECT count(*) FROM terms) AS n_terms,
-         (SELECT array_agg(term::tsquery ORDER BY l) FROM terms) AS tqs,
-         (SELECT array_agg(idf ORDER BY l) FROM terms) AS idfs,
-         (SELECT avgdl FROM totals) AS avgdl
-),
-q AS (
-  SELECT q_all, q_any, q_any && !!q_all AS q_partial, n_terms, tqs, idfs, avgdl{slot_columns}
-  FROM q0
-)"""
-
-
-# Candidates: documents matching the whole websearch query (up to the cap), then documents with
-# only some of the words (up to the cap). The second tier is skipped when the first fills the
-# page (whole-query matches rank first, so no partial match could show) and for a one-word
-# query (the tiers are the same): scanning for partial matches of common words is what costs.
-# Each candidate is ranked where it is read, and each tier keeps only its best `need` rows
-# (top + skip; with one_per_document, the best passage of its best `need` documents): only
-# those are stored and merged, not every ranked candidate. Only the page's rows are read in
-# full.
-_KEYWORD_CTES = """
-WITH {query_cte},
-whole AS ({top_whole}),
-partial AS ({top_partial}),
-ranked AS ({ranked})"""
-_SEARCH_TEMPLATE = (
-    _KEYWORD_CTES
-    + """
-SELECT {id}, {name}, {value}, {link}, {meta}, r.score, {passage_columns}
-FROM ranked AS r JOIN {table} AS d ON {key} = r.row_id
-ORDER BY r.score DESC, r.row_id
-"""
-)
-# The capped candidates of one tier, ranked: rank is computed once per row in the inner
-# query (its LIMIT keeps it from being merged into the outer one).
-_WHOLE = """
-    SELECT {key} AS row_id, {doc} AS doc, {rank} AS rank FROM {table} AS d, q
-    WHERE {vec} @@ q.q_all{where} LIMIT %(cap)s
-"""
-# "Some words but not the whole query" is one tsquery (q_partial = q_any && !!q_all), so the GIN
-# index answers it exactly and whole-query matches never reach the heap; as a filter on each
-# candidate, `NOT (vector @@ q_all)` was ~8% of the server's time in a typical query.
-_PARTIAL = """
-    SELECT {key} AS row_id, {doc} AS doc, {rank} AS rank FROM {table} AS d, q
-    WHERE q.n_terms > 1 AND (SELECT count(*) FROM whole) < %(need)s
-      AND {vec} @@ q.q_partial{where} LIMIT %(cap)s
-"""
-# Scores: whole-query matches in [1, 2), partial ones in [0, 1).
-_TOP_ALL = """
-  SELECT row_id, doc, {score} AS score FROM ({candidates}) AS c
-  ORDER BY score DESC, row_id LIMIT %(need)s
-"""
-# One result per document: its best passage (DISTINCT ON keeps the first row of each document
-# in score order), then the best `need` of those.
-_TOP_BEST = """
-  SELECT row_id, doc, score FROM (
-    SELECT DISTINCT ON (doc) row_id, doc, {score} AS score
-    FROM ({candidates}) AS c ORDER BY doc, score DESC, row_id
-  ) AS b ORDER BY score DESC, row_id LIMIT %(need)s
-"""
-_RANKED_ALL = """
-  SELECT row_id, doc, score FROM whole UNION ALL SELECT row_id, doc, score FROM partial
-  ORDER BY score DESC, row_id
-  LIMIT %(top)s OFFSET %(skip)s
-"""
-# A document can have a whole-query passage and a partial one: its best counts. Each tier's
-# best `need` documents are enough: the documents of the page are among them.
-_RANKED_BEST = """
-  SELECT row_id, doc, score FROM (
-    SELECT DISTINCT ON (doc) row_id, doc, score FROM (
-      SELECT row_id, doc, score FROM whole UNION ALL SELECT row_id, doc, score FROM partial
-    ) AS c ORDER BY doc, score DESC, row_id
-  ) AS best
-  ORDER BY score DESC, row_id
-  LIMIT %(top)s OFFSET %(skip)s
-"""
-
-
 def _shape(search_filter: TextSearchFilter | None) -> tuple[Any, ...]:
     """What the SQL text of a filter depends on (never its values, which are parameters)."""
     return _filters.shape(search_filter)
@@ -834,40 +667,3 @@ def split_exclusions(query: str) -> tuple[str, str]:
     positive = _EXCLUSION.sub(" ", query)
     terms = [n if n.startswith('"') else " ".join(_WORD.findall(n)) for n in negative]
     return positive, " or ".join(t for t in terms if t.strip('" '))
-
-
-def existing_spec(
-    *,
-    table: str,
-    config: str,
-    id_column: str,
-    value_column: str,
-    name_column: str | None,
-    link_column: str | None,
-    metadata_column: str | None,
-    tsvector_column: str | None,
-    text_columns: Sequence[str] | None,
-    embedding_column: str | None = None,
-) -> TableSpec:
-    def opt(value: str | None, what: str) -> str | None:
-        return None if value is None else check_identifier(value, what)
-
-    if text_columns is None:
-        text_columns = [c for c in (name_column, value_column) if c]
-    columns = tuple(check_identifier(c, "text_columns") for c in text_columns)
-    if not columns and tsvector_column is None:
-        raise ConfigurationError("from_table needs tsvector_column or text_columns")
-    return TableSpec(
-        table=split_qualified(table, "table"),
-        config=split_qualified(config, "text_search_config"),
-        id_column=check_identifier(id_column, "id_column"),
-        value_column=check_identifier(value_column, "value_column"),
-        name_column=opt(name_column, "name_column"),
-        link_column=opt(link_column, "link_column"),
-        metadata_column=opt(metadata_column, "metadata_column"),
-        vector_column=opt(tsvector_column, "tsvector_column"),
-        text_columns=columns,
-        site_column=None,
-        managed=False,
-        embedding_column=opt(embedding_column, "vector_column"),
-    )

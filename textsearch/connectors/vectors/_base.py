@@ -1,7 +1,7 @@
 """What the three vector-store connectors share (Chroma, Qdrant, Milvus).
 
 * The records a managed collection holds (one per passage) and the native result model
-  base: :mod:`._records`. The settings every store takes and checks: :mod:`._settings`.
+  base: `._records`. The settings every store takes and checks: `._settings`.
 * Filter checking: field names and values are validated here, once, before any store is
   asked; each store then translates the checked clauses to its own filter form.
 * Embedding calls go through ``textsearch.embeddings``' validating helpers, so a bad vector
@@ -465,7 +465,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         return len(doc_ids)
 
     def add_documents_sync(self, docs: Iterable[Any], *, chunk: bool = True) -> int:
-        """Blocking twin of :meth:`add_documents`; raises the same errors."""
+        """Blocking twin of `add_documents`; raises the same errors."""
         doc_ids, records = self._prepare_write(docs, chunk)
         if not records:
             return 0
@@ -492,7 +492,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         return len(wanted)
 
     def delete_documents_sync(self, ids: Iterable[str]) -> int:
-        """Blocking twin of :meth:`delete_documents`; raises the same errors."""
+        """Blocking twin of `delete_documents`; raises the same errors."""
         wanted = document_ids(ids)
         if wanted:
             self._call(lambda c: self._delete_sync(c, wanted))

@@ -1,18 +1,18 @@
 """Filters of the vector stores: one check for every clause, then each store translates.
 
-:func:`check_filter` turns a :class:`~textsearch.TextSearchFilter` into :class:`Clause` es
+`check_filter` turns a `TextSearchFilter` into `Clause` es
 (values checked, a ``site`` normalized, a date bound read as its instant) before any call;
 Chroma, Qdrant and Milvus then write each clause in their own filter language.
 
-What the connectors write beside a record's metadata (:func:`companions`), and hide again
-from results (:func:`visible`):
+What the connectors write beside a record's metadata (`companions`), and hide again
+from results (`visible`):
 
 * ``<key>~instant``: for a string that is an ISO-8601 date, its instant in microseconds, which
   a date range compares (none of the three stores compares stored strings as dates).
 * ``<key>~bool``: for a boolean (Milvus only), which tells ``true`` from ``1``: Milvus compares
   JSON booleans as numbers.
 
-``~`` is never in a metadata key (:data:`FIELD_NAME`), so a companion never meets a key of
+``~`` is never in a metadata key (`FIELD_NAME`), so a companion never meets a key of
 the user's. Records written by an older release have none: re-add them for date ranges (and,
 on Milvus, for booleans told apart from numbers).
 """

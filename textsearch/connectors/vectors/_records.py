@@ -1,9 +1,9 @@
 """The records a managed vector collection holds, and the results read back from one.
 
-A document added to a collection becomes one :class:`PassageRecord` per passage, split as
+A document added to a collection becomes one `PassageRecord` per passage, split as
 ``LocalTextSearch`` splits a document, with the document's id, title, link, the link's hosts
 (for ``site`` filters) and the document's metadata; nothing here talks to a store. A record
-found by a search comes back as a :class:`VectorDocument` (each store's native model).
+found by a search comes back as a `VectorDocument` (each store's native model).
 """
 
 from __future__ import annotations

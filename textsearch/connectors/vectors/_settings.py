@@ -1,7 +1,7 @@
 """The settings every vector-store connector checks at construction.
 
-The keywords they all take (:class:`StoreSettings`, their defaults), what a store is
-(:class:`StoreSpec`, :class:`UrlRule`), and the checks of field and collection names, URLs and
+The keywords they all take (`StoreSettings`, their defaults), what a store is
+(`StoreSpec`, `UrlRule`), and the checks of field and collection names, URLs and
 the timeout; each raises ``ConfigurationError`` before any store is asked.
 """
 

@@ -98,7 +98,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         tenant: Chroma tenant (server only).
         database: Chroma database (server only).
         timeout: Seconds one call may take (the server's answer, or a worker thread).
-        string_mapper: Custom mapping of a result to the string :meth:`search` returns.
+        string_mapper: Custom mapping of a result to the string `search` returns.
         text_search_result_mapper: Custom mapping of a result to a ``TextSearchResult``.
 
     Raises:

@@ -6,7 +6,7 @@ and ``MilvusClient`` from the blocking ones; a Milvus Lite file is served by one
 ``MilvusClient`` whose calls run in a worker thread on the async path.
 
 Filters are Milvus boolean expressions, which are text: every value is written as a literal
-by :func:`literal` (strings double-quoted with backslash, quote and line breaks escaped; numbers
+by `literal` (strings double-quoted with backslash, quote and line breaks escaped; numbers
 and booleans from Python's own representation), and field names are checked against a
 pattern that needs no quoting. Milvus Lite does not parse expression templates
 (``filter_params``), so literals are the one form that works on both.
@@ -138,7 +138,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             ``MILVUS_TOKEN`` environment variable); never shown.
         db_name: The server's database.
         timeout: Seconds one call may take.
-        string_mapper: Custom mapping of a result to the string :meth:`search` returns.
+        string_mapper: Custom mapping of a result to the string `search` returns.
         text_search_result_mapper: Custom mapping of a result to a ``TextSearchResult``.
 
     Raises:

@@ -141,7 +141,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         api_key: Key of a Qdrant server (default: the ``QDRANT_API_KEY`` environment
             variable); never shown.
         timeout: Seconds one call may take.
-        string_mapper: Custom mapping of a result to the string :meth:`search` returns.
+        string_mapper: Custom mapping of a result to the string `search` returns.
         text_search_result_mapper: Custom mapping of a result to a ``TextSearchResult``.
 
     Raises:

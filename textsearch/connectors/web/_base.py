@@ -1,7 +1,7 @@
 """What the web providers share besides their connector class: keys, URLs, parsing, cleanup.
 
 Everything here is I/O-free; the connector class is in
-:mod:`textsearch.connectors.web._connector`, the sending in :mod:`textsearch._http._engine`.
+`textsearch.connectors.web._connector`, the sending in `textsearch._http._engine`.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class WireModel(BaseModel):
 
 
 def check_choice(value: str, choices: tuple[str, ...], argument: str, connector: object) -> str:
-    """``value``, one of ``choices``; else a :class:`ConfigurationError` naming them."""
+    """``value``, one of ``choices``; else a `ConfigurationError` naming them."""
     if value not in choices:
         raise ConfigurationError(
             f"{type(connector).__name__}: {argument} must be one of {', '.join(choices)}, "
@@ -64,7 +64,7 @@ def check_choice(value: str, choices: tuple[str, ...], argument: str, connector:
 
 
 def check_flag(value: bool, argument: str, connector: object) -> bool:
-    """``value``, ``True`` or ``False``; else a :class:`ConfigurationError`."""
+    """``value``, ``True`` or ``False``; else a `ConfigurationError`."""
     if not isinstance(value, bool):
         raise ConfigurationError(f"{type(connector).__name__}: {argument} must be True or False")
     return value
@@ -251,7 +251,7 @@ def validate_items(
     A malformed result is skipped and counted (the count goes to ``metadata["skipped"]``)
     rather than failing the page; items past ``top`` (a gateway sending more than asked) are
     neither validated nor returned. When every result is malformed, the body is not the
-    documented shape at all: :class:`ResponseFormatError`.
+    documented shape at all: `ResponseFormatError`.
 
     Returns:
         The valid results (at most ``top``) and how many were skipped.
@@ -318,14 +318,14 @@ def text_items(
     status: int,
     ignore_nulls: bool = False,
 ) -> tuple[list[TextSearchResult], int]:
-    """Like :func:`validate_items`, straight to ``TextSearchResult``s: only the three fields
+    """Like `validate_items`, straight to ``TextSearchResult``s: only the three fields
     that are used (title, text, link) are read and checked (each a string or null).
 
     A result whose other fields are odd is kept (they are not used here); one whose title,
     text or link is not text is skipped and counted (a ``null`` item too, unless
     ``ignore_nulls``: a provider whose native model drops them). ``clean``
     removes markup from a title or text (the link is kept as sent). The results are built
-    without validating them again (see :func:`~textsearch.base.trusted_text_search_result`):
+    without validating them again (see `trusted_text_search_result`):
     each field is a ``str`` or ``None``, checked here.
     """
     if not _is_list(items, provider, status):
@@ -386,7 +386,7 @@ def validate_body(
     content: bytes | None = None,
     what: str = "search response",
 ) -> ModelT:
-    """Validate a 2xx body against ``model``; any surprise is a :class:`ResponseFormatError`.
+    """Validate a 2xx body against ``model``; any surprise is a `ResponseFormatError`.
 
     ``content`` replaces the response body (e.g. after a connector's byte-level cleanup).
     """

@@ -1,7 +1,7 @@
-"""The one web connector class: a provider is a :class:`WebSpec` and three pure hooks.
+"""The one web connector class: a provider is a `WebSpec` and three pure hooks.
 
-See :class:`WebSearchConnector`. What the providers share besides it (keys, URLs, JSON
-reading, cleanup) is in :mod:`textsearch.connectors.web._base`.
+See `WebSearchConnector`. What the providers share besides it (keys, URLs, JSON
+reading, cleanup) is in `textsearch.connectors.web._base`.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ class WebSpec:
     filter_fields: frozenset[str]
     """The filter fields it accepts (``supported_filter_fields``)."""
     read_error: Callable[[int, HttpResponse], ErrorDetail]
-    """Reads an error answer (status and body) into an :class:`ErrorDetail`."""
+    """Reads an error answer (status and body) into an `ErrorDetail`."""
     model: type[BaseModel]
     """The native model each result is validated as."""
     max_top: int = 50
@@ -143,7 +143,7 @@ class WebSettings(HttpSettings, Generic[NativeT], total=False):
 _WEB_DEFAULTS: Final = {**HTTP_DEFAULTS, "string_mapper": None, "text_search_result_mapper": None}
 
 
-#: One request and its parser; or a paging plan (several requests, see :class:`PagedPlan`).
+#: One request and its parser; or a paging plan (several requests, see `PagedPlan`).
 Step = tuple[HttpRequest, Callable[[HttpResponse], SearchResults[Any]]]
 
 
@@ -192,17 +192,17 @@ class _EngineSetting(Generic[SettingT]):
 class WebSearchConnector(BaseTextSearch[NativeT]):
     """The one connector class behind every web provider; a provider is a small spec.
 
-    A provider class sets :attr:`spec` (a :class:`WebSpec`: name, key variable, filter
+    A provider class sets `spec` (a `WebSpec`: name, key variable, filter
     fields, error reader, native model, address, key header; ``provider_name``,
     ``env_var``, ``max_top`` and ``supported_filter_fields`` follow from it), takes its own
     keywords and ``**settings: Unpack[WebSettings[Native]]`` and passes them on with
     ``super().__init__(api_key, url, settings)``, and writes three pure hooks:
-    :meth:`_translate` (its filter in its own wire form, or an error before any request),
-    :meth:`_request` (the :class:`HttpRequest`) and :meth:`_read_page` (the answer's
+    `_translate` (its filter in its own wire form, or an error before any request),
+    `_request` (the `HttpRequest`) and `_read_page` (the answer's
     envelope: errors inside a 2xx body, metadata, the list of results). Everything else is
     here, once: the key, the address, the HTTP settings, validating the results for every
     shape, the async and blocking paths, the client lifecycle, the ``repr``. The filter is
-    translated once per search: :meth:`_check_filter` keeps its translation for the fetch
+    translated once per search: `_check_filter` keeps its translation for the fetch
     that follows.
     """
 
@@ -341,7 +341,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         """One page's results in the shape asked for: each validated once, at most ``top``.
 
         A malformed result is skipped and counted (``metadata["skipped"]``), see
-        :func:`validate_items`.
+        `validate_items`.
         """
         spec, provider, skip = self.spec, self.provider_name, page.skip
         results: list[Any]
@@ -413,7 +413,7 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
     def close(self) -> None:
         """Close the blocking HTTP client this connector created (never an injected one).
 
-        An async client it created is closed by :meth:`aclose` (or ``async with``).
+        An async client it created is closed by `aclose` (or ``async with``).
         """
         self._engine.close()
 

@@ -13,11 +13,11 @@ field           value                                        meaning
 ``safe_search`` ``off|moderate|strict``                      adult-content filtering
 =============== ============================================ =================================
 
-Each connector translates the validated :class:`PortableFilter` into its own wire form. A
-field it cannot honour raises :class:`~textsearch.errors.UnsupportedFilterError` before any
+Each connector translates the validated `PortableFilter` into its own wire form. A
+field it cannot honour raises `UnsupportedFilterError` before any
 request: a filter is never dropped or loosened. Clauses are AND-ed, so two ``site`` clauses
 keep only the domains both allow, and two different values of a single-valued field cannot
-both hold (an :class:`~textsearch.errors.InvalidRequestError`).
+both hold (an `InvalidRequestError`).
 
 Everything here is I/O-free.
 """
@@ -229,7 +229,7 @@ def is_date_range(text: str) -> bool:
 
 
 def _two_letters(value: object, owner: str, field: str, standard: str, example: str) -> str:
-    """A two-letter code in the case of ``example``, or an :class:`InvalidRequestError`."""
+    """A two-letter code in the case of ``example``, or an `InvalidRequestError`."""
     text = value.strip() if isinstance(value, str) else ""
     text = text.upper() if example.isupper() else text.lower()
     if not _TWO_LETTERS.fullmatch(text):

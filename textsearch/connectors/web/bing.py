@@ -3,7 +3,7 @@
 Microsoft retired the public Bing Search v7 API on 2025-08-11. The wire format lives on in
 gateways that re-host it; point ``endpoint=`` at one (and ``auth_header=`` at the header it
 reads the key from). The retired endpoint answers HTTP 410, which is raised as
-:class:`~textsearch.errors.ProviderRetiredError` with that explanation.
+`ProviderRetiredError` with that explanation.
 
 Filters:
 
@@ -17,7 +17,7 @@ Filters:
   domain, written ``(site:a.com OR site:b.com)``; ``-site:`` excludes), ``freshness``
   (``day|week|month`` as Bing's words, ``year`` as a date range, or ``A..B``), ``language``
   (the ``language:`` operator), ``country`` (``cc``) and ``safe_search`` (``safeSearch``);
-* any other field is an :class:`~textsearch.errors.UnsupportedFilterError` before any request.
+* any other field is an `UnsupportedFilterError` before any request.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ class BingDeepLink(WireModel):
 class BingCompatiblePage(WireModel):
     """The fields of Bing Web Search v7's ``Webpage`` that Bing-compatible APIs send too.
 
-    The base of :class:`BingWebPage` and of Bocha's ``BochaWebPage``, whose ``data`` object
+    The base of `BingWebPage` and of Bocha's ``BochaWebPage``, whose ``data`` object
     is Bing-compatible. Text fields come without hit-highlight markers (U+E000/U+E001) or
     HTML decorations.
     """
@@ -451,8 +451,8 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         custom_config: A Bing Custom Search configuration id; the ``/v7.0/custom/search``
             endpoint is then used (derived from ``endpoint`` when it ends in ``/v7.0/search``).
         auth_header: Header that carries the key. ``Authorization`` sends ``Bearer <key>``.
-        **settings: The mappers (of :class:`BingWebPage`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `BingWebPage`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad endpoint, header name, ``custom_config`` or

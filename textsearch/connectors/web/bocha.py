@@ -8,7 +8,7 @@ Filters: ``freshness`` (the portable ``day``, ``week``, ``month``, ``year``; Boc
 ``YYYY-MM-DD..YYYY-MM-DD``), ``site``/``include`` (only these domains) and
 ``exclude_site``/``exclude`` (not these domains). Bocha has no language, country or
 safe-search parameter, so those portable fields (and any other field) are an
-:class:`~textsearch.errors.UnsupportedFilterError` before any request.
+`UnsupportedFilterError` before any request.
 
 Bocha reports some errors inside an HTTP 200 body (``{"code": 403, ...}``); the body code is
 checked on every answer, and both of its error envelopes (``msg``/``message``, numeric or
@@ -225,8 +225,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             ``https://api.bocha.cn``); ``/v1/web-search`` is appended.
         summary: Ask Bocha for a long summary of each page and use it as the result's
             value (else the snippet is used).
-        **settings: The mappers (of :class:`BochaWebPage`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `BochaWebPage`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No key, a bad base URL or setting, or ``summary`` not a bool.

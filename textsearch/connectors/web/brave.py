@@ -4,10 +4,10 @@ The key goes in the ``X-Subscription-Token`` header. Two traps of this API are h
 ``offset`` counts *pages* of ``count`` results (0-9), not results, so ``skip`` must be a
 multiple of ``top``; and a bad key is answered with HTTP 422, not 401. Brave answers 429
 both for its per-second limit (``RATE_LIMITED``, retried) and for a spent monthly quota
-(``QUOTA_LIMITED``, a :class:`~textsearch.errors.QuotaExceededError`, never retried).
+(``QUOTA_LIMITED``, a `QuotaExceededError`, never retried).
 
 Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``language``,
-``country``, ``safe_search``; see :mod:`textsearch.connectors.web._portable`). Domains become
+``country``, ``safe_search``; see `textsearch.connectors.web._portable`). Domains become
 ``site:``/``-site:`` operators in ``q``; the others are query parameters (``freshness``,
 ``search_lang``, ``country``, ``safesearch``).
 """
@@ -292,8 +292,8 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
             Goggle, an inline definition (its instructions, one per line), or a sequence of
             them. They boost, demote or discard results; they never widen a ``site``
             filter (each result's host is still checked).
-        **settings: The mappers (of :class:`BraveWebResult`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `BraveWebResult`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No key, a bad endpoint or setting, ``extra_snippets`` not a

@@ -2,7 +2,7 @@
 
 The key goes in the ``x-api-key`` header. Exa has no paging: ``skip`` is served by asking for
 ``top + skip`` results (at most 100) and slicing. HTTP 402 (``NO_MORE_CREDITS``,
-``API_KEY_BUDGET_EXCEEDED``) is a :class:`~textsearch.errors.QuotaExceededError`, never
+``API_KEY_BUDGET_EXCEEDED``) is a `QuotaExceededError`, never
 retried; 429 is a rate limit (its body is only ``{"error": ...}``), retried with
 ``Retry-After``; 503 ``SERVICE_OVERLOADED`` is retried too.
 
@@ -10,7 +10,7 @@ Filters: ``site``/``exclude_site`` (``includeDomains``/``excludeDomains``), ``fr
 (``startPublishedDate``/``endPublishedDate``; a relative word starts that span before now),
 ``country`` (``userLocation``) and ``safe_search`` (``moderation``: on for ``moderate`` and
 ``strict``). Exa has no language parameter, so ``language`` is an
-:class:`~textsearch.errors.UnsupportedFilterError` before any request.
+`UnsupportedFilterError` before any request.
 """
 
 from __future__ import annotations
@@ -178,8 +178,8 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
         contents: What Exa returns as each result's text: ``highlights`` (the passages
             that match best), ``summary``, ``text`` (the start of the page, 2,000
             characters) or ``none``.
-        **settings: The mappers (of :class:`ExaResult`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `ExaResult`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad base URL, search type, contents or setting.

@@ -3,8 +3,8 @@
 SearXNG is an open-source metasearch engine that you host yourself; it needs no key. Its JSON
 format works only when the instance enables it (``search: formats: [html, json]`` in its
 ``settings.yml``); otherwise it answers 403, raised as
-:class:`~textsearch.errors.PermissionDeniedError` with that hint. An HTML page answered with
-200 (a bot check of a public instance) is a :class:`~textsearch.errors.ResponseFormatError`.
+`PermissionDeniedError` with that hint. An HTML page answered with
+200 (a bot check of a public instance) is a `ResponseFormatError`.
 
 SearXNG has no result-count parameter: its page size is fixed by the instance. ``top`` and
 ``skip`` are served by fetching pages (``pageno`` 1, 2, ...) until ``skip + top`` distinct
@@ -15,7 +15,7 @@ understand the operator ignore it, so every result's host is checked too and row
 filter are dropped (a filter is never loosened); ``freshness`` (``day|week|month|year``) becomes
 ``time_range``; ``language`` and ``safe_search`` (``safesearch`` 0/1/2) are sent as such. A
 date range or ``country`` cannot be expressed, so they are an
-:class:`~textsearch.errors.UnsupportedFilterError` before any request. SearXNG's own
+`UnsupportedFilterError` before any request. SearXNG's own
 ``categories`` and ``engines`` (comma lists) are accepted as filter fields too.
 """
 
@@ -190,8 +190,8 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
             ``Bearer <key>``).
         max_pages: Most pages read for one search (SearXNG's page size is fixed by the
             instance, so ``skip + top`` results may take several pages).
-        **settings: The mappers (of :class:`SearxngResult`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `SearxngResult`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No base URL, or a bad URL, header name or setting.

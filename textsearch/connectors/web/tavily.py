@@ -3,14 +3,14 @@
 The key goes in ``Authorization: Bearer tvly-...`` (never in the JSON body). Tavily has no
 paging: ``skip`` is served by asking for ``top + skip`` results (at most 20) and slicing.
 Tavily's plan and pay-as-you-go limits are HTTP 432 and 433, raised as
-:class:`~textsearch.errors.QuotaExceededError` and never retried; 429 is a rate limit,
+`QuotaExceededError` and never retried; 429 is a rate limit,
 retried with ``Retry-After``.
 
 Filters: ``site``/``exclude_site`` (``include_domains``/``exclude_domains``), ``freshness``
 (``time_range`` or ``start_date``/``end_date``) and ``country`` (sent as the English country
 name Tavily expects; ``topic="general"`` only). Tavily has no language or safe-search
 parameter, so ``language`` and ``safe_search`` are an
-:class:`~textsearch.errors.UnsupportedFilterError` before any request.
+`UnsupportedFilterError` before any request.
 """
 
 from __future__ import annotations
@@ -164,8 +164,8 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
         search_depth: ``basic`` (1 credit), ``advanced`` (2 credits), ``fast`` or
             ``ultra-fast``.
         topic: ``general``, ``news`` or ``finance``.
-        **settings: The mappers (of :class:`TavilyResult`) and the HTTP settings: see
-            :class:`~textsearch.connectors.web._connector.WebSettings`.
+        **settings: The mappers (of `TavilyResult`) and the HTTP settings: see
+            `WebSettings`.
 
     Raises:
         ConfigurationError: No key, or a bad base URL, search depth, topic or setting.
