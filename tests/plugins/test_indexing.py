@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import threading
 from pathlib import Path
 
@@ -39,10 +38,23 @@ def test_searches_wait_for_the_index_and_progress_is_written(tmp_path: Path) -> 
     index.close()
 
 
-def test_a_search_during_indexing_says_how_far_it_got(tmp_path: Path) -> None:
+def test_a_search_during_indexing_says_how_far_it_got(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textsearch.connectors.local import _writing
+
     kb = _folder(tmp_path)
     slow = kb / "z-slow.md"
-    os.mkfifo(slow)  # indexing blocks here until the test writes
+    slow.write_text("# Slow\n\nzebra\n", encoding="utf-8")
+    gate = threading.Event()  # indexing waits at this file until the test opens the gate
+    real = _writing.read_file
+
+    def read_file(file: Path, *args: object, **kwargs: object) -> object:
+        if file.name == "z-slow.md":
+            gate.wait(60)
+        return real(file, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_writing, "read_file", read_file)
     index = IndexingTextSearch(LocalTextSearch(), kb, wait=0.2, stream=io.StringIO()).start()
     function = create_search_function(index, kind="text_search_results")
     try:
@@ -56,9 +68,7 @@ def test_a_search_during_indexing_says_how_far_it_got(tmp_path: Path) -> None:
         assert (caught.value.done, caught.value.total) == (2, 3)
         assert isinstance(caught.value, ServiceUnavailableError)
     finally:
-        writer = threading.Thread(target=slow.write_text, args=("# Slow\n\nzebra\n",))
-        writer.start()
-        writer.join(10)
+        gate.set()
     index.wait = 30
     assert '"name":"Slow"' in function.invoke_sync({"query": "zebra"})
     index.close()

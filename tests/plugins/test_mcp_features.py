@@ -7,7 +7,6 @@ per-request envelope; ``textsearch mcp`` must serve both the same way.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
@@ -224,6 +223,23 @@ async def test_textsearch_mcp_tools_and_documents(
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text(encoding="utf-8")
 
 
+# The CLI with index_path's file reading held at "m-slow.md" until the gate file exists.
+_GATED_SERVER = """
+import pathlib, runpy, sys, time
+import textsearch.connectors.local._writing as writing
+gate = pathlib.Path(sys.argv.pop(1))
+real = writing.read_file
+def read_file(file, *args, **kwargs):
+    if file.name == "m-slow.md":
+        while not gate.exists():
+            time.sleep(0.05)
+    return real(file, *args, **kwargs)
+writing.read_file = read_file
+sys.argv[0] = "textsearch"
+runpy.run_module("textsearch", run_name="__main__")
+"""
+
+
 @pytest.mark.anyio
 async def test_mcp_on_a_big_folder_answers_at_once_and_reports_progress(
     tmp_path: Path, errlog: TextIO
@@ -232,13 +248,15 @@ async def test_mcp_on_a_big_folder_answers_at_once_and_reports_progress(
     kb.mkdir()
     for i in range(12):
         (kb / f"a{i:02}.md").write_text(f"# Note {i}\n\nOrdinary text {i}.\n", encoding="utf-8")
-    # A named pipe: indexing blocks on it until the test writes, so the server is provably
-    # still indexing while it answers (no timing guess).
+    # Indexing waits at this file until the test opens a gate (a file it creates), so the
+    # server is provably still indexing while it answers (no timing guess). FIFOs are never
+    # opened by the reader, so the server runs with its file reading wrapped instead.
     slow = kb / "m-slow.md"
-    os.mkfifo(slow)
+    slow.write_text("# Slow\n\nA zebra crossed.\n", encoding="utf-8")
+    gate = tmp_path / "gate"
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "textsearch", "mcp", "--path", str(kb), "--index-wait", "0.3"],
+        args=["-c", _GATED_SERVER, str(gate), "mcp", "--path", str(kb), "--index-wait", "0.3"],
         env=_env(tmp_path),
         cwd=str(tmp_path),
     )
@@ -251,8 +269,7 @@ async def test_mcp_on_a_big_folder_answers_at_once_and_reports_progress(
             assert "still being built (12 of 13 files indexed so far)" in _text(busy)
 
             def finish() -> None:
-                with open(slow, "w", encoding="utf-8") as pipe:
-                    pipe.write("# Slow\n\nA zebra crossed.\n")
+                gate.write_text("open", encoding="utf-8")
 
             writer = threading.Thread(target=finish, daemon=True)
             writer.start()
@@ -265,10 +282,7 @@ async def test_mcp_on_a_big_folder_answers_at_once_and_reports_progress(
             assert done.structured_content["results"][0]["name"] == "Slow"
     finally:
         if writer is None:  # unblock the server's reader (if any) so it can exit
-            try:
-                os.close(os.open(slow, os.O_WRONLY | os.O_NONBLOCK))
-            except OSError:
-                pass
+            gate.write_text("open", encoding="utf-8")
     errlog.flush()
     stderr = (tmp_path / "stderr.txt").read_text(encoding="utf-8")
     # progress lines although stderr is a file, not a terminal
