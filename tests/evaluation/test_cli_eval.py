@@ -131,7 +131,7 @@ def test_mcp_serves_a_reranked_search(docs: Path, tmp_path: Path, monkeypatch: A
 
     served: list[Any] = []
 
-    def fake_build(search: Any, name: str = "search") -> Any:
+    def fake_build(search: Any, name: str = "search", **settings: Any) -> Any:
         served.append(search)
         raise KeyboardInterrupt  # stop before serving on stdio
 
