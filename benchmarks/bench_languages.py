@@ -4,6 +4,7 @@
     python benchmarks/bench_languages.py --sets zh ja --engines sqlite
     python benchmarks/bench_languages.py --sets zh --postgres    # + a throw-away PostgreSQL
     python benchmarks/bench_languages.py --sets zh en --embedder e5   # + hybrid and semantic
+    python benchmarks/bench_languages.py --sets zh --embedder e5 --vector-cache /tmp/cjk-bench
     python benchmarks/bench_languages.py --scale 100000          # latency and indexing rate
     python benchmarks/bench_languages.py --sets zh --segmenter jieba  # compare segmenters
 
@@ -211,10 +212,98 @@ def postgres_rows(sets: list[str]) -> None:
         remove_server(server)
 
 
+class CachedEmbedder:
+    """An embedder whose vectors are kept on disk (``--vector-cache``): a rerun embeds nothing.
+
+    Keyed by model, role (query or passage) and the text's SHA-256; the model itself is
+    loaded only when a text is missing from the cache.
+    """
+
+    def __init__(self, spec: str, folder: Path) -> None:
+        import hashlib
+        import sqlite3
+
+        self._spec = spec
+        self._inner: Any = None
+        self._hash = hashlib.sha256
+        folder.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(folder / f"vectors-{spec}.sqlite3")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS v(key TEXT PRIMARY KEY, vector TEXT NOT NULL)"
+        )
+        row = self._db.execute("SELECT vector FROM v WHERE key = 'model'").fetchone()
+        self._model = row[0] if row else self._load().model
+        self._dimensions: int | None = None
+
+    def _load(self) -> Any:
+        if self._inner is None:
+            from textsearch.embeddings import from_spec
+
+            self._inner = from_spec(self._spec)
+            self._db.execute(
+                "INSERT OR REPLACE INTO v VALUES ('model', ?)", (self._inner.model,)
+            )
+            self._db.commit()
+        return self._inner
+
+    @property
+    def model(self) -> str:
+        return str(self._model)
+
+    @property
+    def dimensions(self) -> int | None:
+        return self._dimensions
+
+    def _vectors(self, texts: list[str], query: bool) -> list[list[float]]:
+        keys = [("q:" if query else "p:") + self._hash(t.encode()).hexdigest() for t in texts]
+        found: dict[str, list[float]] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, vector in self._db.execute(
+                f"SELECT key, vector FROM v WHERE key IN ({marks})", chunk
+            ):
+                found[key] = json.loads(vector)
+        missing = [i for i, k in enumerate(keys) if k not in found]
+        if missing:
+            inner = self._load()
+            todo = [texts[i] for i in missing]
+            made = (
+                [inner.embed_query_sync(t) for t in todo]
+                if query
+                else inner.embed_documents_sync(todo)
+            )
+            for i, vector in zip(missing, made, strict=True):
+                found[keys[i]] = list(vector)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO v VALUES (?, ?)",
+                [(keys[i], json.dumps(found[keys[i]])) for i in missing],
+            )
+            self._db.commit()
+        rows = [found[k] for k in keys]
+        self._dimensions = len(rows[0]) if rows else self._dimensions
+        return rows
+
+    def embed_documents_sync(self, texts: Any) -> list[list[float]]:
+        return self._vectors(list(texts), False)
+
+    def embed_query_sync(self, text: str) -> list[float]:
+        return self._vectors([text], True)[0]
+
+    async def embed_documents(self, texts: Any) -> list[list[float]]:
+        return self.embed_documents_sync(texts)
+
+    async def embed_query(self, text: str) -> list[float]:
+        return self.embed_query_sync(text)
+
+
+VECTOR_CACHE: list[Path] = []  # --vector-cache: keep the vectors on disk there
+
+
 def embedder_rows(sets: list[str], spec: str, engines: list[str]) -> None:
     from textsearch.embeddings import from_spec
 
-    embedder = from_spec(spec)
+    embedder = CachedEmbedder(spec, VECTOR_CACHE[0]) if VECTOR_CACHE else from_spec(spec)
     for name in sets:
         corpus, queries, qrels = load_set(name)
         started = time.perf_counter()
@@ -270,6 +359,9 @@ def main() -> int:
     parser.add_argument("--engines", nargs="+", default=["sqlite", "tantivy"])
     parser.add_argument("--postgres", action="store_true", help="also a throw-away PostgreSQL")
     parser.add_argument("--embedder", help="also hybrid and semantic search with this spec")
+    parser.add_argument(
+        "--vector-cache", type=Path, help="keep vectors on disk in this folder (a rerun is cheap)"
+    )
     parser.add_argument("--no-keyword", action="store_true", help="skip the local keyword rows")
     parser.add_argument("--scale", type=int, help="latency and indexing rate at N passages")
     parser.add_argument("--scale-queries", type=int, default=300)
@@ -279,6 +371,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     use_segmenter(args.segmenter)
+    if args.vector_cache:
+        VECTOR_CACHE.append(args.vector_cache)
     if args.limit_docs:
         LIMIT_DOCS.append(args.limit_docs)
     if args.scale:

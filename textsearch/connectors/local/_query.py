@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textsearch._cjk import bigrams
+from textsearch._cjk import query_terms
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
@@ -48,8 +48,9 @@ class QueryPlan:
 def plan_query(query: str) -> QueryPlan:
     """Turn free text into quoted FTS5 strings (inside ``"..."`` nothing is an operator).
 
-    A run of CJK characters becomes its overlapping bigrams and its characters
-    (``textsearch._cjk``), each one word of the query, as the index holds them.
+    A run of CJK characters becomes its overlapping bigrams and its characters, less the
+    grammar of a question (`textsearch._cjk.query_terms`), each one word of the query, as
+    the index holds them.
     """
     # dicts keep first-seen order and look up in constant time; the scan ends once enough
     # words are found, so a huge query costs no more than its first distinct words.
@@ -61,7 +62,7 @@ def plan_query(query: str) -> QueryPlan:
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
                 limit = MAX_CJK_TERMS
-                words.update(dict.fromkeys(bigrams(run)))
+                words.update(dict.fromkeys(query_terms(run)))
                 continue
             entry = run.lower()
             if entry in STOP_WORDS:
