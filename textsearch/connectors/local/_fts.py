@@ -82,7 +82,7 @@ class FtsRanker:
             rare_match, options, wanted
         ):
             return " OR ".join(terms), []
-        return rare_match, [t.strip('"') for n, t in counts if n > limit]
+        return rare_match, list(dict.fromkeys(t.strip('"') for n, t in counts if n > limit))
 
     def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
         """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textsearch._cjk import query_terms
+from textsearch._cjk import bigrams, query_terms
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
@@ -15,6 +15,9 @@ _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
 # A CJK run gives about two terms a character (bigrams and characters).
 MAX_CJK_TERMS = 96
+# A CJK term the query holds more than once weighs that many times (BM25's query term
+# frequency: both engines sum a repeated clause), up to this many.
+MAX_CJK_REPEAT = 3
 
 # Words that carry the grammar of a question, not its topic. They are left out of the query
 # (never out of the index), so "How do I retry safely?" ranks by "retry" and "safely".
@@ -32,13 +35,16 @@ STOP_WORDS = frozenset(
 
 
 class QueryPlan:
-    """The quoted FTS5 terms of a query, and the words a snippet highlights."""
+    """The quoted FTS5 terms of a query, the words a snippet highlights, and the words as
+    ranked (``ranked``: a CJK term as many times as the query holds it, up to
+    `MAX_CJK_REPEAT`)."""
 
-    __slots__ = ("terms", "words")
+    __slots__ = ("ranked", "terms", "words")
 
-    def __init__(self, terms: list[str], words: list[str]) -> None:
+    def __init__(self, terms: list[str], words: list[str], ranked: list[str] | None = None) -> None:
         self.terms = terms
         self.words = words
+        self.ranked = words if ranked is None else ranked
 
     def match(self, mode: str) -> str:
         """``any``: BM25 over any of the words; ``all``: every word must be there."""
@@ -55,6 +61,7 @@ def plan_query(query: str) -> QueryPlan:
     # dicts keep first-seen order and look up in constant time; the scan ends once enough
     # words are found, so a huge query costs no more than its first distinct words.
     words: dict[str, None] = {}
+    repeats: dict[str, int] = {}  # CJK terms the query holds more than once
     stop: dict[str, None] = {}
     limit = MAX_QUERY_TERMS
     for found in _WORD.finditer(query):
@@ -62,7 +69,14 @@ def plan_query(query: str) -> QueryPlan:
         for run in [word] if word.isascii() else cjk_run().findall(word):
             if not run.isascii() and is_cjk().match(run):
                 limit = MAX_CJK_TERMS
-                words.update(dict.fromkeys(query_terms(run)))
+                kept = query_terms(run)
+                if not kept and len(stop) < MAX_QUERY_TERMS:
+                    stop.update(dict.fromkeys(bigrams(run)))
+                for term in kept:
+                    if term in words:
+                        repeats[term] = repeats.get(term, 1) + 1
+                    else:
+                        words[term] = None
                 continue
             entry = run.lower()
             if entry in STOP_WORDS:
@@ -74,7 +88,10 @@ def plan_query(query: str) -> QueryPlan:
             break
     # A query made only of stop words ("to be or not to be") searches for them after all.
     chosen = list(words or stop)[:limit]
-    return QueryPlan(['"' + w + '"' for w in chosen], chosen)
+    if not repeats:
+        return QueryPlan(['"' + w + '"' for w in chosen], chosen)
+    ranked = [w for w in chosen for _ in range(min(MAX_CJK_REPEAT, repeats.get(w, 1)))]
+    return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked)
 
 
 def id_text(value: Any) -> str:

@@ -478,7 +478,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         self, plan: Any, options: SearchOptions, depth: int, info: dict[str, Any], count: bool
     ) -> tuple[list[tuple[int, float]], int | None]:
         if self._ranker is not None:
-            return self._rank_tantivy(plan.words, options, depth, count)
+            return self._rank_tantivy(plan.ranked, options, depth, count)
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
             # Planned for the page asked for (merging sections rarely shortens it).
