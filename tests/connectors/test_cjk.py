@@ -14,7 +14,7 @@ import pytest
 from tests.connectors._cjk_docs import DOCS, QUESTIONS
 from tests.connectors._local_engines import local_engine  # noqa: F401 - both engines
 from textsearch import LocalTextSearch
-from textsearch._cjk import TEXT_VERSION, bigrams, index_text
+from textsearch._cjk import TEXT_VERSION, bigrams, index_text, query_terms
 from textsearch.connectors.local._query import plan_query
 
 # -- segmentation -------------------------------------------------------------------------
@@ -32,6 +32,40 @@ def test_a_question_is_planned_as_the_words_the_index_holds() -> None:
     assert "停止" in plan.words and "任务" in plan.words and "retries" in plan.words
     assert "with" not in plan.words  # English stop words still left out
     assert all(t.startswith('"') and t.endswith('"') for t in plan.terms)
+
+
+def test_a_question_leaves_out_its_grammar_not_its_topic() -> None:
+    terms = query_terms("黑豹队的防守丢了多少分")
+    assert {"黑豹", "防守", "队的", "黑", "分"} <= set(terms)  # topic, and bigrams around 的
+    assert not {"的", "了", "多少", "了多"} & set(terms)  # question grammar only
+    assert "谁为" not in query_terms("本赛季谁为球队贡献")  # a bigram holding a question word
+    assert query_terms("什么") == []
+    # a query of nothing but question grammar still searches for it
+    assert plan_query("什么是").words == ["什么", "么是", "什", "么", "是"]
+    assert "什么" not in plan_query("什么是黑豹队").words
+
+
+def test_a_cjk_term_the_question_repeats_weighs_as_often() -> None:
+    plan = plan_query("黑豹队和野马队")
+    assert plan.words.count("队") == 1 and plan.ranked.count("队") == 2
+    assert plan.terms.count('"队"') == 2
+    assert plan_query("队" * 10 + " x").ranked.count("队") == 3  # bounded
+    latin = plan_query("retry retry safely")
+    assert latin.ranked == latin.words == ["retry", "safely"]  # Latin words unchanged
+
+
+def test_local_a_question_repeating_a_term_ranks_on_both_engines() -> None:
+    search = LocalTextSearch()
+    search.add_documents(
+        [
+            {"id": "one", "text": "球队的训练安排在周一。"},
+            {"id": "two", "text": "黑豹队和野马队的比赛在周日。"},
+        ]
+    )
+    assert [d.id for d in search.get_documents_sync("黑豹队和野马队", top=2)] == ["two", "one"]
+    every = LocalTextSearch(match="all")
+    every.add_documents([{"id": "two", "text": "黑豹队和野马队的比赛在周日。"}])
+    assert [d.id for d in every.get_documents_sync("黑豹队和野马队")] == ["two"]
 
 
 def test_a_huge_cjk_query_is_planned_in_linear_time_and_bounded() -> None:
