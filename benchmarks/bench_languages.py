@@ -228,9 +228,7 @@ class CachedEmbedder:
         self._hash = hashlib.sha256
         folder.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(folder / f"vectors-{spec}.sqlite3")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS v(key TEXT PRIMARY KEY, vector TEXT NOT NULL)"
-        )
+        self._db.execute("CREATE TABLE IF NOT EXISTS v(key TEXT PRIMARY KEY, vector TEXT NOT NULL)")
         row = self._db.execute("SELECT vector FROM v WHERE key = 'model'").fetchone()
         self._model = row[0] if row else self._load().model
         self._dimensions: int | None = None
@@ -240,9 +238,7 @@ class CachedEmbedder:
             from textsearch.embeddings import from_spec
 
             self._inner = from_spec(self._spec)
-            self._db.execute(
-                "INSERT OR REPLACE INTO v VALUES ('model', ?)", (self._inner.model,)
-            )
+            self._db.execute("INSERT OR REPLACE INTO v VALUES ('model', ?)", (self._inner.model,))
             self._db.commit()
         return self._inner
 
