@@ -67,9 +67,10 @@ class NamedRegistry(Generic[SpecT]):
                 ``replace``.
         """
         if not isinstance(spec, self.spec_type):
+            kind = self.spec_type.__name__
+            article = "an" if kind[0] in "AEIOU" else "a"
             raise ConfigurationError(
-                f"{self._register_name}() takes a {self.spec_type.__name__}, "
-                f"got {type(spec).__name__}"
+                f"{self._register_name}() takes {article} {kind}, got {type(spec).__name__}"
             )
         with self._lock:
             if spec.name in self._specs and not replace:

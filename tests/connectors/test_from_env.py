@@ -21,8 +21,12 @@ from textsearch.connectors.web.brave import BraveTextSearch
 from textsearch.connectors.web.exa import ExaTextSearch
 from textsearch.connectors.web.searxng import SearxngTextSearch
 from textsearch.connectors.web.tavily import TavilyTextSearch
-from textsearch.embeddings import EmbedderSpec, FunctionEmbedder, register_embedder
-from textsearch.embeddings import unregister_embedder
+from textsearch.embeddings import (
+    EmbedderSpec,
+    FunctionEmbedder,
+    register_embedder,
+    unregister_embedder,
+)
 from textsearch.registry import ProviderSpec, get_provider
 
 KEY = "k-secret-0123456789"
@@ -166,7 +170,9 @@ def test_azure_names_every_missing_variable(monkeypatch: pytest.MonkeyPatch) -> 
 def test_azure_builds_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     from textsearch.connectors.azure import AzureAISearchTextSearch
 
-    for variable, value in zip(AZURE, ("https://kb.search.windows.net", "kb-docs", KEY)):
+    for variable, value in zip(
+        AZURE, ("https://kb.search.windows.net", "kb-docs", KEY), strict=True
+    ):
         monkeypatch.setenv(variable, value)
     search = AzureAISearchTextSearch.from_env()
     try:

@@ -165,7 +165,8 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
                 "(e.g. minilm)"
             )
         collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
-        return cls(location, collection, embedder=embedder_from_env(embedder), **settings)
+        settings["embedder"] = embedder_from_env(embedder)  # every store's keyword
+        return cls(location, collection, **settings)
 
     def __init__(
         self, client_or_location: Any, collection: str, settings: Mapping[str, Any]
