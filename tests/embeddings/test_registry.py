@@ -171,6 +171,19 @@ def build(argument):
                             dimensions=size)
 
 
+def words(argument):
+    def embed(texts):
+        vectors = []
+        for text in texts:
+            vector = [0.001] + [0.0] * 15
+            for word in text.lower().split():
+                vector[sum(map(ord, word.strip(".,;()"))) % 16] += 1.0
+            vectors.append(vector)
+        return vectors
+
+    return FunctionEmbedder(embed, model="acme-words", dimensions=16)
+
+
 EMBEDDER = EmbedderSpec("acme-spec", build, argument="optional")
 WRONG_NAME = EmbedderSpec("other", build)
 NOT_A_SPEC = 42
@@ -196,6 +209,7 @@ def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
             [{EMBEDDER_ENTRY_POINT_GROUP}]
             acme-spec = acme_embeddings:EMBEDDER
             acme-fn = acme_embeddings:build
+            acme-words = acme_embeddings:words
             acme-broken = acme_broken_embedder:EMBEDDER
             acme-misnamed = acme_embeddings:WRONG_NAME
             acme-notaspec = acme_embeddings:NOT_A_SPEC
@@ -205,7 +219,8 @@ def plugin_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     )
     monkeypatch.syspath_prepend(str(site))
     yield site
-    for name in ("acme-spec", "acme-fn", "acme-broken", "acme-misnamed", "acme-notaspec"):
+    names = ("acme-spec", "acme-fn", "acme-words", "acme-broken", "acme-misnamed", "acme-notaspec")
+    for name in names:
         unregister_embedder(name)
     for module in ("acme_embeddings", "acme_broken_embedder"):
         sys.modules.pop(module, None)
@@ -241,3 +256,32 @@ def test_a_bad_plugin_is_named_and_breaks_nothing_else(
     sys.modules.pop("acme_broken_embedder", None)
     assert get_embedder("e5").name == "e5"
     assert "acme_broken_embedder" not in sys.modules
+
+
+def test_the_cli_names_a_plugin_embedder_for_a_store(
+    plugin_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --embedder reaches the store as an argument (create → from_env(embedder=...)), and the
+    # spec is found through the entry point; TEXTSEARCH_EMBEDDER (a bad spec) is not read.
+    pytest.importorskip("qdrant_client")
+    import io
+    import json
+
+    from textsearch import QdrantTextSearch
+    from textsearch.cli import main
+
+    folder = tmp_path / "qdrant"
+    with QdrantTextSearch(str(folder), "kb", embedder=from_spec("acme-words")) as managed:
+        managed.add_documents_sync(
+            [
+                {"id": "a", "text": "cancel the worker task", "link": "https://kb.example/a"},
+                {"id": "b", "text": "colour palettes for charts", "link": "https://kb.example/b"},
+            ]
+        )
+    monkeypatch.setenv("TEXTSEARCH_QDRANT", str(folder))
+    monkeypatch.setenv("TEXTSEARCH_COLLECTION", "kb")
+    monkeypatch.setenv("TEXTSEARCH_EMBEDDER", "no-such-embedder")
+    out = io.StringIO()
+    args = ["search", "cancel worker", "--provider", "qdrant", "--embedder", "acme-words"]
+    assert main([*args, "--json", "--top", "1"], out=out) == 0
+    assert [r["link"] for r in json.loads(out.getvalue())["results"]] == ["https://kb.example/a"]
