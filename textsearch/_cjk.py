@@ -122,20 +122,8 @@ def index_text(text: str, separator: str = " ") -> str:
     if not text or text.isascii():
         return text
 
-    add = operator.add
-
     def fence(match: re.Match[str]) -> str:
-        run = match.group()
-        if len(run) < 2:
-            return separator + run + separator
-        # the tokens of `bigrams`, joined without building their list
-        return (
-            separator
-            + separator.join(map(add, run, run[1:]))
-            + separator
-            + separator.join(run)
-            + separator
-        )
+        return separator + separator.join(bigrams(match.group())) + separator
 
     return cjk_only_run().sub(fence, text)
 
