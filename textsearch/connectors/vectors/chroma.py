@@ -22,11 +22,14 @@ from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
+    Plan,
+    Step,
     StoreSettings,
     StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
+    call,
     check_url,
     dimension_mismatch,
     present,
@@ -161,7 +164,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             register_secret(str(value).strip().rpartition(" ")[2])
         self._tenant = tenant
         self._database = database
-        self._collections: dict[bool, Any] = {}
+        #: the collection as each client opened it (by the client's id; cleared on close)
+        self._collections: dict[int, Any] = {}
         self._dimensions: int | None = None
         # a server (by URL or an HTTP client) answers within the deadline of a worker thread
         self._remote = (
@@ -230,8 +234,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     # -- collections ---------------------------------------------------------------------
 
-    def _open(self, client: Any) -> Any:
-        return client.get_collection(self.collection, embedding_function=None)
+    def _open_kwargs(self) -> dict[str, Any]:
+        return {"name": self.collection, "embedding_function": None}
 
     def _create_kwargs(self, dimensions: int) -> dict[str, Any]:
         metadata: dict[str, Any] = {"textsearch_dimensions": dimensions}
@@ -255,19 +259,6 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         if embeddings is not None and len(embeddings):
             return len(embeddings[0])
         return None
-
-    def _learn_dimensions(self, collection: Any) -> int | None:
-        """The collection's vector length: recorded when we created it, else from a record."""
-        recorded = self._recorded_dimensions(collection)
-        if recorded is not None:
-            return recorded
-        return self._sample_dimensions(collection.get(limit=1, include=["embeddings"]))
-
-    async def _alearn_dimensions(self, collection: Any) -> int | None:
-        recorded = self._recorded_dimensions(collection)
-        if recorded is not None:
-            return recorded
-        return self._sample_dimensions(await collection.get(limit=1, include=["embeddings"]))
 
     def _check_dimensions(self, found: int | None, vector_length: int) -> None:
         if found is not None:
@@ -361,40 +352,35 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "include": ["documents", "metadatas", "distances"],
         }
 
-    def _search_sync(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        collection = self._collections.get(False) or self._open(client)
-        self._collections[False] = collection
-        if self._dimensions is None:
-            self._check_dimensions(self._learn_dimensions(collection), len(vector))
-        self._check_dimensions(None, len(vector))
-        answer = collection.query(**self._query_kwargs(vector, options, flt))
-        total = None
-        if options.include_total_count:
-            total = (
-                collection.count()
-                if flt is None
-                else len(collection.get(where=flt, include=[])["ids"])
-            )
-        return answer, total
+    def _collection(self, client: Any, create: dict[str, Any] | None = None) -> Plan[Step, Any]:
+        """The collection, opened once per client (created with ``create`` when missing)."""
+        kept = self._collections.get(id(client))
+        if kept is None or create is not None:
+            opener = client.get_or_create_collection if create else client.get_collection
+            kept = yield call(opener, **(create or self._open_kwargs()))
+            self._collections[id(client)] = kept
+        return kept
 
-    async def _search_async(
+    def _dimensions_of(self, collection: Any, vector_length: int) -> Plan[Step, None]:
+        found = self._recorded_dimensions(collection)
+        if found is None and self._dimensions is None:
+            sample = yield call(collection.get, limit=1, include=["embeddings"])
+            found = self._sample_dimensions(sample)
+        self._check_dimensions(found, vector_length)
+
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        collection = self._collections.get(True) or await client.get_collection(
-            self.collection, embedding_function=None
-        )
-        self._collections[True] = collection
+    ) -> Plan[Step, tuple[Any, int | None]]:
+        collection = yield from self._collection(client)
         if self._dimensions is None:
-            self._check_dimensions(await self._alearn_dimensions(collection), len(vector))
+            yield from self._dimensions_of(collection, len(vector))
         self._check_dimensions(None, len(vector))
-        answer = await collection.query(**self._query_kwargs(vector, options, flt))
+        answer = yield call(collection.query, **self._query_kwargs(vector, options, flt))
         if not options.include_total_count:
             return answer, None
         if flt is None:
-            return answer, await collection.count()
-        return answer, len((await collection.get(where=flt, include=[]))["ids"])
+            return answer, (yield call(collection.count))
+        return answer, len((yield call(collection.get, where=flt, include=[]))["ids"])
 
     # -- writing -------------------------------------------------------------------------
 
@@ -411,45 +397,26 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
                 "metadatas": [self._metadata_of(r) for r in part],
             }
 
-    def _write_sync(
+    def _write(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        collection = client.get_or_create_collection(**self._create_kwargs(len(vectors[0])))
-        self._check_dimensions(self._learn_dimensions(collection), len(vectors[0]))
-        self._collections[False] = collection
-        size = max(1, min(5000, client.get_max_batch_size()))
+    ) -> Plan[Step, None]:
+        create = self._create_kwargs(len(vectors[0]))
+        collection = yield from self._collection(client, create)
+        yield from self._dimensions_of(collection, len(vectors[0]))
+        size = max(1, min(5000, (yield call(client.get_max_batch_size))))
         # an empty collection has no old passages to replace (deleting by filter scans)
-        for start in range(0, len(doc_ids) if collection.count() else 0, size):
-            collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
+        for start in range(0, len(doc_ids) if (yield call(collection.count)) else 0, size):
+            where = {self.id_field: {"$in": doc_ids[start : start + size]}}
+            yield call(collection.delete, where=where)
         for batch in self._write_batches(records, vectors, size):
-            collection.add(**batch)  # old passages were deleted above
+            yield call(collection.add, **batch)  # old passages were deleted above
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        kwargs = self._create_kwargs(len(vectors[0]))
-        collection = await client.get_or_create_collection(**kwargs)
-        self._check_dimensions(await self._alearn_dimensions(collection), len(vectors[0]))
-        self._collections[True] = collection
-        size = max(1, min(5000, await client.get_max_batch_size()))
-        for start in range(0, len(doc_ids) if await collection.count() else 0, size):
-            await collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
-        for batch in self._write_batches(records, vectors, size):
-            await collection.add(**batch)
-
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
         try:
-            collection = self._open(client)
+            collection = yield call(client.get_collection, **self._open_kwargs())
         except self._lib.errors.NotFoundError:
             return
-        collection.delete(where={self.id_field: {"$in": wanted}})
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        try:
-            collection = await client.get_collection(self.collection, embedding_function=None)
-        except self._lib.errors.NotFoundError:
-            return
-        await collection.delete(where={self.id_field: {"$in": wanted}})
+        yield call(collection.delete, where={self.id_field: {"$in": wanted}})
 
     # -- resources -----------------------------------------------------------------------
 

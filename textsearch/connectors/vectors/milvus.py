@@ -34,11 +34,14 @@ from textsearch.connectors.vectors._base import (
     FRAGMENT_KEY,
     Clause,
     PassageRecord,
+    Plan,
+    Step,
     StoreSettings,
     StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
+    call,
     check_field_name,
     present,
 )
@@ -410,39 +413,23 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         except (LookupError, TypeError, ValueError):
             return None
 
-    def _search_sync(
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
+    ) -> Plan[Step, tuple[Any, int | None]]:
         if self._layout is None:
-            if not client.has_collection(self.collection):
+            if not (yield call(client.has_collection, self.collection)):
                 raise self._missing()
-            self._layout = self._layout_of(client.describe_collection(self.collection))
+            description = yield call(client.describe_collection, self.collection)
+            self._layout = self._layout_of(description)
             # A collection written by another process (or before a restart) is "released":
             # Milvus searches only loaded collections. Loading a loaded one does nothing.
-            client.load_collection(self.collection)
+            yield call(client.load_collection, self.collection)
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
-        hits = getattr(client, method)(**kwargs)[0]
-        total = None
-        if options.include_total_count:
-            rows = client.query(self.collection, filter=flt, output_fields=["count(*)"])
-            total = self._count(rows)
-        return list(hits), total
-
-    async def _search_async(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        if self._layout is None:
-            if not await client.has_collection(self.collection):
-                raise self._missing()
-            self._layout = self._layout_of(await client.describe_collection(self.collection))
-            await client.load_collection(self.collection)  # see _search_sync
-        self._check_layout(self._layout, len(vector))
-        method, kwargs = self._request(vector, query, options, flt)
-        hits = (await getattr(client, method)(**kwargs))[0]
+        hits = (yield call(getattr(client, method), **kwargs))[0]
         if not options.include_total_count:
             return list(hits), None
-        rows = await client.query(self.collection, filter=flt, output_fields=["count(*)"])
+        rows = yield call(client.query, self.collection, filter=flt, output_fields=["count(*)"])
         return list(hits), self._count(rows)
 
     # -- writing -------------------------------------------------------------------------
@@ -496,47 +483,25 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             end = start + _BATCH
             yield self._rows(records[start:end], vectors[start:end])
 
-    def _write_sync(
+    def _write(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        fresh = not client.has_collection(self.collection)
+    ) -> Plan[Step, None]:
+        fresh = not (yield call(client.has_collection, self.collection))
         if fresh:
             schema, index = self._schema(client, len(vectors[0]))
-            client.create_collection(self.collection, schema=schema, index_params=index)
-        description = client.describe_collection(self.collection)
+            yield call(client.create_collection, self.collection, schema=schema, index_params=index)
+        description = yield call(client.describe_collection, self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
         if not fresh:
-            client.load_collection(self.collection)  # replacing passages queries them
+            yield call(client.load_collection, self.collection)  # replacing passages queries them
         # a collection made just now has no old passages to replace
         for expression in [] if fresh else self._delete_filters(doc_ids):
-            client.delete(self.collection, filter=expression)
+            yield call(client.delete, self.collection, filter=expression)
         for batch in self._row_batches(records, vectors):
-            client.insert(self.collection, batch)
+            yield call(client.insert, self.collection, batch)
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        fresh = not await client.has_collection(self.collection)
-        if fresh:
-            schema, index = self._schema(client, len(vectors[0]))
-            await client.create_collection(self.collection, schema=schema, index_params=index)
-        description = await client.describe_collection(self.collection)
-        self._check_layout(self._layout_of(description), len(vectors[0]))
-        if not fresh:
-            await client.load_collection(self.collection)
-        for expression in [] if fresh else self._delete_filters(doc_ids):
-            await client.delete(self.collection, filter=expression)
-        for batch in self._row_batches(records, vectors):
-            await client.insert(self.collection, batch)
-
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
-        if client.has_collection(self.collection):
-            client.load_collection(self.collection)  # a delete by filter queries
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
+        if (yield call(client.has_collection, self.collection)):
+            yield call(client.load_collection, self.collection)  # a delete by filter queries
             for expression in self._delete_filters(wanted):
-                client.delete(self.collection, filter=expression)
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        if await client.has_collection(self.collection):
-            await client.load_collection(self.collection)
-            for expression in self._delete_filters(wanted):
-                await client.delete(self.collection, filter=expression)
+                yield call(client.delete, self.collection, filter=expression)

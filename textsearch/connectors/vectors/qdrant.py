@@ -33,11 +33,14 @@ from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors._base import (
     Clause,
     PassageRecord,
+    Plan,
+    Step,
     StoreSettings,
     StoreSpec,
     UrlRule,
     VectorDocument,
     VectorStoreTextSearch,
+    call,
     trusted,
 )
 from textsearch.connectors.vectors._errors import qdrant_error
@@ -379,28 +382,17 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             )
         return out
 
-    def _search_sync(
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
+    ) -> Plan[Step, tuple[Any, int | None]]:
         if self._layout is None:
-            self._layout = self._layout_of(client.get_collection(self.collection))
+            self._layout = self._layout_of((yield call(client.get_collection, self.collection)))
         self._check_layout(self._layout, len(vector))
-        points = client.query_points(**self._query_kwargs(vector, query, options, flt))
-        total = None
-        if options.include_total_count:
-            total = client.count(self.collection, count_filter=flt, exact=True).count
-        return points.points, total
-
-    async def _search_async(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        if self._layout is None:
-            self._layout = self._layout_of(await client.get_collection(self.collection))
-        self._check_layout(self._layout, len(vector))
-        points = await client.query_points(**self._query_kwargs(vector, query, options, flt))
+        kwargs = self._query_kwargs(vector, query, options, flt)
+        points = yield call(client.query_points, **kwargs)
         if not options.include_total_count:
             return points.points, None
-        counted = await client.count(self.collection, count_filter=flt, exact=True)
+        counted = yield call(client.count, self.collection, count_filter=flt, exact=True)
         return points.points, counted.count
 
     # -- writing -------------------------------------------------------------------------
@@ -453,29 +445,19 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             )
         )
 
-    def _write_sync(
+    def _write(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        if not client.collection_exists(self.collection):
-            client.create_collection(**self._create_kwargs(len(vectors[0])))
-        info = client.get_collection(self.collection)
+    ) -> Plan[Step, None]:
+        if not (yield call(client.collection_exists, self.collection)):
+            yield call(client.create_collection, **self._create_kwargs(len(vectors[0])))
+        info = yield call(client.get_collection, self.collection)
         self._check_layout(self._layout_of(info), len(vectors[0]))
-        if client.count(self.collection, exact=False).count:  # nothing to replace when empty
-            self._delete_sync(client, doc_ids)
+        if (
+            yield call(client.count, self.collection, exact=False)
+        ).count:  # else nothing to replace
+            yield from self._delete(client, doc_ids)
         for batch in self._point_batches(records, vectors):
-            client.upsert(self.collection, points=batch, wait=True)
-
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        if not await client.collection_exists(self.collection):
-            await client.create_collection(**self._create_kwargs(len(vectors[0])))
-        info = await client.get_collection(self.collection)
-        self._check_layout(self._layout_of(info), len(vectors[0]))
-        if (await client.count(self.collection, exact=False)).count:
-            await self._delete_async(client, doc_ids)
-        for batch in self._point_batches(records, vectors):
-            await client.upsert(self.collection, points=batch, wait=True)
+            yield call(client.upsert, self.collection, points=batch, wait=True)
 
     def _point_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
         # one batch at a time: a large write never holds every point at once
@@ -485,11 +467,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             end = start + _BATCH
             yield self._points(records[start:end], vectors[start:end], has_sparse, using)
 
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
-        if client.collection_exists(self.collection):
-            client.delete(self.collection, points_selector=self._delete_selector(wanted), wait=True)
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        if await client.collection_exists(self.collection):
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
+        if (yield call(client.collection_exists, self.collection)):
             selector = self._delete_selector(wanted)
-            await client.delete(self.collection, points_selector=selector, wait=True)
+            yield call(client.delete, self.collection, points_selector=selector, wait=True)
