@@ -19,21 +19,8 @@ from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    Clause,
-    PassageRecord,
-    Plan,
-    Step,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    call,
-    check_url,
-    dimension_mismatch,
-    present,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import (
     _close_client,
     _is_http_client,
@@ -67,7 +54,7 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
 _RANGE_OPERATORS = {">": "$gt", ">=": "$gte", "<": "$lt", "<=": "$lte"}
 
 
-class ChromaDocument(VectorDocument):
+class ChromaDocument(vs.VectorDocument):
     """One passage found in a Chroma collection.
 
     Attributes:
@@ -80,7 +67,7 @@ class ChromaDocument(VectorDocument):
     """
 
 
-class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
+class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
     """Semantic search over a Chroma collection; also manages one (``add_documents``).
 
     Args:
@@ -119,12 +106,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ``total_count`` counts the records (passages) that match the filter.
     """
 
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "chromadb",
         ChromaDocument,
         ("api.AsyncClientAPI", "api.ClientAPI"),
-        UrlRule(
+        vs.UrlRule(
             "Chroma",
             "put credentials for a Chroma server in headers=",
             "http(s)://host[:port] (no path, query or fragment)",
@@ -142,7 +129,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         headers: Mapping[str, str] | None = None,
         tenant: str | None = None,
         database: str | None = None,
-        **settings: Unpack[StoreSettings[ChromaDocument]],
+        **settings: Unpack[vs.StoreSettings[ChromaDocument]],
     ) -> None:
         self._server: tuple[str, int, bool] | None = None
         super().__init__(client_or_location, collection, settings)
@@ -175,7 +162,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         )
 
     def _check_url(self, url: str) -> str:
-        parts = check_url(url, self.spec.url)
+        parts = vs.check_url(url, self.spec.url)
         ssl = parts.scheme == "https"
         host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
         self._server = (host, port, ssl)
@@ -201,7 +188,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "headers": dict(self._headers) or None,
             "settings": self._settings(),
         }
-        return kwargs | present(tenant=self._tenant, database=self._database)
+        return kwargs | vs.present(tenant=self._tenant, database=self._database)
 
     def _new_client(self) -> Any:
         chromadb = self._lib
@@ -264,24 +251,24 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         if found is not None:
             self._dimensions = found
         if self._dimensions is not None and self._dimensions != vector_length:
-            raise dimension_mismatch(self.collection, self._dimensions, vector_length)
+            raise vs.dimension_mismatch(self.collection, self._dimensions, vector_length)
 
     # -- filters and records -------------------------------------------------------------
 
-    def _field(self, clause: Clause) -> str:
+    def _field(self, clause: vs.Clause) -> str:
         if clause.target == "metadata":
             return clause.name
         return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
             clause.target
         ]
 
-    def _equal(self, clause: Clause, value: Any, negate: bool = False) -> dict[str, Any]:
+    def _equal(self, clause: vs.Clause, value: Any, negate: bool = False) -> dict[str, Any]:
         # "$ne" and "$not_contains" match a record without the field, as not_equal_to must.
         if clause.target == "site" or clause.any_tag:
             return {self._field(clause): {"$not_contains" if negate else "$contains": value}}
         return {self._field(clause): {"$ne" if negate else "$eq": value}}
 
-    def _clause(self, clause: Clause) -> dict[str, Any]:
+    def _clause(self, clause: vs.Clause) -> dict[str, Any]:
         if clause.op == "eq":
             return self._equal(clause, clause.value)
         if clause.op == "ne":
@@ -299,7 +286,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             return None
         return parts[0] if len(parts) == 1 else {"$and": parts}
 
-    def _metadata_of(self, record: PassageRecord) -> dict[str, Any]:
+    def _metadata_of(self, record: vs.PassageRecord) -> dict[str, Any]:
         # Chroma refuses None values and empty lists: such keys are left out (a filter on
         # them then matches nothing, as a filter on a missing key does).
         metadata: dict[str, Any] = {
@@ -385,7 +372,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     # -- writing -------------------------------------------------------------------------
 
     def _write_batches(
-        self, records: Sequence[PassageRecord], vectors: Sequence[Sequence[float]], size: int
+        self, records: Sequence[vs.PassageRecord], vectors: Sequence[Sequence[float]], size: int
     ) -> Iterator[dict[str, Any]]:
         # one batch at a time: a large write never holds every record's metadata at once
         for start in range(0, len(records), size):
@@ -398,7 +385,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             }
 
     def _write(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
     ) -> Plan[Step, None]:
         create = self._create_kwargs(len(vectors[0]))
         collection = yield from self._collection(client, create)

@@ -29,22 +29,8 @@ from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    FIELD_NAME,
-    FRAGMENT_KEY,
-    Clause,
-    PassageRecord,
-    Plan,
-    Step,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    call,
-    check_field_name,
-    present,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import milvus_error, missing
 from textsearch.connectors.vectors._filters import (
     BOOL_SUFFIX,
@@ -96,12 +82,12 @@ def literal(value: str | int | float | bool) -> str:
 def _key(name: str) -> str:
     # A JSON key is written as a string literal inside brackets; names are checked against
     # FIELD_NAME first, so the quoting is belt and braces.
-    if not FIELD_NAME.fullmatch(name):
+    if not vs.FIELD_NAME.fullmatch(name):
         raise InvalidRequestError(f"{name!r} is not a field name")
     return literal(name)
 
 
-class MilvusDocument(VectorDocument):
+class MilvusDocument(vs.VectorDocument):
     """One passage found in a Milvus collection.
 
     Attributes:
@@ -116,7 +102,7 @@ class MilvusDocument(VectorDocument):
     """
 
 
-class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
+class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
     """Search over a Milvus collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -161,12 +147,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     vector_field: str
     sparse_field: str
 
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "pymilvus",
         MilvusDocument,
         ("AsyncMilvusClient", "MilvusClient"),
-        UrlRule(
+        vs.UrlRule(
             "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
         ),
         "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI",
@@ -185,11 +171,11 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         metric: Literal["COSINE", "IP", "L2"] = "COSINE",
         token: str | None = None,
         db_name: str | None = None,
-        **settings: Unpack[StoreSettings[MilvusDocument]],
+        **settings: Unpack[vs.StoreSettings[MilvusDocument]],
     ) -> None:
         super().__init__(client_or_location, collection, settings)
-        self.vector_field = check_field_name(vector_field, "vector_field")
-        self.sparse_field = check_field_name(sparse_field, "sparse_field")
+        self.vector_field = vs.check_field_name(vector_field, "vector_field")
+        self.sparse_field = vs.check_field_name(sparse_field, "sparse_field")
         self.metadata_field = self._name_or_none(metadata_field, "metadata_field")
         if mode not in (None, "semantic", "hybrid"):
             raise ConfigurationError(f"mode must be 'semantic', 'hybrid' or None, got {mode!r}")
@@ -216,7 +202,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"uri": self._url or self._path, "timeout": self.timeout}
-        return kwargs | present(token=self._token, db_name=self._db_name)
+        return kwargs | vs.present(token=self._token, db_name=self._db_name)
 
     def _new_client(self) -> Any:
         return self._lib.MilvusClient(**self._client_kwargs())
@@ -263,7 +249,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
                 self.text_field,
                 self.title_field,
                 self.link_field,
-                FRAGMENT_KEY,
+                vs.FRAGMENT_KEY,
                 self.metadata_field,
             )
             output = [name for name in wanted if name in fields]
@@ -284,7 +270,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         )
         schema.add_field(self.title_field, dt.VARCHAR, max_length=_MAX_TEXT)
         schema.add_field(self.link_field, dt.VARCHAR, max_length=_MAX_LINK)
-        schema.add_field(FRAGMENT_KEY, dt.VARCHAR, max_length=_MAX_LINK)
+        schema.add_field(vs.FRAGMENT_KEY, dt.VARCHAR, max_length=_MAX_LINK)
         schema.add_field(
             self.site_field, dt.ARRAY, element_type=dt.VARCHAR, max_capacity=128, max_length=256
         )
@@ -306,12 +292,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     # -- filters -------------------------------------------------------------------------
 
-    def _json_path(self, clause: Clause, suffix: str = "") -> str:
+    def _json_path(self, clause: vs.Clause, suffix: str = "") -> str:
         _key(clause.name)  # checked once more: a field name, nothing to quote
         holder = self.metadata_field or "$meta"
         return f"{holder}[{literal(clause.name + suffix)}]"
 
-    def _equal(self, clause: Clause, value: str | int | float | bool) -> str:
+    def _equal(self, clause: vs.Clause, value: str | int | float | bool) -> str:
         text = literal(value)
         if clause.target == "id":
             return f"{self.id_field} == {text}"
@@ -329,7 +315,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             return f"({path} == {text} and {'' if isinstance(value, bool) else 'not '}{tag})"
         return f"{path} == {text}"
 
-    def _expression(self, clause: Clause) -> str:
+    def _expression(self, clause: vs.Clause) -> str:
         if clause.op == "eq":
             return self._equal(clause, clause.value)
         if clause.op == "ne":
@@ -434,7 +420,9 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     # -- writing -------------------------------------------------------------------------
 
-    def _rows(self, records: Sequence[PassageRecord], vectors: Sequence[list[float]]) -> list[Any]:
+    def _rows(
+        self, records: Sequence[vs.PassageRecord], vectors: Sequence[list[float]]
+    ) -> list[Any]:
         rows = []
         for record, vector in zip(records, vectors, strict=True):
             row = self._record_fields(record, blank="")
@@ -450,7 +438,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _prepare_write(
         self, docs: Iterable[Any], chunk: bool
-    ) -> tuple[list[str], list[PassageRecord]]:
+    ) -> tuple[list[str], list[vs.PassageRecord]]:
         if self.metadata_field is None:
             raise ConfigurationError(
                 "add_documents writes a collection with a JSON metadata field: set "
@@ -477,14 +465,14 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             for start in range(0, len(wanted), _BATCH)
         ]
 
-    def _row_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+    def _row_batches(self, records: list[vs.PassageRecord], vectors: Any) -> Iterator[list[Any]]:
         # one batch at a time: a large write never holds every row at once
         for start in range(0, len(records), _BATCH):
             end = start + _BATCH
             yield self._rows(records[start:end], vectors[start:end])
 
     def _write(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
     ) -> Plan[Step, None]:
         fresh = not (yield call(client.has_collection, self.collection))
         if fresh:

@@ -30,19 +30,8 @@ from typing_extensions import Unpack
 from textsearch._cjk import index_text
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    Clause,
-    PassageRecord,
-    Plan,
-    Step,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    call,
-    trusted,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
 from textsearch.errors import (
@@ -104,7 +93,7 @@ def point_id(record_id: str) -> str:
 _RANGE_NAMES = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
-class QdrantDocument(VectorDocument):
+class QdrantDocument(vs.VectorDocument):
     """One passage found in a Qdrant collection.
 
     Attributes:
@@ -119,7 +108,7 @@ class QdrantDocument(VectorDocument):
     """
 
 
-class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
+class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
     """Search over a Qdrant collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -162,12 +151,12 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     ``total_count`` is Qdrant's exact count of the points (passages) matching the filter.
     """
 
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "qdrant_client",
         QdrantDocument,
         ("AsyncQdrantClient", "QdrantClient"),
-        UrlRule(
+        vs.UrlRule(
             "Qdrant", "pass a Qdrant key with api_key=", "http(s)://host[:port][/prefix]", path=True
         ),
         "a QdrantClient or AsyncQdrantClient, ':memory:', a folder or an http(s):// URL",
@@ -184,7 +173,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         mode: Literal["semantic", "hybrid"] | None = None,
         distance: Literal["cosine", "dot", "euclid"] = "cosine",
         api_key: str | None = None,
-        **settings: Unpack[StoreSettings[QdrantDocument]],
+        **settings: Unpack[vs.StoreSettings[QdrantDocument]],
     ) -> None:
         super().__init__(client_or_location, collection, settings)
         from qdrant_client import models
@@ -281,7 +270,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     # -- filters -----------------------------------------------------------------------
 
-    def _key(self, clause: Clause, suffix: str = "") -> str:
+    def _key(self, clause: vs.Clause, suffix: str = "") -> str:
         if clause.target != "metadata":
             return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
                 clause.target
@@ -300,7 +289,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
         return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
-    def _condition(self, clause: Clause) -> Any:
+    def _condition(self, clause: vs.Clause) -> Any:
         models = self._models
         key = self._key(clause)
         if clause.op == "eq":
@@ -397,7 +386,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     # -- writing -------------------------------------------------------------------------
 
-    def _payload(self, record: PassageRecord) -> dict[str, Any]:
+    def _payload(self, record: vs.PassageRecord) -> dict[str, Any]:
         payload = self._record_fields(record)
         extra = companions(record.metadata)
         if self.metadata_field is not None:
@@ -409,7 +398,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     def _points(
         self,
-        records: Sequence[PassageRecord],
+        records: Sequence[vs.PassageRecord],
         vectors: Sequence[list[float]],
         has_sparse: bool,
         using: str | None,
@@ -422,13 +411,13 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
                 named = {using or "": vector}
                 if has_sparse:
                     indices, values = sparse_of_text(f"{record.title or ''}\n{record.text}")
-                    named[self.sparse_vector_name] = trusted(
+                    named[self.sparse_vector_name] = vs.trusted(
                         models.SparseVector, indices=indices, values=values
                     )
             # Built without validating again: the id is a UUID string, the vector checked
             # floats, the payload JSON values of our own making.
             points.append(
-                trusted(
+                vs.trusted(
                     models.PointStruct,
                     id=point_id(record.record_id),
                     vector=named,
@@ -446,7 +435,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         )
 
     def _write(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
     ) -> Plan[Step, None]:
         if not (yield call(client.collection_exists, self.collection)):
             yield call(client.create_collection, **self._create_kwargs(len(vectors[0])))
@@ -459,7 +448,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         for batch in self._point_batches(records, vectors):
             yield call(client.upsert, self.collection, points=batch, wait=True)
 
-    def _point_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+    def _point_batches(self, records: list[vs.PassageRecord], vectors: Any) -> Iterator[list[Any]]:
         # one batch at a time: a large write never holds every point at once
         assert self._layout is not None
         _, using, has_sparse = self._layout
