@@ -243,7 +243,7 @@ def test_fused_pages_are_fused_per_window() -> None:
     """What the kit finds with stable paging on: fusion ranks each window on its own."""
 
     def make(docs: Sequence[Mapping[str, Any]]) -> Any:
-        return FusedTextSearch([static(docs, name="a"), static(docs[1:4], name="b")])
+        return FusedTextSearch([static(docs, name="a"), static(docs[::-1], name="b")])
 
     findings = check_connector(make, checks=["options"])
     assert [f.check for f in findings] == ["options.skip"]
