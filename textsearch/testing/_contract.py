@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 from textsearch._types import MAX_SKIP, SearchOptions, SearchResults, TextSearchResult
@@ -151,7 +152,7 @@ class _Run:
         for kind in _KINDS:
             answer = self.guarded(
                 f"protocol.{kind}_sync",
-                lambda kind=kind: self.call_sync(kind, self.query, top=self.window),  # type: ignore[misc]
+                partial(self.call_sync, kind, self.query, top=self.window),
             )
             if answer is None:
                 continue
@@ -230,8 +231,8 @@ class _Run:
         kind = "get_text_search_results"
         for top in (1, 2):
             page = self.guarded(
-                f"options.top={top}", lambda top=top: self.call_sync(kind, self.query, top=top)
-            )  # type: ignore[misc]
+                f"options.top={top}", partial(self.call_sync, kind, self.query, top=top)
+            )
             if page is not None and len(page) > top:
                 self.fail("options.top", f"top={top} returned {len(page)} results")
         if self.stable_paging and self.window >= 4:
@@ -425,18 +426,18 @@ class _Run:
                 self.fail("errors.failing", f"{kind} succeeded on a failing backend")
 
 
-def _run_async(make: Callable[[], Awaitable[None]]) -> None:
+def _run_async(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run the async checks in a loop of their own (in a thread when one is running here)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        asyncio.run(make())  # type: ignore[arg-type]
+        asyncio.run(make())
         return
     errors: list[BaseException] = []
 
     def target() -> None:
         try:
-            asyncio.run(make())  # type: ignore[arg-type]
+            asyncio.run(make())
         except BaseException as exc:  # handed back to the caller's thread
             errors.append(exc)
 

@@ -291,17 +291,17 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     @abstractmethod
     def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> Plan[ClientCall, tuple[Any, int | None]]:
+    ) -> Plan[Step, tuple[Any, int | None]]:
         """The plan of a search: yields client calls (`call`), returns ``(hits, total)``."""
 
     @abstractmethod
     def _write(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> Plan[ClientCall, None]:
+    ) -> Plan[Step, None]:
         """The plan of a write: replace the documents ``doc_ids`` by ``records``."""
 
     @abstractmethod
-    def _delete(self, client: Any, wanted: list[str]) -> Plan[ClientCall, None]:
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
         """The plan of a delete: every passage of the documents ``wanted``."""
 
     def _name_or_none(self, value: str | None, what: str) -> str | None:
