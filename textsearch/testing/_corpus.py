@@ -20,46 +20,58 @@ __all__ = ["CONTRACT_DOCUMENTS", "CONTRACT_QUERY", "FilterProbe", "filter_probes
 #: The query every document of `CONTRACT_DOCUMENTS` answers.
 CONTRACT_QUERY = "contract"
 
-#: The documents a connector under test is loaded with (``id``, ``title``, ``text``,
-#: ``link``, ``metadata``: the shape `LocalTextSearch.add_documents` and the vector stores
-#: take). Every text holds the word ``contract``.
+
+def _document(
+    name: str, kind: str, about: str, host: str, topic: str, tags: list[str], year: int
+) -> Mapping[str, Any]:
+    return {
+        "id": name,
+        "title": f"{name.title()} contract {kind}",
+        "text": f"The {name} contract {about}.",
+        "link": f"https://{name}.{host}/{kind}",
+        "metadata": {"topic": topic, "tags": tags, "year": year},
+    }
+
+
 CONTRACT_DOCUMENTS: tuple[Mapping[str, Any], ...] = (
-    {
-        "id": "alpha",
-        "title": "Alpha contract notes",
-        "text": "The alpha contract covers retries with backoff.",
-        "link": "https://alpha.example.org/notes",
-        "metadata": {"topic": "ops", "tags": ["retry", "network"], "year": 2019},
-    },
-    {
-        "id": "bravo",
-        "title": "Bravo contract guide",
-        "text": "The bravo contract explains caching of answers.",
-        "link": "https://bravo.example.net/guide",
-        "metadata": {"topic": "ops", "tags": ["cache"], "year": 2021},
-    },
-    {
-        "id": "charlie",
-        "title": "Charlie contract primer",
-        "text": "The charlie contract describes ranking by relevance.",
-        "link": "https://charlie.example.com/primer",
-        "metadata": {"topic": "search", "tags": ["ranking", "retry"], "year": 2022},
-    },
-    {
-        "id": "delta",
-        "title": "Delta contract handbook",
-        "text": "The delta contract lists the filters a search keeps.",
-        "link": "https://delta.example.org/handbook",
-        "metadata": {"topic": "search", "tags": ["filters"], "year": 2023},
-    },
-    {
-        "id": "echo",
-        "title": "Echo contract appendix",
-        "text": "The echo contract gathers the remaining errors.",
-        "link": "https://echo.example.net/appendix",
-        "metadata": {"topic": "errors", "tags": [], "year": 2024},
-    },
+    _document(
+        "alpha",
+        "notes",
+        "covers retries with backoff",
+        "example.org",
+        "ops",
+        ["retry", "network"],
+        2019,
+    ),
+    _document(
+        "bravo", "guide", "explains caching of answers", "example.net", "ops", ["cache"], 2021
+    ),
+    _document(
+        "charlie",
+        "primer",
+        "describes ranking by relevance",
+        "example.com",
+        "search",
+        ["ranking", "retry"],
+        2022,
+    ),
+    _document(
+        "delta",
+        "handbook",
+        "lists the filters a search keeps",
+        "example.org",
+        "search",
+        ["filters"],
+        2023,
+    ),
+    _document(
+        "echo", "appendix", "gathers the remaining errors", "example.net", "errors", [], 2024
+    ),
 )
+"""The documents a connector under test is loaded with (``id``, ``title``, ``text``,
+``link``, ``metadata``: the shape `LocalTextSearch.add_documents` and the vector stores take).
+Every text holds the word ``contract``; ``alpha``'s link is
+``https://alpha.example.org/notes``."""
 
 
 def link_key(link: str | None) -> str | None:

@@ -16,11 +16,17 @@ from textsearch.testing import ConnectorContract
 chromadb = pytest.importorskip("chromadb")
 
 
+def _client() -> Any:
+    return chromadb.EphemeralClient()
+
+
 class TestChroma(ConnectorContract):
     def make_connector(self, documents: Sequence[Mapping[str, Any]]) -> Any:
         from textsearch.connectors.vectors import ChromaTextSearch
 
-        search = ChromaTextSearch(":memory:", unique_name(), embedder=CountingEmbedder())
+        # one in-process client, as the other Chroma tests make it (Chroma allows one
+        # ephemeral instance per settings in a process)
+        search = ChromaTextSearch(_client(), unique_name(), embedder=CountingEmbedder())
         search.add_documents_sync(documents)
         return search
 
@@ -28,7 +34,7 @@ class TestChroma(ConnectorContract):
         from textsearch.connectors.vectors import ChromaTextSearch
 
         # a collection that does not exist: every search fails with NotFoundError
-        return ChromaTextSearch(":memory:", unique_name(), embedder=CountingEmbedder())
+        return ChromaTextSearch(_client(), unique_name(), embedder=CountingEmbedder())
 
 
 class TestMemoryStore(ConnectorContract):
