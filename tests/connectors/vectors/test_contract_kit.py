@@ -82,3 +82,23 @@ class TestChromaServer(ConnectorContract):
         from textsearch.connectors.vectors import ChromaTextSearch
 
         return ChromaTextSearch(self.url, unique_name(), embedder=embedder())
+
+
+class TestQdrantLocal(ConnectorContract):
+    """Qdrant's local mode (in-process): the blocking client, in a worker thread when async."""
+
+    def make_connector(self, documents: Sequence[Mapping[str, Any]]) -> Any:
+        from qdrant_client import QdrantClient
+
+        from textsearch.connectors.vectors import QdrantTextSearch
+
+        search = QdrantTextSearch(QdrantClient(":memory:"), unique_name(), embedder=embedder())
+        search.add_documents_sync(documents)
+        return search
+
+    def make_failing_connector(self) -> Any:
+        from qdrant_client import QdrantClient
+
+        from textsearch.connectors.vectors import QdrantTextSearch
+
+        return QdrantTextSearch(QdrantClient(":memory:"), unique_name(), embedder=embedder())
