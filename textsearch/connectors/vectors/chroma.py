@@ -106,6 +106,7 @@ class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
     ``total_count`` counts the records (passages) that match the filter.
     """
 
+    location_hint: ClassVar[str] = "a folder, ':memory:' or the server's http(s):// URL"
     spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "chromadb",

@@ -147,6 +147,7 @@ class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
     vector_field: str
     sparse_field: str
 
+    location_hint: ClassVar[str] = "a Milvus Lite file (*.db) or the server's URI"
     spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "pymilvus",

@@ -151,6 +151,7 @@ class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
     ``total_count`` is Qdrant's exact count of the points (passages) matching the filter.
     """
 
+    location_hint: ClassVar[str] = "a folder, ':memory:' or the server's URL"
     spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "qdrant_client",
