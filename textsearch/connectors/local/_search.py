@@ -161,6 +161,12 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
 
     provider_name: ClassVar[str] = "local"
 
+    @property
+    def _trace_children(self) -> bool:
+        # Whether a search may open spans of its own (its embedder's): if not, its retrieval
+        # span is never made current (see `textsearch._tracing`).
+        return self.embedder is not None
+
     def __init__(
         self,
         path: str | os.PathLike[str] = ":memory:",
