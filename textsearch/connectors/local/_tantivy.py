@@ -29,6 +29,7 @@ import tantivy
 from textsearch._native import native_calls
 from textsearch._ranges import instant_of, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
+from textsearch.connectors.local._prefix_cover import present_cover
 from textsearch.connectors.local._query import id_text
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
@@ -113,6 +114,9 @@ def document_tokens(
 _HEX = "0123456789abcdef"
 _DIGITS = 20
 _TOP = 16**_DIGITS - 1
+# Most distinct values of one field listed for `present_cover` (each a 20-character string
+# kept until the next write); a field with more is covered level by level instead.
+_MAX_LISTED = 200_000
 
 
 def _sortable(number: int | float) -> str:
@@ -276,6 +280,7 @@ class TantivyRanker:
         self.dirty = False
         self.damaged = False
         self._range_cache: dict[tuple[Any, ...], list[str]] = {}
+        self._listed_values: dict[tuple[Any, ...], list[str] | None] = {}
         self._index = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -501,14 +506,48 @@ class TantivyRanker:
         return q.boolean_query([(tantivy.Occur.Must, q.boolean_query(clauses)), *filters])
 
     def range_terms(self, field: str, kind: str, low: int, high: int) -> list[str]:
-        """The terms of the index that cover the interval ``low..high`` of ``field``: per
-        level, one look into the term dictionary for the prefixes inside it (kept per
-        generation, so a preset filter pays it once)."""
+        """The terms of the index that cover the interval ``low..high`` of ``field`` (kept per
+        generation, so a preset filter pays it once): from the field's distinct values,
+        listed once per generation (`present_cover`), or for a field holding more than
+        ``_MAX_LISTED`` of them, per level one look into the term dictionary."""
         key = (self.loaded_generation, field, kind, low, high)
         known = self._range_cache.get(key)
         if known is not None:
             return known
         base = _range_base(kind, field)
+        values = self._listed(base)
+        if values is not None:
+            low, high = max(low, 0), min(high, _TOP)
+            found = present_cover(values, f"{low:020x}", f"{high:020x}") if low <= high else []
+            terms = [_level(base, p) for p in found]
+        else:
+            terms = self._walked(base, low, high)
+        if len(self._range_cache) >= 128 or any(
+            k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
+        ):
+            self._range_cache.clear()
+        self._range_cache[key] = terms
+        return terms
+
+    def _listed(self, base: str) -> list[str] | None:
+        """The sorted distinct digits of one field's range values in the index (``None``:
+        more than ``_MAX_LISTED``), listed once per generation."""
+        key = (self.loaded_generation, base)
+        if key in self._listed_values:
+            return self._listed_values[key]
+        level = base + f"{_DIGITS:02d}"
+        found = self._index.searcher().terms_with_prefix("filter", level, limit=_MAX_LISTED + 1)
+        width = len(level)
+        values = (
+            sorted({token[width:] for token, _ in found}) if len(found) <= _MAX_LISTED else None
+        )
+        if any(k[0] != self.loaded_generation for k in list(self._listed_values)[:1]):
+            self._listed_values.clear()
+        self._listed_values[key] = values
+        return values
+
+    def _walked(self, base: str, low: int, high: int) -> list[str]:
+        """The covering terms found level by level in the term dictionary."""
         heads, covers = interval_covers(low, high)
         terms = [_level(base, head) for head in heads]
         if covers:
@@ -531,11 +570,6 @@ class TantivyRanker:
                 }
                 children[parent] = found
                 terms += [level + d for d in sorted(found) if d in allowed]
-        if len(self._range_cache) >= 128 or any(
-            k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
-        ):
-            self._range_cache.clear()
-        self._range_cache[key] = terms
         return terms
 
     def search(
