@@ -95,6 +95,7 @@ def test_both_ways_find_what_the_oracle_finds(
         ranker = search._ranker
         listing = list(ranker._listed_values.values())
         assert listing and all((v is not None) == listed for v in listing)
+        assert bool(ranker._too_many) is not listed  # a big field is not listed again
         # a write is a new generation: the listing is made again and sees the new value
         search.add_documents(
             [{"id": "new", "title": "t", "text": "common", "metadata": {"x": 10**6}}]

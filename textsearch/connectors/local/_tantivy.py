@@ -114,9 +114,11 @@ def document_tokens(
 _HEX = "0123456789abcdef"
 _DIGITS = 20
 _TOP = 16**_DIGITS - 1
-# Most distinct values of one field listed for `present_cover` (each a 20-character string
-# kept until the next write); a field with more is covered level by level instead.
-_MAX_LISTED = 200_000
+# Most distinct values of one field listed for `present_cover`, kept until the next write:
+# listing costs in proportion to them, once per generation, where a walk level by level costs
+# a few looks into the term dictionary on every new bound. A field found to hold more is
+# walked from then on.
+_MAX_LISTED = 2_048
 
 
 def _sortable(number: int | float) -> str:
@@ -281,6 +283,8 @@ class TantivyRanker:
         self.damaged = False
         self._range_cache: dict[tuple[Any, ...], list[str]] = {}
         self._listed_values: dict[tuple[Any, ...], list[str] | None] = {}
+        self._too_many: set[str] = set()  # the fields whose values are not listed
+        self._children: dict[tuple[Any, ...], dict[str, set[str]]] = {}
         self._index = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -535,41 +539,63 @@ class TantivyRanker:
         key = (self.loaded_generation, base)
         if key in self._listed_values:
             return self._listed_values[key]
+        if base in self._too_many:
+            return None
         level = base + f"{_DIGITS:02d}"
         found = self._index.searcher().terms_with_prefix("filter", level, limit=_MAX_LISTED + 1)
         width = len(level)
         values = (
             sorted({token[width:] for token, _ in found}) if len(found) <= _MAX_LISTED else None
         )
+        if values is None:
+            self._too_many.add(base)
         if any(k[0] != self.loaded_generation for k in list(self._listed_values)[:1]):
             self._listed_values.clear()
         self._listed_values[key] = values
         return values
 
     def _walked(self, base: str, low: int, high: int) -> list[str]:
-        """The covering terms found level by level in the term dictionary."""
+        """The covering terms found level by level in the term dictionary (what a prefix
+        holds below it is kept for the generation: the next bound looks up only new ones)."""
         heads, covers = interval_covers(low, high)
         terms = [_level(base, head) for head in heads]
-        if covers:
-            searcher = self._index.searcher()
-            # Shallow levels first: a prefix no value has ends the walk below it.
-            children: dict[str, set[str]] = {}
-            for parent, allowed in sorted(covers, key=lambda c: len(c[0])):
-                if any(
-                    parent[k] not in children[parent[:k]]
-                    for k in range(len(parent))
-                    if parent[:k] in children
-                ):
-                    continue
-                level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
+        if not covers:
+            return terms
+        searcher = self._index.searcher()
+        if any(k[0] != self.loaded_generation for k in list(self._children)[:1]):
+            self._children.clear()
+        children = self._children.setdefault((self.loaded_generation, base), {})
+        if len(children) > _MAX_LISTED:  # many bounds on a big field: start again
+            children.clear()
+
+        def below(parent: str) -> set[str]:
+            # the digits that follow ``parent`` in some value of the field
+            found = children.get(parent)
+            if found is None:
+                level = f"{base}{len(parent) + 1:02d}{parent}"
                 width = len(level) + 1
-                found = {
+                found = children[parent] = {
                     token[-1]
                     for token, _ in searcher.terms_with_prefix("filter", level)
                     if len(token) == width
                 }
-                children[parent] = found
-                terms += [level + d for d in sorted(found) if d in allowed]
+            return found
+
+        def reach(digits: str) -> int:
+            # how long a prefix of ``digits`` some value of the field has
+            held = 0
+            while held < _DIGITS and digits[held] in below(digits[:held]):
+                held += 1
+            return held
+
+        # Every cover's parent is a prefix of one bound: a parent longer than what values
+        # share with that bound holds nothing, and is not looked up.
+        sides = [(f"{bound:020x}", 0) for bound in (max(low, 0), min(high, _TOP))]
+        sides = [(digits, reach(digits)) for digits, _ in sides]
+        for parent, allowed in covers:
+            if any(len(parent) <= held and digits.startswith(parent) for digits, held in sides):
+                level = f"{base}{len(parent) + 1:02d}{parent}"
+                terms += [level + d for d in sorted(below(parent)) if d in allowed]
         return terms
 
     def search(
