@@ -322,8 +322,17 @@ class _Retrieval:
     the time it started and every attribute at once, which is the SDK's cheapest way.
     """
 
-    __slots__ = ("_content", "_name", "_opened", "_parent", "_start", "_values", "options")
-    __slots__ += ("query", "results")
+    __slots__ = (
+        "_content",
+        "_name",
+        "_opened",
+        "_parent",
+        "_start",
+        "_values",
+        "options",
+        "query",
+        "results",
+    )
 
     def __init__(self, search: Any, query: Any, options: Any, kwargs: Mapping[str, Any]) -> None:
         try:
