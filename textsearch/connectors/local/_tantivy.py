@@ -519,10 +519,12 @@ class TantivyRanker:
         if known is not None:
             return known
         base = _range_base(kind, field)
-        values = self._listed(base)
-        if values is not None:
-            low, high = max(low, 0), min(high, _TOP)
-            found = present_cover(values, f"{low:020x}", f"{high:020x}") if low <= high else []
+        low, high = max(low, 0), min(high, _TOP)
+        values = self._listed(base) if low <= high else []
+        if low > high:
+            terms = []
+        elif values is not None:
+            found = present_cover(values, f"{low:020x}", f"{high:020x}")
             terms = [_level(base, p) for p in found]
         else:
             terms = self._walked(base, low, high)
@@ -558,9 +560,8 @@ class TantivyRanker:
         """The covering terms found level by level in the term dictionary (what a prefix
         holds below it is kept for the generation: the next bound looks up only new ones)."""
         heads, covers = interval_covers(low, high)
-        terms = [_level(base, head) for head in heads]
-        if not covers:
-            return terms
+        if not heads and not covers:
+            return []
         searcher = self._index.searcher()
         if any(k[0] != self.loaded_generation for k in list(self._children)[:1]):
             self._children.clear()
@@ -588,12 +589,16 @@ class TantivyRanker:
                 held += 1
             return held
 
-        # Every cover's parent is a prefix of one bound: a parent longer than what values
-        # share with that bound holds nothing, and is not looked up.
-        sides = [(f"{bound:020x}", 0) for bound in (max(low, 0), min(high, _TOP))]
-        sides = [(digits, reach(digits)) for digits, _ in sides]
+        # Every head and every cover's parent is a prefix of one bound: one longer than what
+        # values share with that bound holds nothing, and is neither looked up nor sought.
+        sides = [(digits, reach(digits)) for digits in (f"{low:020x}", f"{high:020x}")]
+
+        def held(prefix: str) -> bool:
+            return any(len(prefix) <= n and digits.startswith(prefix) for digits, n in sides)
+
+        terms = [_level(base, head) for head in heads if held(head)]
         for parent, allowed in covers:
-            if any(len(parent) <= held and digits.startswith(parent) for digits, held in sides):
+            if held(parent):
                 level = f"{base}{len(parent) + 1:02d}{parent}"
                 terms += [level + d for d in sorted(below(parent)) if d in allowed]
         return terms
