@@ -29,7 +29,7 @@ import tantivy
 from textsearch._native import native_calls
 from textsearch._ranges import instant_of, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
-from textsearch.connectors.local._prefix_cover import present_cover
+from textsearch.connectors.local._prefix_cover import _DIGITS, _TOP, interval_covers, present_cover
 from textsearch.connectors.local._query import id_text
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
@@ -111,9 +111,6 @@ def document_tokens(
 # level keeps those that exist, and the filter is an OR of their terms: no pattern to compile,
 # and a search as cheap as an equality's.
 
-_HEX = "0123456789abcdef"
-_DIGITS = 20
-_TOP = 16**_DIGITS - 1
 # Most distinct values of one field listed for `present_cover`, kept until the next write:
 # listing costs in proportion to them, once per generation, where a walk level by level costs
 # a few looks into the term dictionary on every new bound. A field found to hold more is
@@ -149,45 +146,6 @@ def _range_tokens(key: str, value: Any) -> list[str]:
         digits, kind = _sortable(instant), "date"
     base = _range_base(kind, key)
     return [_level(base, digits[:length]) for length in range(1, _DIGITS + 1)]
-
-
-Cover = tuple[str, str]  # (parent prefix, digits allowed after it)
-
-
-def _side(digits: str, depth: int, above: bool) -> tuple[str, list[Cover]]:
-    """The strings under ``digits[:depth + 1]`` that are >= ``digits`` (``above``) or <=:
-    the bound's own prefix and its siblings at each level below ``depth``."""
-    # digits = head + "0"*n: ">= digits" is ">= head" (and "<=" with trailing "f"s)
-    head = digits.rstrip("0" if above else "f")
-    if len(head) <= depth + 1:
-        return digits[: depth + 1], []
-    covers: list[Cover] = []
-    for i in range(len(head) - 1, depth, -1):
-        at = _HEX.index(head[i])
-        allowed = _HEX[at + 1 :] if above else _HEX[:at]
-        if allowed:
-            covers.append((head[:i], allowed))
-    return head, covers
-
-
-def interval_covers(low: int, high: int) -> tuple[list[str], list[Cover]]:
-    """The prefixes covering the 20-digit strings from ``low`` to ``high`` (inclusive): whole
-    prefixes (``heads``), and per parent prefix the digits whose subtrees are inside."""
-    low, high = max(low, 0), min(high, _TOP)
-    if low > high:
-        return [], []
-    a, b = f"{low:020x}", f"{high:020x}"
-    depth = next((i for i in range(_DIGITS) if a[i] != b[i]), _DIGITS)
-    if depth == _DIGITS:
-        return [a], []
-    if a[depth + 1 :].strip("0") == "" and b[depth + 1 :].strip("f") == "":
-        between = _HEX[_HEX.index(a[depth]) : _HEX.index(b[depth]) + 1]
-        return [], [(a[:depth], between)]
-    left_head, left = _side(a, depth, above=True)
-    right_head, right = _side(b, depth, above=False)
-    middle = _HEX[_HEX.index(a[depth]) + 1 : _HEX.index(b[depth])]
-    covers = left + right + ([(a[:depth], middle)] if middle else [])
-    return [left_head, right_head], covers
 
 
 def range_covers(search_filter: TextSearchFilter) -> dict[tuple[str, str], tuple[int, int]]:
