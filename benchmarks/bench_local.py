@@ -396,6 +396,153 @@ def index_size(db_path: str) -> int:
     return total
 
 
+def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, batch: int) -> Any:
+    """CPU seconds of LanceDB: the same rows and vectors added by batch, then its native FTS
+    index built; or None when lancedb is not installed (never a textsearch dependency)."""
+    try:
+        import lancedb  # type: ignore[import-not-found,unused-ignore]
+        import pyarrow as pa  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return None
+    db = lancedb.connect(os.path.join(folder, "lance"))
+    table = None
+    add_cpu = 0.0
+    dims = vectors.shape[1]
+    for begin in range(0, len(docs), batch):
+        part = docs[begin : begin + batch]
+        rows = pa.table(
+            {
+                "id": [d["id"] for d in part],
+                "title": [d["title"] for d in part],
+                "text": [d["text"] for d in part],
+                "link": [d["link"] for d in part],
+                "category": [d["metadata"]["category"] for d in part],  # type: ignore[index]
+                "tags": [d["metadata"]["tags"] for d in part],  # type: ignore[index]
+                "vector": pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors[begin : begin + len(part)].reshape(-1)), dims
+                ),
+            }
+        )  # made before the timed call, as textsearch's vectors are
+        cpu = time.process_time()
+        if table is None:
+            table = db.create_table("docs", rows)
+        else:
+            table.add(rows)
+        add_cpu += time.process_time() - cpu
+    assert table is not None
+    cpu = time.process_time()
+    table.create_fts_index("text")
+    fts_text_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    table.create_fts_index("title")
+    fts_title_cpu = time.process_time() - cpu
+    hits = table.search("the", query_type="fts").limit(5).to_list()
+    return {"add": add_cpu, "fts_text": fts_text_cpu, "fts_title": fts_title_cpu, "hits": len(hits)}
+
+
+def _textsearch_index_cpu(
+    db_path: str,
+    engine: str,
+    docs: list[dict[str, Any]],
+    vectors: Any,
+    batch: int,
+    profiler: Any = None,
+) -> tuple[float, str]:
+    """CPU seconds of ``add_documents`` with the vectors given (an embedder that hands them)."""
+    from textsearch.embeddings import FunctionEmbedder
+
+    pending: list[list[float]] = []
+
+    def given(texts: list[str]) -> list[list[float]]:
+        out = pending[: len(texts)]
+        del pending[: len(texts)]
+        return out
+
+    dims = vectors.shape[1]
+    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    search = LocalTextSearch(db_path, engine=engine, embedder=embedder)  # type: ignore[arg-type]
+    total = 0.0
+    for begin in range(0, len(docs), batch):
+        part = docs[begin : begin + batch]
+        pending[:] = vectors[begin : begin + len(part)].tolist()
+        if profiler is not None:
+            profiler.enable()
+        cpu = time.process_time()
+        search.add_documents(part)
+        total += time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+    used = search.engine
+    search.close()
+    return total, used
+
+
+def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float]) -> int:
+    """Indexing CPU per passage, vectors given: textsearch (each engine) against LanceDB."""
+    import numpy as np
+
+    docs = list(documents(args.docs, words, cum, args.seed))
+    rng = np.random.default_rng(args.seed)
+    vectors = rng.standard_normal((len(docs), args.dims), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    engines = ["tantivy", "sqlite"] if args.engine == "auto" else [args.engine]
+    print(
+        f"{len(docs):,} documents (~200 words, one passage each) x {args.dims} dims, batches of "
+        f"{args.batch:,}; load average {os.getloadavg()[0]:.1f}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        lance = _lancedb_index_cpu(tmp, docs, vectors, args.batch)
+        if lance is None:
+            print("LanceDB: not installed (pip install lancedb), skipped")
+            lance_cpu = None
+        else:
+            lance_cpu = lance["add"] + lance["fts_text"]
+            print(
+                f"LanceDB: table add {lance['add']:.1f} s CPU + native FTS index on text "
+                f"{lance['fts_text']:.1f} s = {lance_cpu:.1f} s "
+                f"({lance_cpu / len(docs) * 1e6:.0f} µs a passage); an FTS index on title "
+                f"too: +{lance['fts_title']:.1f} s"
+            )
+        for engine in engines:
+            db_path = os.path.join(tmp, f"{engine}.sqlite3")
+            cpu, used = _textsearch_index_cpu(db_path, engine, docs, vectors, args.batch)
+            ratio = f"; {cpu / lance_cpu:.2f}x LanceDB's" if lance_cpu else ""
+            print(
+                f"textsearch ({used}): add_documents {cpu:.1f} s CPU "
+                f"({cpu / len(docs) * 1e6:.0f} µs a passage){ratio}"
+            )
+            fresh = [fresh_first_query(db_path, used, args.dims) for _ in range(3)]
+            ms = sorted(f["ms"] for f in fresh)
+            print(
+                f"  first semantic query in a fresh process (import included), 3 runs: "
+                f"{', '.join(f'{m:,.0f}' for m in ms)} ms (open + query: "
+                f"{min(f['open_ms'] for f in fresh):,.0f} ms at best); max RSS "
+                f"{max(f['rss_mb'] for f in fresh):,.0f} MB"
+            )
+        if args.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile(time.process_time)  # CPU, every thread's
+            count = min(len(docs), args.profile)
+            _textsearch_index_cpu(
+                os.path.join(tmp, "profiled.sqlite3"),
+                engines[0],
+                docs[:count],
+                vectors[:count],
+                args.batch,
+                profiler,
+            )
+            print(
+                f"\ncProfile of add_documents ({engines[0]}, {count:,} passages), top 12 by "
+                "own time:"
+            )
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(12)
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=100_000)
@@ -436,7 +583,23 @@ def main() -> int:
         metavar="N",
         help="with --vectors: time the offline minilm embedder on N documents",
     )
+    parser.add_argument(
+        "--vs-lancedb",
+        action="store_true",
+        help="only: indexing CPU with vectors given, textsearch (each engine) against LanceDB",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --vs-lancedb: cProfile add_documents over the first N documents",
+    )
     args = parser.parse_args()
+    if args.vs_lancedb:
+        rng = random.Random(args.seed)
+        words = vocabulary(30_000, rng)
+        return bench_vs_lancedb(args, words, zipf_cum_weights(len(words)))
     if args.vectors:
         rng = random.Random(args.seed)
         words = vocabulary(30_000, rng)
