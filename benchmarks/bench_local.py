@@ -543,6 +543,122 @@ def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float
     return 0
 
 
+FLOOR_INDEX = r"""
+import json, resource, sys, time
+from textsearch import LocalTextSearch
+from textsearch.embeddings import OnnxEmbedder
+
+folder, index, batches_file = sys.argv[1], sys.argv[2], sys.argv[3]
+embedder = OnnxEmbedder.default()
+batches = []
+run = embedder._run
+run(["warm up"])  # both arms start with onnxruntime warmed
+
+
+def recorded(texts):
+    batches.append(list(texts))
+    return run(texts)
+
+
+embedder._run = recorded  # records each inference call's texts (the raw arm replays them)
+search = LocalTextSearch(index, embedder=embedder)
+cpu, wall = time.process_time(), time.perf_counter()
+report = search.index_path(folder)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+search.close()
+json.dump(batches, open(batches_file, "w"))
+print(json.dumps({"cpu": cpu, "wall": wall, "passages": sum(map(len, batches)),
+                  "files": report.indexed,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+FLOOR_RAW = r"""
+import json, resource, sys, time
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+from textsearch.embeddings import _onnx
+
+model = _onnx._package_dir(_onnx.DEFAULT_MODEL_PACKAGE) / "model.onnx"
+tokenizer_file = _onnx._package_dir(_onnx.DEFAULT_TOKENIZER_PACKAGE) / _onnx.DEFAULT_TOKENIZER_FILE
+batches = json.load(open(sys.argv[1]))
+session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+tokenizer = Tokenizer.from_file(str(tokenizer_file))
+tokenizer.enable_truncation(max_length=int(sys.argv[2]))
+tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+names = [i.name for i in session.get_inputs()]
+field = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
+warm = tokenizer.encode_batch(["warm up"])
+session.run(None, {n: np.array([getattr(e, field[n]) for e in warm]) for n in names})
+cpu, wall = time.process_time(), time.perf_counter()
+for texts in batches:
+    encodings = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in names:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    out = session.run(None, feed)[0]
+    pooled = (out * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+print(json.dumps({"cpu": cpu, "wall": wall, "passages": sum(map(len, batches)),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def bench_embed_floor(folder: str, rounds: int) -> int:
+    """``index_path`` with ``OnnxEmbedder.default()`` against raw onnxruntime on the same
+    passages in the same batches (each in a fresh process, interleaved round by round)."""
+    import json
+    import subprocess
+
+    from textsearch.embeddings import _onnx
+
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    rows: dict[str, list[dict[str, float]]] = {"index_path": [], "raw onnxruntime": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        batches = os.path.join(tmp, "batches.json")
+        for number in range(rounds):
+            index = os.path.join(tmp, f"index-{number}.sqlite3")
+            for name, code, argv in (
+                ("index_path", FLOOR_INDEX, [folder, index, batches]),
+                ("raw onnxruntime", FLOOR_RAW, [batches, str(_onnx.DEFAULT_MAX_LENGTH)]),
+            ):
+                out = subprocess.run(
+                    [sys.executable, "-c", code, *argv],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
+                    timeout=7200,
+                )
+                rows[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+        print(f"{folder}: load average {os.getloadavg()[0]:.1f}, {rounds} rounds interleaved")
+        with open(batches) as handle:
+            sizes = sorted(len(b) for b in json.load(handle))
+    first = rows["index_path"][0]
+    print(
+        f"inference calls: {len(sizes)}, passages a call: median {sizes[len(sizes) // 2]}, "
+        f"max {sizes[-1]}"
+    )
+    for name, runs in rows.items():
+        rates = ", ".join(f"{r['passages'] / r['cpu']:.2f}" for r in runs)
+        walls = ", ".join(f"{r['wall']:.0f}" for r in runs)
+        peak = max(r["rss_mb"] for r in runs)
+        print(f"{name}: {rates} passages per CPU-second; wall {walls} s; peak RSS {peak:,.0f} MB")
+    ratios = [
+        a["cpu"] and b["cpu"] / a["cpu"]
+        for a, b in zip(rows["index_path"], rows["raw onnxruntime"], strict=True)
+    ]
+    print(
+        f"index_path / raw floor, passages per CPU-second, by round: "
+        f"{', '.join(f'{r:.2f}x' for r in ratios)} (target >= 0.95x); "
+        f"{first['passages']:,} passages"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=100_000)
@@ -595,7 +711,15 @@ def main() -> int:
         metavar="N",
         help="with --vs-lancedb: cProfile add_documents over the first N documents",
     )
+    parser.add_argument(
+        "--embed-floor",
+        metavar="DIR",
+        help="only: index_path with OnnxEmbedder.default() against raw onnxruntime, same batches",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --embed-floor")
     args = parser.parse_args()
+    if args.embed_floor:
+        return bench_embed_floor(args.embed_floor, args.rounds)
     if args.vs_lancedb:
         rng = random.Random(args.seed)
         words = vocabulary(30_000, rng)
