@@ -638,6 +638,7 @@ def bench_embed_floor(folder: str, rounds: int) -> int:
                     timeout=7200,
                 )
                 rows[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                print(f"  round {number + 1}, {name}: {rows[name][-1]}", flush=True)
         print(f"{folder}: load average {os.getloadavg()[0]:.1f}, {rounds} rounds interleaved")
         with open(batches) as handle:
             sizes = sorted(len(b) for b in json.load(handle))
