@@ -608,7 +608,7 @@ def blend_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
         )
     held, picked = _two_fold(dataset, weights, blend_rank)
     reranker = EmbeddingReranker(model)
-    for depth in args.fusion_depths:
+    for depth in [d for d in args.fusion_depths if d > 0]:  # 0: no reranked rows
         reranked = RerankedTextSearch(index, reranker, depth=depth)
         reports[f"hybrid + EmbeddingReranker (same model), depth {depth}"] = run("rr", reranked)
     print_comparison(
