@@ -413,6 +413,11 @@ def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, ba
         import pyarrow as pa  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
         return None
+    import warnings
+
+    # create_fts_index (native FTS by default) is what LanceDB's FTS guide shows; its warning
+    # points at create_index(config=FTS()), the same index
+    warnings.filterwarnings("ignore", message="create_fts_index is deprecated")
     db = lancedb.connect(os.path.join(folder, "lance"))
     table = None
     add_cpu = 0.0
