@@ -415,8 +415,8 @@ def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, ba
         return None
     import warnings
 
-    # create_fts_index (native FTS by default) is what LanceDB's FTS guide shows; its warning
-    # points at create_index(config=FTS()), the same index
+    # create_fts_index still builds the native FTS index (use_tantivy=False); its warning only
+    # points at the newer spelling, create_index(config=FTS())
     warnings.filterwarnings("ignore", message="create_fts_index is deprecated")
     db = lancedb.connect(os.path.join(folder, "lance"))
     table = None
