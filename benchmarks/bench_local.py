@@ -410,7 +410,7 @@ def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, ba
     index built; or None when lancedb is not installed (never a textsearch dependency)."""
     try:
         import lancedb  # type: ignore[import-not-found,unused-ignore]
-        import pyarrow as pa  # type: ignore[import-not-found,unused-ignore]
+        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
     except ImportError:
         return None
     import warnings
@@ -430,8 +430,8 @@ def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, ba
                 "title": [d["title"] for d in part],
                 "text": [d["text"] for d in part],
                 "link": [d["link"] for d in part],
-                "category": [d["metadata"]["category"] for d in part],  # type: ignore[index]
-                "tags": [d["metadata"]["tags"] for d in part],  # type: ignore[index]
+                "category": [d["metadata"]["category"] for d in part],
+                "tags": [d["metadata"]["tags"] for d in part],
                 "vector": pa.FixedSizeListArray.from_arrays(
                     pa.array(vectors[begin : begin + len(part)].reshape(-1)), dims
                 ),

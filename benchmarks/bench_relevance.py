@@ -460,6 +460,20 @@ class Arms:
         return [first[i][0] for i in order]
 
 
+def _blended(arms: Arms, weights: tuple[float, ...]) -> Callable[[str, int], list[str]]:
+    def rank(query: str, k: int) -> list[str]:
+        return arms.blend(query, weights, k)
+
+    return rank
+
+
+def _cut(rank: Callable[[str], list[str]]) -> Callable[[str, int], list[str]]:
+    def cut(query: str, k: int) -> list[str]:
+        return rank(query)[:k]
+
+    return cut
+
+
 def _ndcg_of(dataset: EvaluationSet, rank: Callable[[str], list[str]], qids: list[str]) -> float:
     from textsearch.evaluation._metrics import score_ranking
 
@@ -520,15 +534,15 @@ def fusion_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     reports[f"semantic ({b})"] = run("semantic b", index_b)
     index_b.mode = "hybrid"
     fused = FusedTextSearch([index_a, index_b])
-    fused.max_top = 1000  # type: ignore[misc]
+    fused.max_top = 1000
     reports[f"FusedTextSearch(hybrid {a}, hybrid {b}) (RRF)"] = run("fused", fused)
-    reranker = EmbeddingReranker(second)
+    reranker = EmbeddingReranker(second)  # type: ignore[arg-type]
     for depth in args.fusion_depths:
         reranked = RerankedTextSearch(index_a, reranker, depth=depth)
         reports[f"hybrid {a} + EmbeddingReranker({b}), depth {depth}"] = run("rr", reranked)
     depth = args.rerank_depth
     both = FusedTextSearch([index_a, RerankedTextSearch(index_a, reranker, depth=depth)])
-    both.max_top = 1000  # type: ignore[misc]
+    both.max_top = 1000
     reports[f"FusedTextSearch(hybrid {a}, its {b} rerank at depth {depth}) (RRF)"] = run("f", both)
 
     # blends computed here from the same arms (not product features): weights on a 0.1 grid
@@ -549,7 +563,7 @@ def fusion_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
         (f"keyword + {a} + {b}, 0.4/0.3/0.3", (0.4, 0.3, 0.3)),
         (f"keyword + {a} + {b}, best on this set {scored[0][1]}", scored[0][1]),
     ):
-        reports[f"blend {name}"] = run(name, Ranked(lambda q, n, w=weights: arms.blend(q, w, n)))
+        reports[f"blend {name}"] = run(name, Ranked(_blended(arms, weights)))
     held, picked = _two_fold(dataset, grid, blend_rank)
     alphas = [round(i / 10, 1) for i in range(11)]
     for depth in args.fusion_depths:
@@ -563,7 +577,7 @@ def fusion_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
         best = max(alphas, key=lambda x: _ndcg_of(dataset, rb(x), list(dataset.queries)))
         label = f"hybrid {a}, top {depth} blended with {b}'s cosine (alpha {best} best here)"
         chosen = rb(best)
-        reports[label] = run(label, Ranked(lambda q, n, f=chosen: f(q)[:n]))
+        reports[label] = run(label, Ranked(_cut(chosen)))
         held_rb, picked_rb = _two_fold(dataset, alphas, rb)
         print(
             f"<!-- rerank blend depth {depth}: two-fold nDCG@10 {held_rb:.3f} "
@@ -604,10 +618,10 @@ def blend_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     best = max(weights, key=lambda w: scored[w])
     for w in sorted({0.3, 0.4, 0.6, 0.7, best}):
         reports[f"blend, meaning weight {w}" + (" (best here)" if w == best else "")] = run(
-            str(w), Ranked(lambda q, n, w=w: arms.blend(q, (round(1 - w, 1), w), n))
+            str(w), Ranked(_blended(arms, (round(1 - w, 1), w)))
         )
     held, picked = _two_fold(dataset, weights, blend_rank)
-    reranker = EmbeddingReranker(model)
+    reranker = EmbeddingReranker(model)  # type: ignore[arg-type]
     for depth in [d for d in args.fusion_depths if d > 0]:  # 0: no reranked rows
         reranked = RerankedTextSearch(index, reranker, depth=depth)
         reports[f"hybrid + EmbeddingReranker (same model), depth {depth}"] = run("rr", reranked)
