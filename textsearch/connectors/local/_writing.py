@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 
 __all__ = ["LocalWriting"]
 
+#: Metadata as stored: the same text as ``json.dumps(value, ensure_ascii=False)``, from one
+#: encoder (``dumps`` builds a new encoder per call when an option is not its default).
+_metadata_json = json.JSONEncoder(ensure_ascii=False).encode
+
 
 def _text_version(formats: dict[str, str], passage_chars: int = DEFAULT_PASSAGE_CHARS) -> str:
     from textsearch.documents._split import readers  # loaded only to index files
@@ -176,7 +180,7 @@ class LocalWriting(LocalVectors):
                 doc.title,
                 doc.link,
                 site,
-                json.dumps(doc.metadata, ensure_ascii=False),
+                _metadata_json(doc.metadata),
                 source_root,
                 mtime_ns,
                 size,
@@ -263,7 +267,7 @@ class LocalWriting(LocalVectors):
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
             site = link_host(doc.link)
-            metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
+            metadata = _metadata_json(doc.metadata) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
             for section, anchor, line, text in stored_rows(doc, passages):
