@@ -8,6 +8,7 @@ refused in the same words everywhere.
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import os
 import re
@@ -23,8 +24,10 @@ __all__ = [
     "check_url",
     "clean_text",
     "decode_json",
+    "is_local_url",
     "load_json_object",
     "resolve_api_key",
+    "text_or_none",
 ]
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
@@ -67,6 +70,25 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
     if url.scheme not in ("http", "https") or not url.host or "%" in url.host:
         raise ConfigurationError(f"{owner}: {argument} must be an http(s) URL with a host{shown}")
     return url
+
+
+def is_local_url(url: httpx.URL) -> bool:
+    """Whether ``url`` names this machine (loopback address, ``localhost`` or ``*.localhost``)."""
+    host = (url.host or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def text_or_none(value: object) -> str | None:
+    """A scalar of an error body as stripped text; ``None`` for nothing, blank, or a container."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value).strip()
+    return text or None
 
 
 def check_header_name(value: object, owner: str) -> str:
