@@ -11,10 +11,11 @@ import contextlib
 import inspect
 import math
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from textsearch import _tracing
+from textsearch._foreign import IN_LOOP, call_async, call_blocking, foreign_errors, provider_of
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
 T = TypeVar("T")
@@ -210,24 +211,9 @@ def _texts(texts: object) -> list[str]:
     return list(texts)
 
 
-@contextlib.contextmanager
-def _embedder_errors(provider: str) -> Iterator[None]:
+def _embedder_errors(provider: str) -> contextlib.AbstractContextManager[None]:
     """What an embedder raises: one of ours unchanged, anything else as a ``ProviderError``."""
-    try:
-        yield
-    except TextSearchError:
-        raise
-    except Exception as exc:  # every other failure becomes a documented error
-        from textsearch._http._redact import scrub
-
-        raise ProviderError(
-            f"the embedder failed: {type(exc).__name__}: {scrub(str(exc))[:300]}",
-            provider=provider,
-        ) from exc
-
-
-def _provider(embedder: object) -> str:
-    return str(getattr(embedder, "provider_name", None) or type(embedder).__name__)
+    return foreign_errors(provider, "the embedder failed")
 
 
 #: Embedders of this package whose every output already went through ``check_vectors``
@@ -250,7 +236,7 @@ def _validated(embedder: Embedder, vectors: object, count: int) -> list[list[flo
         and (dimensions is None or not vectors or len(vectors[0]) == dimensions)
     ):
         return vectors
-    return check_vectors(vectors, count, dimensions, provider=_provider(embedder))
+    return check_vectors(vectors, count, dimensions, provider=provider_of(embedder))
 
 
 def embeds_in_a_thread(embedder: Embedder) -> bool:
@@ -275,13 +261,13 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
     if not items:
         return []
     if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
+        with _tracing.embedding_span(embedder, provider_of(embedder), len(items)):
             return await _embed_documents(embedder, items)
     return await _embed_documents(embedder, items)
 
 
 async def _embed_documents(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(_provider(embedder)):
+    with _embedder_errors(provider_of(embedder)):
         vectors = await embedder.embed_documents(items)
     return _validated(embedder, vectors, len(items))
 
@@ -292,13 +278,13 @@ def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[
     if not items:
         return []
     if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
+        with _tracing.embedding_span(embedder, provider_of(embedder), len(items)):
             return _embed_documents_sync(embedder, items)
     return _embed_documents_sync(embedder, items)
 
 
 def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(_provider(embedder)):
+    with _embedder_errors(provider_of(embedder)):
         vectors = embedder.embed_documents_sync(items)
     return _validated(embedder, vectors, len(items))
 
@@ -306,13 +292,13 @@ def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[flo
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
     """The validated vector of one query; raises as `embed_documents`."""
     if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), 1):
+        with _tracing.embedding_span(embedder, provider_of(embedder), 1):
             return await _embed_query(embedder, text)
     return await _embed_query(embedder, text)
 
 
 async def _embed_query(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(_provider(embedder)):
+    with _embedder_errors(provider_of(embedder)):
         vector = await embedder.embed_query(text)
     return _validated(embedder, [vector], 1)[0]
 
@@ -320,13 +306,13 @@ async def _embed_query(embedder: Embedder, text: str) -> list[float]:
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     """Blocking twin of `embed_query`; raises the same errors."""
     if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), 1):
+        with _tracing.embedding_span(embedder, provider_of(embedder), 1):
             return _embed_query_sync(embedder, text)
     return _embed_query_sync(embedder, text)
 
 
 def _embed_query_sync(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(_provider(embedder)):
+    with _embedder_errors(provider_of(embedder)):
         vector = embedder.embed_query_sync(text)
     return _validated(embedder, [vector], 1)[0]
 
@@ -487,28 +473,15 @@ class FunctionEmbedder(_EmbedderBase):
         )
 
     async def _call_async(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        if inspect.iscoroutinefunction(fn):
-            result: Any = await fn(texts)
-        else:
-            result = await asyncio.to_thread(fn, texts)
-            if inspect.isawaitable(result):
-                result = await result
-        return self._learn(result, len(texts), self.model)
+        return self._learn(await call_async(fn, texts), len(texts), self.model)
 
     def _call_sync(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        result: Any = fn(texts)
-        if inspect.isawaitable(result):
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                result = asyncio.run(_awaited(result))
-            else:
-                if inspect.iscoroutine(result):
-                    result.close()
-                raise RuntimeError(
-                    "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
-                    "running event loop; await the async method instead"
-                )
+        result = call_blocking(fn, texts)
+        if result is IN_LOOP:
+            raise RuntimeError(
+                "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
+                "running event loop; await the async method instead"
+            )
         return self._learn(result, len(texts), self.model)
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -528,7 +501,3 @@ class FunctionEmbedder(_EmbedderBase):
     def embed_query_sync(self, text: str) -> list[float]:
         """Blocking twin of `embed_query`."""
         return self._call_sync(self._query_fn, [text])[0]
-
-
-async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
