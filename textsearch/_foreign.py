@@ -10,12 +10,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any, Final
 
-from textsearch.errors import ProviderError, TextSearchError
+from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
-__all__ = ["IN_LOOP", "call_async", "call_blocking", "foreign_errors", "provider_of"]
+__all__ = [
+    "IN_LOOP",
+    "call_async",
+    "call_blocking",
+    "foreign_errors",
+    "one_per_text",
+    "provider_of",
+]
 
 #: What `call_blocking` returns for an async callable called inside a running event loop.
 IN_LOOP: Final = object()
@@ -43,6 +50,34 @@ def foreign_errors(provider: str, failed: str) -> Iterator[None]:
         raise ProviderError(
             f"{failed}: {type(exc).__name__}: {scrub(str(exc))[:300]}", provider=provider
         ) from exc
+
+
+def one_per_text(
+    output: object, count: int, *, who: str, items: str, provider: str
+) -> Sequence[Any]:
+    """A model's output as a list of ``count`` items (a numpy array as Python lists).
+
+    Args:
+        output: What the model returned.
+        count: How many texts it was given.
+        who: Who returned it, for messages (``"the embedder"``).
+        items: What it returns, plural (``"vectors"``).
+        provider: For the error's ``provider``.
+
+    Raises:
+        ResponseFormatError: Not a list (a string is not), or not one item per text.
+    """
+    if type(output).__module__ == "numpy" and hasattr(output, "tolist"):
+        output = output.tolist()
+    if not isinstance(output, Sequence) or isinstance(output, (str, bytes)):
+        raise ResponseFormatError(
+            f"{who} returned {type(output).__name__}, not a list of {items}", provider=provider
+        )
+    if len(output) != count:
+        raise ResponseFormatError(
+            f"{who} returned {len(output)} {items} for {count} texts", provider=provider
+        )
+    return output
 
 
 async def _awaited(value: Awaitable[Any]) -> Any:

@@ -15,7 +15,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from textsearch import _tracing
-from textsearch._foreign import IN_LOOP, call_async, call_blocking, foreign_errors, provider_of
+from textsearch._foreign import (
+    IN_LOOP,
+    call_async,
+    call_blocking,
+    foreign_errors,
+    one_per_text,
+    provider_of,
+)
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
 T = TypeVar("T")
@@ -130,17 +137,8 @@ def checked_vectors(
     rows = _array_rows(vectors, count, dimensions)
     if rows is not None:
         return rows
-    if type(vectors).__module__ == "numpy" and hasattr(vectors, "tolist"):
-        vectors = vectors.tolist()  # a 2-d array from a local model: one row per text
-    if not isinstance(vectors, Sequence) or isinstance(vectors, (str, bytes)):
-        raise ResponseFormatError(
-            f"the embedder returned {type(vectors).__name__}, not a list of vectors",
-            provider=provider,
-        )
-    if len(vectors) != count:
-        raise ResponseFormatError(
-            f"the embedder returned {len(vectors)} vectors for {count} texts", provider=provider
-        )
+    # a 2-d array from a local model becomes one row per text
+    vectors = one_per_text(vectors, count, who="the embedder", items="vectors", provider=provider)
     out: list[list[float]] = []
     length = dimensions
     for i, vector in enumerate(vectors):

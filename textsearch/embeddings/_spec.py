@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Final
 
 from textsearch.embeddings._base import Embedder
@@ -27,6 +28,21 @@ OLLAMA_URL: Final = "http://localhost:11434/v1"
 
 def _bad(spec: object, why: str) -> ConfigurationError:
     return ConfigurationError(f"embedder spec {spec!r}: {why}; use one of: {', '.join(SPEC_FORMS)}")
+
+
+def split_spec(
+    spec: object, bad: Callable[[object, str], ConfigurationError]
+) -> tuple[str, str, str, str]:
+    """A spec's text, its kind (lower case), the colon if any and what follows it, stripped.
+
+    Raises:
+        ConfigurationError: ``bad(spec, "empty")`` for an empty spec or a non-string.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise bad(spec, "empty")
+    text = spec.strip()
+    kind, sep, rest = text.partition(":")
+    return text, kind.strip().lower(), sep, rest.strip()
 
 
 def from_spec(spec: str) -> Embedder:
@@ -62,12 +78,7 @@ def _build(spec: str) -> Embedder:
         ConfigurationError: An unknown or incomplete spec, a missing extra, a missing key
             or model (the message says which).
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise _bad(spec, "empty")
-    text = spec.strip()
-    kind, sep, rest = text.partition(":")
-    kind = kind.strip().lower()
-    rest = rest.strip()
+    _, kind, sep, rest = split_spec(spec, _bad)
     if kind == DEFAULT_SPEC:
         if rest:
             raise _bad(spec, "'minilm' takes no argument")

@@ -13,7 +13,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from textsearch import _tracing
-from textsearch._foreign import IN_LOOP, call_async, call_blocking, foreign_errors, provider_of
+from textsearch._foreign import (
+    IN_LOOP,
+    call_async,
+    call_blocking,
+    foreign_errors,
+    one_per_text,
+    provider_of,
+)
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -62,18 +70,9 @@ def check_scores(scores: object, count: int, *, provider: str) -> list[float]:
         ResponseFormatError: Not a list, a wrong count, a value that is not a number (a
             bool, a string, None...), NaN or infinity.
     """
-    if type(scores).__module__ == "numpy" and hasattr(scores, "tolist"):
-        scores = scores.tolist()
-    if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)):
-        raise ResponseFormatError(
-            f"{provider}: the reranker returned {type(scores).__name__}, not a list of scores",
-            provider=provider,
-        )
-    if len(scores) != count:
-        raise ResponseFormatError(
-            f"{provider}: the reranker returned {len(scores)} scores for {count} texts",
-            provider=provider,
-        )
+    scores = one_per_text(
+        scores, count, who=f"{provider}: the reranker", items="scores", provider=provider
+    )
     out: list[float] = []
     for i, value in enumerate(scores):
         if type(value).__module__ == "numpy" and hasattr(value, "item"):
@@ -126,14 +125,12 @@ async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[f
         ProviderError: Any other exception from the reranker (the original as ``__cause__``).
         ResponseFormatError: Not one finite score per text.
     """
-    query, items = check_query_and_texts(query, texts)
-    if not items:
-        return []
-    provider = provider_of(reranker)
-    if _tracing.enabled():
-        with rerank_span(reranker, provider, len(items)):
-            return await _rerank(reranker, provider, query, items)
-    return await _rerank(reranker, provider, query, items)
+    return await drive(_rerank(reranker, query, texts), perform)
+
+
+def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
+    """Blocking twin of `rerank`; raises the same errors."""
+    return drive_sync(_rerank(reranker, query, texts), perform_sync)
 
 
 def rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
@@ -146,30 +143,16 @@ def rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
     )
 
 
-async def _rerank(reranker: Reranker, provider: str, query: str, items: list[str]) -> list[float]:
-    with reranker_errors(provider):
-        scores = await reranker.rerank(query, items)
-    return check_scores(scores, len(items), provider=provider)
-
-
-def _rerank_blocking(
-    reranker: Reranker, provider: str, query: str, items: list[str]
-) -> list[float]:
-    with reranker_errors(provider):
-        scores = reranker.rerank_sync(query, items)
-    return check_scores(scores, len(items), provider=provider)
-
-
-def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
-    """Blocking twin of `rerank`; raises the same errors."""
+def _rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> Plan[Call, list[float]]:
+    """One validated rerank call, for both paths (see `textsearch._twins`)."""
     query, items = check_query_and_texts(query, texts)
     if not items:
         return []
     provider = provider_of(reranker)
-    if _tracing.enabled():
-        with rerank_span(reranker, provider, len(items)):
-            return _rerank_blocking(reranker, provider, query, items)
-    return _rerank_blocking(reranker, provider, query, items)
+    with rerank_span(reranker, provider, len(items)):
+        with reranker_errors(provider):
+            scores = yield Call(reranker.rerank_sync, reranker.rerank, (query, items))
+        return check_scores(scores, len(items), provider=provider)
 
 
 RerankFunction = Callable[[str, list[str]], "list[float] | Awaitable[list[float]]"]
