@@ -14,15 +14,8 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
-from textsearch import _tracing
-from textsearch._foreign import (
-    IN_LOOP,
-    call_async,
-    call_blocking,
-    foreign_errors,
-    one_per_text,
-    provider_of,
-)
+from textsearch import _foreign, _tracing
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
 T = TypeVar("T")
@@ -138,7 +131,9 @@ def checked_vectors(
     if rows is not None:
         return rows
     # a 2-d array from a local model becomes one row per text
-    vectors = one_per_text(vectors, count, who="the embedder", items="vectors", provider=provider)
+    vectors = _foreign.one_per_text(
+        vectors, count, who="the embedder", items="vectors", provider=provider
+    )
     out: list[list[float]] = []
     length = dimensions
     for i, vector in enumerate(vectors):
@@ -211,7 +206,7 @@ def _texts(texts: object) -> list[str]:
 
 def _embedder_errors(provider: str) -> contextlib.AbstractContextManager[None]:
     """What an embedder raises: one of ours unchanged, anything else as a ``ProviderError``."""
-    return foreign_errors(provider, "the embedder failed")
+    return _foreign.foreign_errors(provider, "the embedder failed")
 
 
 #: Embedders of this package whose every output already went through ``check_vectors``
@@ -234,7 +229,7 @@ def _validated(embedder: Embedder, vectors: object, count: int) -> list[list[flo
         and (dimensions is None or not vectors or len(vectors[0]) == dimensions)
     ):
         return vectors
-    return check_vectors(vectors, count, dimensions, provider=provider_of(embedder))
+    return check_vectors(vectors, count, dimensions, provider=_foreign.provider_of(embedder))
 
 
 def embeds_in_a_thread(embedder: Embedder) -> bool:
@@ -256,63 +251,45 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
         ResponseFormatError: Malformed output (see `check_vectors`).
     """
     items = _texts(texts)
-    if not items:
-        return []
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, provider_of(embedder), len(items)):
-            return await _embed_documents(embedder, items)
-    return await _embed_documents(embedder, items)
-
-
-async def _embed_documents(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(provider_of(embedder)):
-        vectors = await embedder.embed_documents(items)
-    return _validated(embedder, vectors, len(items))
+    return await drive(_embedding(embedder, items, query=False), perform) if items else []
 
 
 def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
     """Blocking twin of `embed_documents`; raises the same errors."""
     items = _texts(texts)
-    if not items:
-        return []
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, provider_of(embedder), len(items)):
-            return _embed_documents_sync(embedder, items)
-    return _embed_documents_sync(embedder, items)
-
-
-def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(provider_of(embedder)):
-        vectors = embedder.embed_documents_sync(items)
-    return _validated(embedder, vectors, len(items))
+    return drive_sync(_embedding(embedder, items, query=False), perform_sync) if items else []
 
 
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
     """The validated vector of one query; raises as `embed_documents`."""
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, provider_of(embedder), 1):
-            return await _embed_query(embedder, text)
-    return await _embed_query(embedder, text)
-
-
-async def _embed_query(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(provider_of(embedder)):
-        vector = await embedder.embed_query(text)
-    return _validated(embedder, [vector], 1)[0]
+    return (await drive(_embedding(embedder, [text], query=True), perform))[0]
 
 
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     """Blocking twin of `embed_query`; raises the same errors."""
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, provider_of(embedder), 1):
-            return _embed_query_sync(embedder, text)
-    return _embed_query_sync(embedder, text)
+    return drive_sync(_embedding(embedder, [text], query=True), perform_sync)[0]
 
 
-def _embed_query_sync(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(provider_of(embedder)):
-        vector = embedder.embed_query_sync(text)
-    return _validated(embedder, [vector], 1)[0]
+def _embedding(
+    embedder: Embedder, items: list[str], *, query: bool
+) -> Plan[Call, list[list[float]]]:
+    """One validated embedder call, for both paths (see `textsearch._twins`)."""
+    provider = _foreign.provider_of(embedder)
+    span = (
+        _tracing.embedding_span(embedder, provider, len(items))
+        if _tracing.enabled()
+        else contextlib.nullcontext()
+    )
+    with span:
+        with _embedder_errors(provider):
+            if query:
+                vector = yield Call(embedder.embed_query_sync, embedder.embed_query, (items[0],))
+                vectors: object = [vector]
+            else:
+                vectors = yield Call(
+                    embedder.embed_documents_sync, embedder.embed_documents, (items,)
+                )
+        return _validated(embedder, vectors, len(items))
 
 
 class _EmbedderBase:
@@ -471,11 +448,11 @@ class FunctionEmbedder(_EmbedderBase):
         )
 
     async def _call_async(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        return self._learn(await call_async(fn, texts), len(texts), self.model)
+        return self._learn(await _foreign.call_async(fn, texts), len(texts), self.model)
 
     def _call_sync(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        result = call_blocking(fn, texts)
-        if result is IN_LOOP:
+        result = _foreign.call_blocking(fn, texts)
+        if result is _foreign.IN_LOOP:
             raise RuntimeError(
                 "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
                 "running event loop; await the async method instead"
