@@ -143,34 +143,19 @@ def parse_embeddings(
         ResponseFormatError: Not JSON, no ``data`` list, indexes that do not cover the
             inputs exactly once, or malformed vectors (see ``check_vectors``).
     """
-    from textsearch._http._checks import load_json_object
+    from textsearch._http._checks import in_input_order, load_json_object, malformed
 
-    def bad(reason: str) -> ResponseFormatError:
-        return ResponseFormatError(
-            f"{PROVIDER}: HTTP {response.status_code} but {reason}",
-            provider=PROVIDER,
-            status_code=response.status_code,
-        )
-
+    bad = malformed(PROVIDER, response)
     body = load_json_object(response.content)
     if body is None:
         raise bad("the body is not a JSON object")
-    data = body.get("data")
-    if not isinstance(data, list):
-        raise bad("the body has no 'data' list")
-    if len(data) != count:
-        raise bad(f"it holds {len(data)} embeddings for {count} texts")
-    ordered: list[Any] = [None] * count
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or "embedding" not in item:
-            raise bad(f"item {position} of 'data' has no 'embedding'")
-        index = item.get("index", position)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-            raise bad(f"item {position} of 'data' has index {index!r}")
-        if ordered[index] is not None:
-            raise bad(f"index {index} appears twice in 'data'")
+    items = in_input_order(
+        body.get("data"), count, bad, what="embeddings", field="embedding", index_optional=True
+    )
+    ordered: list[Any] = []
+    for index, item in enumerate(items):
         vector = item["embedding"]
-        ordered[index] = _decode_base64(vector, index) if isinstance(vector, str) else vector
+        ordered.append(_decode_base64(vector, index) if isinstance(vector, str) else vector)
     # the rows were parsed from this answer: nobody else holds them to be copied from
     return checked_vectors(ordered, count, dimensions, provider=PROVIDER, copy=False)
 

@@ -38,7 +38,6 @@ from textsearch.errors import (
     ConfigurationError,
     ProviderError,
     QuotaExceededError,
-    ResponseFormatError,
 )
 from textsearch.rerank._base import check_query_and_texts, check_scores
 
@@ -215,39 +214,15 @@ class _HostedReranker(EngineOwner):
         return parse
 
     def _parse(self, response: HttpResponse, count: int) -> list[float]:
-        from textsearch._http._checks import decode_json
+        from textsearch._http._checks import decode_json, in_input_order, malformed
 
-        def bad(reason: str) -> ResponseFormatError:
-            return ResponseFormatError(
-                f"{self.provider_name}: HTTP {response.status_code} but {reason}",
-                provider=self.provider_name,
-                status_code=response.status_code,
-            )
-
+        bad = malformed(self.provider_name, response)
         try:
             body = decode_json(response.content)
         except (ValueError, UnicodeDecodeError, RecursionError):
             raise bad("the body is not JSON") from None
-        items = self._items(body)
-        if not isinstance(items, list):
-            raise bad("the body has no list of results")
-        if len(items) != count:
-            raise bad(f"it scores {len(items)} texts of {count}")
-        scores: list[Any] = [None] * count
-        for position, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise bad(f"result {position} is not an object")
-            index = item.get("index")
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-                raise bad(
-                    f"result {position} has index {str(index)[:40]!r}, outside 0..{count - 1}"
-                )
-            if scores[index] is not None:
-                raise bad(f"index {index} appears twice")
-            score = item.get(self.score_key)
-            if score is None:
-                raise bad(f"result {position} has no {self.score_key!r}")
-            scores[index] = score
+        items = in_input_order(self._items(body), count, bad, what="results", field=self.score_key)
+        scores = [item[self.score_key] for item in items]
         return check_scores(scores, count, provider=self.provider_name)
 
     # -- the Reranker protocol ---------------------------------------------------------
