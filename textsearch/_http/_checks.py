@@ -176,6 +176,7 @@ def in_input_order(
     bad: Callable[[str], ResponseFormatError],
     *,
     what: str,
+    where: str,
     field: str,
     index_optional: bool = False,
 ) -> list[dict[str, Any]]:
@@ -189,6 +190,7 @@ def in_input_order(
         count: How many texts were sent.
         bad: Makes the error (see `malformed`).
         what: The items, plural, for messages (``"embeddings"``).
+        where: The list, for messages (``"'data' list"``).
         field: The key every item must hold (not null).
         index_optional: An item without ``index`` stands for the text at its position.
 
@@ -197,7 +199,7 @@ def in_input_order(
             indexes that do not name every input exactly once.
     """
     if not isinstance(items, list):
-        raise bad(f"the body has no list of {what}")
+        raise bad(f"the body has no {where}")
     if len(items) != count:
         raise bad(f"it holds {len(items)} {what} for {count} texts")
     ordered: list[Any] = [None] * count
@@ -206,7 +208,7 @@ def in_input_order(
             raise bad(f"item {position} has no {field!r}")
         index = item.get("index", position) if index_optional else item.get("index")
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-            raise bad(f"item {position} has index {str(index)[:40]!r}, outside 0..{count - 1}")
+            raise bad(f"item {position} has index {repr(index)[:40]}, outside 0..{count - 1}")
         if ordered[index] is not None:
             raise bad(f"index {index} appears twice")
         ordered[index] = item

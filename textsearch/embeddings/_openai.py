@@ -150,7 +150,13 @@ def parse_embeddings(
     if body is None:
         raise bad("the body is not a JSON object")
     items = in_input_order(
-        body.get("data"), count, bad, what="embeddings", field="embedding", index_optional=True
+        body.get("data"),
+        count,
+        bad,
+        what="embeddings",
+        where="'data' list",
+        field="embedding",
+        index_optional=True,
     )
     ordered: list[Any] = []
     for index, item in enumerate(items):

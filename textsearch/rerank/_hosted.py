@@ -221,7 +221,14 @@ class _HostedReranker(EngineOwner):
             body = decode_json(response.content)
         except (ValueError, UnicodeDecodeError, RecursionError):
             raise bad("the body is not JSON") from None
-        items = in_input_order(self._items(body), count, bad, what="results", field=self.score_key)
+        items = in_input_order(
+            self._items(body),
+            count,
+            bad,
+            what="results",
+            where="list of results",
+            field=self.score_key,
+        )
         scores = [item[self.score_key] for item in items]
         return check_scores(scores, count, provider=self.provider_name)
 
