@@ -32,6 +32,7 @@ __all__ = [
     "FunctionReranker",
     "Reranker",
     "check_scores",
+    "provider_of",
     "rerank",
     "rerank_sync",
 ]
