@@ -6,7 +6,6 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textsearch.connectors.local import _engine as _engine
@@ -31,15 +30,14 @@ from textsearch.documents._files import (
     FileWork,
     IndexReport,
     checked_formats,
+    files_to_index,
     read_file,
-    walk,
 )
 from textsearch.documents._links import link_host
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
 )
-from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
     pass
@@ -342,14 +340,8 @@ class LocalWriting(LocalVectors):
                 format.
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
-        if "\x00" in os.fspath(path):
-            raise ConfigurationError("cannot index a path that contains a NUL character")
-        root = Path(path).expanduser().resolve()
-        if not root.exists():
-            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
-        wanted = tuple(e.lower() for e in extensions)
+        root, files = files_to_index(path, extensions)
         forced = checked_formats(formats)
-        files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):
