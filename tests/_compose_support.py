@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-import time
 from typing import Any, ClassVar
 
 from textsearch import SearchOptions, SearchResults, TextSearchResult
@@ -103,6 +103,7 @@ class Meeting:
         self.in_flight = 0
         self.most_in_flight = 0
         self._ready = threading.Condition()
+        self._all_in: asyncio.Event | None = None  # made in the loop of the async requests
 
     def arrive(self) -> None:
         with self._ready:
@@ -110,6 +111,8 @@ class Meeting:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             self._ready.notify_all()
+            if self._all_in is not None and self.arrived >= self.size:
+                self._all_in.set()
 
     def _leave(self) -> None:
         with self._ready:
@@ -121,9 +124,11 @@ class Meeting:
         self._leave()
 
     async def all_in_async(self) -> None:
-        ends = time.monotonic() + self.wait
-        while self.arrived < self.size and time.monotonic() < ends:
-            await asyncio.sleep(0.005)
+        if self.arrived < self.size:
+            if self._all_in is None:
+                self._all_in = asyncio.Event()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_in.wait(), self.wait)
         self._leave()
 
 
