@@ -118,3 +118,105 @@ def test_trailing_blank_patterns_are_linear_on_a_run_of_blanks(where: str) -> No
     assert tidy("a  \nb \t\nc") == "a\nb\nc"
     ratio = _ratio(lambda n: "a\n" + " " * n + "b\nc", tidy, 20_000)
     assert ratio <= MAX_RATIO, ratio
+
+
+# -- DOCX tables: spans are arithmetic, not repetition ----------------------------------------
+
+
+def _row_cells_text(table: object) -> str:
+    """What python-docx's ``row.cells`` shows of a table (a merged cell once): the oracle
+    for ordinary tables."""
+    lines = []
+    for row in table.rows:  # type: ignore[attr-defined]
+        cells, last = [], None
+        for cell in row.cells:
+            if cell._tc is last:
+                continue
+            last = cell._tc
+            text = " ".join(cell.text.split())
+            if text:
+                cells.append(text)
+        if cells:
+            lines.append("; ".join(cells))
+    return "\n".join(lines)
+
+
+def test_docx_tables_with_merges_read_as_row_cells_shows_them(tmp_path: Path) -> None:
+    docx = pytest.importorskip("docx")
+    from textsearch.documents._office import _docx_table_text as _table_text
+
+    document = docx.Document()
+    table = document.add_table(rows=4, cols=4)
+    for r in range(4):
+        for c in range(4):
+            table.cell(r, c).text = f"r{r}c{c}"
+    table.cell(0, 0).merge(table.cell(0, 1))  # across
+    table.cell(1, 2).merge(table.cell(3, 2))  # down three rows
+    table.cell(1, 0).merge(table.cell(2, 1))  # a block
+    document.save(tmp_path / "m.docx")
+    (table,) = docx.Document(tmp_path / "m.docx").tables
+    expected = _row_cells_text(table)
+    assert _table_text(table) == expected
+    assert "r1c2" in expected.splitlines()[2]  # the continued cell reads as the one above
+
+
+def _docx_table(tmp_path: Path, rows: str) -> Path:
+    pytest.importorskip("docx")
+    import zipfile
+
+    from tests.documents._make import make_docx, zip_with
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    source = make_docx(tmp_path / "source.docx")
+    with zipfile.ZipFile(source) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    source.unlink()
+    members["word/document.xml"] = (
+        '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/'
+        'wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>brewing</w:t></w:r></w:p>'
+        f"<w:tbl>{rows}</w:tbl></w:body></w:document>"
+    ).encode()
+    path = tmp_path / "in" / "a.docx"
+    path.parent.mkdir()
+    path.write_bytes(zip_with(members))
+    return path.parent
+
+
+def _cell(text: str, props: str = "") -> str:
+    return f"<w:tc><w:tcPr>{props}</w:tcPr><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>"
+
+
+def test_a_cell_spanning_a_billion_columns_is_read_at_once(tmp_path: Path) -> None:
+    # row.cells made a billion cell objects: this file never finished indexing.
+    span = '<w:gridSpan w:val="999999999"/>'
+    folder = _docx_table(tmp_path, f"<w:tr>{_cell('wide', span)}{_cell('next')}</w:tr>")
+    search = LocalTextSearch(engine="sqlite")
+    report = search.index_path(folder)
+    texts = [r.value for r in search.get_text_search_results_sync("wide")]
+    search.close()
+    assert report.added == 1 and report.failed == []
+    assert any("wide; next" in (t or "") for t in texts)
+
+
+def test_a_long_vertical_merge_is_linear_and_not_too_deep(tmp_path: Path) -> None:
+    from textsearch.documents._office import read_office
+
+    def rows(n: int) -> str:
+        restart, more = '<w:vMerge w:val="restart"/>', "<w:vMerge/>"
+        top = f"<w:tr>{_cell('top', restart)}{_cell('a0')}</w:tr>"
+        rest = "".join(f"<w:tr>{_cell('', more)}{_cell(f'a{i}')}</w:tr>" for i in range(n))
+        return top + rest
+
+    def data(n: int) -> bytes:
+        folder = _docx_table(tmp_path / f"n{n}", rows(n))
+        return (folder / "a.docx").read_bytes()
+
+    # 3000 rows: python-docx's walk up the merge recursed once per row (RecursionError)
+    title, passages = read_office("docx", data(3000), 1500)
+    text = "\n".join(p.text for p in passages)
+    assert "top; a2999" in text
+    small, large = data(1000), data(4000)
+    small_cost = max(_cost(lambda: read_office("docx", small, 1500)), 1e-4)
+    large_cost = _cost(lambda: read_office("docx", large, 1500))
+    ratio = (large_cost / 4) / small_cost  # per row (the zipped sizes are not linear)
+    assert ratio <= MAX_RATIO, ratio
