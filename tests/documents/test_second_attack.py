@@ -220,3 +220,18 @@ def test_a_long_vertical_merge_is_linear_and_not_too_deep(tmp_path: Path) -> Non
     large_cost = _cost(lambda: read_office("docx", large, 1500))
     ratio = (large_cost / 4) / small_cost  # per row (the zipped sizes are not linear)
     assert ratio <= MAX_RATIO, ratio
+
+
+# -- the crafted-input cases, measured where the fixed costs of indexing do not hide them ----
+
+
+@pytest.mark.parametrize("case", ["atx-spaces", "atx-hashes"])
+def test_a_run_of_blanks_in_a_heading_is_read_in_linear_time(case: str) -> None:
+    # Through index_path the fixed costs of indexing hid the square on a busy machine
+    # (test_local_crafted_input passed on the old code): the reader alone shows it.
+    def make(n: int) -> str:
+        hashes = "#" * n if case == "atx-hashes" else "a"
+        return "# " + hashes + " " * n + "x\n"
+
+    ratio = _ratio(make, lambda t: _split.split_document(t, ".md"), 10_000)
+    assert ratio <= MAX_RATIO, ratio
