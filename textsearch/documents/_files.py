@@ -185,7 +185,33 @@ def read_file(
     except NotRead as exc:
         (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
         return None
+    if any(_too_long(p.heading) or _too_long(p.anchor) for p in passages):
+        passages = [_named_passage(p) for p in passages]
+    title = _bounded(title) if _too_long(title) else title
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
+
+
+#: Characters kept of a document's title, a passage's heading and its anchor: a file may
+#: name itself with a megabyte of text (a notebook's metadata title, a heading line), which
+#: every result and tool answer naming it would carry to the model.
+MAX_NAME_CHARS = 300
+
+
+def _too_long(text: str | None) -> bool:
+    return text is not None and len(text) > MAX_NAME_CHARS
+
+
+def _bounded(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_NAME_CHARS:
+        return text
+    return text[: MAX_NAME_CHARS - 1].rstrip() + "…"
+
+
+def _named_passage(passage: Passage) -> Passage:
+    anchor = passage.anchor
+    if anchor is not None and len(anchor) > MAX_NAME_CHARS:
+        anchor = anchor[:MAX_NAME_CHARS]
+    return Passage(_bounded(passage.heading), anchor, passage.line, passage.text)
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

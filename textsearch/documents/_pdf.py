@@ -37,7 +37,8 @@ _LIGATURES = re.compile("[\ufb00-\ufb06]")
 # hyphen or U+0002 before the line break): the word is joined again.
 _HYPHEN_BREAK = re.compile("(?:\ufffe|\u00ad|\x02)(?:\n|$)?")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
-_TRAILING = re.compile("[ \t]+\n")
+# A match starts only where a run of blanks starts (else a long run is rescanned per blank).
+_TRAILING = re.compile("(?<![ \t])[ \t]+\n")
 _LEADER = re.compile(r"(?: ?\.){5,} ?")  # a table of contents' dot leaders
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")

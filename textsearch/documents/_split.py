@@ -46,6 +46,7 @@ def _html_sections(raw: str | bytes) -> tuple[str | None, list[_Section]]:
 
 _BLOCK_BREAK = re.compile(r"\n(?:[ \t]*\n)+")  # blank lines: where paragraphs end
 _SENTENCE_END = re.compile(r"[.!?。！？]\s")
+_BLANKS = re.compile(r"\s*")
 
 
 def _blocks(body: str) -> Iterator[tuple[int, str]]:
@@ -60,21 +61,27 @@ def _blocks(body: str) -> Iterator[tuple[int, str]]:
 
 
 def _cut(text: str, limit: int) -> list[str]:
-    """Cut one over-long paragraph at sentence ends, else at spaces, else anywhere."""
+    """Cut one over-long paragraph at sentence ends, else at spaces, else anywhere.
+
+    The text is walked by offsets, never re-sliced: copying what is left after each piece
+    made a paragraph of megabytes cost time in the square of its length.
+    """
     pieces: list[str] = []
-    while len(text) > limit:
-        window = text[:limit]
+    start, end = 0, len(text)
+    while end - start > limit:
+        stop = start + limit
         cut = -1
-        for match in _SENTENCE_END.finditer(window, _SPLIT_MIN):
+        for match in _SENTENCE_END.finditer(text, start + _SPLIT_MIN, stop):
             cut = match.end()
         if cut == -1:
-            cut = window.rfind(" ", _SPLIT_MIN) + 1
+            cut = text.rfind(" ", start + _SPLIT_MIN, stop) + 1
         if cut <= 0:
-            cut = limit
-        pieces.append(text[:cut].strip())
-        text = text[cut:].lstrip()
-    if text.strip():
-        pieces.append(text.strip())
+            cut = stop
+        pieces.append(text[start:cut].strip())
+        start = _BLANKS.match(text, cut).end()  # type: ignore[union-attr]  # \s* always matches
+    rest = text[start:].strip()
+    if rest:
+        pieces.append(rest)
     return pieces
 
 
