@@ -118,3 +118,29 @@ def search_path(search: LocalTextSearch, name: str) -> Path:
     path = Path(search.path).parent / "files" / name
     assert path.exists()
     return path
+
+
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_the_semantic_arm_admits_only_the_filtered_pages(tmp_path: Path, mode: str) -> None:
+    from tests.connectors.vectors._support import CountingEmbedder
+
+    folder = tmp_path / "files"
+    folder.mkdir()
+    pages = [
+        [f"{name} harbour, page {n + 1}.", " ".join(NAMES[: n + 1])] for n, name in enumerate(NAMES)
+    ]
+    (folder / "ports.pdf").write_bytes(make_pdf(pages))
+    index = LocalTextSearch(embedder=CountingEmbedder(), mode=mode)  # type: ignore[arg-type]
+    index.index_path(folder)
+    everything = index.get_search_results_sync("harbour", top=50).results
+    assert sorted(r.metadata["page"] for r in everything) == [1, 2, 3, 4, 5, 6]
+    for f, pages_wanted in (
+        (TextSearchFilter().equal_to("page", 3), [3]),
+        (TextSearchFilter().greater_than_or_equal("page", 5), [5, 6]),
+        (TextSearchFilter().not_equal_to("page", 1), [2, 3, 4, 5, 6]),
+    ):
+        found = index.get_search_results_sync(
+            "harbour", top=50, filter=f, include_total_count=True
+        )
+        assert sorted(r.metadata["page"] for r in found.results) == pages_wanted
+        assert found.total_count == len(pages_wanted)
