@@ -122,6 +122,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     from docx.table import Table
 
     from textsearch.documents._blocks import github_slug as _github_slug
+    from textsearch.documents._word import paragraph_text
 
     document = docx.Document(io.BytesIO(data))
     styles = {style.style_id: (style.name or "") for style in document.styles}
@@ -139,7 +140,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             continue
         paragraph = item._p
         style = styles.get(paragraph.style or "", "").lower()
-        text = item.text.strip()
+        text = paragraph_text(paragraph).strip()
         if not text:
             continue
         if style == "title" or (style.startswith("heading") and style[7:].strip().isdigit()):
@@ -163,7 +164,12 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
 
 def _table_text(table: Any) -> str:
     """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
+    from docx.table import Table
+
+    from textsearch.documents._word import cell_text
+
     lines: list[str] = []
+    word = isinstance(table, Table)
     for row in table.rows:
         cells: list[str] = []
         last = None
@@ -171,7 +177,7 @@ def _table_text(table: Any) -> str:
             if cell._tc is last:
                 continue
             last = cell._tc
-            text = " ".join(cell.text.split())
+            text = " ".join((cell_text(last) if word else cell.text).split())
             if text:
                 cells.append(text)
         if cells:
