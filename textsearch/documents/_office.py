@@ -16,6 +16,7 @@ import io
 import warnings
 import zipfile
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 from textsearch.documents._blocks import Block, MarkupSection
@@ -31,6 +32,7 @@ _CHUNK = 1 << 20
 _DTD_MARKS = (b"<!DOCTYPE", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be"))
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _NAMES = {"docx": "DOCX", "pptx": "PPTX", "xlsx": "XLSX"}
+_PRESENTATION = "http://schemas.openxmlformats.org/presentationml/2006/main"
 
 
 def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
@@ -199,10 +201,8 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     for number, slide in enumerate(presentation.slides, 1):
         shapes = list(slide.shapes)
         # The title is the placeholder of index 0 (as `slide.shapes.title` finds it, without
-        # walking the shapes a second time).
-        title_shape = next(
-            (s for s in shapes if s.is_placeholder and s.placeholder_format.idx == 0), None
-        )
+        # walking the shapes a second time, nor looking for each one's p:ph twice).
+        title_shape = next((s for s in shapes if _placeholder(s._element, "idx") == 0), None)
         name = ""
         if title_shape is not None and title_shape.has_text_frame:
             name = " ".join(title_shape.text_frame.text.split())
@@ -211,12 +211,40 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             for text in _shape_texts(shapes, title_shape.shape_id if title_shape else None)
         ]
         if slide.has_notes_slide:
-            notes = slide.notes_slide.notes_text_frame
-            if notes is not None and notes.text.strip():
-                blocks.append(Block(1, notes.text.strip()))
+            notes = _notes_text(slide.notes_slide)
+            if notes:
+                blocks.append(Block(1, notes))
         heading = name or f"Slide {number}"
         sections.append((heading, f"slide={number}", 1, blocks))
     return title, sections
+
+
+@cache
+def _ph_path() -> Any:
+    from lxml import etree
+
+    # where python-pptx finds a shape's p:ph, compiled once (python-pptx compiles it on
+    # every look, several times a shape)
+    return etree.XPath("./*[1]/p:nvPr/p:ph", namespaces={"p": _PRESENTATION})
+
+
+def _placeholder(element: Any, attribute: str) -> Any:
+    """A shape element's placeholder ``idx`` or ``type`` (``None``: not a placeholder)."""
+    found = _ph_path()(element)
+    return getattr(found[0], attribute) if found else None
+
+
+def _notes_text(notes: Any) -> str:
+    """The text of a notes slide's body placeholder, as ``notes_text_frame.text`` (stripped)."""
+    from pptx.enum.shapes import PP_PLACEHOLDER
+    from pptx.text.text import TextFrame
+
+    tree = notes._element.cSld.spTree
+    for element in tree.iter_shape_elms():
+        if _placeholder(element, "type") == PP_PLACEHOLDER.BODY:
+            body = getattr(element, "txBody", None)
+            return TextFrame(body, None).text.strip() if body is not None else ""
+    return ""
 
 
 def _shape_texts(shapes: Any, skip: int | None, depth: int = 0) -> Iterator[str]:
