@@ -134,10 +134,20 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     heading: str | None = None
     anchor: str | None = None
     blocks: list[Block] = []
+    # The lines of a list being read, joined into its block (blocks[-1]) once it ends: text
+    # added to a block item by item would be copied again with each item.
+    items: list[str] = []
+
+    def close_list() -> None:
+        if items:
+            blocks[-1].text = "\n".join(items)
+            items.clear()
+
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             text = _table_text(item)
             if text:
+                close_list()
                 blocks.append(Block(1, text))
             continue
         paragraph = item._p
@@ -146,6 +156,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         if not text:
             continue
         if style == "title" or (style.startswith("heading") and style[7:].strip().isdigit()):
+            close_list()
             sections.append((heading, anchor, 1, blocks))
             heading = " ".join(text.split())
             anchor, blocks = _github_slug(heading, used), []
@@ -156,10 +167,15 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         if numbering is not None or style.startswith("list"):
             level = getattr(getattr(numbering, "ilvl", None), "val", 0)
             text = "  " * min(int(level or 0), 8) + "- " + text
-            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
-                blocks[-1].text += "\n" + text  # one list, one block
+            if items:
+                items.append(text)  # one list, one block
                 continue
+            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
+                items.extend((blocks[-1].text, text))
+                continue
+        close_list()
         blocks.append(Block(1, text))
+    close_list()
     sections.append((heading, anchor, 1, blocks))
     return title, sections
 
@@ -168,10 +184,12 @@ def _table_text(table: Any) -> str:
     """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
     from docx.table import Table
 
-    from textsearch.documents._word import cell_text
+    from textsearch.documents._word import table_rows
 
+    if isinstance(table, Table):  # Word: read from the XML in one pass (see table_rows)
+        rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table._tbl))
+        return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
     lines: list[str] = []
-    word = isinstance(table, Table)
     for row in table.rows:
         cells: list[str] = []
         last = None
@@ -179,7 +197,7 @@ def _table_text(table: Any) -> str:
             if cell._tc is last:
                 continue
             last = cell._tc
-            text = " ".join((cell_text(last) if word else cell.text).split())
+            text = " ".join(cell.text.split())
             if text:
                 cells.append(text)
         if cells:
