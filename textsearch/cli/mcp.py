@@ -18,7 +18,7 @@ from textsearch.base import TextSearch
 from textsearch.cli._common import EXIT_OK, UsageError, close
 from textsearch.cli._providers import add_provider_arguments, build_provider, local_from_args
 from textsearch.cli._rerank import add_rank_arguments, apply_mode, with_reranker
-from textsearch.cli.tools import build_plugin
+from textsearch.cli.tools import add_read_arguments, build_plugin
 from textsearch.errors import ConfigurationError
 
 
@@ -54,6 +54,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
         help="answer every call, also the third identical one in a row of a session (by "
         "default it is told to use the results it has)",
     )
+    add_read_arguments(mcp)
     add_rank_arguments(mcp)
     mcp.set_defaults(handler=run)
     return mcp
@@ -135,7 +136,13 @@ def serve(args: argparse.Namespace) -> int:
     search = with_reranker(search, args)
     try:
         guard = not getattr(args, "no_repeat_guard", False)
-        plugin = build_plugin(search, name=args.name, repeat_guard=guard)
+        plugin = build_plugin(
+            search,
+            name=args.name,
+            repeat_guard=guard,
+            read_tools=args.read_tools,
+            fetch=args.fetch,
+        )
         if indexing is not None:
             indexing.start()
         address = getattr(args, "http_address", None)

@@ -33,6 +33,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     tools.add_argument(
         "--strict", action="store_true", help="OpenAI strict-mode schema (--format openai)"
     )
+    add_read_arguments(tools)
     tools.set_defaults(handler=run)
     return tools
 
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace, out: TextIO) -> int:
     search = _tools_provider(args)
     tools: list[Any]
     try:
-        plugin = build_plugin(search)
+        plugin = build_plugin(search, read_tools=args.read_tools, fetch=args.fetch)
         if args.format == "openai":
             tools = plugin.to_openai_tools(strict=args.strict)
         elif args.format == "openai-responses":
@@ -69,13 +70,35 @@ def _tools_provider(args: argparse.Namespace) -> TextSearch:
     return build_provider(args)
 
 
+def add_read_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--read-tools`` and ``--fetch``: the tools that read what a search found."""
+    parser.add_argument(
+        "--read-tools",
+        action="store_true",
+        help="add the read_document tool: the whole section or document behind a result's "
+        "link (for clients that cannot read MCP resources); local and postgres only",
+    )
+    parser.add_argument(
+        "--fetch",
+        action="store_true",
+        help="add the fetch_page tool: the text of a public web page (bounded size and time; "
+        "private and loopback addresses refused)",
+    )
+
+
 def build_plugin(
-    search: TextSearch, name: str = "search", *, repeat_guard: bool = True
+    search: TextSearch,
+    name: str = "search",
+    *,
+    repeat_guard: bool = True,
+    read_tools: bool = False,
+    fetch: bool = False,
 ) -> SearchPlugin:
     """The default plugin, plus the portable web filters the connector honours (site, ...).
 
     ``repeat_guard``: keep the loop guard of ``create_search_function`` (default
-    ``max_repeats``), or turn it off.
+    ``max_repeats``), or turn it off. ``read_tools``/``fetch``: add ``read_document`` and
+    ``fetch_page`` (see `create_search_plugin`).
     """
     from textsearch.plugins import (
         create_search_function,
@@ -92,4 +115,6 @@ def build_plugin(
         parameters=[*default_parameters(), *web_filter_parameters(search)],
         max_repeats=DEFAULT_MAX_REPEATS if repeat_guard else None,
     )
-    return create_search_plugin(search, name=name, functions=[function])
+    return create_search_plugin(
+        search, name=name, functions=[function], read_tools=read_tools, fetch=fetch
+    )

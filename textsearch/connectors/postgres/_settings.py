@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any, Literal
 
-from typing_extensions import TypedDict
+from typing_extensions import Self, TypedDict
 
 from textsearch._types import TextSearchResult
 from textsearch.connectors.postgres._rows import PostgresDocument
 from textsearch.errors import ConfigurationError
 
-__all__ = ["DSN_ENV", "MODES", "Mode", "PostgresSettings", "positive"]
+__all__ = [
+    "DSN_ENV",
+    "MODES",
+    "TABLE_ENV",
+    "FromEnvironment",
+    "Mode",
+    "PostgresSettings",
+    "positive",
+]
 
 Mode = Literal["keyword", "semantic", "hybrid"]
 MODES = ("keyword", "semantic", "hybrid")
@@ -41,6 +50,35 @@ class PostgresSettings(TypedDict, total=False):
 
 #: environment variable holding the connection string
 DSN_ENV = "TEXTSEARCH_POSTGRES_DSN"
+#: environment variable naming the managed table (`PostgresTextSearch.from_env`)
+TABLE_ENV = "TEXTSEARCH_POSTGRES_TABLE"
+
+
+class FromEnvironment:
+    """`PostgresTextSearch.from_env`, kept beside the settings it reads."""
+
+    @classmethod
+    def from_env(cls, **settings: Any) -> Self:
+        """Build the connector from the environment; keywords given here win over it.
+
+        Reads ``TEXTSEARCH_POSTGRES_DSN`` (the connection string; unset, libpq's own
+        ``PG*`` variables apply: ``PGHOST``, ``PGDATABASE``, ``PGUSER``, ``PGPASSWORD``...)
+        and ``TEXTSEARCH_POSTGRES_TABLE`` (the managed table, default
+        ``textsearch_documents``). The DSN never comes from a command-line flag: a
+        password there would show in the process list and shell history.
+
+        Args:
+            **settings: Any constructor keyword.
+
+        Raises:
+            ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
+            ConfigurationError: A malformed DSN or setting (the message never shows the
+                password).
+        """
+        table = os.environ.get(TABLE_ENV, "").strip()
+        if table and "table" not in settings:
+            settings["table"] = table
+        return cls(**settings)
 
 
 def positive(name: str, value: object, *, integer: bool = False, minimum: float = 0) -> Any:

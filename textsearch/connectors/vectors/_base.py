@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import reduce
 from typing import Any, ClassVar, Generic, TypeVar
 
+from typing_extensions import Self
+
 from textsearch._http._settings import http_settings
 from textsearch._native import is_native_panic, panic_error
 from textsearch._types import (
@@ -117,6 +119,8 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     #: client (the store's provider name): both from the spec
     connector: ClassVar[str] = "VectorStoreTextSearch"
     extra: ClassVar[str] = ""
+    #: what ``TEXTSEARCH_<STORE>`` may hold, for `from_env`'s message; set by each store
+    location_hint: ClassVar[str] = "where the store is"
 
     text_field: str
     title_field: str
@@ -130,6 +134,39 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if spec is not None:
             cls.provider_name = cls.extra = spec.provider
             cls.connector = cls.__name__
+
+    @classmethod
+    def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
+        """Build the connector from the environment.
+
+        Reads ``TEXTSEARCH_<STORE>`` (``TEXTSEARCH_CHROMA``, ``TEXTSEARCH_QDRANT``,
+        ``TEXTSEARCH_MILVUS``: where the store is), ``TEXTSEARCH_COLLECTION`` (default
+        ``textsearch``) and, unless ``embedder`` is given, ``TEXTSEARCH_EMBEDDER`` (a spec
+        such as ``minilm``); a server's key or token comes from the store's own variable
+        (``QDRANT_API_KEY``, ``MILVUS_TOKEN``), as the constructor reads it.
+
+        Args:
+            embedder: An `Embedder`, or a spec for `textsearch.embeddings.from_spec`.
+            **settings: Any other constructor keyword.
+
+        Raises:
+            ConfigurationError: The location variable is not set (the message names the
+                variables), a bad embedder spec, or an invalid setting.
+            ImportError: The store's client library is not installed.
+        """
+        from textsearch.embeddings import embedder_from_env
+
+        variable = f"TEXTSEARCH_{cls.extra.upper()}"
+        location = os.environ.get(variable, "").strip()
+        if not location:
+            raise ConfigurationError(
+                f"set {variable} to {cls.location_hint}, TEXTSEARCH_COLLECTION to the "
+                "collection (default: textsearch) and TEXTSEARCH_EMBEDDER to the embedder "
+                "(e.g. minilm)"
+            )
+        collection = os.environ.get("TEXTSEARCH_COLLECTION", "").strip() or "textsearch"
+        settings["embedder"] = embedder_from_env(embedder)  # every store's keyword
+        return cls(location, collection, **settings)
 
     def __init__(
         self, client_or_location: Any, collection: str, settings: Mapping[str, Any]

@@ -116,6 +116,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     ``total_count`` counts the records (passages) that match the filter.
     """
 
+    location_hint: ClassVar[str] = "a folder, ':memory:' or the server's http(s):// URL"
     spec: ClassVar[StoreSpec] = StoreSpec(
         PROVIDER,
         "chromadb",

@@ -158,6 +158,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     vector_field: str
     sparse_field: str
 
+    location_hint: ClassVar[str] = "a Milvus Lite file (*.db) or the server's URI"
     spec: ClassVar[StoreSpec] = StoreSpec(
         PROVIDER,
         "pymilvus",

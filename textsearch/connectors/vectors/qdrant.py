@@ -159,6 +159,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     ``total_count`` is Qdrant's exact count of the points (passages) matching the filter.
     """
 
+    location_hint: ClassVar[str] = "a folder, ':memory:' or the server's URL"
     spec: ClassVar[StoreSpec] = StoreSpec(
         PROVIDER,
         "qdrant_client",

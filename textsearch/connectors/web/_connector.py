@@ -6,6 +6,7 @@ reading, cleanup) is in `textsearch.connectors.web._base`.
 
 from __future__ import annotations
 
+import os
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar,
 
 import httpx
 from pydantic import BaseModel
-from typing_extensions import override
+from typing_extensions import Self, override
 
 from textsearch._http import ErrorDetail, HttpEngine, HttpRequest, HttpResponse, bearer_or_plain
 from textsearch._http._checks import check_url, resolve_api_key
@@ -127,6 +128,9 @@ class WebSpec:
     """Headers sent with every request, besides the key."""
     shown: tuple[str, ...] = ("base_url",)
     """The attributes the ``repr`` shows (never the key)."""
+    env_settings: tuple[tuple[str, str], ...] = ()
+    """Environment variable → constructor keyword, read by ``from_env`` besides the key
+    (``(("TAVILY_BASE_URL", "base_url"),)``)."""
 
 
 class WebSettings(HttpSettings, Generic[NativeT], total=False):
@@ -247,6 +251,28 @@ class WebSearchConnector(BaseTextSearch[NativeT]):
         self._headers = dict(spec.headers)
         if self._api_key:
             self._headers[header] = bearer_or_plain(header, self._api_key)
+
+    @classmethod
+    def from_env(cls, **settings: Any) -> Self:
+        """Build the connector from the environment.
+
+        The key comes from the provider's key variable (``env_var``: ``BRAVE_SEARCH_API_KEY``,
+        ``TAVILY_API_KEY``...), the other settings from the variables of its
+        ``spec.env_settings`` (an address such as ``TAVILY_BASE_URL``) when they are set and
+        not blank. Keywords given here win over the environment.
+
+        Args:
+            **settings: Any constructor keyword.
+
+        Raises:
+            ConfigurationError: The key variable is not set (the message names it, never a
+                value), or a setting is invalid.
+        """
+        for variable, keyword in cls.spec.env_settings:
+            value = os.environ.get(variable, "").strip()
+            if value and keyword not in settings:
+                settings[keyword] = value
+        return cls(**settings)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -445,6 +445,9 @@ def _guard_query(query: str) -> str:
 class BingTextSearch(WebSearchConnector[BingWebPage]):
     """Search the web through the Bing Web Search v7 API or a v7-compatible gateway.
 
+    `from_env()` reads ``BING_SEARCH_API_KEY``, ``BING_SEARCH_ENDPOINT`` (a compatible
+    gateway; the public v7 API is retired) and ``BING_SEARCH_AUTH_HEADER``.
+
     Args:
         api_key: The subscription key; defaults to the ``BING_SEARCH_API_KEY`` variable.
         endpoint: Full URL of the search endpoint.
@@ -462,7 +465,9 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
     spec: ClassVar[WebSpec] = WebSpec(
         "bing", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bing_error, BingWebPage,
         text_fields=("name", "snippet", "url"),
-        shown=("endpoint", "custom_config", "auth_header"))  # fmt: skip
+        shown=("endpoint", "custom_config", "auth_header"),
+        env_settings=(("BING_SEARCH_ENDPOINT", "endpoint"),
+                      ("BING_SEARCH_AUTH_HEADER", "auth_header")))  # fmt: skip
 
     def __init__(
         self,

@@ -219,6 +219,8 @@ def _intersect(first: list[str], second: list[str]) -> list[str]:
 class BochaTextSearch(WebSearchConnector[BochaWebPage]):
     """Search the web through Bocha Web Search.
 
+    `from_env()` reads ``BOCHA_API_KEY`` and ``BOCHA_BASE_URL``.
+
     Args:
         api_key: The key (``sk-...``); defaults to the ``BOCHA_API_KEY`` variable.
         base_url: Scheme and host of the API (``https://api.bochaai.com`` or
@@ -234,7 +236,8 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     spec: ClassVar[WebSpec] = WebSpec(
         "bocha", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_bocha_error, BochaWebPage,
-        path="/v1/web-search", shown=("base_url", "summary"))  # fmt: skip
+        path="/v1/web-search", shown=("base_url", "summary"),
+        env_settings=(("BOCHA_BASE_URL", "base_url"),))  # fmt: skip
 
     def __init__(
         self,

@@ -14,11 +14,12 @@ Filters: the portable fields (``site``, ``exclude_site``, ``freshness``, ``langu
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
-from typing_extensions import Unpack
+from typing_extensions import Self, Unpack
 
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
 from textsearch._http._checks import check_url, clean_text, load_json_object
@@ -62,6 +63,8 @@ __all__ = ["BraveTextSearch", "BraveWebResult"]
 
 DEFAULT_ENDPOINT: Final = "https://api.search.brave.com/res/v1/web/search"
 ENV_VAR: Final = "BRAVE_SEARCH_API_KEY"
+#: Hosted Goggles `BraveTextSearch.from_env` applies, separated by white space.
+GOGGLES_ENV: Final = "BRAVE_SEARCH_GOGGLES"
 SUPPORTED_FILTER_FIELDS: Final = frozenset(PORTABLE_FIELDS)
 #: ``offset`` is a page number from 0 to 9.
 MAX_OFFSET: Final = 9
@@ -303,7 +306,8 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
     spec: ClassVar[WebSpec] = WebSpec(
         "brave", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_brave_error, BraveWebResult, max_top=20,
         text_fields=("title", "description", "url"), auth="X-Subscription-Token",
-        headers=(("Accept", "application/json"),), shown=("endpoint",))  # fmt: skip
+        headers=(("Accept", "application/json"),), shown=("endpoint",),
+        env_settings=(("BRAVE_SEARCH_ENDPOINT", "endpoint"),))  # fmt: skip
 
     def __init__(
         self,
@@ -317,6 +321,23 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         self.extra_snippets = check_flag(extra_snippets, "extra_snippets=", self)
         self.goggles = _check_goggles(goggles)
         super().__init__(api_key, endpoint, settings)
+
+    @classmethod
+    def from_env(cls, **settings: Any) -> Self:
+        """Build the connector from the environment.
+
+        Reads ``BRAVE_SEARCH_API_KEY`` (the key), ``BRAVE_SEARCH_ENDPOINT`` (a compatible
+        endpoint) and ``BRAVE_SEARCH_GOGGLES`` (hosted Goggles' URLs separated by white
+        space: every search is re-ranked with them, and a model calling a tool cannot
+        change them). Keywords given here win over the environment.
+
+        Raises:
+            ConfigurationError: ``BRAVE_SEARCH_API_KEY`` is not set, or a setting is invalid.
+        """
+        goggles = os.environ.get(GOGGLES_ENV, "").split()
+        if goggles and "goggles" not in settings:
+            settings["goggles"] = goggles
+        return super().from_env(**settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> SiteFilter:
         portable = split_filter(search_filter, type(self).__name__, SUPPORTED_FILTER_FIELDS)[0]

@@ -171,6 +171,8 @@ def _day_end(day: date) -> str:
 class ExaTextSearch(WebSearchConnector[ExaResult]):
     """Search the web through Exa.
 
+    `from_env()` reads ``EXA_API_KEY`` and ``EXA_BASE_URL``.
+
     Args:
         api_key: The key; defaults to the ``EXA_API_KEY`` variable.
         base_url: Scheme and host of the API; ``/search`` is appended.
@@ -188,7 +190,8 @@ class ExaTextSearch(WebSearchConnector[ExaResult]):
     spec: ClassVar[WebSpec] = WebSpec(
         "exa", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_exa_error, ExaResult, max_top=MAX_RESULTS,
         shown=("base_url", "search_type", "contents"),
-        path="/search", auth="x-api-key")  # fmt: skip
+        path="/search", auth="x-api-key",
+        env_settings=(("EXA_BASE_URL", "base_url"),))  # fmt: skip
 
     def __init__(
         self,

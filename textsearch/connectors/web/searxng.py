@@ -182,6 +182,8 @@ def read_searxng_error(status: int, response: HttpResponse) -> ErrorDetail:
 class SearxngTextSearch(WebSearchConnector[SearxngResult]):
     """Search the web through a SearXNG instance (self-hosted metasearch, no key needed).
 
+    `from_env()` reads ``SEARXNG_URL``.
+
     Args:
         base_url: The instance's URL (``https://searx.example.org``); defaults to the
             ``SEARXNG_URL`` variable. ``/search`` is appended.
@@ -200,7 +202,8 @@ class SearxngTextSearch(WebSearchConnector[SearxngResult]):
     spec: ClassVar[WebSpec] = WebSpec(
         "searxng", "", SUPPORTED_FILTER_FIELDS, read_searxng_error, SearxngResult,
         path="/search", headers=(("Accept", "application/json"),),
-        shown=("base_url", "auth_header"))  # fmt: skip
+        shown=("base_url", "auth_header"),
+        env_settings=((ENV_VAR, "base_url"),))  # fmt: skip
 
     def __init__(
         self,

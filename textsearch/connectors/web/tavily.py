@@ -158,6 +158,8 @@ def read_tavily_error(status: int, response: HttpResponse) -> ErrorDetail:
 class TavilyTextSearch(WebSearchConnector[TavilyResult]):
     """Search the web through Tavily Search.
 
+    `from_env()` reads ``TAVILY_API_KEY`` and ``TAVILY_BASE_URL``.
+
     Args:
         api_key: The key (``tvly-...``); defaults to the ``TAVILY_API_KEY`` variable.
         base_url: Scheme and host of the API; ``/search`` is appended.
@@ -174,7 +176,8 @@ class TavilyTextSearch(WebSearchConnector[TavilyResult]):
     spec: ClassVar[WebSpec] = WebSpec(
         "tavily", ENV_VAR, SUPPORTED_FILTER_FIELDS, read_tavily_error, TavilyResult,
         max_top=MAX_RESULTS, path="/search",
-        shown=("base_url", "search_depth", "topic"))  # fmt: skip
+        shown=("base_url", "search_depth", "topic"),
+        env_settings=(("TAVILY_BASE_URL", "base_url"),))  # fmt: skip
 
     def __init__(
         self,
