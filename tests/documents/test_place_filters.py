@@ -139,8 +139,6 @@ def test_the_semantic_arm_admits_only_the_filtered_pages(tmp_path: Path, mode: s
         (TextSearchFilter().greater_than_or_equal("page", 5), [5, 6]),
         (TextSearchFilter().not_equal_to("page", 1), [2, 3, 4, 5, 6]),
     ):
-        found = index.get_search_results_sync(
-            "harbour", top=50, filter=f, include_total_count=True
-        )
+        found = index.get_search_results_sync("harbour", top=50, filter=f, include_total_count=True)
         assert sorted(r.metadata["page"] for r in found.results) == pages_wanted
         assert found.total_count == len(pages_wanted)

@@ -17,7 +17,8 @@ import warnings
 import zipfile
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
+from importlib import import_module
+from typing import Any, cast
 
 from textsearch.documents._blocks import Block, MarkupSection
 from textsearch.documents._common import NotRead, clean_text, sheet_fragment
@@ -239,7 +240,7 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
 
 @cache
 def _ph_path() -> Any:
-    from lxml import etree
+    etree: Any = import_module("lxml.etree")  # python-pptx's parser (lxml ships no types)
 
     # where python-pptx finds a shape's p:ph, compiled once (python-pptx compiles it on
     # every look, several times a shape)
@@ -261,7 +262,7 @@ def _notes_text(notes: Any) -> str:
     for element in tree.iter_shape_elms():
         if _placeholder(element, "type") == PP_PLACEHOLDER.BODY:
             body = getattr(element, "txBody", None)
-            return TextFrame(body, None).text.strip() if body is not None else ""
+            return TextFrame(body, cast(Any, None)).text.strip() if body is not None else ""
     return ""
 
 

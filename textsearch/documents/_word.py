@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
+from importlib import import_module
 from typing import Any
 
 __all__ = ["cell_text", "paragraph_text", "table_rows"]
@@ -19,7 +20,8 @@ __all__ = ["cell_text", "paragraph_text", "table_rows"]
 @cache
 def _paths() -> tuple[Any, Any, Any, str, str]:
     from docx.oxml.ns import nsmap, qn
-    from lxml import etree
+
+    etree: Any = import_module("lxml.etree")  # python-docx's parser (lxml ships no types)
 
     namespaces = {"w": nsmap["w"]}
     return (

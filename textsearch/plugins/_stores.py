@@ -147,7 +147,7 @@ class GuardedStore:
 _MAX_SECTIONS = 20_000  # sections gathered into one file read whole
 
 
-@dataclass(frozen=True)
+@dataclass
 class _WholeFile:
     """A file stored section by section, read back whole."""
 
