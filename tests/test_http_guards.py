@@ -3,7 +3,7 @@
 The HTTP engine on each of its transports (httpx async and blocking, aiohttp, urllib3) and
 ``fetch_pages`` meet the same servers on 127.0.0.1: a redirect to another origin, a body
 past the cap, a gzip bomb, a server that drips one byte a second. The Azure bridge meets
-the same through its emulator in ``tests/connectors/test_azure_hardening.py``. Each path
+the same through its emulator in ``tests/connectors/azure/test_azure_hardening.py``. Each path
 must hold, and hold by the same rules (the same cap counting, the same deadline).
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ __all__ = [
     "FileWork",
     "IndexReport",
     "checked_formats",
+    "files_to_index",
     "read_file",
     "walk",
 ]
@@ -88,6 +89,23 @@ class IndexReport:
     def indexed(self) -> int:
         """Files (re)indexed by this run: ``added + updated``."""
         return self.added + self.updated
+
+
+def files_to_index(
+    path: str | os.PathLike[str], extensions: Iterable[str]
+) -> tuple[Path, list[Path]]:
+    """The resolved ``path`` and the files to index there: itself, or those `walk` finds.
+
+    Raises:
+        ConfigurationError: The path holds a NUL character or does not exist.
+    """
+    if "\x00" in os.fspath(path):
+        raise ConfigurationError("cannot index a path that contains a NUL character")
+    root = Path(path).expanduser().resolve()
+    if not root.exists():
+        raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
+    wanted = tuple(e.lower() for e in extensions)
+    return root, [root] if root.is_file() else sorted(walk(root, wanted))
 
 
 def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:

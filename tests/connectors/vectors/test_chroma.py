@@ -187,7 +187,7 @@ def test_in_process_calls_run_in_a_worker_thread() -> None:
     search = ChromaTextSearch(client, unique_name(), embedder=CountingEmbedder())
     search.add_documents_sync(DOCS)
     search.search_sync("warm up")  # the collection is now cached on the connector
-    collection = search._collections[False]
+    collection = next(iter(search._collections.values()))
     seen: list[int] = []
     real_query = collection.query
 

@@ -164,6 +164,12 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
 
     provider_name: ClassVar[str] = "local"
 
+    @property
+    def _trace_children(self) -> bool:
+        # Whether a search may open spans of its own (its embedder's): if not, its retrieval
+        # span is never made current (see `textsearch._tracing`).
+        return self.embedder is not None
+
     @classmethod
     def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
         """An in-memory index, as the provider registry builds ``local``.

@@ -6,7 +6,6 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textsearch.connectors.local import _engine as _engine
@@ -32,20 +31,23 @@ from textsearch.documents._files import (
     FileWork,
     IndexReport,
     checked_formats,
+    files_to_index,
     read_file,
-    walk,
 )
 from textsearch.documents._links import link_host
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
 )
-from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
     pass
 
 __all__ = ["LocalWriting"]
+
+#: Metadata as stored: the same text as ``json.dumps(value, ensure_ascii=False)``, from one
+#: encoder (``dumps`` builds a new encoder per call when an option is not its default).
+_metadata_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _text_version(formats: dict[str, str], passage_chars: int = DEFAULT_PASSAGE_CHARS) -> str:
@@ -177,7 +179,7 @@ class LocalWriting(LocalVectors):
                 doc.title,
                 doc.link,
                 site,
-                json.dumps(doc.metadata, ensure_ascii=False),
+                _metadata_json(doc.metadata),
                 source_root,
                 mtime_ns,
                 size,
@@ -269,7 +271,7 @@ class LocalWriting(LocalVectors):
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
             site = link_host(doc.link)
-            metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
+            metadata = _metadata_json(doc.metadata) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
             rows = stored_rows(doc, passages)
@@ -349,14 +351,8 @@ class LocalWriting(LocalVectors):
                 format.
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
-        if "\x00" in os.fspath(path):
-            raise ConfigurationError("cannot index a path that contains a NUL character")
-        root = Path(path).expanduser().resolve()
-        if not root.exists():
-            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
-        wanted = tuple(e.lower() for e in extensions)
+        root, files = files_to_index(path, extensions)
         forced = checked_formats(formats)
-        files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):

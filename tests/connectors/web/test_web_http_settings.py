@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.connectors import test_brave, test_exa, test_searxng, test_tavily
+from tests.connectors.web import test_brave, test_exa, test_searxng, test_tavily
 from tests.emulators.web import DripServer, Reply, call, serve
 from textsearch import (
     BraveTextSearch,

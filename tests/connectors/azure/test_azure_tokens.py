@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from azure.core.credentials import AccessToken
 
-from tests.connectors.test_azure_ai_search import KEY, make, run
-from tests.connectors.test_azure_hardening import _everything_about
+from tests.connectors.azure.test_azure_ai_search import KEY, make, run
+from tests.connectors.azure.test_azure_hardening import _everything_about
 from tests.emulators import azure_faults
 from tests.emulators.azure_search import AzureSearchEmulator
 from textsearch import (

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.connectors.test_azure_ai_search import KEY, make, run
+from tests.connectors.azure.test_azure_ai_search import KEY, make, run
 from tests.emulators.azure_search import AzureSearchEmulator
 from textsearch import (
     AuthenticationError,

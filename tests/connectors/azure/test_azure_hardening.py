@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.connectors.test_azure_ai_search import KEY, make, run
+from tests.connectors.azure.test_azure_ai_search import KEY, make, run
 from tests.emulators import azure_faults
 from tests.emulators.azure_search import AzureSearchEmulator
 from textsearch import (
@@ -332,7 +332,7 @@ def test_connection_reset_mid_body_is_a_transport_error(
 def test_a_bearer_token_is_not_sent_to_another_origin(
     emulator: AzureSearchEmulator, other_origin: AzureSearchEmulator, mode: str
 ) -> None:
-    from tests.connectors.test_azure_ai_search import FakeAsyncToken, FakeToken
+    from tests.connectors.azure.test_azure_ai_search import FakeAsyncToken, FakeToken
 
     credential: Any = FakeAsyncToken() if mode == "async" else FakeToken()
     emulator.answer_next(azure_faults.redirect(_to(other_origin), status=307))
