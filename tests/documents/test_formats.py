@@ -55,6 +55,7 @@ def test_pdf_sections_from_every_outline_level_and_links_per_page(tmp_path: Path
     assert docs[f"{link}#page=2"]["metadata"] == {
         "path": "ocean.pdf",
         "section": "1 Tides",
+        "section_index": 1,  # the file's second section (page 1 is the first)
         "page": 2,
     }
     assert docs[f"{link}#page=3"]["metadata"]["section"] == "1.1 Spring tides"  # level 2
@@ -203,7 +204,7 @@ def test_csv_and_tsv_rows_with_rfc7111_links(tmp_path: Path) -> None:
             "title": "t",
             "text": "name: alpha; value: 1\nname: beta",
             "link": f"{tmp_path / 't.tsv'}#row=2",
-            "metadata": {"path": "t.tsv", "row": 2},
+            "metadata": {"path": "t.tsv", "row": 2, "section_index": 0},
         }
     ]
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import Write
 from textsearch.connectors.local._files import Batch
+from textsearch.connectors.local._places import passage_metadata, place_fields
 from textsearch.connectors.local._schema import (
     LocalDocument,
     documented_errors,
@@ -207,9 +208,13 @@ class LocalWriting(LocalVectors):
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [(first + i, docid, *row) for i, row in enumerate(rows)],
             )
-            tokens = self._tv.document_tokens(doc.id, doc.link, site, doc.metadata)  # type: ignore[union-attr]
-            for i, (section, _, _, text) in enumerate(rows):
-                ranker.add(first + i, docid, doc.title, section, text, tokens)
+            tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
+            tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
+            for i, (section, anchor, _, text) in enumerate(rows):
+                own = tokens
+                if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
+                    own = tokens_of(doc.id, doc.link, site, passage_metadata(doc.metadata, anchor))
+                ranker.add(first + i, docid, doc.title, section, text, own)
             rowids = list(range(first, first + len(rows)))
         if vectors:
             from textsearch.connectors.local import _vectors
@@ -225,10 +230,11 @@ class LocalWriting(LocalVectors):
                 ],
                 vectors,
             )
-        if doc.metadata:
+        fields = {*doc.metadata, *place_fields(rows)}
+        if fields:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
-                [(k,) for k in doc.metadata],
+                [(k,) for k in sorted(fields)],
             )
 
     def _add_many(
@@ -268,15 +274,20 @@ class LocalWriting(LocalVectors):
             metadata = _metadata_json(doc.metadata) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
-            for section, anchor, line, text in stored_rows(doc, passages):
+            rows = stored_rows(doc, passages)
+            for section, anchor, line, text in rows:
                 passage_rows.append((next_row, next_doc, section, anchor, line, text))
-                ranker.add(next_row, next_doc, doc.title, section, text, tokens)
+                own = tokens
+                if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
+                    own = tokens_of(doc.id, doc.link, site, passage_metadata(doc.metadata, anchor))
+                ranker.add(next_row, next_doc, doc.title, section, text, own)
                 if vectors:
                     vector_rows.append(
                         (next_row, next_doc, digest(embedding_input(doc.title, section, text)))
                     )
                 next_row += 1
             fields.update(doc.metadata)
+            fields.update(place_fields(rows))
             next_doc += 1
         db.executemany(
             "INSERT INTO documents(rowid, id, title, link, site, metadata) "
