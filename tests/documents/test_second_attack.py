@@ -143,7 +143,7 @@ def _row_cells_text(table: object) -> str:
 
 def test_docx_tables_with_merges_read_as_row_cells_shows_them(tmp_path: Path) -> None:
     docx = pytest.importorskip("docx")
-    from textsearch.documents._office import _docx_table_text as _table_text
+    from textsearch.documents._office import _table_text
 
     document = docx.Document()
     table = document.add_table(rows=4, cols=4)

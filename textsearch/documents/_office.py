@@ -146,7 +146,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
 
     for item in document.iter_inner_content():
         if isinstance(item, Table):
-            text = _docx_table_text(item)
+            text = _table_text(item)
             if text:
                 close_list()
                 blocks.append(Block(1, text))
@@ -179,39 +179,6 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     close_list()
     sections.append((heading, anchor, 1, blocks))
     return title, sections
-
-
-def _docx_table_text(table: Any) -> str:
-    """A Word table row by row, each row's cells joined with ``"; "`` (a merged cell once).
-
-    The rows' cell elements are walked directly, not through python-docx's ``row.cells``,
-    which repeats a cell once per grid column it spans (a 36 KB file spanning 10**9 columns
-    never finished) and finds a vertically merged cell's text by walking up row by row
-    (quadratic in a long merge, and a RecursionError past a thousand rows). A continued
-    cell reads as the cell above it at the same grid column, as ``row.cells`` gives it.
-    """
-    from docx.table import _Cell
-
-    lines: list[str] = []
-    above: dict[int, str] = {}  # grid column -> text of the cell there in the row above
-    for row in table.rows:
-        tr = row._tr
-        cells: list[str] = []
-        here: dict[int, str] = {}
-        column = tr.grid_before
-        for tc in tr.tc_lst:
-            if tc.vMerge == "continue":
-                text = above.get(column, "")
-            else:
-                text = " ".join(_Cell(tc, table).text.split())
-            here[column] = text
-            column += max(tc.grid_span, 1)
-            if text:
-                cells.append(text)
-        above = here
-        if cells:
-            lines.append("; ".join(cells))
-    return "\n".join(lines)
 
 
 def _table_text(table: Any) -> str:

@@ -83,8 +83,8 @@ def table_rows(table: Any) -> Iterator[list[tuple[Any, str]]]:
     continues a vertical merge is the merge's first cell. python-docx finds that cell by
     walking up the rows from every continued cell (time growing with the square of the rows
     and more: a crafted table of 240 rows took seconds); here one pass keeps, for each
-    column, the cell above it. A continued cell with nothing above it is read as itself
-    (python-docx refuses the file).
+    column a cell starts at, the cell above it. A continued cell with no cell starting above
+    it is read as itself (python-docx refuses the file).
     """
     above: dict[int, tuple[Any, str]] = {}
     for row in table.iterchildren(_qn("w:tr")):
@@ -98,8 +98,9 @@ def table_rows(table: Any) -> Iterator[list[tuple[Any, str]]]:
             root = above.get(offset) if merged else None
             if root is None:
                 root = (cell, cell_text(cell))
-            for column in range(offset, offset + span):
-                here[column] = root
+            # Kept at the column the cell starts at only: a cell spanning many columns costs
+            # one entry, not one per column.
+            here[offset] = root
             offset += span
             if not cells or cells[-1][0] is not root[0]:
                 cells.append(root)
