@@ -1,6 +1,6 @@
 """Crafted PDF and Office files cost time linear in their size (#30).
 
-As in tests/connectors/test_local_crafted_input.py: each case is built at two sizes, the
+As in tests/connectors/local/test_local_crafted_input.py: each case is built at two sizes, the
 second four times the first, and both are read in the same run, so a busy machine slows
 both alike; the test fails on a blow-up (a quadratic case costs ~16x for 4x the input),
 never on a slow machine. No absolute time limit.

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tests.connectors.test_web_new_options import CONNECTORS, KEY
+from tests.connectors.web.test_web_http_settings import CONNECTORS, KEY
 from tests.emulators.web import Reply, call, serve
 from textsearch import BingTextSearch, TextSearchError
 from textsearch.plugins import create_search_plugin

@@ -311,8 +311,11 @@ def _xlsx(data: bytes, limit: int) -> tuple[str | None, list[MarkupSection]]:
                 if not any(shown):
                     continue
                 if header is None:
-                    header = [h or _column(i) for i, h in enumerate(shown)]
-                    continue
+                    if all(isinstance(v, str) for v in values if v is not None):
+                        header = [h or _column(i) for i, h in enumerate(shown)]
+                        continue
+                    # numbers or dates in the first row: data, under the column letters
+                    header = [_column(i) for i in range(len(shown))]
                 lines.append((1, row_text(header, shown)))
             if header is not None and not lines:  # one row only: it is the content
                 lines.append((1, "; ".join(h for h in header if h)))

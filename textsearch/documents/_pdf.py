@@ -41,6 +41,9 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 # A match starts only where a run of blanks starts (else a long run is rescanned per blank).
 _TRAILING = re.compile("(?<![ \t])[ \t]+\n")
 _LEADER = re.compile(r"(?: ?\.){5,} ?")  # a table of contents' dot leaders
+# An identifier a line end broke after an underscore (``ASN1_`` / ``ARRAY_ERROR``): the
+# underscore is never where a word ends, so the two halves are one word.
+_UNDERSCORE_BREAK = re.compile(r"(?<=\w_)[ \t]*\n(?=\w)")
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 # PDF error codes of PDFium (FPDF_GetLastError) that name the cause.
@@ -140,6 +143,8 @@ def clean_page(text: str) -> str:
         text = _LEADER.sub(" … ", text)
     if " \n" in text or "\t\n" in text:
         text = _TRAILING.sub("\n", text)
+    if "_\n" in text:
+        text = _UNDERSCORE_BREAK.sub("", text)
     return text.strip()
 
 
