@@ -239,16 +239,20 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
 
         site = TextSearchFilter().equal_to("site", "kb.example.net")
         tag = TextSearchFilter().equal_to("category", "c3")
-        rows = {
-            "hybrid (blend)": timed("hybrid"),
-            "hybrid (rrf)": timed("hybrid", "rrf"),
-            "hybrid, filtered (site, 1/4 of documents)": timed("hybrid", filter=site),
-            "hybrid, filtered (metadata, 1/10)": timed("hybrid", filter=tag),
-            "hybrid, third page (skip 10)": timed("hybrid", skip=10),
-            "semantic only": timed("semantic"),
-            "semantic only, filtered (site)": timed("semantic", filter=site),
-            "keyword only": timed("keyword"),
-        }
+        rows = (
+            {"hybrid (blend)": timed("hybrid")}
+            if args.hybrid_only
+            else {
+                "hybrid (blend)": timed("hybrid"),
+                "hybrid (rrf)": timed("hybrid", "rrf"),
+                "hybrid, filtered (site, 1/4 of documents)": timed("hybrid", filter=site),
+                "hybrid, filtered (metadata, 1/10)": timed("hybrid", filter=tag),
+                "hybrid, third page (skip 10)": timed("hybrid", skip=10),
+                "semantic only": timed("semantic"),
+                "semantic only, filtered (site)": timed("semantic", filter=site),
+                "keyword only": timed("keyword"),
+            }
+        )
         engine = search.engine
         search.close()
         size_mb = index_size(db_path) / 1e6
@@ -290,6 +294,11 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
 
 FRESH = """
 import json, resource, sys, time
+def PEAK():  # this process's peak RSS in MB (ru_maxrss would carry a big parent's over exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 t0 = time.perf_counter()
 from textsearch import LocalTextSearch
 from textsearch.embeddings import FunctionEmbedder
@@ -302,7 +311,7 @@ found = s.get_search_results_sync("first", top=5)
 t2 = time.perf_counter()
 assert len(found.results) == 5
 print(json.dumps({"ms": (t2 - t0) * 1000, "open_ms": (t2 - t1) * 1000,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "rss_mb": PEAK()}))
 """
 
 
@@ -396,6 +405,285 @@ def index_size(db_path: str) -> int:
     return total
 
 
+def _lancedb_index_cpu(folder: str, docs: list[dict[str, Any]], vectors: Any, batch: int) -> Any:
+    """CPU seconds of LanceDB: the same rows and vectors added by batch, then its native FTS
+    index built; or None when lancedb is not installed (never a textsearch dependency)."""
+    try:
+        import lancedb  # type: ignore[import-not-found,unused-ignore]
+        import pyarrow as pa  # type: ignore[import-not-found,import-untyped,unused-ignore]
+    except ImportError:
+        return None
+    import warnings
+
+    # create_fts_index still builds the native FTS index (use_tantivy=False); its warning only
+    # points at the newer spelling, create_index(config=FTS())
+    warnings.filterwarnings("ignore", message="create_fts_index is deprecated")
+    db = lancedb.connect(os.path.join(folder, "lance"))
+    table = None
+    add_cpu = 0.0
+    dims = vectors.shape[1]
+    for begin in range(0, len(docs), batch):
+        part = docs[begin : begin + batch]
+        rows = pa.table(
+            {
+                "id": [d["id"] for d in part],
+                "title": [d["title"] for d in part],
+                "text": [d["text"] for d in part],
+                "link": [d["link"] for d in part],
+                "category": [d["metadata"]["category"] for d in part],
+                "tags": [d["metadata"]["tags"] for d in part],
+                "vector": pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors[begin : begin + len(part)].reshape(-1)), dims
+                ),
+            }
+        )  # made before the timed call, as textsearch's vectors are
+        cpu = time.process_time()
+        if table is None:
+            table = db.create_table("docs", rows)
+        else:
+            table.add(rows)
+        add_cpu += time.process_time() - cpu
+    assert table is not None
+    cpu = time.process_time()
+    table.create_fts_index("text")
+    fts_text_cpu = time.process_time() - cpu
+    cpu = time.process_time()
+    table.create_fts_index("title")
+    fts_title_cpu = time.process_time() - cpu
+    hits = table.search("the", query_type="fts").limit(5).to_list()
+    return {"add": add_cpu, "fts_text": fts_text_cpu, "fts_title": fts_title_cpu, "hits": len(hits)}
+
+
+def _textsearch_index_cpu(
+    db_path: str,
+    engine: str,
+    docs: list[dict[str, Any]],
+    vectors: Any,
+    batch: int,
+    profiler: Any = None,
+) -> tuple[float, str]:
+    """CPU seconds of ``add_documents`` with the vectors given (an embedder that hands them)."""
+    from textsearch.embeddings import FunctionEmbedder
+
+    pending: list[list[float]] = []
+
+    def given(texts: list[str]) -> list[list[float]]:
+        out = pending[: len(texts)]
+        del pending[: len(texts)]
+        return out
+
+    dims = vectors.shape[1]
+    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    search = LocalTextSearch(db_path, engine=engine, embedder=embedder)  # type: ignore[arg-type]
+    total = 0.0
+    for begin in range(0, len(docs), batch):
+        part = docs[begin : begin + batch]
+        pending[:] = vectors[begin : begin + len(part)].tolist()
+        if profiler is not None:
+            profiler.enable()
+        cpu = time.process_time()
+        search.add_documents(part)
+        total += time.process_time() - cpu
+        if profiler is not None:
+            profiler.disable()
+    used = search.engine
+    search.close()
+    return total, used
+
+
+def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float]) -> int:
+    """Indexing CPU per passage, vectors given: textsearch (each engine) against LanceDB."""
+    import numpy as np
+
+    docs = list(documents(args.docs, words, cum, args.seed))
+    rng = np.random.default_rng(args.seed)
+    vectors = rng.standard_normal((len(docs), args.dims), dtype=np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    engines = ["tantivy", "sqlite"] if args.engine == "auto" else [args.engine]
+    print(
+        f"{len(docs):,} documents (~200 words, one passage each) x {args.dims} dims, batches of "
+        f"{args.batch:,}; load average {os.getloadavg()[0]:.1f}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        lance = _lancedb_index_cpu(tmp, docs, vectors, args.batch)
+        if lance is None:
+            print("LanceDB: not installed (pip install lancedb), skipped")
+            lance_cpu = None
+        else:
+            lance_cpu = lance["add"] + lance["fts_text"]
+            print(
+                f"LanceDB: table add {lance['add']:.1f} s CPU + native FTS index on text "
+                f"{lance['fts_text']:.1f} s = {lance_cpu:.1f} s "
+                f"({lance_cpu / len(docs) * 1e6:.0f} µs a passage); an FTS index on title "
+                f"too: +{lance['fts_title']:.1f} s"
+            )
+        for engine in engines:
+            db_path = os.path.join(tmp, f"{engine}.sqlite3")
+            cpu, used = _textsearch_index_cpu(db_path, engine, docs, vectors, args.batch)
+            ratio = f"; {cpu / lance_cpu:.2f}x LanceDB's" if lance_cpu else ""
+            print(
+                f"textsearch ({used}): add_documents {cpu:.1f} s CPU "
+                f"({cpu / len(docs) * 1e6:.0f} µs a passage){ratio}"
+            )
+            fresh = [fresh_first_query(db_path, used, args.dims) for _ in range(3)]
+            ms = sorted(f["ms"] for f in fresh)
+            print(
+                f"  first semantic query in a fresh process (import included), 3 runs: "
+                f"{', '.join(f'{m:,.0f}' for m in ms)} ms (open + query: "
+                f"{min(f['open_ms'] for f in fresh):,.0f} ms at best); max RSS "
+                f"{max(f['rss_mb'] for f in fresh):,.0f} MB"
+            )
+        if args.profile:
+            import cProfile
+            import pstats
+
+            profiler = cProfile.Profile(time.process_time)  # CPU, every thread's
+            count = min(len(docs), args.profile)
+            _textsearch_index_cpu(
+                os.path.join(tmp, "profiled.sqlite3"),
+                engines[0],
+                docs[:count],
+                vectors[:count],
+                args.batch,
+                profiler,
+            )
+            print(
+                f"\ncProfile of add_documents ({engines[0]}, {count:,} passages), top 12 by "
+                "own time:"
+            )
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(12)
+            pstats.Stats(profiler, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+FLOOR_INDEX = r"""
+import json, resource, sys, time
+def PEAK():  # this process's peak RSS in MB (ru_maxrss would carry a big parent's over exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from textsearch import LocalTextSearch
+from textsearch.embeddings import OnnxEmbedder
+
+folder, index, batches_file = sys.argv[1], sys.argv[2], sys.argv[3]
+embedder = OnnxEmbedder.default()
+batches = []
+run = embedder._run
+run(["warm up"])  # both arms start with onnxruntime warmed
+
+
+def recorded(texts):
+    batches.append(list(texts))
+    return run(texts)
+
+
+embedder._run = recorded  # records each inference call's texts (the raw arm replays them)
+search = LocalTextSearch(index, embedder=embedder)
+cpu, wall = time.process_time(), time.perf_counter()
+report = search.index_path(folder)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+search.close()
+json.dump(batches, open(batches_file, "w"))
+print(json.dumps({"cpu": cpu, "wall": wall, "passages": sum(map(len, batches)),
+                  "files": report.indexed,
+                  "rss_mb": PEAK()}))
+"""
+
+FLOOR_RAW = r"""
+import json, resource, sys, time
+def PEAK():  # this process's peak RSS in MB (ru_maxrss would carry a big parent's over exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+from textsearch.embeddings import _onnx
+
+model = _onnx._package_dir(_onnx.DEFAULT_MODEL_PACKAGE) / "model.onnx"
+tokenizer_file = _onnx._package_dir(_onnx.DEFAULT_TOKENIZER_PACKAGE) / _onnx.DEFAULT_TOKENIZER_FILE
+batches = json.load(open(sys.argv[1]))
+session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+tokenizer = Tokenizer.from_file(str(tokenizer_file))
+tokenizer.enable_truncation(max_length=int(sys.argv[2]))
+tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+names = [i.name for i in session.get_inputs()]
+field = {"input_ids": "ids", "attention_mask": "attention_mask", "token_type_ids": "type_ids"}
+warm = tokenizer.encode_batch(["warm up"])
+session.run(None, {n: np.array([getattr(e, field[n]) for e in warm]) for n in names})
+cpu, wall = time.process_time(), time.perf_counter()
+for texts in batches:
+    encodings = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in names:
+        feed["token_type_ids"] = np.zeros_like(ids)
+    out = session.run(None, feed)[0]
+    pooled = (out * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
+cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+print(json.dumps({"cpu": cpu, "wall": wall, "passages": sum(map(len, batches)),
+                  "rss_mb": PEAK()}))
+"""
+
+
+def bench_embed_floor(folder: str, rounds: int) -> int:
+    """``index_path`` with ``OnnxEmbedder.default()`` against raw onnxruntime on the same
+    passages in the same batches (each in a fresh process, interleaved round by round)."""
+    import json
+    import subprocess
+
+    from textsearch.embeddings import _onnx
+
+    env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    rows: dict[str, list[dict[str, float]]] = {"index_path": [], "raw onnxruntime": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        batches = os.path.join(tmp, "batches.json")
+        for number in range(rounds):
+            index = os.path.join(tmp, f"index-{number}.sqlite3")
+            for name, code, argv in (
+                ("index_path", FLOOR_INDEX, [folder, index, batches]),
+                ("raw onnxruntime", FLOOR_RAW, [batches, str(_onnx.DEFAULT_MAX_LENGTH)]),
+            ):
+                out = subprocess.run(
+                    [sys.executable, "-c", code, *argv],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env=env,
+                    timeout=7200,
+                )
+                rows[name].append(json.loads(out.stdout.strip().splitlines()[-1]))
+                print(f"  round {number + 1}, {name}: {rows[name][-1]}", flush=True)
+        print(f"{folder}: load average {os.getloadavg()[0]:.1f}, {rounds} rounds interleaved")
+        with open(batches) as handle:
+            sizes = sorted(len(b) for b in json.load(handle))
+    first = rows["index_path"][0]
+    print(
+        f"inference calls: {len(sizes)}, passages a call: median {sizes[len(sizes) // 2]}, "
+        f"max {sizes[-1]}"
+    )
+    for name, runs in rows.items():
+        rates = ", ".join(f"{r['passages'] / r['cpu']:.2f}" for r in runs)
+        walls = ", ".join(f"{r['wall']:.0f}" for r in runs)
+        peak = max(r["rss_mb"] for r in runs)
+        print(f"{name}: {rates} passages per CPU-second; wall {walls} s; peak RSS {peak:,.0f} MB")
+    ratios = [
+        a["cpu"] and b["cpu"] / a["cpu"]
+        for a, b in zip(rows["index_path"], rows["raw onnxruntime"], strict=True)
+    ]
+    print(
+        f"index_path / raw floor, passages per CPU-second, by round: "
+        f"{', '.join(f'{r:.2f}x' for r in ratios)} (target >= 0.95x); "
+        f"{first['passages']:,} passages"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=100_000)
@@ -436,7 +724,36 @@ def main() -> int:
         metavar="N",
         help="with --vectors: time the offline minilm embedder on N documents",
     )
+    parser.add_argument(
+        "--hybrid-only",
+        action="store_true",
+        help="with --vectors: time only hybrid queries (to profile them, e.g. under py-spy)",
+    )
+    parser.add_argument(
+        "--vs-lancedb",
+        action="store_true",
+        help="only: indexing CPU with vectors given, textsearch (each engine) against LanceDB",
+    )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --vs-lancedb: cProfile add_documents over the first N documents",
+    )
+    parser.add_argument(
+        "--embed-floor",
+        metavar="DIR",
+        help="only: index_path with OnnxEmbedder.default() against raw onnxruntime, same batches",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="with --embed-floor")
     args = parser.parse_args()
+    if args.embed_floor:
+        return bench_embed_floor(args.embed_floor, args.rounds)
+    if args.vs_lancedb:
+        rng = random.Random(args.seed)
+        words = vocabulary(30_000, rng)
+        return bench_vs_lancedb(args, words, zipf_cum_weights(len(words)))
     if args.vectors:
         rng = random.Random(args.seed)
         words = vocabulary(30_000, rng)

@@ -370,6 +370,272 @@ def costs(dataset: EvaluationSet, args: argparse.Namespace) -> None:
         )
 
 
+# --- fusion study (--second-embedder): two offline models, the product's recipes and blends ---
+
+
+def _scaled(values: Any, low: float, high: float) -> Any:
+    import numpy as np
+
+    span = high - low
+    if span <= 0:
+        return np.ones_like(values)
+    return np.clip((values - low) / span, 0.0, 1.0)
+
+
+class Arms:
+    """Per query: the keyword arm (BM25, top ``depth``) and every document's cosine per model.
+
+    The blend below scales each arm over its own top ``depth`` as `fuse` does
+    (textsearch/connectors/local/_hybrid.py), generalised to any number of meaning arms.
+    """
+
+    def __init__(
+        self, dataset: EvaluationSet, index: Any, embedders: list[Any], depth: int = 127
+    ) -> None:
+        import numpy as np
+
+        self.ids = list(dataset.corpus)
+        self.position = {d: i for i, d in enumerate(self.ids)}
+        texts = [f"{dataset.corpus[d]['title']}\n{dataset.corpus[d]['text']}" for d in self.ids]
+        self.depth = depth
+        self.matrices = []
+        for embedder in embedders:
+            before = embedder.misses
+            rows = np.asarray(embedder.embed_documents_sync(texts), dtype=np.float32)
+            if embedder.misses != before:
+                print(
+                    f"  ({embedder.misses - before} documents were not in the cache)",
+                    file=sys.stderr,
+                )
+            self.matrices.append(rows / np.linalg.norm(rows, axis=1, keepdims=True))
+        self.embedders = embedders
+        self.keyword: dict[str, list[tuple[int, float]]] = {}
+        self.cosines: dict[str, list[Any]] = {}
+        index.mode = "keyword"
+        for query in dataset.queries.values():
+            page = index.get_search_results_sync(query, top=depth)
+            self.keyword[query] = [(self.position[r.id], float(r.score)) for r in page.results]
+            per_model = []
+            for embedder, matrix in zip(embedders, self.matrices, strict=True):
+                q = np.asarray(embedder.embed_query_sync(query), dtype=np.float32)
+                per_model.append(matrix @ (q / np.linalg.norm(q)))
+            self.cosines[query] = per_model
+
+    def blend(self, query: str, weights: tuple[float, ...], k: int) -> list[str]:
+        """Weights: keyword first, then one per model (each arm scaled to 0..1 over its top)."""
+        import numpy as np
+
+        scores = np.zeros(len(self.ids), dtype=np.float64)
+        candidates: set[int] = set()
+        words = self.keyword[query]
+        if words and weights[0]:
+            high, low = words[0][1], words[-1][1]
+            for row, score in words:
+                scores[row] += weights[0] * ((score - low) / (high - low) if high > low else 1.0)
+        candidates.update(row for row, _ in words)
+        for weight, cosine in zip(weights[1:], self.cosines[query], strict=True):
+            if not weight:
+                continue
+            top = np.argpartition(-cosine, self.depth)[: self.depth]
+            high, low = float(cosine[top].max()), float(cosine[top].min())
+            candidates.update(top.tolist())
+            scores += weight * _scaled(cosine, low, high)
+        rows = sorted(candidates, key=lambda r: (-scores[r], r))[:k]
+        return [self.ids[r] for r in rows]
+
+    def rerank_blend(
+        self, first: list[tuple[str, float]], query: str, model: int, alpha: float
+    ) -> list[str]:
+        """First-stage scores blended with one model's cosine, each scaled over the candidates."""
+        import numpy as np
+
+        if not first:
+            return []
+        stage = np.array([s for _, s in first])
+        cosine = self.cosines[query][model][[self.position[d] for d, _ in first]]
+        mixed = (1 - alpha) * _scaled(stage, stage.min(), stage.max()) + alpha * _scaled(
+            cosine, cosine.min(), cosine.max()
+        )
+        order = sorted(range(len(first)), key=lambda i: (-mixed[i], i))
+        return [first[i][0] for i in order]
+
+
+def _blended(arms: Arms, weights: tuple[float, ...]) -> Callable[[str, int], list[str]]:
+    def rank(query: str, k: int) -> list[str]:
+        return arms.blend(query, weights, k)
+
+    return rank
+
+
+def _cut(rank: Callable[[str], list[str]]) -> Callable[[str, int], list[str]]:
+    def cut(query: str, k: int) -> list[str]:
+        return rank(query)[:k]
+
+    return cut
+
+
+def _ndcg_of(dataset: EvaluationSet, rank: Callable[[str], list[str]], qids: list[str]) -> float:
+    from textsearch.evaluation._metrics import score_ranking
+
+    total = sum(
+        score_ranking(rank(dataset.queries[q]), dataset.qrels[q], 10, 100)["ndcg"] for q in qids
+    )
+    return total / len(qids) if qids else 0.0
+
+
+def _two_fold(
+    dataset: EvaluationSet,
+    choices: list[Any],
+    rank_for: Callable[[Any], Callable[[str], list[str]]],
+) -> tuple[float, list[Any]]:
+    """nDCG@10 with the choice tuned on half the queries and measured on the other half."""
+    qids = list(dataset.queries)
+    folds = [qids[0::2], qids[1::2]]
+    held, picked = 0.0, []
+    for tune, test in ((folds[0], folds[1]), (folds[1], folds[0])):
+        best = max(choices, key=lambda c: _ndcg_of(dataset, rank_for(c), tune))
+        picked.append(best)
+        held += _ndcg_of(dataset, rank_for(best), test) * len(test)
+    return held / len(qids), picked
+
+
+def fusion_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    """Two offline models (``--embedder`` and ``--second-embedder``) fused, reranked, blended."""
+    from textsearch import FusedTextSearch, RerankedTextSearch
+    from textsearch.rerank import EmbeddingReranker
+
+    cache = Path(args.vector_cache).expanduser()
+    first = CachedEmbedder(build_embedder(args.embedder), cache)
+    second = CachedEmbedder(
+        build_embedder(args.second_embedder), Path(args.second_vector_cache or cache).expanduser()
+    )
+    index_a = local_index(dataset, first)
+    index_b = local_index(dataset, second)
+    index_a.mode = index_b.mode = "hybrid"
+    arms = Arms(dataset, index_a, [first, second])
+    index_a.mode = "hybrid"
+    a, b = first.model.rsplit("/", 1)[-1], second.model.rsplit("/", 1)[-1]
+    hits: dict[str, list[tuple[str, float]]] = {}  # hybrid (first model) top 100, with scores
+
+    def first_stage(query: str) -> list[tuple[str, float]]:
+        if query not in hits:
+            page = index_a.get_search_results_sync(query, top=100)
+            hits[query] = [(r.id, float(r.score)) for r in page.results]
+        return hits[query]
+
+    def run(label: str, search: Any) -> Any:
+        return evaluate(search, dataset, name=label, concurrency=1, progress=None)
+
+    reports = {
+        f"hybrid ({a}, default)": run("hybrid a", index_a),
+        f"hybrid ({b})": run("hybrid b", index_b),
+    }
+    index_b.mode = "semantic"
+    reports[f"semantic ({b})"] = run("semantic b", index_b)
+    index_b.mode = "hybrid"
+    fused = FusedTextSearch([index_a, index_b])
+    fused.max_top = 1000
+    reports[f"FusedTextSearch(hybrid {a}, hybrid {b}) (RRF)"] = run("fused", fused)
+    reranker = EmbeddingReranker(second)  # type: ignore[arg-type]
+    for depth in args.fusion_depths:
+        reranked = RerankedTextSearch(index_a, reranker, depth=depth)
+        reports[f"hybrid {a} + EmbeddingReranker({b}), depth {depth}"] = run("rr", reranked)
+    depth = args.rerank_depth
+    both = FusedTextSearch([index_a, RerankedTextSearch(index_a, reranker, depth=depth)])
+    both.max_top = 1000
+    reports[f"FusedTextSearch(hybrid {a}, its {b} rerank at depth {depth}) (RRF)"] = run("f", both)
+
+    # blends computed here from the same arms (not product features): weights on a 0.1 grid
+    grid = [
+        (round(k / 10, 1), round(m / 10, 1), round(10 - k - m) / 10)
+        for k in range(11)
+        for m in range(11 - k)
+    ]
+
+    def blend_rank(weights: Any) -> Callable[[str], list[str]]:
+        return lambda q: arms.blend(q, weights, 100)
+
+    scored = sorted(
+        ((_ndcg_of(dataset, blend_rank(w), list(dataset.queries)), w) for w in grid), reverse=True
+    )
+    for name, weights in (
+        (f"keyword + {a} 0.5/0.5 (as hybrid)", (0.5, 0.5, 0.0)),
+        (f"keyword + {a} + {b}, 0.4/0.3/0.3", (0.4, 0.3, 0.3)),
+        (f"keyword + {a} + {b}, best on this set {scored[0][1]}", scored[0][1]),
+    ):
+        reports[f"blend {name}"] = run(name, Ranked(_blended(arms, weights)))
+    held, picked = _two_fold(dataset, grid, blend_rank)
+    alphas = [round(i / 10, 1) for i in range(11)]
+    for depth in args.fusion_depths:
+
+        def rb(alpha: Any, depth: int = depth) -> Callable[[str], list[str]]:
+            return lambda q: (
+                arms.rerank_blend(first_stage(q)[:depth], q, 1, alpha)
+                + [d for d, _ in first_stage(q)[depth:]]
+            )
+
+        best = max(alphas, key=lambda x: _ndcg_of(dataset, rb(x), list(dataset.queries)))
+        label = f"hybrid {a}, top {depth} blended with {b}'s cosine (alpha {best} best here)"
+        chosen = rb(best)
+        reports[label] = run(label, Ranked(_cut(chosen)))
+        held_rb, picked_rb = _two_fold(dataset, alphas, rb)
+        print(
+            f"<!-- rerank blend depth {depth}: two-fold nDCG@10 {held_rb:.3f} "
+            f"(alphas picked {picked_rb}) -->"
+        )
+    print_comparison(f"{dataset.name}: fusing {a} and {b}", Comparison.from_reports(reports))
+    print(f"<!-- 3-arm blend grid, best five: {[(round(s, 4), w) for s, w in scored[:5]]} -->")
+    print(
+        f"<!-- 3-arm blend two-fold (tuned on half, measured on the other): nDCG@10 "
+        f"{held:.3f}, weights picked {picked} -->"
+    )
+    index_a.close()
+    index_b.close()
+
+
+def blend_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
+    """One model (``--embedder``): the keyword/meaning blend weight and the reranking depth."""
+    from textsearch import RerankedTextSearch
+    from textsearch.rerank import EmbeddingReranker
+
+    model = CachedEmbedder(build_embedder(args.embedder), Path(args.vector_cache).expanduser())
+    index = local_index(dataset, model)
+    arms = Arms(dataset, index, [model])
+    index.mode = "hybrid"
+    a = model.model
+
+    def run(label: str, search: Any) -> Any:
+        return evaluate(search, dataset, name=label, concurrency=1, progress=None)
+
+    reports = {f"hybrid ({a}, default: blend 0.5)": run("hybrid", index)}
+    weights = [round(w / 10, 1) for w in range(11)]  # the meaning arm's weight
+
+    def blend_rank(w: Any) -> Callable[[str], list[str]]:
+        return lambda q: arms.blend(q, (round(1 - w, 1), w), 100)
+
+    every = list(dataset.queries)
+    scored = {w: _ndcg_of(dataset, blend_rank(w), every) for w in weights}
+    best = max(weights, key=lambda w: scored[w])
+    for w in sorted({0.3, 0.4, 0.6, 0.7, best}):
+        reports[f"blend, meaning weight {w}" + (" (best here)" if w == best else "")] = run(
+            str(w), Ranked(_blended(arms, (round(1 - w, 1), w)))
+        )
+    held, picked = _two_fold(dataset, weights, blend_rank)
+    reranker = EmbeddingReranker(model)  # type: ignore[arg-type]
+    for depth in [d for d in args.fusion_depths if d > 0]:  # 0: no reranked rows
+        reranked = RerankedTextSearch(index, reranker, depth=depth)
+        reports[f"hybrid + EmbeddingReranker (same model), depth {depth}"] = run("rr", reranked)
+    print_comparison(
+        f"{dataset.name}: {a}, blend weight and reranking depth", Comparison.from_reports(reports)
+    )
+    print(f"<!-- nDCG@10 by meaning weight: {[(w, round(s, 4)) for w, s in scored.items()]} -->")
+    print(
+        f"<!-- two-fold (weight tuned on half, measured on the other): nDCG@10 {held:.3f}, "
+        f"weights picked {picked} -->"
+    )
+    index.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--datasets", nargs="+", default=["scifact", "cranfield"])
@@ -382,6 +648,12 @@ def main() -> int:
     parser.add_argument("--store", choices=["chroma", "qdrant", "milvus"],
                         help="with --embedder: that vector store's own search modes")  # fmt: skip
     parser.add_argument("--cost-rounds", type=int, default=10)
+    parser.add_argument("--second-embedder", metavar="SPEC",
+                        help="with --embedder: fuse, rerank and blend the two models")  # fmt: skip
+    parser.add_argument("--second-vector-cache", help="its cache (default: --vector-cache)")
+    parser.add_argument("--blend-study", action="store_true",
+                        help="with --embedder: blend weight, rerank depth")  # fmt: skip
+    parser.add_argument("--fusion-depths", type=int, nargs="+", default=[10, 30, 100])
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no relevance data at {DATA} (see the README of ../shared/relevance/); skipped")
@@ -395,6 +667,10 @@ def main() -> int:
             dataset = dataset.head(args.queries)
         if args.costs:
             costs(dataset, args)
+        elif args.embedder and args.blend_study:
+            blend_rows(dataset, args)
+        elif args.embedder and args.second_embedder:
+            fusion_rows(dataset, args)
         elif args.embedder and args.store:
             store_rows(dataset, args)
         elif args.embedder:

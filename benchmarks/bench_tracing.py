@@ -2,16 +2,21 @@
 
 python benchmarks/bench_tracing.py [--docs 5000] [--rounds 15] [--calls 300]
 
-Three ways of running the same ``search_sync`` on a ``LocalTextSearch`` of ``--docs``
+Five ways of running the same ``search_sync`` on a ``LocalTextSearch`` of ``--docs``
 documents, interleaved round by round (so that machine load hits all of them alike):
 
 * ``direct``: the untraced path itself (``_prepare`` then ``_answer_sync``), the baseline;
 * ``absent``: the public method with opentelemetry-api treated as missing (one check);
+* ``floor``: the untraced path inside the SDK's barest span (``start_span`` then ``end``: no
+  attributes, not made current), what any span costs, the floor of ``on``;
+* ``attrs``: the same with the attributes a span of this search carries, given at its start:
+  the floor of a span that says what the conventions ask;
 * ``on``: the public method with an SDK tracer provider and a batch span processor whose
   exporter drops the spans (span creation, attributes and hand-off are all paid).
 
-Prints the median CPU time per search (``time.process_time``) and the ratios
-``absent/direct`` and ``on/absent``.
+Prints the median CPU time per search (``time.process_time``, all threads: the batch
+processor's too) and the medians of the per-round ratios ``absent/direct``,
+``floor/direct``, ``on/absent``, ``attrs/direct``, ``on/floor`` and ``on/attrs``.
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         SpanExporter,
         SpanExportResult,
     )
+    from opentelemetry.trace import SpanKind
 
     from textsearch import LocalTextSearch, _tracing
 
@@ -87,8 +93,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     def public() -> Any:
         return search.search_sync(query, top=5)
 
+    bare = provider.get_tracer("bench")
+
+    def floor() -> Any:
+        span = bare.start_span("retrieval")
+        found = direct()
+        span.end()
+        return found
+
+    # The attributes a span of this search carries (the GenAI conventions' and ours).
+    attributes = {
+        "gen_ai.operation.name": "retrieval",
+        "gen_ai.provider.name": "local",
+        "gen_ai.data_source.id": ":memory:",
+        "gen_ai.retrieval.top_k": 5,
+        "textsearch.retrieval.result_count": 5,
+    }
+
+    def attributed() -> Any:
+        span = bare.start_span("retrieval :memory:", kind=SpanKind.CLIENT, attributes=attributes)
+        found = direct()
+        span.end()
+        return found
+
     api = _tracing._api
-    timings: dict[str, list[float]] = {"direct": [], "absent": [], "on": []}
+    timings: dict[str, list[float]] = {
+        "direct": [],
+        "absent": [],
+        "floor": [],
+        "attrs": [],
+        "on": [],
+    }
     for _ in range(3):
         public()
     for _ in range(args.rounds):
@@ -97,16 +132,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         timings["absent"].append(_time(public, args.calls))
         _tracing._api = api
         assert _tracing.enabled()
+        timings["floor"].append(_time(floor, args.calls))
+        timings["attrs"].append(_time(attributed, args.calls))
         timings["on"].append(_time(public, args.calls))
     _tracing._api = api
     provider.shutdown()
     medians = {k: statistics.median(v) for k, v in timings.items()}
     for name, seconds in medians.items():
         print(f"{name:>7}: {seconds * 1e6:8.1f} µs CPU per search")
-    ratios_absent = [a / d for a, d in zip(timings["absent"], timings["direct"], strict=True)]
-    ratios_on = [o / a for o, a in zip(timings["on"], timings["absent"], strict=True)]
-    print(f"absent/direct: {statistics.median(ratios_absent):.3f} (median of per-round ratios)")
-    print(f"    on/absent: {statistics.median(ratios_on):.3f}")
+    for top, bottom in (
+        ("absent", "direct"),
+        ("floor", "direct"),
+        ("on", "absent"),
+        ("attrs", "direct"),
+        ("on", "floor"),
+        ("on", "attrs"),
+    ):
+        ratios = [t / b for t, b in zip(timings[top], timings[bottom], strict=True)]
+        print(
+            f"{top + '/' + bottom:>13}: {statistics.median(ratios):.3f} (median of rounds' ratios)"
+        )
 
 
 if __name__ == "__main__":

@@ -100,8 +100,10 @@ def test_a_dripping_server_is_cut_off_at_the_deadline(where: str) -> None:
         with pytest.raises(SearchTimeoutError) as info:
             run(fast(server.url, timeout=1.0, deadline=1.5))
         elapsed = time.monotonic() - started
-    assert 1.4 <= elapsed < 2.5
-    assert "deadline" in str(info.value)
+    # The drip lasts hours (cut after a minute): ten times the deadline is the margin.
+    assert 1.4 <= elapsed < 15.0, elapsed
+    assert "1.5 s deadline" in str(info.value)
+    assert len(server.accepted) == 1
 
 
 @pytest.mark.parametrize("chunked", [False, True])
@@ -167,15 +169,18 @@ def test_a_json_post_says_it_is_json_on_every_transport(transport: str) -> None:
 def test_a_retry_gets_only_what_is_left_of_the_deadline() -> None:
     # The first attempt runs under the session's total (the whole deadline); an attempt
     # after a wait must be bounded by what is left, not by a fresh whole deadline.
-    slow = Reply(200, BING_OK, delay=5.0)
+    # The retry's answer takes 1.5 s: within a fresh 2 s deadline it would arrive (and the
+    # search succeed), within the 1 s left after the 1 s wait it cannot, however loaded the
+    # machine (load only shortens what is left). The outcome, not a clock, tells them apart.
+    slow = Reply(200, BING_OK, delay=1.5)
     with serve(slow) as server:
         server.enqueue(Reply(503, {"errors": [{"code": "ServerError"}]}, {"Retry-After": "1"}))
         started = time.monotonic()
         with pytest.raises(SearchTimeoutError) as info:
             run(fast(server.url, deadline=2.0, timeout=30.0, max_retries=2, max_retry_wait=5))
         elapsed = time.monotonic() - started
-    assert 1.9 <= elapsed < 2.8
-    assert "deadline" in str(info.value)
+    assert elapsed >= 1.9, elapsed  # a lower bound: the whole deadline was used
+    assert "2 s deadline" in str(info.value)
     assert len(server.requests) == 2
 
 
@@ -330,7 +335,7 @@ def test_httpx2_errors_become_documented_errors(mode: str) -> None:
         started = time.monotonic()
         with pytest.raises(SearchTimeoutError):
             bing(drip.url, http_client=client, timeout=1.0, deadline=1.0).search_sync("q")
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 10.0  # the drip lasts hours; ten times the deadline
 
 
 # -- the cheaper mapping keeps the model's guarantees ---------------------------------------

@@ -3,7 +3,7 @@
 The HTTP engine on each of its transports (httpx async and blocking, aiohttp, urllib3) and
 ``fetch_pages`` meet the same servers on 127.0.0.1: a redirect to another origin, a body
 past the cap, a gzip bomb, a server that drips one byte a second. The Azure bridge meets
-the same through its emulator in ``tests/connectors/test_azure_hardening.py``. Each path
+the same through its emulator in ``tests/connectors/azure/test_azure_hardening.py``. Each path
 must hold, and hold by the same rules (the same cap counting, the same deadline).
 """
 
@@ -241,7 +241,8 @@ def test_engine_cuts_a_one_byte_a_second_server_at_the_deadline(path: str) -> No
         with pytest.raises(SearchTimeoutError, match="1.5 s deadline"):
             _get(path, server.url + "/drip", timeout=5.0, deadline=1.5, max_retries=2)
         elapsed = time.monotonic() - started
-    assert 1.4 <= elapsed < 2.5, elapsed
+    # The drip lasts hours (cut after a minute): ten times the deadline is the margin.
+    assert 1.4 <= elapsed < 15.0, elapsed
     assert len(server.accepted) == 1
 
 
@@ -251,7 +252,7 @@ def test_fetch_pages_cuts_a_one_byte_a_second_server_at_the_deadline() -> None:
         page = _page(server.url + "/drip", timeout=1.5)
         elapsed = time.monotonic() - started
     assert not page.ok and page.error == "timed out after 1.5 s"
-    assert 1.4 <= elapsed < 2.5, elapsed
+    assert 1.4 <= elapsed < 15.0, elapsed
 
 
 @pytest.mark.parametrize("path", ENGINE_PATHS)
@@ -264,6 +265,7 @@ def test_engine_redirect_hops_share_one_deadline(path: str) -> None:
             _get(path, server.url + "/q", timeout=5.0, deadline=1.5, max_retries=2)
         elapsed = time.monotonic() - started
     # Unshared, the five hops would all be followed and the sixth 302 be the error (a
-    # ProviderError, after 2.4 s); the upper bound leaves room for a loaded machine.
-    assert 1.4 <= elapsed < 3.0, elapsed
+    # ProviderError, after 2.4 s): the error's type and the hop count tell them apart, and
+    # no load can make 0.4 s hops fit more than four into 1.5 s.
+    assert elapsed >= 1.4, elapsed
     assert len(server.requests) <= 4  # the last hop was cut, and nothing retried

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
@@ -63,17 +65,24 @@ _SCOPE = "textsearch"
 
 # None: not looked for yet; False: opentelemetry-api is not installed; else the trace module.
 _api: Any = None
+_context_api: Any = None
 _no_op_providers: tuple[type, ...] = ()
-_tracer_cache: dict[int, Tracer] = {}
+# The provider the tracer was made by, and that tracer: made again when the global changes.
+_tracer_of: tuple[object, Any] = (None, None)
+# What a search's spans say of it that does not change: provider, data source, server.
+_identities: weakref.WeakKeyDictionary[Any, tuple[str, dict[str, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _load() -> Any:
-    global _api, _no_op_providers
+    global _api, _context_api, _no_op_providers
     try:
-        from opentelemetry import trace
+        from opentelemetry import context, trace
     except ImportError:
         _api = False
         return False
+    _context_api = context
     _no_op_providers = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
     _api = trace
     return trace
@@ -88,8 +97,11 @@ def enabled() -> bool:
         api = _load()
         if api is False:
             return False
+    provider = api.get_tracer_provider()
+    if provider is _tracer_of[0]:
+        return True
     # Until a real provider is set, the API's global one is a proxy that makes no-op spans.
-    return not isinstance(api.get_tracer_provider(), _no_op_providers)
+    return not isinstance(provider, _no_op_providers)
 
 
 def content_enabled() -> bool:
@@ -98,15 +110,15 @@ def content_enabled() -> bool:
 
 
 def _tracer() -> Tracer:
-    api = _api
-    provider = api.get_tracer_provider()
-    found = _tracer_cache.get(id(provider))
-    if found is None:
+    global _tracer_of
+    provider = _api.get_tracer_provider()
+    made_by, tracer = _tracer_of
+    if provider is not made_by:
         from textsearch._version import __version__
 
-        _tracer_cache.clear()
-        found = _tracer_cache[id(provider)] = api.get_tracer(_SCOPE, __version__)
-    return found
+        tracer = provider.get_tracer(_SCOPE, __version__)
+        _tracer_of = (provider, tracer)
+    return cast("Tracer", tracer)
 
 
 def _clip(text: str) -> str:
@@ -117,10 +129,13 @@ def record_error(span: Span | None, exc: BaseException) -> None:
     """Mark ``span`` failed: status ERROR and ``error.type``, never the message."""
     if span is None:
         return
-    from opentelemetry.trace import Status, StatusCode
-
     span.set_attribute("error.type", _error_type(exc))
-    span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
+    _error_status(span, exc)
+
+
+def _error_status(span: Span, exc: BaseException) -> None:
+    api = _api
+    span.set_status(api.Status(api.StatusCode.ERROR, type(exc).__name__))
 
 
 def _error_type(exc: BaseException) -> str:
@@ -145,7 +160,34 @@ def _server(attributes: dict[str, Any], url: object) -> None:
             attributes["server.port"] = port
 
 
-@contextmanager
+class _Opened:
+    """A started span that ends with its ``with`` block, recording an exception leaving it.
+
+    With ``current`` the span is the context's current span inside the block, so that the
+    spans opened there are its children; without it nothing is attached.
+    """
+
+    __slots__ = ("_token", "span")
+
+    def __init__(
+        self, name: str, client: bool, values: dict[str, Any], *, current: bool = True
+    ) -> None:
+        api = _api
+        kind = api.SpanKind.CLIENT if client else api.SpanKind.INTERNAL
+        self.span: Span = _tracer().start_span(name, kind=kind, attributes=values)
+        self._token = _context_api.attach(api.set_span_in_context(self.span)) if current else None
+
+    def __enter__(self) -> Span:
+        return self.span
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        if exc is not None:
+            record_error(self.span, exc)
+        if self._token is not None:
+            _context_api.detach(self._token)
+        self.span.end()
+
+
 def operation(
     name: str,
     *,
@@ -154,7 +196,7 @@ def operation(
     model: str | None = None,
     provider: str | None = None,
     attributes: Mapping[str, Any] | None = None,
-) -> Iterator[Span | None]:
+) -> AbstractContextManager[Span | None]:
     """A span for one GenAI operation, or ``None`` when tracing is off.
 
     The span is current inside the block (so nested operations are its children); an
@@ -170,8 +212,7 @@ def operation(
         attributes: More attributes (values must be OpenTelemetry attribute values).
     """
     if not enabled():
-        yield None
-        return
+        return nullcontext()
     values: dict[str, Any] = {"gen_ai.operation.name": name}
     if provider:
         values["gen_ai.provider.name"] = provider
@@ -180,14 +221,7 @@ def operation(
     if attributes:
         values.update((k, v) for k, v in attributes.items() if v is not None)
     title = span_name or (f"{name} {model}" if model else name)
-    span, token = _start(title, kind == "client", values)
-    try:
-        yield span
-    except BaseException as exc:
-        record_error(span, exc)
-        raise
-    finally:
-        _end(span, token)
+    return _Opened(title, kind == "client", values)
 
 
 # -- retrieval (TextSearchMethods' public methods) -------------------------------------------
@@ -212,43 +246,37 @@ def data_source_id(search: object) -> str:
 
 def _model_of(search: object) -> str | None:
     for attribute in ("embedder", "reranker"):
-        model = getattr(getattr(search, attribute, None), "model", None)
+        used = getattr(search, attribute, None)
+        model = None if used is None else getattr(used, "model", None)
         if isinstance(model, str) and model:
             return model
     return None
 
 
-def _start(name: str, client: bool, values: dict[str, Any]) -> tuple[Span, object]:
-    """Start a span and make it current (cheaper than the API's context manager)."""
-    api = _api
-    kind = api.SpanKind.CLIENT if client else api.SpanKind.INTERNAL
-    span = _tracer().start_span(name, kind=kind, attributes=values)
-    return span, _context().attach(api.set_span_in_context(span))
-
-
-def _end(span: Span, token: object) -> None:
-    _context().detach(token)
-    span.end()
-
-
-def _context() -> Any:
-    from opentelemetry import context
-
-    return context
-
-
-def _retrieval_attributes(search: object) -> tuple[str, dict[str, Any]]:
+def _describe(search: object) -> tuple[str, dict[str, Any]]:
     source = data_source_id(search)
     values: dict[str, Any] = {
         "gen_ai.operation.name": "retrieval",
         "gen_ai.provider.name": _name_of(search),
         "gen_ai.data_source.id": source,
     }
-    model = _model_of(search)
-    if model is not None:
-        values["gen_ai.request.model"] = model
     _server(values, getattr(search, "base_url", None) or getattr(search, "endpoint", None))
     return f"retrieval {source}", values
+
+
+def _retrieval_attributes(search: object) -> tuple[str, dict[str, Any]]:
+    # A search's provider, data source and server are fixed when it is made: described once.
+    try:
+        found = _identities.get(search)
+        if found is None:
+            found = _identities[search] = _describe(search)
+    except TypeError:  # neither hashable nor weakly referable: described every time
+        found = _describe(search)
+    name, values = found[0], dict(found[1])
+    model = _model_of(search)  # an embedder can be swapped: read on every search
+    if model is not None:
+        values["gen_ai.request.model"] = model
+    return name, values
 
 
 def _request_attributes(values: dict[str, Any], query: str, options: Any, content: bool) -> None:
@@ -278,65 +306,98 @@ def _documents(results: Any) -> str:
     return json.dumps(described, ensure_ascii=False)
 
 
-def _result_attributes(span: Span, results: Any, content: bool) -> None:
-    span.set_attribute("textsearch.retrieval.result_count", len(results))
-    if content:
-        span.set_attribute("gen_ai.retrieval.documents", _documents(results))
-
-
 def _refused(search: object, exc: BaseException) -> None:
     """A request refused before it was sent (bad query, options or filter): a failed span."""
     name, values = _retrieval_attributes(search)
-    span, token = _start(name, True, values)
-    record_error(span, exc)
-    _end(span, token)
+    with _Opened(name, True, values, current=False) as span:
+        record_error(span, exc)
 
 
-def _prepared(
-    search: Any, query: Any, options: Any, kwargs: Mapping[str, Any]
-) -> tuple[str, Any, tuple[Span, object], bool]:
-    try:
-        resolved, effective = search._prepare(query, options, kwargs)
-    except BaseException as exc:
-        _refused(search, exc)
-        raise
-    content = content_enabled()
-    # Every attribute known now is given at the start: one pass of the SDK's checks.
-    name, values = _retrieval_attributes(search)
-    _request_attributes(values, resolved, effective, content)
-    return resolved, effective, _start(name, True, values), content
+class _Retrieval:
+    """The span of one search, around ``with _Retrieval(...) as call: call.results = ...``.
+
+    A search that can open spans of its own (an embedder's, a wrapped search's, an HTTP
+    client's) gets a span that is current while it runs. One that cannot (``_trace_children``
+    false: a local keyword search) attaches nothing: its span is made when it is over, with
+    the time it started and every attribute at once, which is the SDK's cheapest way.
+    """
+
+    __slots__ = (
+        "_content",
+        "_name",
+        "_opened",
+        "_parent",
+        "_start",
+        "_values",
+        "options",
+        "query",
+        "results",
+    )
+
+    def __init__(self, search: Any, query: Any, options: Any, kwargs: Mapping[str, Any]) -> None:
+        try:
+            self.query, self.options = search._prepare(query, options, kwargs)
+        except BaseException as exc:
+            _refused(search, exc)
+            raise
+        self.results: Any = None
+        self._content = content_enabled()
+        self._name, self._values = _retrieval_attributes(search)
+        _request_attributes(self._values, self.query, self.options, self._content)
+        self._opened: _Opened | None = None
+        if getattr(search, "_trace_children", True):
+            self._opened = _Opened(self._name, True, self._values)
+        else:
+            self._parent = _context_api.get_current()
+            self._start = time.time_ns()
+
+    def __enter__(self) -> _Retrieval:
+        return self
+
+    def __exit__(self, kind: object, exc: BaseException | None, traceback: object) -> None:
+        found: dict[str, Any] = {}
+        if self.results is not None:
+            found["textsearch.retrieval.result_count"] = len(self.results)
+            if self._content:
+                found["gen_ai.retrieval.documents"] = _documents(self.results)
+        opened = self._opened
+        if opened is not None:
+            if found:
+                opened.span.set_attributes(found)
+            opened.__exit__(kind, exc, traceback)
+            return
+        values = self._values
+        values.update(found)
+        if exc is not None:
+            values["error.type"] = _error_type(exc)
+        span = _tracer().start_span(
+            self._name,
+            context=self._parent,
+            kind=_api.SpanKind.CLIENT,
+            attributes=values,
+            start_time=self._start,
+        )
+        if exc is not None:
+            _error_status(span, exc)
+        span.end()
 
 
 async def retrieve(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """``search._prepare`` then ``search._answer(kind, ...)`` inside a retrieval span."""
-    resolved, effective, (span, token), content = _prepared(search, query, options, kwargs)
-    try:
-        results: SearchResults[Any] = await search._answer(kind, resolved, effective)
-        _result_attributes(span, results, content)
-        return results
-    except BaseException as exc:
-        record_error(span, exc)
-        raise
-    finally:
-        _end(span, token)
+    with _Retrieval(search, query, options, kwargs) as call:
+        call.results = await search._answer(kind, call.query, call.options)
+    return cast("SearchResults[Any]", call.results)
 
 
 def retrieve_sync(
     search: Any, kind: str, query: Any, options: Any, kwargs: Mapping[str, Any]
 ) -> SearchResults[Any]:
     """Blocking twin of `retrieve`."""
-    resolved, effective, (span, token), content = _prepared(search, query, options, kwargs)
-    try:
-        results: SearchResults[Any] = search._answer_sync(kind, resolved, effective)
-        _result_attributes(span, results, content)
-        return results
-    except BaseException as exc:
-        record_error(span, exc)
-        raise
-    finally:
-        _end(span, token)
+    with _Retrieval(search, query, options, kwargs) as call:
+        call.results = search._answer_sync(kind, call.query, call.options)
+    return cast("SearchResults[Any]", call.results)
 
 
 # -- embeddings ----------------------------------------------------------------------------
@@ -374,9 +435,7 @@ def _arguments_text(arguments: object) -> str:
         return "<unserializable>"
 
 
-def _tool_span(
-    name: str, description: str, tool_type: str, arguments: object
-) -> tuple[Span, object]:
+def _tool_span(name: str, description: str, tool_type: str, arguments: object) -> _Opened:
     values: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": name,
@@ -385,16 +444,14 @@ def _tool_span(
     }
     if content_enabled():
         values["gen_ai.tool.call.arguments"] = _arguments_text(arguments)
-    return _start(f"execute_tool {name}", False, values)
+    return _Opened(f"execute_tool {name}", False, values)
 
 
 def _tool_outcome(span: Span, outcome: Any) -> None:
     if getattr(outcome, "is_error", False):
-        from opentelemetry.trace import Status, StatusCode
-
         if "error.type" not in getattr(span, "attributes", {}):
             span.set_attribute("error.type", "tool_error")
-        span.set_status(Status(StatusCode.ERROR, "tool_error"))
+        span.set_status(_api.Status(_api.StatusCode.ERROR, "tool_error"))
     if content_enabled():
         text = getattr(outcome, "text", None)
         if isinstance(text, str):
@@ -409,32 +466,20 @@ async def run_tool(
     run: Callable[[], Awaitable[T]],
 ) -> T:
     """``run()`` (a tool call giving an outcome with ``text``/``is_error``) in a span."""
-    span, token = _tool_span(name, description, tool_type, arguments)
-    try:
+    with _tool_span(name, description, tool_type, arguments) as span:
         outcome = await run()
         _tool_outcome(span, outcome)
-        return outcome
-    except BaseException as exc:
-        record_error(span, exc)
-        raise
-    finally:
-        _end(span, token)
+    return outcome
 
 
 def run_tool_sync(
     name: str, description: str, tool_type: str, arguments: object, run: Callable[[], T]
 ) -> T:
     """Blocking twin of `run_tool`."""
-    span, token = _tool_span(name, description, tool_type, arguments)
-    try:
+    with _tool_span(name, description, tool_type, arguments) as span:
         outcome = run()
         _tool_outcome(span, outcome)
-        return outcome
-    except BaseException as exc:
-        record_error(span, exc)
-        raise
-    finally:
-        _end(span, token)
+    return outcome
 
 
 def note_failure(exc: BaseException) -> None:

@@ -35,15 +35,15 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutation_cache.py",
     ],
     "textsearch/connectors/web/_portable.py": [
-        "tests/connectors/test_portable.py",
+        "tests/connectors/web/test_portable.py",
         "tests/plugins/test_web_filter_parameters.py",
-        "tests/connectors/test_mutation_portable.py",
+        "tests/connectors/web/test_portable_edges.py",
     ],
     "textsearch/connectors/local/_query.py": [
-        "tests/connectors/test_local.py",
-        "tests/connectors/test_local_engines.py",
-        "tests/connectors/test_local_bool_filters.py",
-        "tests/connectors/test_mutation_local.py",
+        "tests/connectors/local/test_local.py",
+        "tests/connectors/local/test_local_engines.py",
+        "tests/connectors/local/test_local_bool_filters.py",
+        "tests/connectors/local/test_local_filter_edges.py",
     ],
     "textsearch/plugins/_parameters.py": [
         "tests/plugins/test_parameters.py",

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from textsearch import LocalTextSearch
-from textsearch.connectors.local import _writing as local_search
-from textsearch.documents import read_path
+from textsearch.documents import _files, read_path
 from textsearch.documents._files import IndexReport, read_file
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and links")
@@ -72,7 +71,7 @@ def test_a_device_is_not_read(tmp_path: Path) -> None:
 
 
 def _swapping_walk(secret: Path) -> object:
-    original = local_search.walk  # type: ignore[attr-defined]
+    original = _files.walk
 
     def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
         files = list(original(root, wanted))  # listed while every file is a plain file ...
@@ -94,7 +93,8 @@ def test_a_file_swapped_for_a_link_after_listing_is_not_read(
     (kb / "ok.md").write_text("# Ok\n\nAnother walrus.\n", encoding="utf-8")
     secret = tmp_path / "id_rsa.md"
     secret.write_text("# Key\n\nBEGIN PRIVATE KEY walrus\n", encoding="utf-8")
-    monkeypatch.setattr(local_search, "walk", _swapping_walk(secret))
+    # index_path lists files through documents._files.files_to_index, which calls walk
+    monkeypatch.setattr(_files, "walk", _swapping_walk(secret))
     search = LocalTextSearch(engine="sqlite")
     report = search.index_path(kb)
     texts = [r.text for r in search.get_search_results_sync("walrus", top=10).results]

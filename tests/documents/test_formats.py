@@ -55,6 +55,7 @@ def test_pdf_sections_from_every_outline_level_and_links_per_page(tmp_path: Path
     assert docs[f"{link}#page=2"]["metadata"] == {
         "path": "ocean.pdf",
         "section": "1 Tides",
+        "section_index": 1,  # the file's second section (page 1 is the first)
         "page": 2,
     }
     assert docs[f"{link}#page=3"]["metadata"]["section"] == "1.1 Spring tides"  # level 2
@@ -83,6 +84,16 @@ def test_pdf_ligatures_and_controls_are_cleaned() -> None:
         " \n", "\n"
     )
     assert clean_page("manip\ufffe\r\nulation") == "manipulation"
+
+
+def test_pdf_identifier_broken_after_an_underscore_is_one_word() -> None:
+    # libtasn1's manual breaks ASN1_ARRAY_ERROR after "ASN1_" at a line end
+    from textsearch.documents._pdf import clean_page
+
+    text = "ASN1_SUCCESS, or ASN1_\nARRAY_ERROR if the array is wrong_\n and more x_\n\nNext"
+    assert clean_page(text) == (
+        "ASN1_SUCCESS, or ASN1_ARRAY_ERROR if the array is wrong_\n and more x_\n\nNext"
+    )
 
 
 def test_search_for_a_sentence_on_page_n_returns_page_n(tmp_path: Path) -> None:
@@ -174,6 +185,21 @@ def test_xlsx_a_section_per_sheet_with_header_value_rows(tmp_path: Path) -> None
     assert docs[1]["text"] == "Remark: Counts exclude returned goods"
 
 
+def test_xlsx_first_row_of_numbers_is_data_not_a_header(tmp_path: Path) -> None:
+    # openpyxl's conditional-formatting.xlsx starts with a row of numbers: read as "1: 10"
+    # ("header" 1) until the first row had to be text to be a header
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Grid"
+    for r in range(1, 4):
+        sheet.append([r, r * 10, "x"])
+    book.save(tmp_path / "grid.xlsx")
+    (doc,) = read_path(tmp_path / "grid.xlsx")
+    assert doc["text"] == "A: 1; B: 10; C: x\nA: 2; B: 20; C: x\nA: 3; B: 30; C: x"
+
+
 def test_xlsx_sheet_stays_one_section_over_many_passages(tmp_path: Path) -> None:
     make_xlsx(tmp_path / "big.xlsx", rows=400)
     search = LocalTextSearch()
@@ -203,7 +229,7 @@ def test_csv_and_tsv_rows_with_rfc7111_links(tmp_path: Path) -> None:
             "title": "t",
             "text": "name: alpha; value: 1\nname: beta",
             "link": f"{tmp_path / 't.tsv'}#row=2",
-            "metadata": {"path": "t.tsv", "row": 2},
+            "metadata": {"path": "t.tsv", "row": 2, "section_index": 0},
         }
     ]
 

@@ -93,3 +93,14 @@ def test_a_line_over_ten_thousand_characters_is_kept_in_rst_as_in_markdown() -> 
     # kept exactly, cut only where a passage ends
     assert code.replace("\n", "") == "short" + long + "After."
     assert _text("# T\n\n" + long + "\n", ".md").split() == long.split()
+
+
+def test_nesting_past_the_indent_bound_keeps_every_item() -> None:
+    # Lists nested 300 deep (600 columns): past 100 columns the items are read as siblings
+    # at the last level, none lost, and the text reads as the file's words.
+    from textsearch.documents._split import split_document
+
+    text = "".join("  " * n + f"- item{n}\n\n" for n in range(300))
+    passages = split_document(text, ".rst")[1]
+    words = " ".join(p.text for p in passages).split()
+    assert [w for w in words if w.startswith("item")] == [f"item{n}" for n in range(300)]

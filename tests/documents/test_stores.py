@@ -132,3 +132,87 @@ def test_a_long_section_split_again_by_a_store_keeps_its_link(tmp_path: Path) ->
     assert {h.link for h in hits if "harbour" in (h.text or "")} == {
         f"{tmp_path / 'long.pdf'}#page=2"
     }
+
+
+def _book(tmp_path: Path) -> Path:
+    """A PDF of five pages without an outline, and a DOCX whose sections come before it."""
+    names = ["Lisbon", "Porto", "Cadiz", "Vigo", "Bilbao"]
+    # lines unlike each other, so that none is taken for a running header
+    pages = [
+        [f"{name} harbour, page {n}.", f"{' '.join(names[: n + 1])} ships."]
+        for n, name in enumerate(names)
+    ]
+    (tmp_path / "book.pdf").write_bytes(make_pdf(pages))
+    make_docx(tmp_path / "guide.docx")
+    return tmp_path
+
+
+def test_read_path_numbers_each_files_sections_in_order(tmp_path: Path) -> None:
+    docs = list(read_path(_book(tmp_path)))
+    for path in ("book.pdf", "guide.docx"):
+        mine = [d["metadata"] for d in docs if d["metadata"]["path"] == path]
+        assert [m["section_index"] for m in mine] == list(range(len(mine))) and len(mine) > 2
+    assert [d["metadata"].get("page") for d in docs if d["metadata"]["path"] == "book.pdf"] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+    ]
+
+
+def test_chroma_records_keep_the_section_order(tmp_path: Path) -> None:
+    pytest.importorskip("chromadb")
+    import chromadb
+
+    from textsearch.connectors.vectors import ChromaTextSearch
+
+    folder = _book(tmp_path)
+    client = chromadb.EphemeralClient()
+    name = unique_name()
+    store = ChromaTextSearch(client, name, embedder=CountingEmbedder())
+    docs = list(read_path(folder))
+    store.add_documents_sync(reversed(docs))  # stored out of order
+    got = client.get_collection(name).get(include=["metadatas", "documents"])
+    rows = [
+        (m["section_index"], t)
+        for m, t in zip(got["metadatas"] or [], got["documents"] or [], strict=True)
+        if m.get("path") == "book.pdf"
+    ]
+    local = LocalTextSearch()
+    local.index_path(folder)
+    whole = local.get_document(str(folder / "book.pdf"))
+    assert whole is not None
+    assert "\n\n".join(t for _, t in sorted(rows)) == whole.text
+
+
+def test_own_uri_of_a_file_read_into_postgres_is_the_whole_file(
+    tmp_path: Path, pg_dsn: str, pg_table: str
+) -> None:
+    from textsearch import TextSearchFilter
+    from textsearch.connectors import PostgresTextSearch
+    from textsearch.plugins._stores import GuardedStore, document_uri, read_document
+
+    folder = _book(tmp_path)
+    local = LocalTextSearch()
+    local.index_path(folder)
+    with PostgresTextSearch(pg_dsn, table=pg_table) as store:
+        store.create_schema_sync()
+        store.add_documents_sync(reversed(list(read_path(folder))))  # stored out of order
+        for path in ("book.pdf", "guide.docx"):
+            expected = local.get_document(str(folder / path))
+            assert expected is not None
+            document, _, _ = read_document([GuardedStore(store, [None])], document_uri(path))
+            # every section in order, as the local index gives the file
+            assert document.text == expected.text, path
+            assert document.link == str(folder / path) and document.id == path
+        # a section's own id is still that section alone
+        section, _, _ = read_document(
+            [GuardedStore(store, [None])], document_uri("book.pdf#page=2")
+        )
+        assert section.text.startswith("Porto harbour") and "Cadiz harbour" not in section.text
+        # a preset filter still holds: the hidden page is not in the whole file
+        hidden = GuardedStore(store, [TextSearchFilter().not_equal_to("page", 2)])
+        document, _, _ = read_document([hidden], document_uri("book.pdf"))
+        assert "Lisbon harbour" in document.text and "Porto harbour" not in document.text
+        assert "Bilbao harbour" in document.text

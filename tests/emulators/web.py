@@ -213,12 +213,15 @@ class DripServer:
     ``where="headers"`` drips the status line and headers themselves (a client's read
     timeout restarts with each byte, so only a total deadline ends the wait);
     ``where="body"`` sends the headers at once and drips a long body. Records when each
-    connection was accepted and when the client went away.
+    connection was accepted and when the client went away. A connection is cut after
+    ``limit`` seconds, so a client without a deadline fails (not with a timeout) instead of
+    hanging the test run for the hours the drip would last.
     """
 
-    def __init__(self, where: str = "headers", interval: float = 0.2) -> None:
+    def __init__(self, where: str = "headers", interval: float = 0.2, limit: float = 60.0) -> None:
         self.where = where
         self.interval = interval
+        self.limit = limit
         self.stopping = threading.Event()
         self.accepted: list[float] = []
         self.gone: list[float] = []
@@ -255,8 +258,9 @@ class DripServer:
                 cut = payload.index(b"\r\n\r\n") + 4
                 conn.sendall(payload[:cut])
                 payload = payload[cut:]
+            ends = time.monotonic() + self.limit
             for i in range(len(payload)):
-                if self.stopping.wait(self.interval):
+                if self.stopping.wait(self.interval) or time.monotonic() > ends:
                     break
                 conn.sendall(payload[i : i + 1])
         except OSError:

@@ -107,7 +107,7 @@ def _make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
                     self.send_response(200)
                     self.send_header("Content-Type", "text/plain")
                     self.end_headers()
-                    for _ in range(200):  # trickles for 20 s unless the client gives up
+                    for _ in range(600):  # trickles for 60 s unless the client gives up
                         if site.stop.is_set():
                             return
                         self.wfile.write(b"drip ")
@@ -223,11 +223,10 @@ async def test_too_many_redirects(site: Site) -> None:
 
 @pytest.mark.anyio
 async def test_oversized_body_is_cut_at_max_bytes(site: Site) -> None:
-    started = time.monotonic()
+    # The cap shows in what was kept (cut, and marked so), not in a wall-clock limit.
     (page,) = await fetch_pages([result(site.url("/big"))], allow_private=True, max_bytes=50_000)
     assert page.ok and page.truncated
     assert page.value is not None and 9_000 < len(page.value) <= 50_000
-    assert time.monotonic() - started < 10
 
 
 @pytest.mark.anyio
@@ -281,7 +280,7 @@ async def test_max_chars_cuts_the_text_visibly(site: Site) -> None:
 async def test_slow_page_is_bounded_by_the_timeout(site: Site) -> None:
     started = time.monotonic()
     slow, fast = await fetch_pages(
-        # 2 s: long enough for the plain page on a loaded machine, far below the 20 s trickle
+        # 2 s: long enough for the plain page on a loaded machine, far below the 60 s trickle
         [result(site.url("/slow")), result(site.url("/plain.txt"))],
         allow_private=True,
         timeout=2,
@@ -290,7 +289,7 @@ async def test_slow_page_is_bounded_by_the_timeout(site: Site) -> None:
     assert not slow.ok and not slow.refused and slow.error == "timed out after 2 s"
     assert slow.value == "the snippet"
     assert fast.ok
-    assert elapsed < 8
+    assert elapsed < 20  # ten times the timeout, a third of the trickle
 
 
 @pytest.mark.anyio

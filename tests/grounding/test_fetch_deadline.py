@@ -91,7 +91,8 @@ async def test_a_drip_server_is_cut_off_at_the_deadline(drip: DripServer) -> Non
     elapsed = time.monotonic() - started
     assert not page.ok and page.error == "timed out after 1.2 s"
     assert page.value == "the snippet"
-    assert 1.1 <= elapsed < 3.0, elapsed  # measured: 1.2-1.3 s
+    # The drip lasts minutes (headers) or hours (body): ten times the deadline is the margin.
+    assert 1.1 <= elapsed < 12.0, elapsed
 
 
 def test_the_sync_twin_has_the_same_deadline(drip: DripServer) -> None:
@@ -99,7 +100,7 @@ def test_the_sync_twin_has_the_same_deadline(drip: DripServer) -> None:
     (page,) = fetch_pages_sync([_result(drip.url())], allow_private=True, timeout=1.2)
     elapsed = time.monotonic() - started
     assert not page.ok and page.error == "timed out after 1.2 s"
-    assert 1.1 <= elapsed < 3.0, elapsed
+    assert 1.1 <= elapsed < 12.0, elapsed
 
 
 # -- the event loop stays free -----------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import TextIO
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from tests.connectors.test_searxng import OK
+from tests.connectors.web.test_searxng import OK
 from tests.emulators.web import Reply, WebEmulator, serve
 from tests.plugins._support import REPO_ROOT
 

@@ -8,23 +8,32 @@ refused in the same words everywhere.
 from __future__ import annotations
 
 import html
+import ipaddress
 import json
 import os
 import re
-from typing import Any, overload
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
 
 import httpx
 from pydantic_core import from_json
 
-from textsearch.errors import ConfigurationError
+from textsearch.errors import ConfigurationError, ResponseFormatError
+
+if TYPE_CHECKING:
+    from textsearch._http._base import HttpResponse
 
 __all__ = [
     "check_header_name",
     "check_url",
     "clean_text",
     "decode_json",
+    "in_input_order",
+    "is_local_url",
     "load_json_object",
+    "malformed",
     "resolve_api_key",
+    "text_or_none",
 ]
 
 _HEADER_NAME = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
@@ -67,6 +76,25 @@ def check_url(value: object, argument: str, owner: str) -> httpx.URL:
     if url.scheme not in ("http", "https") or not url.host or "%" in url.host:
         raise ConfigurationError(f"{owner}: {argument} must be an http(s) URL with a host{shown}")
     return url
+
+
+def is_local_url(url: httpx.URL) -> bool:
+    """Whether ``url`` names this machine (loopback address, ``localhost`` or ``*.localhost``)."""
+    host = (url.host or "").lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def text_or_none(value: object) -> str | None:
+    """A scalar of an error body as stripped text; ``None`` for nothing, blank, or a container."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value).strip()
+    return text or None
 
 
 def check_header_name(value: object, owner: str) -> str:
@@ -127,6 +155,64 @@ def load_json_object(content: bytes) -> dict[str, Any] | None:
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def malformed(provider: str, response: HttpResponse) -> Callable[[str], ResponseFormatError]:
+    """``bad(reason)``: the error for a 2xx ``response`` whose body is not what it should be."""
+
+    def bad(reason: str) -> ResponseFormatError:
+        return ResponseFormatError(
+            f"{provider}: HTTP {response.status_code} but {reason}",
+            provider=provider,
+            status_code=response.status_code,
+        )
+
+    return bad
+
+
+def in_input_order(
+    items: object,
+    count: int,
+    bad: Callable[[str], ResponseFormatError],
+    *,
+    what: str,
+    where: str,
+    field: str,
+    index_optional: bool = False,
+) -> list[dict[str, Any]]:
+    """An answer's items joined back to the ``count`` inputs by their ``index``.
+
+    Embedding and rerank APIs answer one object per input text, each holding ``field`` and
+    the ``index`` of its text, in any order.
+
+    Args:
+        items: The answer's list.
+        count: How many texts were sent.
+        bad: Makes the error (see `malformed`).
+        what: The items, plural, for messages (``"embeddings"``).
+        where: The list, for messages (``"'data' list"``).
+        field: The key every item must hold (not null).
+        index_optional: An item without ``index`` stands for the text at its position.
+
+    Raises:
+        ResponseFormatError: Not a list of ``count`` objects, an item without ``field``, or
+            indexes that do not name every input exactly once.
+    """
+    if not isinstance(items, list):
+        raise bad(f"the body has no {where}")
+    if len(items) != count:
+        raise bad(f"it holds {len(items)} {what} for {count} texts")
+    ordered: list[Any] = [None] * count
+    for position, item in enumerate(items):
+        if not isinstance(item, dict) or item.get(field) is None:
+            raise bad(f"item {position} has no {field!r}")
+        index = item.get("index", position) if index_optional else item.get("index")
+        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            raise bad(f"item {position} has index {repr(index)[:40]}, outside 0..{count - 1}")
+        if ordered[index] is not None:
+            raise bad(f"index {index} appears twice")
+        ordered[index] = item
+    return ordered
 
 
 def _unescape(value: str) -> str:

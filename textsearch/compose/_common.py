@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal, cast
 
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.base import ResultMapper, Shape, TextSearch, TextSearchMethods, resolve_options
+from textsearch.compose._result import WrappedResult
 from textsearch.errors import ConfigurationError
 
 logger = logging.getLogger("textsearch.compose")
@@ -54,6 +55,11 @@ class Hit:
         self.text = text
         self.owner = owner
         self.base = native if base is None else base
+
+    def rewrapped(self, model: type[WrappedResult], **fields: Any) -> Hit:
+        """This hit, its native result now a wrapper's ``model`` holding it and ``fields``."""
+        native = model(result=self.native, text_search_result=self.text, **fields)
+        return Hit(native, self.text, self.owner, self.base)
 
     @property
     def string(self) -> str:

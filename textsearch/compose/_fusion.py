@@ -9,19 +9,10 @@ from collections.abc import Hashable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeoutError
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    SerializerFunctionWrapHandler,
-    computed_field,
-    field_serializer,
-)
-from pydantic_core import PydanticSerializationError
+from typing import Any, ClassVar
 
 from textsearch._links import link_key
-from textsearch._types import SearchOptions, SearchResults, TextSearchResult
+from textsearch._types import SearchOptions, SearchResults
 from textsearch.base import TextSearch
 from textsearch.compose._common import (
     Hit,
@@ -39,6 +30,7 @@ from textsearch.compose._common import (
     strings_from_text,
     unique_names,
 )
+from textsearch.compose._result import WrappedResult
 from textsearch.errors import (
     AllProvidersFailedError,
     ConfigurationError,
@@ -54,7 +46,7 @@ __all__ = ["FusedResult", "FusedTextSearch"]
 _WORKERS_PER_PROVIDER = 4
 
 
-class FusedResult(BaseModel):
+class FusedResult(WrappedResult):
     """One result of `FusedTextSearch`: a page and the providers that listed it.
 
     ``name``, ``value`` and ``link`` read through to `text_search_result`, so the
@@ -68,56 +60,8 @@ class FusedResult(BaseModel):
             provider order; ranks start at 1 and count after duplicates were removed.
     """
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    result: Any
-    text_search_result: TextSearchResult
     score: float
     sources: list[tuple[str, int]]
-
-    @field_serializer("result", mode="wrap")
-    def _dump_result(self, value: Any, handler: SerializerFunctionWrapHandler) -> Any:
-        # A third-party native result may be a type pydantic cannot serialize: dumping (for
-        # a tool's JSON, say) must not fail because of it.
-        try:
-            return handler(value)
-        except PydanticSerializationError:
-            return str(value)
-
-    if TYPE_CHECKING:
-        # What type checkers see: mypy does not follow a decorator over a property, and
-        # pydantic reads only the branch below, where the computed fields are made.
-        @property
-        def name(self) -> str | None:
-            """The title."""
-
-        @property
-        def value(self) -> str | None:
-            """The text."""
-
-        @property
-        def link(self) -> str | None:
-            """The link."""
-
-    else:
-
-        @computed_field
-        @property
-        def name(self) -> str | None:
-            """The title."""
-            return self.text_search_result.name
-
-        @computed_field
-        @property
-        def value(self) -> str | None:
-            """The text."""
-            return self.text_search_result.value
-
-        @computed_field
-        @property
-        def link(self) -> str | None:
-            """The link."""
-            return self.text_search_result.link
 
 
 # Memoised: fusion sees the same links again and again (an agent's searches overlap). A plain
@@ -344,21 +288,8 @@ class FusedTextSearch(Wrapper):
             results = [_string(e[_ITEM]) for e in page]
         else:
             fused = [
-                Hit(
-                    # Plain construction: pydantic-core validates these four fields faster
-                    # than model_construct assembles them in Python.
-                    FusedResult(
-                        result=hit.native,
-                        text_search_result=hit.text,
-                        score=-e[_NEG_SCORE],
-                        sources=e[_SOURCES],
-                    ),
-                    hit.text,
-                    hit.owner,
-                    hit.base,
-                )
+                e[_ITEM].rewrapped(FusedResult, score=-e[_NEG_SCORE], sources=e[_SOURCES])
                 for e in page
-                for hit in (e[_ITEM],)
             ]
             results = fused if kind == "hits" else [h.native for h in fused]
         return SearchResults(results, None, metadata)

@@ -11,15 +11,6 @@ from collections.abc import Sequence
 from operator import mul
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    SerializerFunctionWrapHandler,
-    computed_field,
-    field_serializer,
-)
-from pydantic_core import PydanticSerializationError
-
 from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch._types import SearchOptions, SearchResults, TextSearchResult
 from textsearch.base import TextSearch
@@ -33,6 +24,7 @@ from textsearch.compose._common import (
     logger,
     precheck,
 )
+from textsearch.compose._result import WrappedResult
 from textsearch.errors import ConfigurationError, TextSearchError
 
 if TYPE_CHECKING:
@@ -42,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["RerankedResult", "RerankedTextSearch"]
 
 
-class RerankedResult(BaseModel):
+class RerankedResult(WrappedResult):
     """One result of `RerankedTextSearch`: a first-stage result and its new place.
 
     ``name``, ``value`` and ``link`` read through to `text_search_result`, so the result
@@ -56,54 +48,8 @@ class RerankedResult(BaseModel):
         first_rank: Its rank in the wrapped search's list (1 = first).
     """
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
-
-    result: Any
-    text_search_result: TextSearchResult
     score: float | None
     first_rank: int
-
-    @field_serializer("result", mode="wrap")
-    def _dump_result(self, value: Any, handler: SerializerFunctionWrapHandler) -> Any:
-        # A third-party native result may be a type pydantic cannot serialize.
-        try:
-            return handler(value)
-        except PydanticSerializationError:
-            return str(value)
-
-    if TYPE_CHECKING:
-
-        @property
-        def name(self) -> str | None:
-            """The title."""
-
-        @property
-        def value(self) -> str | None:
-            """The text."""
-
-        @property
-        def link(self) -> str | None:
-            """The link."""
-
-    else:
-
-        @computed_field
-        @property
-        def name(self) -> str | None:
-            """The title."""
-            return self.text_search_result.name
-
-        @computed_field
-        @property
-        def value(self) -> str | None:
-            """The text."""
-            return self.text_search_result.value
-
-        @computed_field
-        @property
-        def link(self) -> str | None:
-            """The link."""
-            return self.text_search_result.link
 
 
 def rerank_text(text: TextSearchResult) -> str:
@@ -320,19 +266,12 @@ class RerankedTextSearch(Wrapper):
             results = [items[i].string for i in page]
         else:
             ranked = [
-                Hit(
-                    RerankedResult(
-                        result=hit.native,
-                        text_search_result=hit.text,
-                        score=scores[i] if scores is not None and i < len(scores) else None,
-                        first_rank=i + 1,
-                    ),
-                    hit.text,
-                    hit.owner,
-                    hit.base,
+                items[i].rewrapped(
+                    RerankedResult,
+                    score=scores[i] if scores is not None and i < len(scores) else None,
+                    first_rank=i + 1,
                 )
                 for i in page
-                for hit in (items[i],)
             ]
             results = ranked if kind == "hits" else [h.native for h in ranked]
         total = hits.total_count if options.include_total_count else None

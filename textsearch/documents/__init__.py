@@ -53,8 +53,10 @@ def read_path(
     `LocalTextSearch.index_path` gives that section: the file's path plus `#anchor`, or
     `#L<line>` where a file has no headings; `#page=N`, `#slide=N`, `#sheet=<name>`,
     `#row=N` in PDF, PPTX, XLSX and CSV files) and `metadata` (`path`, relative to the root,
-    `section`, the heading, where there is one, and `page`, `slide`, `sheet` or `row` where
-    the format has them).
+    `section`, the heading, where there is one, `section_index`, the section's place in its
+    file counted from 0, and `page`, `slide`, `sheet` or `row` where the format has them).
+    With `section_index`, a store that keeps these documents can give a file back whole, its
+    sections in order (the MCP server does so for the file's own URI, the relative path).
 
     Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
     leading outside the root never followed). A file that cannot be read is left out and,
@@ -110,6 +112,7 @@ def _sections(
     """One document per section: passages under one anchor are joined; the rest stand alone."""
     group: list[Passage] = []
     key: tuple[str | None, str | None, int | None] | None = None
+    index = 0
     for number, passage in enumerate(passages):
         # As the local index stores a passage: the section under the document's own title is
         # the top of the document, and the first passage needs no line number.
@@ -119,12 +122,12 @@ def _sections(
         line = (passage.line or None) if number else None
         this = (section, anchor, None if anchor else line)
         if group and key is not None and (this != key or anchor is None):
-            yield _document(link, relative, title, key, group)
-            group = []
+            yield _document(link, relative, title, key, group, index)
+            group, index = [], index + 1
         key = this
         group.append(passage)
     if group and key is not None:
-        yield _document(link, relative, title, key, group)
+        yield _document(link, relative, title, key, group, index)
 
 
 def _document(
@@ -133,12 +136,14 @@ def _document(
     title: str,
     key: tuple[str | None, str | None, int | None],
     group: list[Passage],
+    index: int,
 ) -> dict[str, Any]:
     section, anchor, line = key
     fragment = anchor or (f"L{line}" if line and line > 1 else None)
     metadata: dict[str, Any] = {"path": relative}
     if section:
         metadata["section"] = section
+    metadata["section_index"] = index
     metadata.update(fragment_metadata(anchor))
     return {
         "id": f"{relative}#{fragment}" if fragment else relative,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ __all__ = [
     "FileWork",
     "IndexReport",
     "checked_formats",
+    "files_to_index",
     "read_file",
     "walk",
 ]
@@ -88,6 +89,23 @@ class IndexReport:
     def indexed(self) -> int:
         """Files (re)indexed by this run: ``added + updated``."""
         return self.added + self.updated
+
+
+def files_to_index(
+    path: str | os.PathLike[str], extensions: Iterable[str]
+) -> tuple[Path, list[Path]]:
+    """The resolved ``path`` and the files to index there: itself, or those `walk` finds.
+
+    Raises:
+        ConfigurationError: The path holds a NUL character or does not exist.
+    """
+    if "\x00" in os.fspath(path):
+        raise ConfigurationError("cannot index a path that contains a NUL character")
+    root = Path(path).expanduser().resolve()
+    if not root.exists():
+        raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
+    wanted = tuple(e.lower() for e in extensions)
+    return root, [root] if root.is_file() else sorted(walk(root, wanted))
 
 
 def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
@@ -167,7 +185,33 @@ def read_file(
     except NotRead as exc:
         (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
         return None
+    if any(_too_long(p.heading) or _too_long(p.anchor) for p in passages):
+        passages = [_named_passage(p) for p in passages]
+    title = _bounded(title) if _too_long(title) else title
     return FileWork(stat.st_mtime_ns, stat.st_size, digest, title or file.stem, passages)
+
+
+#: Characters kept of a document's title, a passage's heading and its anchor: a file may
+#: name itself with a megabyte of text (a notebook's metadata title, a heading line), which
+#: every result and tool answer naming it would carry to the model.
+MAX_NAME_CHARS = 300
+
+
+def _too_long(text: str | None) -> bool:
+    return text is not None and len(text) > MAX_NAME_CHARS
+
+
+def _bounded(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_NAME_CHARS:
+        return text
+    return text[: MAX_NAME_CHARS - 1].rstrip() + "…"
+
+
+def _named_passage(passage: Passage) -> Passage:
+    anchor = passage.anchor
+    if anchor is not None and len(anchor) > MAX_NAME_CHARS:
+        anchor = anchor[:MAX_NAME_CHARS]
+    return Passage(_bounded(passage.heading), anchor, passage.line, passage.text)
 
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)

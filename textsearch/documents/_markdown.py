@@ -99,7 +99,9 @@ def _accepted(url: str) -> bool:
 # The characters at which an inline rule can start (escape, code, emphasis, strikethrough,
 # link, image, autolink, raw HTML, entity, MyST role). Content without any is its own text.
 _INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&{]")
-_TRAILING_BLANKS = re.compile(r"[ \t]+\n")
+# The lookbehind starts a match only where a run of blanks starts: without it, a long run
+# not followed by a newline is rescanned from each of its characters (quadratic).
+_TRAILING_BLANKS = re.compile(r"(?<![ \t])[ \t]+\n")
 
 
 def _inline_of(token: Token, env: dict[str, Any]) -> str:

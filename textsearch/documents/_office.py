@@ -16,7 +16,9 @@ import io
 import warnings
 import zipfile
 from collections.abc import Iterator
-from typing import Any
+from functools import cache
+from importlib import import_module
+from typing import Any, cast
 
 from textsearch.documents._blocks import Block, MarkupSection
 from textsearch.documents._common import NotRead, clean_text, sheet_fragment
@@ -31,6 +33,7 @@ _CHUNK = 1 << 20
 _DTD_MARKS = (b"<!DOCTYPE", "<!DOCTYPE".encode("utf-16-le"), "<!DOCTYPE".encode("utf-16-be"))
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _NAMES = {"docx": "DOCX", "pptx": "PPTX", "xlsx": "XLSX"}
+_PRESENTATION = "http://schemas.openxmlformats.org/presentationml/2006/main"
 
 
 def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
@@ -122,6 +125,7 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     from docx.table import Table
 
     from textsearch.documents._blocks import github_slug as _github_slug
+    from textsearch.documents._word import paragraph_text
 
     document = docx.Document(io.BytesIO(data))
     styles = {style.style_id: (style.name or "") for style in document.styles}
@@ -131,18 +135,29 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     heading: str | None = None
     anchor: str | None = None
     blocks: list[Block] = []
+    # The lines of a list being read, joined into its block (blocks[-1]) once it ends: text
+    # added to a block item by item would be copied again with each item.
+    items: list[str] = []
+
+    def close_list() -> None:
+        if items:
+            blocks[-1].text = "\n".join(items)
+            items.clear()
+
     for item in document.iter_inner_content():
         if isinstance(item, Table):
             text = _table_text(item)
             if text:
+                close_list()
                 blocks.append(Block(1, text))
             continue
         paragraph = item._p
         style = styles.get(paragraph.style or "", "").lower()
-        text = item.text.strip()
+        text = paragraph_text(paragraph).strip()
         if not text:
             continue
         if style == "title" or (style.startswith("heading") and style[7:].strip().isdigit()):
+            close_list()
             sections.append((heading, anchor, 1, blocks))
             heading = " ".join(text.split())
             anchor, blocks = _github_slug(heading, used), []
@@ -153,16 +168,28 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
         if numbering is not None or style.startswith("list"):
             level = getattr(getattr(numbering, "ilvl", None), "val", 0)
             text = "  " * min(int(level or 0), 8) + "- " + text
-            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
-                blocks[-1].text += "\n" + text  # one list, one block
+            if items:
+                items.append(text)  # one list, one block
                 continue
+            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
+                items.extend((blocks[-1].text, text))
+                continue
+        close_list()
         blocks.append(Block(1, text))
+    close_list()
     sections.append((heading, anchor, 1, blocks))
     return title, sections
 
 
 def _table_text(table: Any) -> str:
     """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
+    from docx.table import Table
+
+    from textsearch.documents._word import table_rows
+
+    if isinstance(table, Table):  # Word: read from the XML in one pass (see table_rows)
+        rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table._tbl))
+        return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
     lines: list[str] = []
     for row in table.rows:
         cells: list[str] = []
@@ -193,10 +220,8 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     for number, slide in enumerate(presentation.slides, 1):
         shapes = list(slide.shapes)
         # The title is the placeholder of index 0 (as `slide.shapes.title` finds it, without
-        # walking the shapes a second time).
-        title_shape = next(
-            (s for s in shapes if s.is_placeholder and s.placeholder_format.idx == 0), None
-        )
+        # walking the shapes a second time, nor looking for each one's p:ph twice).
+        title_shape = next((s for s in shapes if _placeholder(s._element, "idx") == 0), None)
         name = ""
         if title_shape is not None and title_shape.has_text_frame:
             name = " ".join(title_shape.text_frame.text.split())
@@ -205,12 +230,40 @@ def _pptx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             for text in _shape_texts(shapes, title_shape.shape_id if title_shape else None)
         ]
         if slide.has_notes_slide:
-            notes = slide.notes_slide.notes_text_frame
-            if notes is not None and notes.text.strip():
-                blocks.append(Block(1, notes.text.strip()))
+            notes = _notes_text(slide.notes_slide)
+            if notes:
+                blocks.append(Block(1, notes))
         heading = name or f"Slide {number}"
         sections.append((heading, f"slide={number}", 1, blocks))
     return title, sections
+
+
+@cache
+def _ph_path() -> Any:
+    etree: Any = import_module("lxml.etree")  # python-pptx's parser (lxml ships no types)
+
+    # where python-pptx finds a shape's p:ph, compiled once (python-pptx compiles it on
+    # every look, several times a shape)
+    return etree.XPath("./*[1]/p:nvPr/p:ph", namespaces={"p": _PRESENTATION})
+
+
+def _placeholder(element: Any, attribute: str) -> Any:
+    """A shape element's placeholder ``idx`` or ``type`` (``None``: not a placeholder)."""
+    found = _ph_path()(element)
+    return getattr(found[0], attribute) if found else None
+
+
+def _notes_text(notes: Any) -> str:
+    """The text of a notes slide's body placeholder, as ``notes_text_frame.text`` (stripped)."""
+    from pptx.enum.shapes import PP_PLACEHOLDER
+    from pptx.text.text import TextFrame
+
+    tree = notes._element.cSld.spTree
+    for element in tree.iter_shape_elms():
+        if _placeholder(element, "type") == PP_PLACEHOLDER.BODY:
+            body = getattr(element, "txBody", None)
+            return TextFrame(body, cast(Any, None)).text.strip() if body is not None else ""
+    return ""
 
 
 def _shape_texts(shapes: Any, skip: int | None, depth: int = 0) -> Iterator[str]:
@@ -258,8 +311,11 @@ def _xlsx(data: bytes, limit: int) -> tuple[str | None, list[MarkupSection]]:
                 if not any(shown):
                     continue
                 if header is None:
-                    header = [h or _column(i) for i, h in enumerate(shown)]
-                    continue
+                    if all(isinstance(v, str) for v in values if v is not None):
+                        header = [h or _column(i) for i, h in enumerate(shown)]
+                        continue
+                    # numbers or dates in the first row: data, under the column letters
+                    header = [_column(i) for i in range(len(shown))]
                 lines.append((1, row_text(header, shown)))
             if header is not None and not lines:  # one row only: it is the content
                 lines.append((1, "; ".join(h for h in header if h)))

@@ -35,7 +35,8 @@ class Passage:
     text: str
 
 
-_TRAILING = re.compile(r"[ \t\f\v\r]+\n")
+# The lookbehind starts a match only at the start of a run (a long run is not rescanned).
+_TRAILING = re.compile(r"(?<![ \t\f\v\r])[ \t\f\v\r]+\n")
 # C0 control characters but the line feed and the tab: never text a model should read
 # (docutils marks escapes with NUL; a file may hold anything).
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")

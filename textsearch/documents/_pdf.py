@@ -35,10 +35,15 @@ _LOCK = threading.Lock()
 _LIGATURES = re.compile("[\ufb00-\ufb06]")
 # PDFium marks a word hyphenated at a line end with U+FFFE (and some producers use a soft
 # hyphen or U+0002 before the line break): the word is joined again.
-_HYPHEN_BREAK = re.compile("(?:\ufffe|\u00ad|\x02)(?:\n|$)?")
+_HYPHEN_BREAK = re.compile("[\ufffe\u00ad\x02]\n?")
+_HYPHEN_MARKS = ("\ufffe", "\u00ad", "\x02")
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
-_TRAILING = re.compile("[ \t]+\n")
+# A match starts only where a run of blanks starts (else a long run is rescanned per blank).
+_TRAILING = re.compile("(?<![ \t])[ \t]+\n")
 _LEADER = re.compile(r"(?: ?\.){5,} ?")  # a table of contents' dot leaders
+# An identifier a line end broke after an underscore (``ASN1_`` / ``ARRAY_ERROR``): the
+# underscore is never where a word ends, so the two halves are one word.
+_UNDERSCORE_BREAK = re.compile(r"(?<=\w_)[ \t]*\n(?=\w)")
 _DIGITS = re.compile(r"\d+")
 _SPACES = re.compile(r"\s+")
 # PDF error codes of PDFium (FPDF_GetLastError) that name the cause.
@@ -123,14 +128,24 @@ def _page_texts(document: object, count: int) -> list[str]:
 
 def clean_page(text: str) -> str:
     """One page's text as a reader wants it (see the module's docstring)."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _HYPHEN_BREAK.sub("", text)
+    # Each pass only where its characters are (a substring test is a fast scan; a regex
+    # tried at every position is not).
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if any(mark in text for mark in _HYPHEN_MARKS):
+        text = _HYPHEN_BREAK.sub("", text)
     if _LIGATURES.search(text):
         text = _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
-    text = _CONTROLS.sub(" ", text.replace("\x0c", "\n"))
+    if "\x0c" in text:
+        text = text.replace("\x0c", "\n")
+    text = _CONTROLS.sub(" ", text)
     if ". . ." in text:
         text = _LEADER.sub(" … ", text)
-    return _TRAILING.sub("\n", text).strip()
+    if " \n" in text or "\t\n" in text:
+        text = _TRAILING.sub("\n", text)
+    if "_\n" in text:
+        text = _UNDERSCORE_BREAK.sub("", text)
+    return text.strip()
 
 
 def _title(document: object) -> str | None:

@@ -1,9 +1,14 @@
 """Bounds on what reaches docutils, so that reading a crafted file costs time linear in its size.
 
-Two constructs cost docutils more than linear time: a line over 10,000 characters (its inline
-parse; docutils refuses the whole document) and a table with many columns (its table parser
-is quadratic in the width). Such lines are handed to docutils as a placeholder word at the
-same indentation, so the document keeps its shape and its line numbers, and the reader puts
+Three constructs cost docutils more than linear time: a line over 10,000 characters (its inline
+parse; docutils refuses the whole document), a table with many columns (its table parser
+is quadratic in the width) and blocks nested hundreds deep (each level reads its indented
+block again: cost ~ depth x size). A line indented past ``MAX_INDENT`` columns is handed to
+docutils at that indentation, so nesting stops deepening there (what lies deeper reads as
+siblings at the last level); no file written for people is indented that far.
+
+Long lines and wide tables are handed to docutils as a placeholder word at the same
+indentation, so the document keeps its shape and its line numbers, and the reader puts
 the words back into the text it made: the line itself (code keeps it exactly), or for a
 table row its cells joined with ``"; "``; a table's border lines go. A wide table then reads
 as the rows of a narrow one would, and a long line is kept, as the Markdown reader keeps it.
@@ -18,6 +23,8 @@ __all__ = ["LINE_LIMIT", "Placeholders", "guard_lines"]
 LINE_LIMIT = 10_000  # docutils' own bound on a line's length
 MAX_COLUMNS = 64  # columns of a table docutils parses; wider ones are read as rows of words
 MAX_CELLS = 5_000  # cells (columns x lines) of one table docutils parses
+MAX_INDENT = 100  # columns of indentation docutils sees; deeper lines are set at this one
+_TOO_DEEP = " " * (MAX_INDENT + 1)
 
 _OPEN, _CLOSE = "\ue000", "\ue001"  # private-use characters: no markup to docutils
 _PLACEHOLDER = re.compile(f"{_OPEN}([0-9]{{1,9}}){_CLOSE}")
@@ -55,6 +62,8 @@ class Placeholders:
 def guard_lines(lines: list[str]) -> tuple[list[str], Placeholders]:
     """``lines`` with over-long lines and over-wide (or over-large) tables as placeholders."""
     placeholders = Placeholders()
+    if any(line.startswith(_TOO_DEEP) for line in lines):
+        lines = [_flattened(line) if line.startswith(_TOO_DEEP) else line for line in lines]
     if not any(len(line) > LINE_LIMIT or line.lstrip(" ")[:1] in ("=", "+") for line in lines):
         return lines, placeholders
     out = list(lines)
@@ -87,6 +96,11 @@ def guard_lines(lines: list[str]) -> tuple[list[str], Placeholders]:
             out[index] = placeholders.add(indent, body.strip(), body)
         index += 1
     return out, placeholders
+
+
+def _flattened(line: str) -> str:
+    """``line`` indented ``MAX_INDENT`` columns (the lines are tab-expanded already)."""
+    return _TOO_DEEP[:MAX_INDENT] + line.lstrip(" ")
 
 
 def _too_big(columns: int, lines: int) -> bool:

@@ -9,7 +9,7 @@ milliseconds, not seconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from textsearch.documents._blocks import Block, MarkupSection, collector_paused
 from textsearch.documents._passages import (
@@ -46,6 +46,7 @@ def _html_sections(raw: str | bytes) -> tuple[str | None, list[_Section]]:
 
 _BLOCK_BREAK = re.compile(r"\n(?:[ \t]*\n)+")  # blank lines: where paragraphs end
 _SENTENCE_END = re.compile(r"[.!?。！？]\s")
+_BLANKS = re.compile(r"\s*")
 
 
 def _blocks(body: str) -> Iterator[tuple[int, str]]:
@@ -60,21 +61,27 @@ def _blocks(body: str) -> Iterator[tuple[int, str]]:
 
 
 def _cut(text: str, limit: int) -> list[str]:
-    """Cut one over-long paragraph at sentence ends, else at spaces, else anywhere."""
+    """Cut one over-long paragraph at sentence ends, else at spaces, else anywhere.
+
+    The text is walked by offsets, never re-sliced: copying what is left after each piece
+    made a paragraph of megabytes cost time in the square of its length.
+    """
     pieces: list[str] = []
-    while len(text) > limit:
-        window = text[:limit]
+    start, end = 0, len(text)
+    while end - start > limit:
+        stop = start + limit
         cut = -1
-        for match in _SENTENCE_END.finditer(window, _SPLIT_MIN):
+        for match in _SENTENCE_END.finditer(text, start + _SPLIT_MIN, stop):
             cut = match.end()
         if cut == -1:
-            cut = window.rfind(" ", _SPLIT_MIN) + 1
+            cut = text.rfind(" ", start + _SPLIT_MIN, stop) + 1
         if cut <= 0:
-            cut = limit
-        pieces.append(text[:cut].strip())
-        text = text[cut:].lstrip()
-    if text.strip():
-        pieces.append(text.strip())
+            cut = stop
+        pieces.append(text[start:cut].strip())
+        start = _BLANKS.match(text, cut).end()  # type: ignore[union-attr]  # \s* always matches
+    rest = text[start:].strip()
+    if rest:
+        pieces.append(rest)
     return pieces
 
 
@@ -90,37 +97,51 @@ def _pack(sections: list[_Section], limit: int, *, tidy: bool = True) -> list[Pa
     ``tidy=False`` for text that is tidy already (the HTML converter's: no blanks at line
     ends, no blank-line runs), whose paragraphs need no second pass.
     """
-    passages: list[Passage] = []
-    for heading, anchor, line, body in sections:
-        if not body.strip():
+    return [
+        _passage(heading, anchor, start, group)
+        for heading, anchor, line, body in sections
+        if body.strip()
+        for start, group in group_pieces(_body_pieces(body, line, limit, tidy), limit, 2)
+    ]
+
+
+def _body_pieces(body: str, line: int, limit: int, tidy: bool) -> Iterator[tuple[int, str]]:
+    """Each paragraph of a section's body (cut when over ``limit``) and the line it starts."""
+    offset, at_line = 0, line
+    for block_start, raw_block in _blocks(body):
+        block = _tidy(raw_block) if tidy else raw_block
+        if not block:
             continue
-        current: list[str] = []
-        size = 0
-        start_line = line
-        offset, at_line = 0, line
-        for block_start, raw_block in _blocks(body):
-            block = _tidy(raw_block) if tidy else raw_block
-            if not block:
-                continue
-            if line:
-                begins = block_start + len(raw_block) - len(raw_block.lstrip())
-                at_line += body.count("\n", offset, begins)
-                offset = begins
-            if len(block) <= limit:
-                pieces = [block]
-            else:
-                pieces = _cut(block, limit)
-            for piece in pieces:
-                if current and size + len(piece) + 2 > limit:
-                    passages.append(_passage(heading, anchor, start_line, current))
-                    current, size = [], 0
-                if not current:
-                    start_line = at_line
-                current.append(piece)
-                size += len(piece) + 2
-        if current:
-            passages.append(_passage(heading, anchor, start_line, current))
-    return passages
+        if line:
+            begins = block_start + len(raw_block) - len(raw_block.lstrip())
+            at_line += body.count("\n", offset, begins)
+            offset = begins
+        for piece in [block] if len(block) <= limit else _cut(block, limit):
+            yield at_line, piece
+
+
+def group_pieces(
+    pieces: Iterable[tuple[int, str]], limit: int, gap: int
+) -> Iterator[tuple[int, list[str]]]:
+    """Consecutive pieces gathered greedily into groups of at most ``limit`` characters.
+
+    ``gap`` characters are counted after each piece (the separator they are joined by);
+    each group comes with the position (a line, a row) of its first piece. A piece longer
+    than ``limit`` makes a group of its own.
+    """
+    current: list[str] = []
+    size = 0
+    first = 0
+    for position, piece in pieces:
+        if current and size + len(piece) + gap > limit:
+            yield first, current
+            current, size = [], 0
+        if not current:
+            first = position
+        current.append(piece)
+        size += len(piece) + gap
+    if current:
+        yield first, current
 
 
 # -- packing blocks (what the markup readers make) into passages -------------------------------
@@ -150,31 +171,26 @@ def _cut_code(text: str, limit: int) -> list[str]:
 
 def _pack_blocks(sections: list[MarkupSection], limit: int) -> list[Passage]:
     """Passages of at most ``limit`` characters; prose tidied, code blocks kept exactly."""
-    passages: list[Passage] = []
-    for heading, anchor, line, blocks in sections:
-        current: list[str] = []
-        size = 0
-        start_line = line
-        for block in blocks:
-            if block.code:
-                text = block.text.strip("\n")
-                pieces = [text] if len(text) <= limit else _cut_code(text, limit)
-            else:
-                text = _tidy(block.text)
-                if not text:
-                    continue
-                pieces = [text] if len(text) <= limit else _cut(text, limit)
-            for piece in pieces:
-                if current and size + len(piece) + 2 > limit:
-                    passages.append(_passage(heading, anchor, start_line, current))
-                    current, size = [], 0
-                if not current:
-                    start_line = block.line or line
-                current.append(piece)
-                size += len(piece) + 2
-        if current:
-            passages.append(_passage(heading, anchor, start_line, current))
-    return passages
+    return [
+        _passage(heading, anchor, start, group)
+        for heading, anchor, line, blocks in sections
+        for start, group in group_pieces(_block_pieces(blocks, line, limit), limit, 2)
+    ]
+
+
+def _block_pieces(blocks: Iterable[Block], line: int, limit: int) -> Iterator[tuple[int, str]]:
+    """Each block's text (cut when over ``limit``) and the line it starts on."""
+    for block in blocks:
+        if block.code:
+            text = block.text.strip("\n")
+            pieces = [text] if len(text) <= limit else _cut_code(text, limit)
+        else:
+            text = _tidy(block.text)
+            if not text:
+                continue
+            pieces = [text] if len(text) <= limit else _cut(text, limit)
+        for piece in pieces:
+            yield block.line or line, piece
 
 
 def _string_blocks(sections: list[_Section]) -> list[MarkupSection]:

@@ -36,27 +36,15 @@ def row_text(header: Sequence[str], values: Sequence[str]) -> str:
 
 def pack_rows(rows: Iterable[tuple[int, str]], limit: int) -> list[tuple[int, str]]:
     """``(first row number, text)`` of passages of whole rows, one row per line."""
-    from textsearch.documents._split import _cut
+    from textsearch.documents._split import _cut, group_pieces
 
-    packed: list[tuple[int, str]] = []
-    current: list[str] = []
-    first = 0
-    size = 0
-    for number, text in rows:
-        if not text:
-            continue
-        pieces = [text] if len(text) <= limit else _cut(text, limit)
-        for piece in pieces:
-            if current and size + len(piece) + 1 > limit:
-                packed.append((first, "\n".join(current)))
-                current, size = [], 0
-            if not current:
-                first = number
-            current.append(piece)
-            size += len(piece) + 1
-    if current:
-        packed.append((first, "\n".join(current)))
-    return packed
+    pieces = (
+        (number, piece)
+        for number, text in rows
+        if text
+        for piece in ([text] if len(text) <= limit else _cut(text, limit))
+    )
+    return [(first, "\n".join(group)) for first, group in group_pieces(pieces, limit, 1)]
 
 
 def read_delimited(

@@ -11,10 +11,11 @@ import contextlib
 import inspect
 import math
 import sys
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
-from textsearch import _tracing
+from textsearch import _foreign, _tracing
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch.errors import ProviderError, ResponseFormatError, TextSearchError
 
 T = TypeVar("T")
@@ -129,17 +130,10 @@ def checked_vectors(
     rows = _array_rows(vectors, count, dimensions)
     if rows is not None:
         return rows
-    if type(vectors).__module__ == "numpy" and hasattr(vectors, "tolist"):
-        vectors = vectors.tolist()  # a 2-d array from a local model: one row per text
-    if not isinstance(vectors, Sequence) or isinstance(vectors, (str, bytes)):
-        raise ResponseFormatError(
-            f"the embedder returned {type(vectors).__name__}, not a list of vectors",
-            provider=provider,
-        )
-    if len(vectors) != count:
-        raise ResponseFormatError(
-            f"the embedder returned {len(vectors)} vectors for {count} texts", provider=provider
-        )
+    # a 2-d array from a local model becomes one row per text
+    vectors = _foreign.one_per_text(
+        vectors, count, who="the embedder", items="vectors", provider=provider
+    )
     out: list[list[float]] = []
     length = dimensions
     for i, vector in enumerate(vectors):
@@ -210,24 +204,9 @@ def _texts(texts: object) -> list[str]:
     return list(texts)
 
 
-@contextlib.contextmanager
-def _embedder_errors(provider: str) -> Iterator[None]:
+def _embedder_errors(provider: str) -> contextlib.AbstractContextManager[None]:
     """What an embedder raises: one of ours unchanged, anything else as a ``ProviderError``."""
-    try:
-        yield
-    except TextSearchError:
-        raise
-    except Exception as exc:  # every other failure becomes a documented error
-        from textsearch._http._redact import scrub
-
-        raise ProviderError(
-            f"the embedder failed: {type(exc).__name__}: {scrub(str(exc))[:300]}",
-            provider=provider,
-        ) from exc
-
-
-def _provider(embedder: object) -> str:
-    return str(getattr(embedder, "provider_name", None) or type(embedder).__name__)
+    return _foreign.foreign_errors(provider, "the embedder failed")
 
 
 #: Embedders of this package whose every output already went through ``check_vectors``
@@ -250,7 +229,7 @@ def _validated(embedder: Embedder, vectors: object, count: int) -> list[list[flo
         and (dimensions is None or not vectors or len(vectors[0]) == dimensions)
     ):
         return vectors
-    return check_vectors(vectors, count, dimensions, provider=_provider(embedder))
+    return check_vectors(vectors, count, dimensions, provider=_foreign.provider_of(embedder))
 
 
 def embeds_in_a_thread(embedder: Embedder) -> bool:
@@ -272,63 +251,45 @@ async def embed_documents(embedder: Embedder, texts: Sequence[str]) -> list[list
         ResponseFormatError: Malformed output (see `check_vectors`).
     """
     items = _texts(texts)
-    if not items:
-        return []
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
-            return await _embed_documents(embedder, items)
-    return await _embed_documents(embedder, items)
-
-
-async def _embed_documents(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(_provider(embedder)):
-        vectors = await embedder.embed_documents(items)
-    return _validated(embedder, vectors, len(items))
+    return await drive(_embedding(embedder, items, query=False), perform) if items else []
 
 
 def embed_documents_sync(embedder: Embedder, texts: Sequence[str]) -> list[list[float]]:
     """Blocking twin of `embed_documents`; raises the same errors."""
     items = _texts(texts)
-    if not items:
-        return []
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), len(items)):
-            return _embed_documents_sync(embedder, items)
-    return _embed_documents_sync(embedder, items)
-
-
-def _embed_documents_sync(embedder: Embedder, items: list[str]) -> list[list[float]]:
-    with _embedder_errors(_provider(embedder)):
-        vectors = embedder.embed_documents_sync(items)
-    return _validated(embedder, vectors, len(items))
+    return drive_sync(_embedding(embedder, items, query=False), perform_sync) if items else []
 
 
 async def embed_query(embedder: Embedder, text: str) -> list[float]:
     """The validated vector of one query; raises as `embed_documents`."""
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), 1):
-            return await _embed_query(embedder, text)
-    return await _embed_query(embedder, text)
-
-
-async def _embed_query(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(_provider(embedder)):
-        vector = await embedder.embed_query(text)
-    return _validated(embedder, [vector], 1)[0]
+    return (await drive(_embedding(embedder, [text], query=True), perform))[0]
 
 
 def embed_query_sync(embedder: Embedder, text: str) -> list[float]:
     """Blocking twin of `embed_query`; raises the same errors."""
-    if _tracing.enabled():
-        with _tracing.embedding_span(embedder, _provider(embedder), 1):
-            return _embed_query_sync(embedder, text)
-    return _embed_query_sync(embedder, text)
+    return drive_sync(_embedding(embedder, [text], query=True), perform_sync)[0]
 
 
-def _embed_query_sync(embedder: Embedder, text: str) -> list[float]:
-    with _embedder_errors(_provider(embedder)):
-        vector = embedder.embed_query_sync(text)
-    return _validated(embedder, [vector], 1)[0]
+def _embedding(
+    embedder: Embedder, items: list[str], *, query: bool
+) -> Plan[Call, list[list[float]]]:
+    """One validated embedder call, for both paths (see `textsearch._twins`)."""
+    provider = _foreign.provider_of(embedder)
+    span = (
+        _tracing.embedding_span(embedder, provider, len(items))
+        if _tracing.enabled()
+        else contextlib.nullcontext()
+    )
+    with span:
+        with _embedder_errors(provider):
+            if query:
+                vector = yield Call(embedder.embed_query_sync, embedder.embed_query, (items[0],))
+                vectors: object = [vector]
+            else:
+                vectors = yield Call(
+                    embedder.embed_documents_sync, embedder.embed_documents, (items,)
+                )
+        return _validated(embedder, vectors, len(items))
 
 
 class _EmbedderBase:
@@ -487,28 +448,15 @@ class FunctionEmbedder(_EmbedderBase):
         )
 
     async def _call_async(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        if inspect.iscoroutinefunction(fn):
-            result: Any = await fn(texts)
-        else:
-            result = await asyncio.to_thread(fn, texts)
-            if inspect.isawaitable(result):
-                result = await result
-        return self._learn(result, len(texts), self.model)
+        return self._learn(await _foreign.call_async(fn, texts), len(texts), self.model)
 
     def _call_sync(self, fn: EmbedFunction, texts: list[str]) -> list[list[float]]:
-        result: Any = fn(texts)
-        if inspect.isawaitable(result):
-            try:
-                asyncio.get_running_loop()
-            except RuntimeError:
-                result = asyncio.run(_awaited(result))
-            else:
-                if inspect.iscoroutine(result):
-                    result.close()
-                raise RuntimeError(
-                    "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
-                    "running event loop; await the async method instead"
-                )
+        result = _foreign.call_blocking(fn, texts)
+        if result is _foreign.IN_LOOP:
+            raise RuntimeError(
+                "FunctionEmbedder: an async fn cannot run from a blocking call inside a "
+                "running event loop; await the async method instead"
+            )
         return self._learn(result, len(texts), self.model)
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
@@ -528,7 +476,3 @@ class FunctionEmbedder(_EmbedderBase):
     def embed_query_sync(self, text: str) -> list[float]:
         """Blocking twin of `embed_query`."""
         return self._call_sync(self._query_fn, [text])[0]
-
-
-async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value

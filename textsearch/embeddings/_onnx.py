@@ -21,6 +21,7 @@ import os
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from textsearch._onnx_runtime import import_runtime, open_model
 from textsearch.embeddings._base import _checks_its_output, _ModelEmbedder
 from textsearch.errors import ConfigurationError
 
@@ -94,19 +95,6 @@ def _find_tokenizer(model: Path) -> Path | None:
     return None
 
 
-def _import_runtime() -> tuple[Any, Any, Any]:
-    try:
-        numpy = importlib.import_module("numpy")
-        onnxruntime = importlib.import_module("onnxruntime")
-        tokenizers = importlib.import_module("tokenizers")
-    except ImportError as exc:
-        missing = exc.name or "onnxruntime"
-        error = ConfigurationError(f"OnnxEmbedder needs {missing}: {INSTALL_HINT}")
-    else:
-        return numpy, onnxruntime, tokenizers.Tokenizer
-    raise error
-
-
 @_checks_its_output
 class OnnxEmbedder(_ModelEmbedder):
     """An `Embedder` running an ONNX sentence encoder locally.
@@ -166,30 +154,14 @@ class OnnxEmbedder(_ModelEmbedder):
             raise ConfigurationError(
                 f"{owner}: no tokenizer.json next to {model_path.name!r}; pass tokenizer="
             )
-        numpy, ort, tokenizer_class = _import_runtime()
-        self._np: Any = numpy
-        self._session: Any = None
-        self._tokenizer: Any = None
-        error: ConfigurationError | None = None
-        try:
-            options = ort.SessionOptions()
-            # Batches come in many shapes (texts of every length): a memory pattern planned
-            # per shape can grow onnxruntime's arena far past the model's need; without it
-            # the arena stays and peak memory stays near need (docs/performance.md).
-            options.enable_mem_pattern = False
-            if threads is not None:
-                options.intra_op_num_threads = threads
-            self._session = ort.InferenceSession(
-                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-            self._tokenizer = tokenizer_class.from_file(str(tokenizer_path))
-        except Exception as exc:  # onnxruntime and tokenizers raise their own types
-            error = ConfigurationError(
-                f"{owner}: cannot load {model_path.name!r} / {tokenizer_path.name!r}: "
-                f"{type(exc).__name__}: {str(exc)[:200]}"
-            )
-        if error is not None:
-            raise error
+        runtime = import_runtime("OnnxEmbedder", INSTALL_HINT)
+        self._np: Any = runtime[0]
+        # Batches come in many shapes (texts of every length): a memory pattern planned per
+        # shape can grow onnxruntime's arena far past the model's need; without it the arena
+        # stays and peak memory stays near need (docs/performance.md).
+        self._session, self._tokenizer = open_model(
+            owner, runtime, model_path, tokenizer_path, threads=threads, memory_pattern=False
+        )
         pad_id = self._tokenizer.token_to_id("[PAD]")
         self._tokenizer.enable_truncation(max_length=max_length)
         self._tokenizer.enable_padding(

@@ -27,26 +27,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import ipaddress
 import os
 import sys
 from array import array
 from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import httpx
 
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpEngine,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-    bearer_or_plain,
-)
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse, bearer_or_plain
+from textsearch._http._checks import is_local_url, text_or_none
+from textsearch._http._owner import EngineOwner
+from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_settings
 from textsearch.embeddings._base import (
     _checks_its_output,
     _EmbedderBase,
@@ -61,6 +53,9 @@ from textsearch.errors import (
     QuotaExceededError,
     ResponseFormatError,
 )
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["OpenAIEmbedder"]
 
@@ -81,24 +76,7 @@ KNOWN_DIMENSIONS: Final = {
     "text-embedding-ada-002": 1536,
 }
 PROVIDER: Final = "openai-embeddings"
-
-
-def is_local_url(url: httpx.URL) -> bool:
-    """Whether ``url`` names this machine (loopback address, ``localhost`` or ``*.localhost``)."""
-    host = (url.host or "").lower().rstrip(".")
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _text(value: object) -> str | None:
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    text = str(value).strip()
-    return text or None
+_DEFAULTS: Final = {**HTTP_DEFAULTS, "max_response_bytes": DEFAULT_MAX_RESPONSE_BYTES}
 
 
 def read_openai_error(status: int, response: HttpResponse) -> ErrorDetail:
@@ -108,15 +86,15 @@ def read_openai_error(status: int, response: HttpResponse) -> ErrorDetail:
     body = load_json_object(response.content) or {}
     error = body.get("error")
     if isinstance(error, dict):
-        message = _text(error.get("message"))
-        code = _text(error.get("code"))
-        kind = _text(error.get("type"))
+        message = text_or_none(error.get("message"))
+        code = text_or_none(error.get("code"))
+        kind = text_or_none(error.get("type"))
     else:
         # Ollama/TEI: {"error": "text"}; vLLM: {"object": "error", "message", "type", "code"};
         # Azure's gateway: {"statusCode": 401, "message": "..."}.
-        message = _text(error) or _text(body.get("message"))
-        code = _text(body.get("code")) if isinstance(body.get("code"), str) else None
-        kind = _text(body.get("type")) or _text(body.get("error_type"))
+        message = text_or_none(error) or text_or_none(body.get("message"))
+        code = text_or_none(body.get("code")) if isinstance(body.get("code"), str) else None
+        kind = text_or_none(body.get("type")) or text_or_none(body.get("error_type"))
     error_class: type[ProviderError] | None = None
     retryable: bool | None = None
     hints: tuple[str, ...] = ()
@@ -165,34 +143,25 @@ def parse_embeddings(
         ResponseFormatError: Not JSON, no ``data`` list, indexes that do not cover the
             inputs exactly once, or malformed vectors (see ``check_vectors``).
     """
-    from textsearch._http._checks import load_json_object
+    from textsearch._http._checks import in_input_order, load_json_object, malformed
 
-    def bad(reason: str) -> ResponseFormatError:
-        return ResponseFormatError(
-            f"{PROVIDER}: HTTP {response.status_code} but {reason}",
-            provider=PROVIDER,
-            status_code=response.status_code,
-        )
-
+    bad = malformed(PROVIDER, response)
     body = load_json_object(response.content)
     if body is None:
         raise bad("the body is not a JSON object")
-    data = body.get("data")
-    if not isinstance(data, list):
-        raise bad("the body has no 'data' list")
-    if len(data) != count:
-        raise bad(f"it holds {len(data)} embeddings for {count} texts")
-    ordered: list[Any] = [None] * count
-    for position, item in enumerate(data):
-        if not isinstance(item, dict) or "embedding" not in item:
-            raise bad(f"item {position} of 'data' has no 'embedding'")
-        index = item.get("index", position)
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-            raise bad(f"item {position} of 'data' has index {index!r}")
-        if ordered[index] is not None:
-            raise bad(f"index {index} appears twice in 'data'")
+    items = in_input_order(
+        body.get("data"),
+        count,
+        bad,
+        what="embeddings",
+        where="'data' list",
+        field="embedding",
+        index_optional=True,
+    )
+    ordered: list[Any] = []
+    for index, item in enumerate(items):
         vector = item["embedding"]
-        ordered[index] = _decode_base64(vector, index) if isinstance(vector, str) else vector
+        ordered.append(_decode_base64(vector, index) if isinstance(vector, str) else vector)
     # the rows were parsed from this answer: nobody else holds them to be copied from
     return checked_vectors(ordered, count, dimensions, provider=PROVIDER, copy=False)
 
@@ -214,7 +183,7 @@ def _env_key_belongs_to(url: httpx.URL, base_url: str | None) -> bool:
 
 
 @_checks_its_output
-class OpenAIEmbedder(_EmbedderBase):
+class OpenAIEmbedder(EngineOwner, _EmbedderBase):
     """An `Embedder` on any OpenAI-compatible ``/embeddings``.
 
     Examples of ``base_url``: ``https://api.openai.com/v1`` (default), Ollama
@@ -247,16 +216,9 @@ class OpenAIEmbedder(_EmbedderBase):
             added) or e.g. ``"api-key"`` for Azure OpenAI.
         query_prefix: Put before each query (e.g. ``"search_query: "`` for nomic-embed).
         document_prefix: Put before each document (e.g. ``"search_document: "``).
-        http_client: An ``httpx.AsyncClient`` or ``httpx.Client`` to use (never closed here).
-        timeout: Seconds or an ``httpx.Timeout`` per phase (default: 5 s connect, 20 s read).
-        max_retries: Retries on 429, 5xx, timeouts and connection failures (0 disables).
-        max_retry_wait: Longest single wait between attempts, in seconds.
-        deadline: Total seconds per request, every attempt and wait included.
-        max_response_bytes: Larger answers are a ``ResponseFormatError``.
-        verify: TLS verification: ``True``, a CA bundle path, an ``ssl.SSLContext`` or
-            ``False`` (warns).
-        transport: ``"auto"``, ``"httpx"``, ``"aiohttp"``, ``"urllib3"`` or ``"fast"`` (see
-            `HttpEngine`).
+        **settings: The HTTP settings (`HttpSettings`: ``http_client``, ``timeout``,
+            ``max_retries``, ``max_retry_wait``, ``deadline`` per request,
+            ``max_response_bytes`` (default 64 MiB), ``verify``, ``transport``).
 
     Raises:
         ConfigurationError: No key for a non-local ``base_url`` (pass ``api_key=`` or set
@@ -278,18 +240,12 @@ class OpenAIEmbedder(_EmbedderBase):
         auth_header: str = "Authorization",
         query_prefix: str = "",
         document_prefix: str = "",
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        deadline: float = DEFAULT_DEADLINE,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[HttpSettings],
     ) -> None:
         from textsearch._http._checks import check_header_name, check_url, resolve_api_key
 
         owner = type(self).__name__
+        given = http_settings(settings, owner, _DEFAULTS)
         if not isinstance(model, str) or not model.strip():
             raise ConfigurationError(f"{owner}: model= must be a non-empty model name")
         if dimensions is not None and (
@@ -355,25 +311,7 @@ class OpenAIEmbedder(_EmbedderBase):
         # A query string in base_url (Azure's api-version) goes with every request.
         self._params = tuple((k, v) for k, v in url.params.multi_items())
         self._headers = {header: bearer_or_plain(header, key)} if key else {}
-        try:
-            self._engine = HttpEngine(
-                provider=PROVIDER,
-                read_error=read_openai_error,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=max_retries,
-                max_retry_wait=max_retry_wait,
-                max_response_bytes=max_response_bytes,
-                secret=key,
-                deadline=deadline,
-                verify=verify,
-                transport=transport,
-            )
-        except ConfigurationError as exc:
-            error = ConfigurationError(f"{owner}: {exc}")
-        else:
-            return
-        raise error
+        self._open_engine(PROVIDER, read_openai_error, key, given)
 
     def _repr_fields(self) -> list[tuple[str, object]]:
         return [
@@ -477,25 +415,3 @@ class OpenAIEmbedder(_EmbedderBase):
         """Blocking twin of `embed_query`; raises the same errors."""
         (batch,) = self._batches([text], self.query_prefix)
         return self._engine.send_sync(self._request(batch), self._parser(1))[0]
-
-    # -- lifecycle ---------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the blocking HTTP client this embedder created (never an injected one)."""
-        self._engine.close()
-
-    async def aclose(self) -> None:
-        """Close every HTTP client this embedder created (never an injected one)."""
-        await self._engine.aclose()
-
-    def __enter__(self) -> OpenAIEmbedder:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> OpenAIEmbedder:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()

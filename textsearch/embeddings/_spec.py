@@ -7,6 +7,7 @@ The first word of the text names an entry of the embedder registry
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Final
 
 from textsearch.embeddings._base import Embedder
@@ -43,6 +44,21 @@ def _forms() -> tuple[str, ...]:
     return SPEC_FORMS + added
 
 
+def split_spec(
+    spec: object, bad: Callable[[object, str], ConfigurationError]
+) -> tuple[str, str, str, str]:
+    """A spec's text, its kind (lower case), the colon if any and what follows it, stripped.
+
+    Raises:
+        ConfigurationError: ``bad(spec, "empty")`` for an empty spec or a non-string.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise bad(spec, "empty")
+    text = spec.strip()
+    kind, sep, rest = text.partition(":")
+    return text, kind.strip().lower(), sep, rest.strip()
+
+
 def from_spec(spec: str) -> Embedder:
     """Build the embedder a spec names, marked with that spec (``embedder.spec``).
 
@@ -65,12 +81,7 @@ def from_spec(spec: str) -> Embedder:
     """
     from textsearch.embeddings._registry import find_embedder
 
-    if not isinstance(spec, str) or not spec.strip():
-        raise _bad(spec, "empty")
-    text = spec.strip()
-    kind, sep, rest = text.partition(":")
-    kind = kind.strip().lower()
-    rest = rest.strip()
+    text, kind, sep, rest = split_spec(spec, _bad)
     found = find_embedder(kind) if kind else None
     if found is None:
         raise _bad(spec, f"unknown embedder {kind!r}")

@@ -11,6 +11,7 @@ from typing import Any, get_args
 from pydantic import BaseModel
 
 from textsearch import _tracing
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
@@ -420,17 +421,25 @@ class SearchFunction:
             )
         return self._call_sync(arguments, raise_errors, session)
 
+    def _plan(
+        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool, session: Hashable
+    ) -> Plan[Call, Outcome]:
+        """One tool call, written once for both paths (see `textsearch._twins`); read tools
+        replace it."""
+        parsed = self._prepared(arguments, raise_errors, session)
+        if isinstance(parsed, Outcome):
+            return parsed
+        answer = yield Call(self._answer_sync, self._answer, (parsed, raise_errors))
+        return self._answered(parsed, answer, session)
+
     async def _call(
         self,
         arguments: Mapping[str, Any] | str | None,
         raise_errors: bool,
         session: Hashable = None,
     ) -> Outcome:
-        """One tool call (what `_run` traces); read tools replace it."""
-        parsed = self._prepared(arguments, raise_errors, session)
-        if isinstance(parsed, Outcome):
-            return parsed
-        return self._answered(parsed, await self._answer(parsed, raise_errors), session)
+        """One tool call (what `_run` traces)."""
+        return await drive(self._plan(arguments, raise_errors, session), perform)
 
     def _call_sync(
         self,
@@ -439,10 +448,7 @@ class SearchFunction:
         session: Hashable = None,
     ) -> Outcome:
         """Blocking twin of `_call`."""
-        parsed = self._prepared(arguments, raise_errors, session)
-        if isinstance(parsed, Outcome):
-            return parsed
-        return self._answered(parsed, self._answer_sync(parsed, raise_errors), session)
+        return drive_sync(self._plan(arguments, raise_errors, session), perform_sync)
 
     async def invoke(
         self, arguments: Mapping[str, Any] | str | None = None, *, raise_errors: bool = False

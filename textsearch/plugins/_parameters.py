@@ -482,6 +482,35 @@ class ParameterSpec:
 
     # -- one call -----------------------------------------------------------------------
 
+    def _known(self, arguments: Mapping[str, Any] | str | bytes | None) -> dict[str, Any]:
+        """The arguments as an object whose every name is a parameter.
+
+        Raises:
+            InvalidRequestError: Not a JSON object, or a name that is not a parameter.
+        """
+        data = _as_object(arguments)
+        unknown = [k for k in data if k not in self._by_name]
+        if unknown:
+            # An argument the schema does not have (a typo, a guessed "filter") would
+            # otherwise change nothing while the model believes it did.
+            raise InvalidRequestError(
+                f"unknown argument{'s' if len(unknown) > 1 else ''} "
+                f"{_names(unknown)}; the parameters are {', '.join(self._by_name)}"
+            )
+        return data
+
+    def _validated(self, prepared: dict[str, Any]) -> dict[str, Any]:
+        """The arguments through the parameters' model, by their wire names.
+
+        Raises:
+            InvalidRequestError: A missing or ill-typed value (the model's words, shortened).
+        """
+        try:
+            validated = self.model.model_validate(prepared)
+        except ValidationError as exc:
+            raise InvalidRequestError(_describe(exc)) from None
+        return validated.model_dump(by_alias=True)
+
     def parse(
         self, arguments: Mapping[str, Any] | str | bytes | None, preset: TextSearchFilter | None
     ) -> ParsedArguments:
@@ -498,15 +527,7 @@ class ParameterSpec:
                 parameter, a required one is missing, or a value has the wrong type or is
                 outside its choices/bounds.
         """
-        data = _as_object(arguments)
-        unknown = [k for k in data if k not in self._by_name]
-        if unknown:
-            # An argument the schema does not have (a typo, a guessed "filter") would
-            # otherwise change nothing while the model believes it did.
-            raise InvalidRequestError(
-                f"unknown argument{'s' if len(unknown) > 1 else ''} "
-                f"{_names(unknown)}; the parameters are {', '.join(self._by_name)}"
-            )
+        data = self._known(arguments)
         prepared: dict[str, Any] = {}
         notes: list[str] = []
         for name, value in data.items():
@@ -527,11 +548,7 @@ class ParameterSpec:
                     )
                 value = clamped
             prepared[name] = value
-        try:
-            validated = self.model.model_validate(prepared)
-        except ValidationError as exc:
-            raise InvalidRequestError(_describe(exc)) from None
-        values = validated.model_dump(by_alias=True)
+        values = self._validated(prepared)
         query = values[QUERY]
         if not query.strip():
             raise InvalidRequestError("query: must not be empty")

@@ -22,13 +22,13 @@ the rest starts.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
-from pydantic import ValidationError
-
+from textsearch._twins import Call, Plan
 from textsearch._types import EqualTo, SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
 from textsearch.errors import ConfigurationError, InvalidRequestError
@@ -37,9 +37,6 @@ from textsearch.plugins._parameters import (
     ParameterSpec,
     ParsedArguments,
     SearchParameter,
-    _as_object,
-    _describe,
-    _names,
 )
 
 __all__ = [
@@ -89,13 +86,7 @@ class _ReadSpec(ParameterSpec):
     def parse(
         self, arguments: Mapping[str, Any] | str | bytes | None, preset: TextSearchFilter | None
     ) -> ParsedArguments:
-        data = _as_object(arguments)
-        unknown = [k for k in data if k not in self._by_name]
-        if unknown:
-            raise InvalidRequestError(
-                f"unknown argument{'s' if len(unknown) > 1 else ''} "
-                f"{_names(unknown)}; the parameters are {', '.join(self._by_name)}"
-            )
+        data = self._known(arguments)
         prepared: dict[str, Any] = {}
         for name, value in data.items():
             if value is None and not self._by_name[name].required:
@@ -103,11 +94,7 @@ class _ReadSpec(ParameterSpec):
             if name == "start" and isinstance(value, bool):
                 raise InvalidRequestError("start: must be a number, not true/false")
             prepared[name] = value
-        try:
-            validated = self.model.model_validate(prepared)
-        except ValidationError as exc:
-            raise InvalidRequestError(_describe(exc)) from None
-        values = validated.model_dump(by_alias=True)
+        values = self._validated(prepared)
         target = values[self._target].strip()
         if not target:
             raise InvalidRequestError(f"{self._target}: must not be empty")
@@ -123,16 +110,55 @@ def can_read_documents(search: object) -> bool:
     return callable(getattr(search, "get_document", None))
 
 
-def _output_schema(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required}
-
-
 class _ReadingFunction(SearchFunction):
     """What the two read tools share: no search, a JSON answer, refusals as errors."""
 
     #: Whether the MCP server serves this tool's connector's documents as resources under
     #: this tool's filter (``read_document``: yes; ``fetch_page`` reads no stored document).
     serves_documents = True
+    #: Whether the same call twice gives the same answer (see `idempotent`).
+    _idempotent: ClassVar[bool]
+    #: The structured answer's properties (JSON schema) and the names it always has.
+    _answer_properties: ClassVar[dict[str, Any]]
+    _answer_required: ClassVar[tuple[str, ...]]
+
+    def __init__(
+        self,
+        text_search: TextSearch,
+        filter: TextSearchFilter | None,
+        name: str,
+        description: str,
+        spec: _ReadSpec,
+        max_chars: int,
+    ) -> None:
+        # one result, no string mapper, no loop guard: a read tool reads, it does not search
+        super().__init__(
+            text_search,
+            kind="text_search_results",
+            name=name,
+            description=description,
+            spec=spec,
+            preset_filter=filter,
+            top=1,
+            max_top=1,
+            string_mapper=None,
+            max_repeats=None,
+        )
+        self.max_chars = max_chars
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether the same call twice has no further effect (an MCP ``idempotentHint``)."""
+        return self._idempotent
+
+    @property
+    def output_json_schema(self) -> dict[str, Any]:
+        """JSON schema of the structured answer (MCP ``outputSchema``); a fresh copy."""
+        return {
+            "type": "object",
+            "properties": copy.deepcopy(self._answer_properties),
+            "required": list(self._answer_required),
+        }
 
     def _refusal(self, message: str, raise_errors: bool) -> Outcome:
         if raise_errors:
@@ -145,11 +171,32 @@ class _ReadingFunction(SearchFunction):
         text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
         return Outcome(text, False, payload)
 
-    def _prepared_read(
-        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
-    ) -> ReadArguments | Outcome:
+    def _step(self, parsed: ReadArguments, raise_errors: bool) -> Call | Outcome:
+        """What reading ``parsed`` takes (a `Call`), or the answer that refuses it."""
+        raise NotImplementedError
+
+    def _finish(self, parsed: ReadArguments, answer: Any, raise_errors: bool) -> Outcome:
+        """The tool's answer from what the read step returned."""
+        raise NotImplementedError
+
+    def _plan(
+        self,
+        arguments: Mapping[str, Any] | str | None,
+        raise_errors: bool,
+        session: Hashable,  # read tools have no loop guard
+    ) -> Plan[Call, Outcome]:
         parsed = self._parse_or_outcome(arguments, raise_errors)
-        return parsed if isinstance(parsed, Outcome) else cast("ReadArguments", parsed)
+        if isinstance(parsed, Outcome):
+            return parsed
+        read = cast("ReadArguments", parsed)
+        step = self._step(read, raise_errors)
+        if isinstance(step, Outcome):
+            return step
+        try:
+            answer = yield step
+        except Exception as exc:
+            return self._failure(exc, raise_errors)
+        return self._finish(read, answer, raise_errors)
 
 
 class ReadDocumentFunction(_ReadingFunction):
@@ -201,48 +248,28 @@ class ReadDocumentFunction(_ReadingFunction):
                 ),
             ]
         )
-        super().__init__(
-            text_search,
-            kind="text_search_results",
-            name=name,
-            description=description,
-            spec=spec,
-            preset_filter=filter,
-            top=1,
-            max_top=1,
-            string_mapper=None,
-            max_repeats=None,
-        )
-        self.max_chars = max_chars
+        super().__init__(text_search, filter, name, description, spec, max_chars)
 
     def __repr__(self) -> str:
         kind = type(self.text_search).__name__
         return f"ReadDocumentFunction(name={self.name!r}, text_search={kind})"
 
-    @property
-    def idempotent(self) -> bool:
-        """Reading the same link twice gives the same text (while the index is unchanged)."""
-        return True
-
-    @property
-    def output_json_schema(self) -> dict[str, Any]:
-        """JSON schema of the structured answer (MCP ``outputSchema``)."""
-        return _output_schema(
-            {
-                "link": {"type": "string", "description": "The link that was read."},
-                "title": _NULLABLE_STRING,
-                "section": _NULLABLE_STRING,
-                "text": {"type": "string"},
-                "start": {"type": "integer", "minimum": 0},
-                "end": {"type": "integer", "minimum": 0},
-                "total_chars": {"type": "integer", "minimum": 0},
-                "next_start": {
-                    "type": "integer",
-                    "description": "Where the rest starts, when the text was cut.",
-                },
-            },
-            ["link", "text", "start", "end", "total_chars"],
-        )
+    #: Reading the same link twice gives the same text (while the index is unchanged).
+    _idempotent = True
+    _answer_properties = {
+        "link": {"type": "string", "description": "The link that was read."},
+        "title": _NULLABLE_STRING,
+        "section": _NULLABLE_STRING,
+        "text": {"type": "string"},
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 0},
+        "total_chars": {"type": "integer", "minimum": 0},
+        "next_start": {
+            "type": "integer",
+            "description": "Where the rest starts, when the text was cut.",
+        },
+    }
+    _answer_required = ("link", "text", "start", "end", "total_chars")
 
     def _read(self, link: str) -> Any:
         from textsearch.plugins._stores import GuardedStore as _GuardedStore
@@ -285,41 +312,17 @@ class ReadDocumentFunction(_ReadingFunction):
             payload["next_start"] = end
         return self._answer_json(payload)
 
+    async def _read_off_loop(self, link: str) -> Any:
+        # The store's reader is blocking (SQLite, a database connection): not on the loop.
+        return await asyncio.to_thread(self._read, link)
+
+    def _step(self, parsed: ReadArguments, raise_errors: bool) -> Call | Outcome:
+        return Call(self._read, self._read_off_loop, (parsed.query,))
+
     def _finish(self, parsed: ReadArguments, document: Any, raise_errors: bool) -> Outcome:
         if document is None:
             return self._refusal(self._not_found(parsed.query), raise_errors)
         return self._render_read(parsed, document)
-
-    async def _call(
-        self,
-        arguments: Mapping[str, Any] | str | None,
-        raise_errors: bool,
-        session: Hashable = None,  # read tools have no loop guard
-    ) -> Outcome:
-        parsed = self._prepared_read(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        try:
-            # The store's reader is blocking (SQLite, a database connection): not on the loop.
-            document = await asyncio.to_thread(self._read, parsed.query)
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
-        return self._finish(parsed, document, raise_errors)
-
-    def _call_sync(
-        self,
-        arguments: Mapping[str, Any] | str | None,
-        raise_errors: bool,
-        session: Hashable = None,
-    ) -> Outcome:
-        parsed = self._prepared_read(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
-        try:
-            document = self._read(parsed.query)
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
-        return self._finish(parsed, document, raise_errors)
 
 
 # -- fetch_page ------------------------------------------------------------------------------
@@ -434,43 +437,23 @@ class FetchPageFunction(_ReadingFunction):
         spec = _ReadSpec(
             [SearchParameter("url", "The http(s) address of the page to read.", required=True)]
         )
-        super().__init__(
-            text_search,
-            kind="text_search_results",
-            name=name,
-            description=description,
-            spec=spec,
-            preset_filter=filter,
-            top=1,
-            max_top=1,
-            string_mapper=None,
-            max_repeats=None,
-        )
+        super().__init__(text_search, filter, name, description, spec, max_chars)
         self.open_world = True
-        self.max_chars = max_chars
         self._fetch_options = fetch_options
 
     def __repr__(self) -> str:
         return f"FetchPageFunction(name={self.name!r})"
 
-    @property
-    def idempotent(self) -> bool:
-        """A page may change between two fetches: not claimed."""
-        return False
-
-    @property
-    def output_json_schema(self) -> dict[str, Any]:
-        """JSON schema of the structured answer (MCP ``outputSchema``)."""
-        return _output_schema(
-            {
-                "url": {"type": "string", "description": "The address asked for."},
-                "final_url": {"type": "string", "description": "Where the text came from."},
-                "title": _NULLABLE_STRING,
-                "text": {"type": "string"},
-                "truncated": {"type": "boolean"},
-            },
-            ["url", "final_url", "text", "truncated"],
-        )
+    #: A page may change between two fetches: not claimed.
+    _idempotent = False
+    _answer_properties = {
+        "url": {"type": "string", "description": "The address asked for."},
+        "final_url": {"type": "string", "description": "Where the text came from."},
+        "title": _NULLABLE_STRING,
+        "text": {"type": "string"},
+        "truncated": {"type": "boolean"},
+    }
+    _answer_required = ("url", "final_url", "text", "truncated")
 
     def _check_url(self, url: str) -> str | None:
         """Why ``url`` is not fetched, or ``None``."""
@@ -502,55 +485,16 @@ class FetchPageFunction(_ReadingFunction):
             }
         )
 
-    def _url_of(
-        self, arguments: Mapping[str, Any] | str | None, raise_errors: bool
-    ) -> str | Outcome:
-        """The URL the model asked for, or the answer that refuses it."""
-        parsed = self._prepared_read(arguments, raise_errors)
-        if isinstance(parsed, Outcome):
-            return parsed
+    def _step(self, parsed: ReadArguments, raise_errors: bool) -> Call | Outcome:
+        """The fetch of the URL the model asked for, or the answer that refuses it."""
         problem = self._check_url(parsed.query)
         if problem is not None:
             return self._refusal(problem, raise_errors)
-        return parsed.query
-
-    def _options(self, blocking: bool) -> dict[str, Any]:
-        """``fetch_pages`` keywords; an injected client is async, so the blocking twin (which
-        runs the fetch on its own loop) leaves it out."""
         options = {"max_chars": self.max_chars, **self._fetch_options}
-        if blocking:
-            options.pop("http_client", None)
-        return options
+        return Call(_fetch_one_sync, _fetch_one, (parsed.query, options))
 
-    async def _call(
-        self,
-        arguments: Mapping[str, Any] | str | None,
-        raise_errors: bool,
-        session: Hashable = None,  # read tools have no loop guard
-    ) -> Outcome:
-        url = self._url_of(arguments, raise_errors)
-        if isinstance(url, Outcome):
-            return url
-        try:
-            page = await _fetch_one(url, self._options(blocking=False))
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
-        return self._page_outcome(url, page, raise_errors)
-
-    def _call_sync(
-        self,
-        arguments: Mapping[str, Any] | str | None,
-        raise_errors: bool,
-        session: Hashable = None,
-    ) -> Outcome:
-        url = self._url_of(arguments, raise_errors)
-        if isinstance(url, Outcome):
-            return url
-        try:
-            page = _fetch_one_sync(url, self._options(blocking=True))
-        except Exception as exc:
-            return self._failure(exc, raise_errors)
-        return self._page_outcome(url, page, raise_errors)
+    def _finish(self, parsed: ReadArguments, page: Any, raise_errors: bool) -> Outcome:
+        return self._page_outcome(parsed.query, page, raise_errors)
 
 
 def _page(url: str) -> TextSearchResult:
@@ -567,4 +511,7 @@ async def _fetch_one(url: str, options: dict[str, Any]) -> Any:
 def _fetch_one_sync(url: str, options: dict[str, Any]) -> Any:
     from textsearch.grounding.fetch import fetch_pages_sync
 
-    return fetch_pages_sync([_page(url)], **options)[0]
+    # An injected client is async: the blocking twin, which runs the fetch on its own loop,
+    # leaves it out.
+    blocking = {k: v for k, v in options.items() if k != "http_client"}
+    return fetch_pages_sync([_page(url)], **blocking)[0]

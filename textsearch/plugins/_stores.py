@@ -7,6 +7,7 @@ readable only if at least one function over its search could return it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -78,15 +79,61 @@ class GuardedStore:
         return None
 
     def read(self, key: str) -> Document | None:
-        """A document by its own id or link: whole; by a passage link: that section."""
+        """A document by its own id or link: whole; by a passage link: that section.
+
+        A file loaded section by section (`read_path` records carry `path` and
+        `section_index` metadata) is whole when read by its path: every readable section of
+        that path, in order.
+        """
         document = self.document(key)
         if "#" not in key:
+            if document is None or _section_index(document) is not None:
+                whole = self._whole_file(key, document)
+                if whole is not None:
+                    return whole
             return document
         if document is not None and (key in (document.id, document.link) or not self.sections):
             return document
         # A passage link (``get_document`` may have found the document it belongs to): the
         # section, and nothing for a link whose section is gone.
         return self.section(key)
+
+    def _whole_file(self, key: str, top: Document | None) -> Document | None:
+        """Every readable section of the file ``key`` names (``top``: its first one), joined."""
+        if not self.lists:
+            return None
+        from textsearch._types import TextSearchFilter
+        from textsearch.errors import TextSearchError
+
+        metadata = getattr(top, "metadata", None)
+        path = metadata.get("path") if isinstance(metadata, dict) else key
+        if not isinstance(path, str) or not path:
+            return None
+        ids: set[str] = set()
+        try:
+            for preset in self._filters:
+                wanted = TextSearchFilter(preset.clauses if preset else ()).equal_to("path", path)
+                after: str | None = None
+                while len(ids) < _MAX_SECTIONS:
+                    listed = self._search.list_documents(filter=wanted, after=after, limit=1000)
+                    ids.update(d.id for d in listed if _section_index(d) is not None)
+                    if len(listed) < 1000:
+                        break
+                    after = listed[-1].id
+            sections = [s for s in map(self.document, sorted(ids)[:_MAX_SECTIONS]) if s]
+        except TextSearchError:  # a store that cannot filter on "path": no file to gather
+            return None
+        sections = [s for s in sections if _section_index(s) is not None]
+        if not sections:
+            return None
+        sections.sort(key=lambda s: (_section_index(s) or 0, s.id))
+        first = sections[0]
+        return _WholeFile(
+            id=path,
+            title=first.title,
+            text="\n\n".join(s.text for s in sections if s.text),
+            link=(first.link or "").split("#", 1)[0] or None,
+        )
 
     def page(self, after: str | None, limit: int) -> list[Document]:
         """Up to ``limit`` readable documents with ids after ``after``, in id order."""
@@ -95,6 +142,27 @@ class GuardedStore:
             for document in documents:
                 found.setdefault(document.id, document)
         return [found[key] for key in sorted(found)[:limit]]
+
+
+_MAX_SECTIONS = 20_000  # sections gathered into one file read whole
+
+
+@dataclass
+class _WholeFile:
+    """A file stored section by section, read back whole."""
+
+    id: str
+    title: str | None
+    text: str
+    link: str | None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def _section_index(document: object) -> int | None:
+    """A `read_path` section's place in its file (``None`` for any other document)."""
+    metadata = getattr(document, "metadata", None)
+    value = metadata.get("section_index") if isinstance(metadata, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def accepts_filter(method: Callable[..., Any]) -> bool:

@@ -7,26 +7,32 @@ higher is better. Nothing here imports numpy, an HTTP client or a model.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import inspect
 import math
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from textsearch import _tracing
+from textsearch._foreign import (
+    IN_LOOP,
+    call_async,
+    call_blocking,
+    foreign_errors,
+    one_per_text,
+    provider_of,
+)
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
-    ProviderError,
     ResponseFormatError,
-    TextSearchError,
 )
 
 __all__ = [
     "FunctionReranker",
     "Reranker",
     "check_scores",
+    "provider_of",
     "rerank",
     "rerank_sync",
 ]
@@ -65,18 +71,9 @@ def check_scores(scores: object, count: int, *, provider: str) -> list[float]:
         ResponseFormatError: Not a list, a wrong count, a value that is not a number (a
             bool, a string, None...), NaN or infinity.
     """
-    if type(scores).__module__ == "numpy" and hasattr(scores, "tolist"):
-        scores = scores.tolist()
-    if not isinstance(scores, Sequence) or isinstance(scores, (str, bytes)):
-        raise ResponseFormatError(
-            f"{provider}: the reranker returned {type(scores).__name__}, not a list of scores",
-            provider=provider,
-        )
-    if len(scores) != count:
-        raise ResponseFormatError(
-            f"{provider}: the reranker returned {len(scores)} scores for {count} texts",
-            provider=provider,
-        )
+    scores = one_per_text(
+        scores, count, who=f"{provider}: the reranker", items="scores", provider=provider
+    )
     out: list[float] = []
     for i, value in enumerate(scores):
         if type(value).__module__ == "numpy" and hasattr(value, "item"):
@@ -110,28 +107,12 @@ def check_query_and_texts(query: object, texts: object) -> tuple[str, list[str]]
     return query, items
 
 
-def provider_of(reranker: object) -> str:
-    """A short name for a reranker, for errors: its ``provider_name``, else its class."""
-    return str(getattr(reranker, "provider_name", None) or type(reranker).__name__)
-
-
-@contextlib.contextmanager
-def reranker_errors(provider: str) -> Iterator[None]:
+def reranker_errors(provider: str) -> contextlib.AbstractContextManager[None]:
     """What a reranker raises: one of ours unchanged, anything else as a ``ProviderError``.
 
     The original is kept as ``__cause__`` only with its message scrubbed of known keys.
     """
-    try:
-        yield
-    except TextSearchError:
-        raise
-    except Exception as exc:  # every other failure becomes a documented error
-        from textsearch._http._redact import scrub
-
-        raise ProviderError(
-            f"{provider}: the reranker failed: {type(exc).__name__}: {scrub(str(exc))[:300]}",
-            provider=provider,
-        ) from exc
+    return foreign_errors(provider, f"{provider}: the reranker failed")
 
 
 async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
@@ -145,14 +126,12 @@ async def rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> list[f
         ProviderError: Any other exception from the reranker (the original as ``__cause__``).
         ResponseFormatError: Not one finite score per text.
     """
-    query, items = check_query_and_texts(query, texts)
-    if not items:
-        return []
-    provider = provider_of(reranker)
-    if _tracing.enabled():
-        with rerank_span(reranker, provider, len(items)):
-            return await _rerank(reranker, provider, query, items)
-    return await _rerank(reranker, provider, query, items)
+    return await drive(_rerank(reranker, query, texts), perform)
+
+
+def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
+    """Blocking twin of `rerank`; raises the same errors."""
+    return drive_sync(_rerank(reranker, query, texts), perform_sync)
 
 
 def rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
@@ -165,30 +144,16 @@ def rerank_span(reranker: Reranker, provider: str, count: int) -> Any:
     )
 
 
-async def _rerank(reranker: Reranker, provider: str, query: str, items: list[str]) -> list[float]:
-    with reranker_errors(provider):
-        scores = await reranker.rerank(query, items)
-    return check_scores(scores, len(items), provider=provider)
-
-
-def _rerank_blocking(
-    reranker: Reranker, provider: str, query: str, items: list[str]
-) -> list[float]:
-    with reranker_errors(provider):
-        scores = reranker.rerank_sync(query, items)
-    return check_scores(scores, len(items), provider=provider)
-
-
-def rerank_sync(reranker: Reranker, query: str, texts: Sequence[str]) -> list[float]:
-    """Blocking twin of `rerank`; raises the same errors."""
+def _rerank(reranker: Reranker, query: str, texts: Sequence[str]) -> Plan[Call, list[float]]:
+    """One validated rerank call, for both paths (see `textsearch._twins`)."""
     query, items = check_query_and_texts(query, texts)
     if not items:
         return []
     provider = provider_of(reranker)
-    if _tracing.enabled():
-        with rerank_span(reranker, provider, len(items)):
-            return _rerank_blocking(reranker, provider, query, items)
-    return _rerank_blocking(reranker, provider, query, items)
+    with rerank_span(reranker, provider, len(items)):
+        with reranker_errors(provider):
+            scores = yield Call(reranker.rerank_sync, reranker.rerank, (query, items))
+        return check_scores(scores, len(items), provider=provider)
 
 
 RerankFunction = Callable[[str, list[str]], "list[float] | Awaitable[list[float]]"]
@@ -241,7 +206,7 @@ class FunctionReranker:
         if not items:
             return []
         with reranker_errors(self.provider_name):
-            result = await _call_async(self._fn, query, items)
+            result = await call_async(self._fn, query, items)
         return check_scores(result, len(items), provider=self.provider_name)
 
     def rerank_sync(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -254,42 +219,13 @@ class FunctionReranker:
         if not items:
             return []
         with reranker_errors(self.provider_name):
-            result = _call_blocking(self._fn, query, items)
-        if result is _IN_LOOP:  # raised outside reranker_errors: the caller's mistake
+            result = call_blocking(self._fn, query, items)
+        if result is IN_LOOP:  # raised outside reranker_errors: the caller's mistake
             raise RuntimeError(_IN_LOOP_MESSAGE)
         return check_scores(result, len(items), provider=self.provider_name)
-
-
-_IN_LOOP = object()
-
-
-async def _awaited(value: Awaitable[Any]) -> Any:
-    return await value
 
 
 _IN_LOOP_MESSAGE = (
     "FunctionReranker: an async fn cannot run from a blocking call inside a running event "
     "loop; await rerank() instead"
 )
-
-
-async def _call_async(fn: Any, query: str, items: list[str]) -> Any:
-    """``fn``'s answer from async code: awaited, or run on a worker thread when it blocks."""
-    if inspect.iscoroutinefunction(fn):
-        return await fn(query, items)
-    result = await asyncio.to_thread(fn, query, items)
-    return await result if inspect.isawaitable(result) else result
-
-
-def _call_blocking(fn: Any, query: str, items: list[str]) -> Any:
-    """``fn``'s answer from blocking code; ``_IN_LOOP`` for an async fn inside a running loop."""
-    result = fn(query, items)
-    if not inspect.isawaitable(result):
-        return result
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_awaited(result))
-    if inspect.iscoroutine(result):
-        result.close()
-    return _IN_LOOP

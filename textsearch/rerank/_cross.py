@@ -12,13 +12,13 @@ is built, never at ``import textsearch``.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from textsearch._onnx_runtime import import_runtime, open_model
 from textsearch.errors import ConfigurationError
 from textsearch.rerank._base import check_query_and_texts, check_scores, reranker_errors
 
@@ -147,29 +147,9 @@ class CrossEncoderReranker:
             tokenizer_path = found[0]
         if not tokenizer_path.is_file():
             raise ConfigurationError(f"{owner}: no such tokenizer file {str(tokenizer_path)!r}")
-        try:
-            numpy: Any = importlib.import_module("numpy")
-            onnxruntime: Any = importlib.import_module("onnxruntime")
-            Tokenizer: Any = importlib.import_module("tokenizers").Tokenizer
-        except ImportError as exc:
-            missing = exc.name or "onnxruntime"
-            raise ConfigurationError(f"{owner} needs {missing}: {INSTALL_HINT}") from None
-        error: ConfigurationError | None = None
-        try:
-            options = onnxruntime.SessionOptions()
-            if threads is not None:
-                options.intra_op_num_threads = threads
-            session = onnxruntime.InferenceSession(
-                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-            loaded = Tokenizer.from_file(str(tokenizer_path))
-        except Exception as exc:  # onnxruntime and tokenizers raise their own types
-            error = ConfigurationError(
-                f"{owner}: cannot load {model_path.name!r} / {tokenizer_path.name!r}: "
-                f"{type(exc).__name__}: {str(exc)[:200]}"
-            )
-        if error is not None:
-            raise error
+        runtime = import_runtime(owner, INSTALL_HINT)
+        numpy: Any = runtime[0]
+        session, loaded = open_model(owner, runtime, model_path, tokenizer_path, threads=threads)
         data = _read_json(tokenizer_path)
         self.max_length: int = max_length or _max_length(folders, data)
         loaded.enable_truncation(max_length=self.max_length, strategy="longest_first")

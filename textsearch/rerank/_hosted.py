@@ -27,28 +27,22 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-import httpx
-
-from textsearch._http import (
-    DEFAULT_DEADLINE,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_MAX_RETRY_WAIT,
-    ErrorDetail,
-    HttpEngine,
-    HttpRequest,
-    HttpResponse,
-    VerifyTypes,
-)
+from textsearch._http import ErrorDetail, HttpRequest, HttpResponse
+from textsearch._http._checks import is_local_url, text_or_none
+from textsearch._http._owner import EngineOwner
+from textsearch._http._settings import HTTP_DEFAULTS, HttpSettings, http_settings
 from textsearch.errors import (
     AuthenticationError,
     ConfigurationError,
     ProviderError,
     QuotaExceededError,
-    ResponseFormatError,
 )
 from textsearch.rerank._base import check_query_and_texts, check_scores
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["CohereReranker", "JinaReranker", "TEIReranker", "VoyageReranker"]
 
@@ -56,22 +50,31 @@ __all__ = ["CohereReranker", "JinaReranker", "TEIReranker", "VoyageReranker"]
 DEFAULT_MAX_RESPONSE_BYTES: Final = 4 * 1024 * 1024
 
 
-def _text(value: object) -> str | None:
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    text = str(value).strip()
-    return text or None
+class RerankSettings(HttpSettings, total=False):
+    """What every hosted reranker takes besides its model, key and address."""
+
+    batch_size: int | None
+    """Texts per request (1-10000); longer lists go in several requests. Default: the
+    provider's (1000; TEI 32)."""
+
+
+_DEFAULTS: Final = {
+    **HTTP_DEFAULTS,
+    "max_response_bytes": DEFAULT_MAX_RESPONSE_BYTES,
+    "batch_size": None,
+}
 
 
 def _detail_text(value: object) -> str | None:
     """FastAPI's ``detail``: a string, or a list of ``{"msg", "loc"}`` items."""
     if isinstance(value, list):
         parts = [
-            _text(item.get("msg")) if isinstance(item, dict) else _text(item) for item in value
+            text_or_none(item.get("msg")) if isinstance(item, dict) else text_or_none(item)
+            for item in value
         ]
         joined = "; ".join(p for p in parts if p)
         return joined or None
-    return _text(value)
+    return text_or_none(value)
 
 
 def read_rerank_error(status: int, response: HttpResponse) -> ErrorDetail:
@@ -85,14 +88,14 @@ def read_rerank_error(status: int, response: HttpResponse) -> ErrorDetail:
 
     body = load_json_object(response.content) or {}
     error = body.get("error")
-    message = _detail_text(body.get("detail")) or _text(body.get("message"))
+    message = _detail_text(body.get("detail")) or text_or_none(body.get("message"))
     code: str | None = None
     if isinstance(error, dict):
-        message = message or _text(error.get("message"))
-        code = _text(error.get("type")) or _text(error.get("code"))
+        message = message or text_or_none(error.get("message"))
+        code = text_or_none(error.get("type")) or text_or_none(error.get("code"))
     else:
-        message = message or _text(error)
-        code = _text(body.get("error_type"))
+        message = message or text_or_none(error)
+        code = text_or_none(body.get("error_type"))
     error_class: type[ProviderError] | None = None
     retryable: bool | None = None
     hints: tuple[str, ...] = ()
@@ -111,23 +114,17 @@ def read_rerank_error(status: int, response: HttpResponse) -> ErrorDetail:
                        retryable=retryable)  # fmt: skip
 
 
-def is_local_url(url: httpx.URL) -> bool:
-    """Whether ``url`` names this machine (loopback, ``localhost`` or ``*.localhost``)."""
-    from textsearch.embeddings._openai import is_local_url as local
-
-    return local(url)
-
-
-class _HostedReranker:
+class _HostedReranker(EngineOwner):
     """What the four hosted rerankers share: settings, the engine, batching, parsing.
 
-    A subclass names its path, its key's environment variable and its wire form
-    (`_body`, `_items`, the score key).
+    A subclass names its path, its key's environment variable, its default model and its
+    wire form (`_body`, `_items`, the score key); its constructor takes only what differs.
     """
 
     provider_name: ClassVar[str] = "rerank"
+    default_model: ClassVar[str] = ""
     default_base_url: ClassVar[str | None] = None
-    path: ClassVar[str] = "/rerank"
+    path: ClassVar[str] = "/v1/rerank"
     env_key: ClassVar[str | None] = None
     #: Whether a key is required (for a non-local base URL).
     needs_key: ClassVar[bool] = True
@@ -136,23 +133,19 @@ class _HostedReranker:
 
     def __init__(
         self,
-        model: str,
+        model: str | None = None,
         *,
-        api_key: str | None,
-        base_url: str | None,
-        batch_size: int | None,
-        http_client: httpx.AsyncClient | httpx.Client | None,
-        timeout: float | httpx.Timeout | None,
-        max_retries: int,
-        max_retry_wait: float,
-        deadline: float,
-        max_response_bytes: int,
-        verify: VerifyTypes,
-        transport: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        **settings: Unpack[RerankSettings],
     ) -> None:
         from textsearch._http._checks import check_url, resolve_api_key
 
         owner = type(self).__name__
+        given = http_settings(settings, owner, _DEFAULTS)
+        batch_size = given.pop("batch_size")
+        if model is None:
+            model = self.default_model
         if not isinstance(model, str) or not model.strip():
             raise ConfigurationError(f"{owner}: model= must be a non-empty model name")
         size = self.default_batch_size if batch_size is None else batch_size
@@ -186,25 +179,7 @@ class _HostedReranker:
         self._headers = {"Accept": "application/json"}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
-        try:
-            self._engine = HttpEngine(
-                provider=self.provider_name,
-                read_error=read_rerank_error,
-                http_client=http_client,
-                timeout=timeout,
-                max_retries=max_retries,
-                max_retry_wait=max_retry_wait,
-                max_response_bytes=max_response_bytes,
-                secret=key,
-                deadline=deadline,
-                verify=verify,
-                transport=transport,
-            )
-        except ConfigurationError as exc:
-            error = ConfigurationError(f"{owner}: {exc}")
-        else:
-            return
-        raise error
+        self._open_engine(self.provider_name, read_rerank_error, key, given)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self._model!r}, base_url={self.base_url!r})"
@@ -217,7 +192,8 @@ class _HostedReranker:
     # -- requests and answers (pure) -----------------------------------------------------
 
     def _body(self, query: str, texts: list[str]) -> dict[str, Any]:
-        raise NotImplementedError
+        """The request body most rerank APIs share; a subclass adds its own fields."""
+        return {"model": self._model, "query": query, "documents": texts}
 
     def _items(self, body: Any) -> Any:
         """The list of results in a decoded answer (``None`` when it has none)."""
@@ -238,39 +214,22 @@ class _HostedReranker:
         return parse
 
     def _parse(self, response: HttpResponse, count: int) -> list[float]:
-        from textsearch._http._checks import decode_json
+        from textsearch._http._checks import decode_json, in_input_order, malformed
 
-        def bad(reason: str) -> ResponseFormatError:
-            return ResponseFormatError(
-                f"{self.provider_name}: HTTP {response.status_code} but {reason}",
-                provider=self.provider_name,
-                status_code=response.status_code,
-            )
-
+        bad = malformed(self.provider_name, response)
         try:
             body = decode_json(response.content)
         except (ValueError, UnicodeDecodeError, RecursionError):
             raise bad("the body is not JSON") from None
-        items = self._items(body)
-        if not isinstance(items, list):
-            raise bad("the body has no list of results")
-        if len(items) != count:
-            raise bad(f"it scores {len(items)} texts of {count}")
-        scores: list[Any] = [None] * count
-        for position, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise bad(f"result {position} is not an object")
-            index = item.get("index")
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
-                raise bad(
-                    f"result {position} has index {str(index)[:40]!r}, outside 0..{count - 1}"
-                )
-            if scores[index] is not None:
-                raise bad(f"index {index} appears twice")
-            score = item.get(self.score_key)
-            if score is None:
-                raise bad(f"result {position} has no {self.score_key!r}")
-            scores[index] = score
+        items = in_input_order(
+            self._items(body),
+            count,
+            bad,
+            what="results",
+            where="list of results",
+            field=self.score_key,
+        )
+        scores = [item[self.score_key] for item in items]
         return check_scores(scores, count, provider=self.provider_name)
 
     # -- the Reranker protocol ---------------------------------------------------------
@@ -307,28 +266,6 @@ class _HostedReranker:
             )
         return out
 
-    # -- lifecycle ---------------------------------------------------------------------
-
-    def close(self) -> None:
-        """Close the blocking HTTP client this reranker created (never an injected one)."""
-        self._engine.close()
-
-    async def aclose(self) -> None:
-        """Close every HTTP client this reranker created (never an injected one)."""
-        await self._engine.aclose()
-
-    def __enter__(self) -> _HostedReranker:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> _HostedReranker:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
 
 class CohereReranker(_HostedReranker):
     """Cohere Rerank v2 (``POST {base_url}/v2/rerank``; key ``CO_API_KEY``).
@@ -338,9 +275,10 @@ class CohereReranker(_HostedReranker):
         max_tokens_per_doc: Cohere truncates longer documents (its default 4096).
         api_key: The key; defaults to ``CO_API_KEY``.
         base_url: Default ``https://api.cohere.com``.
-        **settings: ``batch_size`` (default 1000, Cohere's recommended most),
-            ``http_client``, ``timeout``, ``max_retries``, ``max_retry_wait``,
-            ``deadline``, ``max_response_bytes``, ``verify``, ``transport``.
+        **settings: ``batch_size`` (default 1000, Cohere's recommended most) and the HTTP
+            settings (`HttpSettings`: ``http_client``, ``timeout``, ``max_retries``,
+            ``max_retry_wait``, ``deadline``, ``max_response_bytes`` (default 4 MiB),
+            ``verify``, ``transport``).
 
     Raises:
         ConfigurationError: No key (pass ``api_key=`` or set ``CO_API_KEY``), a bad URL
@@ -351,6 +289,7 @@ class CohereReranker(_HostedReranker):
     default_base_url = "https://api.cohere.com"
     path = "/v2/rerank"
     env_key = "CO_API_KEY"
+    default_model = "rerank-v3.5"
 
     def __init__(
         self,
@@ -359,15 +298,7 @@ class CohereReranker(_HostedReranker):
         max_tokens_per_doc: int | None = None,
         api_key: str | None = None,
         base_url: str | None = None,
-        batch_size: int | None = None,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        deadline: float = DEFAULT_DEADLINE,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[RerankSettings],
     ) -> None:
         if max_tokens_per_doc is not None and (
             isinstance(max_tokens_per_doc, bool)
@@ -376,15 +307,10 @@ class CohereReranker(_HostedReranker):
         ):
             raise ConfigurationError("CohereReranker: max_tokens_per_doc= must be >= 1")
         self.max_tokens_per_doc = max_tokens_per_doc
-        super().__init__(
-            model, api_key=api_key, base_url=base_url, batch_size=batch_size,
-            http_client=http_client, timeout=timeout, max_retries=max_retries,
-            max_retry_wait=max_retry_wait, deadline=deadline,
-            max_response_bytes=max_response_bytes, verify=verify, transport=transport,
-        )  # fmt: skip
+        super().__init__(model, api_key=api_key, base_url=base_url, **settings)
 
     def _body(self, query: str, texts: list[str]) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self._model, "query": query, "documents": texts}
+        body = super()._body(query, texts)
         if self.max_tokens_per_doc is not None:
             body["max_tokens_per_doc"] = self.max_tokens_per_doc
         return body
@@ -411,40 +337,11 @@ class JinaReranker(_HostedReranker):
 
     provider_name = "jina"
     default_base_url = "https://api.jina.ai"
-    path = "/v1/rerank"
     env_key = "JINA_API_KEY"
-
-    def __init__(
-        self,
-        model: str = "jina-reranker-v3",
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        batch_size: int | None = None,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        deadline: float = DEFAULT_DEADLINE,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
-    ) -> None:
-        super().__init__(
-            model, api_key=api_key, base_url=base_url, batch_size=batch_size,
-            http_client=http_client, timeout=timeout, max_retries=max_retries,
-            max_retry_wait=max_retry_wait, deadline=deadline,
-            max_response_bytes=max_response_bytes, verify=verify, transport=transport,
-        )  # fmt: skip
+    default_model = "jina-reranker-v3"
 
     def _body(self, query: str, texts: list[str]) -> dict[str, Any]:
-        return {
-            "model": self._model,
-            "query": query,
-            "documents": texts,
-            "top_n": len(texts),
-            "return_documents": False,
-        }
+        return {**super()._body(query, texts), "top_n": len(texts), "return_documents": False}
 
 
 class VoyageReranker(_HostedReranker):
@@ -463,40 +360,11 @@ class VoyageReranker(_HostedReranker):
 
     provider_name = "voyage"
     default_base_url = "https://api.voyageai.com"
-    path = "/v1/rerank"
     env_key = "VOYAGE_API_KEY"
-
-    def __init__(
-        self,
-        model: str = "rerank-2.5",
-        *,
-        api_key: str | None = None,
-        base_url: str | None = None,
-        batch_size: int | None = None,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        deadline: float = DEFAULT_DEADLINE,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
-    ) -> None:
-        super().__init__(
-            model, api_key=api_key, base_url=base_url, batch_size=batch_size,
-            http_client=http_client, timeout=timeout, max_retries=max_retries,
-            max_retry_wait=max_retry_wait, deadline=deadline,
-            max_response_bytes=max_response_bytes, verify=verify, transport=transport,
-        )  # fmt: skip
+    default_model = "rerank-2.5"
 
     def _body(self, query: str, texts: list[str]) -> dict[str, Any]:
-        return {
-            "model": self._model,
-            "query": query,
-            "documents": texts,
-            "top_k": None,
-            "truncation": True,
-        }
+        return {**super()._body(query, texts), "top_k": None, "truncation": True}
 
     def _items(self, body: Any) -> Any:
         return body.get("data") if isinstance(body, dict) else None
@@ -533,25 +401,12 @@ class TEIReranker(_HostedReranker):
         model: str = "tei",
         raw_scores: bool = False,
         api_key: str | None = None,
-        batch_size: int | None = None,
-        http_client: httpx.AsyncClient | httpx.Client | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        max_retry_wait: float = DEFAULT_MAX_RETRY_WAIT,
-        deadline: float = DEFAULT_DEADLINE,
-        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-        verify: VerifyTypes = True,
-        transport: str = "auto",
+        **settings: Unpack[RerankSettings],
     ) -> None:
         if not isinstance(raw_scores, bool):
             raise ConfigurationError("TEIReranker: raw_scores= must be True or False")
         self.raw_scores = raw_scores
-        super().__init__(
-            model, api_key=api_key, base_url=base_url, batch_size=batch_size,
-            http_client=http_client, timeout=timeout, max_retries=max_retries,
-            max_retry_wait=max_retry_wait, deadline=deadline,
-            max_response_bytes=max_response_bytes, verify=verify, transport=transport,
-        )  # fmt: skip
+        super().__init__(model, api_key=api_key, base_url=base_url, **settings)
 
     def _body(self, query: str, texts: list[str]) -> dict[str, Any]:
         return {"query": query, "texts": texts, "truncate": True, "raw_scores": self.raw_scores}

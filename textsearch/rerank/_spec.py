@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from textsearch.embeddings._spec import split_spec
 from textsearch.errors import ConfigurationError
 from textsearch.rerank._base import Reranker
 
@@ -45,12 +46,7 @@ def from_spec(spec: str) -> Reranker:
         ConfigurationError: An unknown or incomplete spec, a missing extra, key or file
             (the message says which).
     """
-    if not isinstance(spec, str) or not spec.strip():
-        raise _bad(spec, "empty")
-    text = spec.strip()
-    kind, sep, rest = text.partition(":")
-    kind = kind.strip().lower()
-    rest = rest.strip()
+    text, kind, sep, rest = split_spec(spec, _bad)
     reranker: Reranker
     if kind == "embedding":
         from textsearch.embeddings import from_spec as embedder_from_spec

@@ -121,7 +121,7 @@ def test_an_unreachable_server_is_a_transport_error_within_the_deadline() -> Non
         started = time.monotonic()
         with pytest.raises(SearchTransportError) as caught:
             call()
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 30  # ten times the 3 s timeout
         assert SECRET not in str(caught.value) and SECRET not in repr(caught.value)
         assert caught.value.__context__ is None and caught.value.__cause__ is None
 
@@ -187,7 +187,7 @@ def test_in_process_calls_run_in_a_worker_thread() -> None:
     search = ChromaTextSearch(client, unique_name(), embedder=CountingEmbedder())
     search.add_documents_sync(DOCS)
     search.search_sync("warm up")  # the collection is now cached on the connector
-    collection = search._collections[False]
+    collection = next(iter(search._collections.values()))
     seen: list[int] = []
     real_query = collection.query
 

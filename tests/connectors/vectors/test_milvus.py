@@ -277,7 +277,7 @@ def test_an_unreachable_server_is_a_transport_error_within_the_deadline() -> Non
         started = time.monotonic()
         with pytest.raises(SearchTransportError) as caught:
             call()
-        assert time.monotonic() - started < 10
+        assert time.monotonic() - started < 30  # ten times the 3 s timeout
         assert SECRET not in str(caught.value) and SECRET not in repr(caught.value)
         assert caught.value.__context__ is None and caught.value.__cause__ is None
 

@@ -21,6 +21,7 @@ from textsearch._cjk import TEXT_VERSION
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
+from textsearch.connectors.local._places import passage_metadata
 from textsearch.connectors.local._schema import (
     SCHEMA_VERSION,
     TANTIVY_SCHEMA_VERSION,
@@ -36,9 +37,9 @@ __all__ = ["EngineMixin", "Write", "choose_engine"]
 
 _ENGINES = ("auto", "sqlite", "tantivy")
 # Version of the tantivy filter tokens (2: true/false apart from 1/0; 3: range tokens of
-# numbers and ISO-8601 dates); an index whose tokens are older is rebuilt from the SQLite
-# file once.
-FILTER_TOKENS = "3"
+# numbers and ISO-8601 dates; 4: a passage's own page, slide, sheet or row from its
+# anchor); an index whose tokens are older is rebuilt from the SQLite file once.
+FILTER_TOKENS = "4"
 _TANTIVY_EXTRA = 'pip install "textsearch-sdk[tantivy]"'
 
 log = logging.getLogger("textsearch.local")
@@ -183,7 +184,7 @@ class EngineMixin:
             tokens = self._tv.document_tokens  # type: ignore[union-attr]
             rows = db.execute(
                 "SELECT p.rowid, p.doc, d.title, p.section, p.text, d.id, d.link, d.site, "
-                "d.metadata FROM passages AS p JOIN documents AS d ON d.rowid = p.doc "
+                "d.metadata, p.anchor FROM passages AS p JOIN documents AS d ON d.rowid = p.doc "
                 "ORDER BY p.rowid"
             )
             try:
@@ -192,7 +193,7 @@ class EngineMixin:
                     rows,
                     generation + 1,
                     total,
-                    lambda r: tokens(r[5], r[6], r[7], json.loads(r[8])),
+                    lambda r: tokens(r[5], r[6], r[7], passage_metadata(json.loads(r[8]), r[9])),
                 )
             except BaseException:
                 ranker.rollback()

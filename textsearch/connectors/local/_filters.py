@@ -22,6 +22,7 @@ from typing import Any
 
 from textsearch._ranges import range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
+from textsearch.connectors.local._places import PLACE_FIELDS, place_condition
 from textsearch.connectors.local._schema import (
     INSTANT_FUNCTION,
     INT64_MAX,
@@ -121,8 +122,14 @@ def _range(clause: Range, params: list[Any]) -> str:
     )
 
 
-def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
+def filter_sql(
+    search_filter: TextSearchFilter | None, passages: str | None = None
+) -> tuple[str, list[Any]]:
     """``" AND ..."`` conditions on ``d`` (the documents table) with bound parameters.
+
+    A clause on ``page``, ``slide``, ``sheet`` or ``row`` reads the passage ``passages``
+    (an SQL alias of the passages table) where its anchor names that place
+    (`_places.place_condition`).
 
     Raises:
         InvalidRequestError: A number that does not fit in 64 bits.
@@ -132,21 +139,32 @@ def filter_sql(search_filter: TextSearchFilter | None) -> tuple[str, list[Any]]:
     parts: list[str] = []
     params: list[Any] = []
     for clause in search_filter.clauses:
-        name = clause.field_name
-        if isinstance(clause, EqualTo):
-            parts.append(_equal(name, clause.value, params))
-        elif isinstance(clause, AnyTagEqualTo):
-            parts.append(_tag(name, clause.value, params))
-        elif isinstance(clause, Range):
-            parts.append(_range(clause, params))
-        elif isinstance(clause, AnyOf):
-            parts.append("(" + " OR ".join(_equal(name, v, params) for v in clause.values) + ")")
-        elif isinstance(clause, NotEqualTo):
-            # NULL (a missing field) is "not equal": IS NOT, not SQL's unknown.
-            parts.append(f"NOT IFNULL({_equal(name, clause.value, params)}, 0)")
-        else:  # pragma: no cover - every clause kind is handled above
-            raise UnsupportedFilterError(f"LocalTextSearch cannot filter with {clause.kind}")
+        if clause.field_name in PLACE_FIELDS:
+            own: list[Any] = []
+            condition, placed = place_condition(clause, _clause_sql(clause, own), own, passages)
+            parts.append(condition)
+            params += placed
+        else:
+            parts.append(_clause_sql(clause, params))
     return " AND " + " AND ".join(parts), params
+
+
+def _clause_sql(clause: Any, params: list[Any]) -> str:
+    """One clause's condition on ``d``, its values appended to ``params``."""
+    name = clause.field_name
+    if isinstance(clause, EqualTo):
+        return _equal(name, clause.value, params)
+    if isinstance(clause, AnyTagEqualTo):
+        return _tag(name, clause.value, params)
+    if isinstance(clause, Range):
+        return _range(clause, params)
+    if isinstance(clause, AnyOf):
+        return "(" + " OR ".join(_equal(name, v, params) for v in clause.values) + ")"
+    if isinstance(clause, NotEqualTo):
+        # NULL (a missing field) is "not equal": IS NOT, not SQL's unknown.
+        return f"NOT IFNULL({_equal(name, clause.value, params)}, 0)"
+    # pragma: no cover - every clause kind is handled above
+    raise UnsupportedFilterError(f"LocalTextSearch cannot filter with {clause.kind}")
 
 
 def _json_bool(value: bool) -> str:

@@ -159,7 +159,7 @@ class FtsRanker:
 def _filtered(options: SearchOptions, passages: str = "p") -> tuple[str, str, list[Any]]:
     """The joins a filter needs from ``passages_fts AS f`` (none without one), its clause
     and its parameters."""
-    where, params = filter_sql(options.filter)
+    where, params = filter_sql(options.filter, passages)
     if not where:
         return "", "", params
     join = (

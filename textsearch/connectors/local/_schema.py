@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from textsearch._cjk import TEXT_VERSION, cjk_run, index_text, is_cjk
 from textsearch._ranges import cached_instant
+from textsearch.connectors.local._places import PLACE_FUNCTION, place_of
 from textsearch.documents._shape import (
     INT64_MAX,
     INT64_MIN,
@@ -205,6 +206,7 @@ def connect(path: str) -> sqlite3.Connection:
         db.create_function("textsearch_index_text", 1, for_index, deterministic=True)
         db.create_function("textsearch_index_title", 2, index_title, deterministic=True)
         db.create_function(INSTANT_FUNCTION, 1, cached_instant, deterministic=True)
+        db.create_function(PLACE_FUNCTION, 2, place_of, deterministic=True)
         retry_busy(lambda: _init_schema(db, path), path)
     except (sqlite3.Error, TextSearchError) as exc:
         db.close()

@@ -40,6 +40,7 @@ from textsearch.base import BaseTextSearch
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
+from textsearch.connectors.local._places import has_place_clause
 from textsearch.connectors.local._query import plan_query
 from textsearch.connectors.local._reads import LocalReads
 from textsearch.connectors.local._schema import (
@@ -162,6 +163,12 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
     """
 
     provider_name: ClassVar[str] = "local"
+
+    @property
+    def _trace_children(self) -> bool:
+        # Whether a search may open spans of its own (its embedder's): if not, its retrieval
+        # span is never made current (see `textsearch._tracing`).
+        return self.embedder is not None
 
     @classmethod
     def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
@@ -527,10 +534,21 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         if index is None:
             index = self._vector_index = VectorIndex()
         index.follow(self._db, self._vectors_file())
-        allowed = None
-        where, params = filter_sql(options.filter)
+        allowed = rows = None
+        placed = has_place_clause(options.filter)  # a passage's page: passages admitted
+        where, params = filter_sql(options.filter, "q" if placed else None)
         if where and "scored" not in memo and "pairs" not in memo:
-            allowed = index.admitted(self._db, where, params)
+            if placed:
+                rows = [
+                    r[0]
+                    for r in self._db.execute(
+                        "SELECT q.rowid FROM passages AS q JOIN documents AS d "
+                        f"ON d.rowid = q.doc WHERE 1{where}",
+                        params,
+                    )
+                ]
+            else:
+                allowed = index.admitted(self._db, where, params)
         if len(index) and len(vector) != index.dimensions:
             stored = self._vector_meta()
             assert self.embedder is not None
@@ -540,7 +558,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 self.embedder.model,
                 len(vector),
             )
-        ranked, cosine_of, admitted = index.search(vector, depth, allowed, memo)
+        ranked, cosine_of, admitted = index.search(vector, depth, allowed, memo, rows)
         total: int | None = None
         if count:
             source = (

@@ -36,7 +36,9 @@ __all__ = [
 #: ``formats``, reads them again once. 3: read by markdown-it-py and docutils. 4: the line
 #: reader (no ``markup`` extra) pairs code spans as CommonMark does, across line ends too;
 #: the readers in use are part of the mark, so installing the extra re-reads the files.
-MARKDOWN_TEXT_VERSION = "5"
+#: 6: names bounded, Word tables and lists read in one pass, PDF identifiers broken after an
+#: underscore joined.
+MARKDOWN_TEXT_VERSION = "6"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).

@@ -29,6 +29,7 @@ import tantivy
 from textsearch._native import native_calls
 from textsearch._ranges import instant_of, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
+from textsearch.connectors.local._prefix_cover import _DIGITS, _TOP, interval_covers, present_cover
 from textsearch.connectors.local._query import id_text
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
@@ -110,9 +111,11 @@ def document_tokens(
 # level keeps those that exist, and the filter is an OR of their terms: no pattern to compile,
 # and a search as cheap as an equality's.
 
-_HEX = "0123456789abcdef"
-_DIGITS = 20
-_TOP = 16**_DIGITS - 1
+# Most distinct values of one field listed for `present_cover`, kept until the next write:
+# listing costs in proportion to them, once per generation, where a walk level by level costs
+# a few looks into the term dictionary on every new bound. A field found to hold more is
+# walked from then on.
+_MAX_LISTED = 2_048
 
 
 def _sortable(number: int | float) -> str:
@@ -143,45 +146,6 @@ def _range_tokens(key: str, value: Any) -> list[str]:
         digits, kind = _sortable(instant), "date"
     base = _range_base(kind, key)
     return [_level(base, digits[:length]) for length in range(1, _DIGITS + 1)]
-
-
-Cover = tuple[str, str]  # (parent prefix, digits allowed after it)
-
-
-def _side(digits: str, depth: int, above: bool) -> tuple[str, list[Cover]]:
-    """The strings under ``digits[:depth + 1]`` that are >= ``digits`` (``above``) or <=:
-    the bound's own prefix and its siblings at each level below ``depth``."""
-    # digits = head + "0"*n: ">= digits" is ">= head" (and "<=" with trailing "f"s)
-    head = digits.rstrip("0" if above else "f")
-    if len(head) <= depth + 1:
-        return digits[: depth + 1], []
-    covers: list[Cover] = []
-    for i in range(len(head) - 1, depth, -1):
-        at = _HEX.index(head[i])
-        allowed = _HEX[at + 1 :] if above else _HEX[:at]
-        if allowed:
-            covers.append((head[:i], allowed))
-    return head, covers
-
-
-def interval_covers(low: int, high: int) -> tuple[list[str], list[Cover]]:
-    """The prefixes covering the 20-digit strings from ``low`` to ``high`` (inclusive): whole
-    prefixes (``heads``), and per parent prefix the digits whose subtrees are inside."""
-    low, high = max(low, 0), min(high, _TOP)
-    if low > high:
-        return [], []
-    a, b = f"{low:020x}", f"{high:020x}"
-    depth = next((i for i in range(_DIGITS) if a[i] != b[i]), _DIGITS)
-    if depth == _DIGITS:
-        return [a], []
-    if a[depth + 1 :].strip("0") == "" and b[depth + 1 :].strip("f") == "":
-        between = _HEX[_HEX.index(a[depth]) : _HEX.index(b[depth]) + 1]
-        return [], [(a[:depth], between)]
-    left_head, left = _side(a, depth, above=True)
-    right_head, right = _side(b, depth, above=False)
-    middle = _HEX[_HEX.index(a[depth]) + 1 : _HEX.index(b[depth])]
-    covers = left + right + ([(a[:depth], middle)] if middle else [])
-    return [left_head, right_head], covers
 
 
 def range_covers(search_filter: TextSearchFilter) -> dict[tuple[str, str], tuple[int, int]]:
@@ -276,6 +240,9 @@ class TantivyRanker:
         self.dirty = False
         self.damaged = False
         self._range_cache: dict[tuple[Any, ...], list[str]] = {}
+        self._listed_values: dict[tuple[Any, ...], list[str] | None] = {}
+        self._too_many: set[str] = set()  # the fields whose values are not listed
+        self._children: dict[tuple[Any, ...], dict[str, set[str]]] = {}
         self._index = self._open()
 
     # -- opening -------------------------------------------------------------------------
@@ -501,41 +468,97 @@ class TantivyRanker:
         return q.boolean_query([(tantivy.Occur.Must, q.boolean_query(clauses)), *filters])
 
     def range_terms(self, field: str, kind: str, low: int, high: int) -> list[str]:
-        """The terms of the index that cover the interval ``low..high`` of ``field``: per
-        level, one look into the term dictionary for the prefixes inside it (kept per
-        generation, so a preset filter pays it once)."""
+        """The terms of the index that cover the interval ``low..high`` of ``field`` (kept per
+        generation, so a preset filter pays it once): from the field's distinct values,
+        listed once per generation (`present_cover`), or for a field holding more than
+        ``_MAX_LISTED`` of them, per level one look into the term dictionary."""
         key = (self.loaded_generation, field, kind, low, high)
         known = self._range_cache.get(key)
         if known is not None:
             return known
         base = _range_base(kind, field)
-        heads, covers = interval_covers(low, high)
-        terms = [_level(base, head) for head in heads]
-        if covers:
-            searcher = self._index.searcher()
-            # Shallow levels first: a prefix no value has ends the walk below it.
-            children: dict[str, set[str]] = {}
-            for parent, allowed in sorted(covers, key=lambda c: len(c[0])):
-                if any(
-                    parent[k] not in children[parent[:k]]
-                    for k in range(len(parent))
-                    if parent[:k] in children
-                ):
-                    continue
-                level = f"{base}{len(parent) + 1:02d}{parent}"  # its children's tokens
-                width = len(level) + 1
-                found = {
-                    token[-1]
-                    for token, _ in searcher.terms_with_prefix("filter", level)
-                    if len(token) == width
-                }
-                children[parent] = found
-                terms += [level + d for d in sorted(found) if d in allowed]
+        low, high = max(low, 0), min(high, _TOP)
+        values = self._listed(base) if low <= high else []
+        if low > high:
+            terms = []
+        elif values is not None:
+            found = present_cover(values, f"{low:020x}", f"{high:020x}")
+            terms = [_level(base, p) for p in found]
+        else:
+            terms = self._walked(base, low, high)
         if len(self._range_cache) >= 128 or any(
             k[0] != self.loaded_generation for k in list(self._range_cache)[:1]
         ):
             self._range_cache.clear()
         self._range_cache[key] = terms
+        return terms
+
+    def _listed(self, base: str) -> list[str] | None:
+        """The sorted distinct digits of one field's range values in the index (``None``:
+        more than ``_MAX_LISTED``), listed once per generation."""
+        key = (self.loaded_generation, base)
+        if key in self._listed_values:
+            return self._listed_values[key]
+        if base in self._too_many:
+            return None
+        level = base + f"{_DIGITS:02d}"
+        found = self._index.searcher().terms_with_prefix("filter", level, limit=_MAX_LISTED + 1)
+        width = len(level)
+        values = (
+            sorted({token[width:] for token, _ in found}) if len(found) <= _MAX_LISTED else None
+        )
+        if values is None:
+            self._too_many.add(base)
+        if any(k[0] != self.loaded_generation for k in list(self._listed_values)[:1]):
+            self._listed_values.clear()
+        self._listed_values[key] = values
+        return values
+
+    def _walked(self, base: str, low: int, high: int) -> list[str]:
+        """The covering terms found level by level in the term dictionary (what a prefix
+        holds below it is kept for the generation: the next bound looks up only new ones)."""
+        heads, covers = interval_covers(low, high)
+        if not heads and not covers:
+            return []
+        searcher = self._index.searcher()
+        if any(k[0] != self.loaded_generation for k in list(self._children)[:1]):
+            self._children.clear()
+        children = self._children.setdefault((self.loaded_generation, base), {})
+        if len(children) > _MAX_LISTED:  # many bounds on a big field: start again
+            children.clear()
+
+        def below(parent: str) -> set[str]:
+            # the digits that follow ``parent`` in some value of the field
+            found = children.get(parent)
+            if found is None:
+                level = f"{base}{len(parent) + 1:02d}{parent}"
+                width = len(level) + 1
+                found = children[parent] = {
+                    token[-1]
+                    for token, _ in searcher.terms_with_prefix("filter", level)
+                    if len(token) == width
+                }
+            return found
+
+        def reach(digits: str) -> int:
+            # how long a prefix of ``digits`` some value of the field has
+            held = 0
+            while held < _DIGITS and digits[held] in below(digits[:held]):
+                held += 1
+            return held
+
+        # Every head and every cover's parent is a prefix of one bound: one longer than what
+        # values share with that bound holds nothing, and is neither looked up nor sought.
+        sides = [(digits, reach(digits)) for digits in (f"{low:020x}", f"{high:020x}")]
+
+        def held(prefix: str) -> bool:
+            return any(len(prefix) <= n and digits.startswith(prefix) for digits, n in sides)
+
+        terms = [_level(base, head) for head in heads if held(head)]
+        for parent, allowed in covers:
+            if held(parent):
+                level = f"{base}{len(parent) + 1:02d}{parent}"
+                terms += [level + d for d in sorted(below(parent)) if d in allowed]
         return terms
 
     def search(

@@ -337,8 +337,12 @@ class VectorIndex:
         k: int,
         allowed_docs: Iterable[int] | None,
         memo: dict[str, Any] | None = None,
+        allowed_rows: Iterable[int] | None = None,
     ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int]:
         """The ``k`` nearest passages as ``(rowid, cosine)``, best first.
+
+        ``allowed_docs``: only passages of these documents; ``allowed_rows``: only these
+        passages (a filter on a passage's page).
 
         Also returns the cosine of any admitted passage by rowid (``None``: no vector, or
         not admitted), for fusing with the keyword arm, and how many passages are admitted.
@@ -354,14 +358,23 @@ class VectorIndex:
                 f"{self.dimensions}"
             )
         if self._np is not None:
-            scored = _remembered(memo, "scored", lambda: self._score(query, allowed_docs))
+            scored = _remembered(
+                memo, "scored", lambda: self._score(query, allowed_docs, allowed_rows)
+            )
             return self._top(scored, k)
-        pairs = _remembered(memo, "pairs", lambda: self._pairs_py(query, allowed_docs))
+        pairs = _remembered(
+            memo, "pairs", lambda: self._pairs_py(query, allowed_docs, allowed_rows)
+        )
         best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
         lookup = dict(pairs)
         return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)
 
-    def _score(self, query: Sequence[float], allowed_docs: Iterable[int] | None) -> _Scored:
+    def _score(
+        self,
+        query: Sequence[float],
+        allowed_docs: Iterable[int] | None,
+        allowed_rows: Iterable[int] | None = None,
+    ) -> _Scored:
         np = self._np
         unit = np.asarray(self._unit(query), dtype=np.float32)
         rows, keep = self._live_rows, self._live
@@ -373,6 +386,10 @@ class VectorIndex:
             keep = table[self._docs] if keep is None else table[self._docs] & keep
             # Only the admitted rows are ranked: a partial sort over many equal -inf
             # scores is slow on a large index.
+            rows = np.flatnonzero(keep)
+        if allowed_rows is not None:
+            hit = np.isin(self._rowids, np.fromiter(allowed_rows, dtype=np.int64))
+            keep = hit if keep is None else keep & hit
             rows = np.flatnonzero(keep)
         if rows is not None and not len(rows):
             return _Scored(unit, np.zeros(0, np.float32), None, rows, keep)
@@ -441,7 +458,10 @@ class VectorIndex:
         return cosine_of
 
     def _pairs_py(
-        self, query: Sequence[float], allowed_docs: Iterable[int] | None
+        self,
+        query: Sequence[float],
+        allowed_docs: Iterable[int] | None,
+        allowed_rows: Iterable[int] | None = None,
     ) -> list[tuple[int, float]]:
         all_scores = self._scores_py(self._unit(query))
         docs = self._docs
@@ -451,6 +471,9 @@ class VectorIndex:
             pairs = [(rowids[i], s) for i, s in enumerate(all_scores) if docs[i] in wanted]
         else:
             pairs = list(zip(rowids, all_scores, strict=True))
+        if allowed_rows is not None:
+            rows = set(allowed_rows)
+            pairs = [pair for pair in pairs if pair[0] in rows]
         return pairs
 
     def row_of(self, rowid: int) -> int | None:

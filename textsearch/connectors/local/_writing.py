@@ -6,12 +6,12 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import Write
 from textsearch.connectors.local._files import Batch
+from textsearch.connectors.local._places import passage_metadata, place_fields
 from textsearch.connectors.local._schema import (
     LocalDocument,
     documented_errors,
@@ -31,20 +31,23 @@ from textsearch.documents._files import (
     FileWork,
     IndexReport,
     checked_formats,
+    files_to_index,
     read_file,
-    walk,
 )
 from textsearch.documents._links import link_host
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
 )
-from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
     pass
 
 __all__ = ["LocalWriting"]
+
+#: Metadata as stored: the same text as ``json.dumps(value, ensure_ascii=False)``, from one
+#: encoder (``dumps`` builds a new encoder per call when an option is not its default).
+_metadata_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _text_version(formats: dict[str, str], passage_chars: int = DEFAULT_PASSAGE_CHARS) -> str:
@@ -176,7 +179,7 @@ class LocalWriting(LocalVectors):
                 doc.title,
                 doc.link,
                 site,
-                json.dumps(doc.metadata, ensure_ascii=False),
+                _metadata_json(doc.metadata),
                 source_root,
                 mtime_ns,
                 size,
@@ -205,9 +208,13 @@ class LocalWriting(LocalVectors):
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [(first + i, docid, *row) for i, row in enumerate(rows)],
             )
-            tokens = self._tv.document_tokens(doc.id, doc.link, site, doc.metadata)  # type: ignore[union-attr]
-            for i, (section, _, _, text) in enumerate(rows):
-                ranker.add(first + i, docid, doc.title, section, text, tokens)
+            tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
+            tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
+            for i, (section, anchor, _, text) in enumerate(rows):
+                own = tokens
+                if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
+                    own = tokens_of(doc.id, doc.link, site, passage_metadata(doc.metadata, anchor))
+                ranker.add(first + i, docid, doc.title, section, text, own)
             rowids = list(range(first, first + len(rows)))
         if vectors:
             from textsearch.connectors.local import _vectors
@@ -223,10 +230,11 @@ class LocalWriting(LocalVectors):
                 ],
                 vectors,
             )
-        if doc.metadata:
+        fields = {*doc.metadata, *place_fields(rows)}
+        if fields:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)",
-                [(k,) for k in doc.metadata],
+                [(k,) for k in sorted(fields)],
             )
 
     def _add_many(
@@ -263,18 +271,23 @@ class LocalWriting(LocalVectors):
             from textsearch.connectors.local._vectors import digest, embedding_input
         for doc, passages in latest.values():
             site = link_host(doc.link)
-            metadata = json.dumps(doc.metadata, ensure_ascii=False) if doc.metadata else "{}"
+            metadata = _metadata_json(doc.metadata) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
             tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
-            for section, anchor, line, text in stored_rows(doc, passages):
+            rows = stored_rows(doc, passages)
+            for section, anchor, line, text in rows:
                 passage_rows.append((next_row, next_doc, section, anchor, line, text))
-                ranker.add(next_row, next_doc, doc.title, section, text, tokens)
+                own = tokens
+                if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
+                    own = tokens_of(doc.id, doc.link, site, passage_metadata(doc.metadata, anchor))
+                ranker.add(next_row, next_doc, doc.title, section, text, own)
                 if vectors:
                     vector_rows.append(
                         (next_row, next_doc, digest(embedding_input(doc.title, section, text)))
                     )
                 next_row += 1
             fields.update(doc.metadata)
+            fields.update(place_fields(rows))
             next_doc += 1
         db.executemany(
             "INSERT INTO documents(rowid, id, title, link, site, metadata) "
@@ -338,14 +351,8 @@ class LocalWriting(LocalVectors):
                 format.
             ServiceUnavailableError: Another process kept the index file locked for 30 s.
         """
-        if "\x00" in os.fspath(path):
-            raise ConfigurationError("cannot index a path that contains a NUL character")
-        root = Path(path).expanduser().resolve()
-        if not root.exists():
-            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
-        wanted = tuple(e.lower() for e in extensions)
+        root, files = files_to_index(path, extensions)
         forced = checked_formats(formats)
-        files = [root] if root.is_file() else sorted(walk(root, wanted))
         root_key = str(root)
         report = IndexReport()
         with self._lock, documented_errors(self.path):

@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from typing_extensions import Self, Unpack
@@ -67,7 +66,6 @@ from textsearch.connectors.postgres._rows import (
     last_of_each,
     passages_of,
     prepare_documents,
-    walk,
 )
 from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._settings import (
@@ -96,6 +94,7 @@ from textsearch.connectors.postgres._work import (
     on_connection,
     write_rows,
 )
+from textsearch.documents._files import files_to_index
 from textsearch.embeddings import (
     Embedder,
 )
@@ -656,13 +655,7 @@ class PostgresTextSearch(
             SearchTransportError: The server could not be reached.
         """
         self._require_managed("index_path")
-        if "\x00" in os.fspath(path):
-            raise ConfigurationError("cannot index a path that contains a NUL character")
-        root = Path(path).expanduser().resolve()
-        if not root.exists():
-            raise ConfigurationError(f"cannot index {os.fspath(path)!r}: no such file or folder")
-        wanted = tuple(e.lower() for e in extensions)
-        files = [root] if root.is_file() else sorted(walk(root, wanted))
+        root, files = files_to_index(path, extensions)
         root_key = str(root)
         statement = self._schema.known_files()
         known = {

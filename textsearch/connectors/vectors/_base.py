@@ -13,9 +13,12 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import os
 import threading
+from abc import abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import reduce
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -23,6 +26,7 @@ from typing_extensions import Self
 
 from textsearch._http._settings import http_settings
 from textsearch._native import is_native_panic, panic_error
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch._types import (
     SearchOptions,
     SearchResults,
@@ -77,17 +81,21 @@ __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "Clause",
+    "ClientCall",
     "PassageRecord",
     "StoreSettings",
     "StoreSpec",
     "UrlRule",
     "VectorDocument",
     "VectorStoreTextSearch",
+    "call",
     "check_filter",
     "check_url",
     "host_suffixes",
     "passage_records",
     "require",
+    "Plan",
+    "Step",
 ]
 
 NativeT = TypeVar("NativeT", bound=VectorDocument)
@@ -98,18 +106,58 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 FRAGMENT_KEY = "link_fragment"
 
 
+# -- steps of a store's plans ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCall:
+    """One call of a store's client as a step of a plan (made by `call`).
+
+    Driven with a blocking client it is called; with an async client its coroutine is
+    awaited. A store's clients name their methods alike, so one plan serves both.
+    """
+
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> ClientCall:
+    """A step calling ``fn`` (a method of the client, or of an object it returned)."""
+    return ClientCall(fn, args, kwargs)
+
+
+#: What a store's plan yields: client calls, and (from the base) an embedding `Call`.
+Step = ClientCall | Call
+
+
+def _perform_sync(step: Step) -> Any:
+    if isinstance(step, Call):
+        return perform_sync(step)
+    return step.fn(*step.args, **step.kwargs)
+
+
+async def _perform(step: Step) -> Any:
+    if isinstance(step, Call):
+        return await perform(step)
+    result = step.fn(*step.args, **step.kwargs)
+    return await result if inspect.isawaitable(result) else result
+
+
 # -- the connector base -------------------------------------------------------------------
 
 
 class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     """The parts of a vector-store connector that do not depend on the store.
 
-    A store gives small hooks: its clients (``_new_client``, ``_new_async_client``), its
-    error mapping (``_error``), its filter form (``_filter_of``), its results
-    (``_results``), and each call in a blocking and an async form (``_search_*``,
-    ``_write_*``, ``_delete_*``). Everything around them is here: where the store is,
-    which clients were made here (and are closed here), the deadline of every call, the
-    worker thread for an in-process engine, paging, embedding and validating documents.
+    A store writes seven abstract hooks, each once: its blocking client (`_new_client`), its
+    error mapping (`_error`), its filter form (`_filter_of`), its results (`_results`), and
+    its three operations as plans (`_search`, `_write`, `_delete`: generators that yield
+    each client call as a `call(...)` step). The base drives a plan with the blocking client
+    (the `_sync` methods, and a worker thread for an in-process engine) or, where the store
+    gives an async client for a server (the optional `_new_async_client`), awaits each step.
+    Everything around them is here: where the store is, which clients were made here (and
+    are closed here), the deadline of every call, paging, embedding and validating documents.
     """
 
     max_top: ClassVar[int] = 50
@@ -253,46 +301,45 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
     def _check_path(self, path: str) -> str:
         return path
 
+    @abstractmethod
     def _new_client(self) -> Any:
-        raise NotImplementedError
+        """A blocking client for the location given (a URL or a path)."""
 
     async def _new_async_client(self) -> Any:
-        raise NotImplementedError
+        """An async client for a server URL; ``None`` (the default): calls run in a thread.
 
+        A store whose library has an async client overrides this; the plans below are then
+        driven with it, step by step, instead of with the blocking client in a worker thread.
+        """
+        return None
+
+    @abstractmethod
     def _error(self, exc: BaseException) -> TextSearchError:
-        raise NotImplementedError
+        """The documented error for an exception of the store's client."""
 
+    @abstractmethod
     def _filter_of(self, options: SearchOptions) -> Any:
-        raise NotImplementedError
+        """The store's filter form of ``options.filter`` (`_clauses` checks it first)."""
 
+    @abstractmethod
     def _results(self, hits: Any) -> list[NativeT]:
-        raise NotImplementedError
+        """Native results from what `_search` returned (`_native` builds one)."""
 
-    def _search_sync(
+    @abstractmethod
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        raise NotImplementedError
+    ) -> Plan[Step, tuple[Any, int | None]]:
+        """The plan of a search: yields client calls (`call`), returns ``(hits, total)``."""
 
-    async def _search_async(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        raise NotImplementedError
-
-    def _write_sync(
+    @abstractmethod
+    def _write(
         self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        raise NotImplementedError
+    ) -> Plan[Step, None]:
+        """The plan of a write: replace the documents ``doc_ids`` by ``records``."""
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        raise NotImplementedError
-
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
-        raise NotImplementedError
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
+        """The plan of a delete: every passage of the documents ``wanted``."""
 
     def _name_or_none(self, value: str | None, what: str) -> str | None:
         """An optional field name (``None``: the store's layout has no such field)."""
@@ -369,6 +416,8 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if self._url is None:
             return None
         client = await self._new_async_client()
+        if client is None:  # the store has no async client: calls run in a worker thread
+            return None
         self._owned_async.append(client)
         self._async_client = client
         return client
@@ -379,38 +428,36 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         """Run a blocking call (a store whose client has no deadline bounds it here)."""
         return fn()
 
-    def _call(self, fn: Callable[[Any], T]) -> T:
-        """A blocking call with the blocking client; failures become documented errors."""
+    def _call(self, plan_of: Callable[[Any], Plan[Step, T]]) -> T:
+        """Drive a plan with the blocking client; failures become documented errors."""
         try:
-            return self._blocking(lambda: fn(self._client()))
-        except TextSearchError:
-            raise
-        except Exception as exc:  # every client failure becomes a documented error
-            error = self._error(exc)
+            return self._blocking(lambda: drive_sync(plan_of(self._client()), _perform_sync))
         except BaseException as exc:  # a Rust panic (Chroma's core) is a BaseException
-            if not is_native_panic(exc):
-                raise
-            error = panic_error(self.provider_name, self.connector)
+            error = self._failure(exc)
         raise error
 
-    async def _acall(
-        self, sync_fn: Callable[[Any], T], async_fn: Callable[[Any], Awaitable[T]]
-    ) -> T:
-        """The async form of a call: the async client, or the blocking one in a thread."""
+    async def _acall(self, plan_of: Callable[[Any], Plan[Step, T]]) -> T:
+        """Drive a plan with the async client, or with the blocking one in a thread."""
         try:
             client = await self._bounded(self._aclient())
             if client is None:
-                return await self._in_thread(lambda: sync_fn(self._client()))
-            return await self._bounded(async_fn(client))
-        except TextSearchError:
-            raise
-        except Exception as exc:
-            error = self._error(exc)
+                return await self._in_thread(
+                    lambda: drive_sync(plan_of(self._client()), _perform_sync)
+                )
+            return await self._bounded(drive(plan_of(client), _perform))
         except BaseException as exc:
-            if not is_native_panic(exc):
-                raise
-            error = panic_error(self.provider_name, self.connector)
+            error = self._failure(exc)
         raise error
+
+    def _failure(self, exc: BaseException) -> TextSearchError:
+        """The documented error for what a plan raised (re-raises what is not the store's)."""
+        if isinstance(exc, TextSearchError):
+            raise exc
+        if isinstance(exc, Exception):  # every client failure becomes a documented error
+            return self._error(exc)
+        if not is_native_panic(exc):
+            raise exc
+        return panic_error(self.provider_name, self.connector)
 
     async def _in_thread(self, fn: Callable[[], T]) -> T:
         """Run a blocking client call in a worker thread, within ``timeout``.
@@ -440,6 +487,14 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
 
     # -- search --------------------------------------------------------------------------
 
+    def _searching(
+        self, client: Any, vector: list[float] | None, query: str, options: SearchOptions, flt: Any
+    ) -> Plan[Step, tuple[Any, int | None]]:
+        if vector is None:  # embedded here: in the worker thread, or awaited with the client
+            vector = yield Call(self._query_vector_sync, self._query_vector, (query,))
+        assert vector is not None
+        return (yield from self._search(client, vector, query, options, flt))
+
     async def _fetch(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
         flt = self._filter_of(options)  # bad filters fail before anything else
         # An embedder that only runs its blocking twin in a worker thread is called from the
@@ -447,22 +502,13 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         # (the deadline then covers both).
         early = not embeds_in_a_thread(self._need_embedder())
         vector = await self._query_vector(query) if early else None
-
-        def run_sync(client: Any) -> tuple[Any, int | None]:
-            query_vector = self._query_vector_sync(query) if vector is None else vector
-            return self._search_sync(client, query_vector, query, options, flt)
-
-        async def run_async(client: Any) -> tuple[Any, int | None]:
-            query_vector = await self._query_vector(query) if vector is None else vector
-            return await self._search_async(client, query_vector, query, options, flt)
-
-        hits, total = await self._acall(run_sync, run_async)
+        hits, total = await self._acall(lambda c: self._searching(c, vector, query, options, flt))
         return self._page(self._results(hits), options, total)
 
     def _fetch_sync(self, query: str, options: SearchOptions) -> SearchResults[NativeT]:
         flt = self._filter_of(options)
         vector = self._query_vector_sync(query)
-        hits, total = self._call(lambda c: self._search_sync(c, vector, query, options, flt))
+        hits, total = self._call(lambda c: self._search(c, vector, query, options, flt))
         return self._page(self._results(hits), options, total)
 
     # -- managing a collection -----------------------------------------------------------
@@ -495,10 +541,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if not records:
             return 0
         vectors = await self._document_vectors(records)
-        await self._acall(
-            lambda c: self._write_sync(c, doc_ids, records, vectors),
-            lambda c: self._write_async(c, doc_ids, records, vectors),
-        )
+        await self._acall(lambda c: self._write(c, doc_ids, records, vectors))
         return len(doc_ids)
 
     def add_documents_sync(self, docs: Iterable[Any], *, chunk: bool = True) -> int:
@@ -507,7 +550,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         if not records:
             return 0
         vectors = self._document_vectors_sync(records)
-        self._call(lambda c: self._write_sync(c, doc_ids, records, vectors))
+        self._call(lambda c: self._write(c, doc_ids, records, vectors))
         return len(doc_ids)
 
     async def delete_documents(self, ids: Iterable[str]) -> int:
@@ -523,16 +566,14 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
         """
         wanted = document_ids(ids)
         if wanted:
-            await self._acall(
-                lambda c: self._delete_sync(c, wanted), lambda c: self._delete_async(c, wanted)
-            )
+            await self._acall(lambda c: self._delete(c, wanted))
         return len(wanted)
 
     def delete_documents_sync(self, ids: Iterable[str]) -> int:
         """Blocking twin of `delete_documents`; raises the same errors."""
         wanted = document_ids(ids)
         if wanted:
-            self._call(lambda c: self._delete_sync(c, wanted))
+            self._call(lambda c: self._delete(c, wanted))
         return len(wanted)
 
     def _check_layout(self, layout: Any, length: int) -> None:

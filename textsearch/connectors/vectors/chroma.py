@@ -19,18 +19,8 @@ from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    Clause,
-    PassageRecord,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    check_url,
-    dimension_mismatch,
-    present,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import (
     _close_client,
     _is_http_client,
@@ -64,7 +54,7 @@ def _pool() -> concurrent.futures.ThreadPoolExecutor:
 _RANGE_OPERATORS = {">": "$gt", ">=": "$gte", "<": "$lt", "<=": "$lte"}
 
 
-class ChromaDocument(VectorDocument):
+class ChromaDocument(vs.VectorDocument):
     """One passage found in a Chroma collection.
 
     Attributes:
@@ -77,7 +67,7 @@ class ChromaDocument(VectorDocument):
     """
 
 
-class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
+class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
     """Semantic search over a Chroma collection; also manages one (``add_documents``).
 
     Args:
@@ -117,12 +107,12 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
     """
 
     location_hint: ClassVar[str] = "a folder, ':memory:' or the server's http(s):// URL"
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "chromadb",
         ChromaDocument,
         ("api.AsyncClientAPI", "api.ClientAPI"),
-        UrlRule(
+        vs.UrlRule(
             "Chroma",
             "put credentials for a Chroma server in headers=",
             "http(s)://host[:port] (no path, query or fragment)",
@@ -140,7 +130,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         headers: Mapping[str, str] | None = None,
         tenant: str | None = None,
         database: str | None = None,
-        **settings: Unpack[StoreSettings[ChromaDocument]],
+        **settings: Unpack[vs.StoreSettings[ChromaDocument]],
     ) -> None:
         self._server: tuple[str, int, bool] | None = None
         super().__init__(client_or_location, collection, settings)
@@ -162,7 +152,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             register_secret(str(value).strip().rpartition(" ")[2])
         self._tenant = tenant
         self._database = database
-        self._collections: dict[bool, Any] = {}
+        #: the collection as each client opened it (by the client's id; cleared on close)
+        self._collections: dict[int, Any] = {}
         self._dimensions: int | None = None
         # a server (by URL or an HTTP client) answers within the deadline of a worker thread
         self._remote = (
@@ -172,7 +163,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
         )
 
     def _check_url(self, url: str) -> str:
-        parts = check_url(url, self.spec.url)
+        parts = vs.check_url(url, self.spec.url)
         ssl = parts.scheme == "https"
         host, port = parts.hostname or "", parts.port or (443 if ssl else 8000)
         self._server = (host, port, ssl)
@@ -198,7 +189,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "headers": dict(self._headers) or None,
             "settings": self._settings(),
         }
-        return kwargs | present(tenant=self._tenant, database=self._database)
+        return kwargs | vs.present(tenant=self._tenant, database=self._database)
 
     def _new_client(self) -> Any:
         chromadb = self._lib
@@ -231,8 +222,8 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
 
     # -- collections ---------------------------------------------------------------------
 
-    def _open(self, client: Any) -> Any:
-        return client.get_collection(self.collection, embedding_function=None)
+    def _open_kwargs(self) -> dict[str, Any]:
+        return {"name": self.collection, "embedding_function": None}
 
     def _create_kwargs(self, dimensions: int) -> dict[str, Any]:
         metadata: dict[str, Any] = {"textsearch_dimensions": dimensions}
@@ -257,41 +248,28 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             return len(embeddings[0])
         return None
 
-    def _learn_dimensions(self, collection: Any) -> int | None:
-        """The collection's vector length: recorded when we created it, else from a record."""
-        recorded = self._recorded_dimensions(collection)
-        if recorded is not None:
-            return recorded
-        return self._sample_dimensions(collection.get(limit=1, include=["embeddings"]))
-
-    async def _alearn_dimensions(self, collection: Any) -> int | None:
-        recorded = self._recorded_dimensions(collection)
-        if recorded is not None:
-            return recorded
-        return self._sample_dimensions(await collection.get(limit=1, include=["embeddings"]))
-
     def _check_dimensions(self, found: int | None, vector_length: int) -> None:
         if found is not None:
             self._dimensions = found
         if self._dimensions is not None and self._dimensions != vector_length:
-            raise dimension_mismatch(self.collection, self._dimensions, vector_length)
+            raise vs.dimension_mismatch(self.collection, self._dimensions, vector_length)
 
     # -- filters and records -------------------------------------------------------------
 
-    def _field(self, clause: Clause) -> str:
+    def _field(self, clause: vs.Clause) -> str:
         if clause.target == "metadata":
             return clause.name
         return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
             clause.target
         ]
 
-    def _equal(self, clause: Clause, value: Any, negate: bool = False) -> dict[str, Any]:
+    def _equal(self, clause: vs.Clause, value: Any, negate: bool = False) -> dict[str, Any]:
         # "$ne" and "$not_contains" match a record without the field, as not_equal_to must.
         if clause.target == "site" or clause.any_tag:
             return {self._field(clause): {"$not_contains" if negate else "$contains": value}}
         return {self._field(clause): {"$ne" if negate else "$eq": value}}
 
-    def _clause(self, clause: Clause) -> dict[str, Any]:
+    def _clause(self, clause: vs.Clause) -> dict[str, Any]:
         if clause.op == "eq":
             return self._equal(clause, clause.value)
         if clause.op == "ne":
@@ -309,7 +287,7 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             return None
         return parts[0] if len(parts) == 1 else {"$and": parts}
 
-    def _metadata_of(self, record: PassageRecord) -> dict[str, Any]:
+    def _metadata_of(self, record: vs.PassageRecord) -> dict[str, Any]:
         # Chroma refuses None values and empty lists: such keys are left out (a filter on
         # them then matches nothing, as a filter on a missing key does).
         metadata: dict[str, Any] = {
@@ -362,45 +340,40 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
             "include": ["documents", "metadatas", "distances"],
         }
 
-    def _search_sync(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        collection = self._collections.get(False) or self._open(client)
-        self._collections[False] = collection
-        if self._dimensions is None:
-            self._check_dimensions(self._learn_dimensions(collection), len(vector))
-        self._check_dimensions(None, len(vector))
-        answer = collection.query(**self._query_kwargs(vector, options, flt))
-        total = None
-        if options.include_total_count:
-            total = (
-                collection.count()
-                if flt is None
-                else len(collection.get(where=flt, include=[])["ids"])
-            )
-        return answer, total
+    def _collection(self, client: Any, create: dict[str, Any] | None = None) -> Plan[Step, Any]:
+        """The collection, opened once per client (created with ``create`` when missing)."""
+        kept = self._collections.get(id(client))
+        if kept is None or create is not None:
+            opener = client.get_or_create_collection if create else client.get_collection
+            kept = yield call(opener, **(create or self._open_kwargs()))
+            self._collections[id(client)] = kept
+        return kept
 
-    async def _search_async(
+    def _dimensions_of(self, collection: Any, vector_length: int) -> Plan[Step, None]:
+        found = self._recorded_dimensions(collection)
+        if found is None and self._dimensions is None:
+            sample = yield call(collection.get, limit=1, include=["embeddings"])
+            found = self._sample_dimensions(sample)
+        self._check_dimensions(found, vector_length)
+
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        collection = self._collections.get(True) or await client.get_collection(
-            self.collection, embedding_function=None
-        )
-        self._collections[True] = collection
+    ) -> Plan[Step, tuple[Any, int | None]]:
+        collection = yield from self._collection(client)
         if self._dimensions is None:
-            self._check_dimensions(await self._alearn_dimensions(collection), len(vector))
+            yield from self._dimensions_of(collection, len(vector))
         self._check_dimensions(None, len(vector))
-        answer = await collection.query(**self._query_kwargs(vector, options, flt))
+        answer = yield call(collection.query, **self._query_kwargs(vector, options, flt))
         if not options.include_total_count:
             return answer, None
         if flt is None:
-            return answer, await collection.count()
-        return answer, len((await collection.get(where=flt, include=[]))["ids"])
+            return answer, (yield call(collection.count))
+        return answer, len((yield call(collection.get, where=flt, include=[]))["ids"])
 
     # -- writing -------------------------------------------------------------------------
 
     def _write_batches(
-        self, records: Sequence[PassageRecord], vectors: Sequence[Sequence[float]], size: int
+        self, records: Sequence[vs.PassageRecord], vectors: Sequence[Sequence[float]], size: int
     ) -> Iterator[dict[str, Any]]:
         # one batch at a time: a large write never holds every record's metadata at once
         for start in range(0, len(records), size):
@@ -412,45 +385,26 @@ class ChromaTextSearch(VectorStoreTextSearch[ChromaDocument]):
                 "metadatas": [self._metadata_of(r) for r in part],
             }
 
-    def _write_sync(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        collection = client.get_or_create_collection(**self._create_kwargs(len(vectors[0])))
-        self._check_dimensions(self._learn_dimensions(collection), len(vectors[0]))
-        self._collections[False] = collection
-        size = max(1, min(5000, client.get_max_batch_size()))
+    def _write(
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
+    ) -> Plan[Step, None]:
+        create = self._create_kwargs(len(vectors[0]))
+        collection = yield from self._collection(client, create)
+        yield from self._dimensions_of(collection, len(vectors[0]))
+        size = max(1, min(5000, (yield call(client.get_max_batch_size))))
         # an empty collection has no old passages to replace (deleting by filter scans)
-        for start in range(0, len(doc_ids) if collection.count() else 0, size):
-            collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
+        for start in range(0, len(doc_ids) if (yield call(collection.count)) else 0, size):
+            where = {self.id_field: {"$in": doc_ids[start : start + size]}}
+            yield call(collection.delete, where=where)
         for batch in self._write_batches(records, vectors, size):
-            collection.add(**batch)  # old passages were deleted above
+            yield call(collection.add, **batch)  # old passages were deleted above
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        kwargs = self._create_kwargs(len(vectors[0]))
-        collection = await client.get_or_create_collection(**kwargs)
-        self._check_dimensions(await self._alearn_dimensions(collection), len(vectors[0]))
-        self._collections[True] = collection
-        size = max(1, min(5000, await client.get_max_batch_size()))
-        for start in range(0, len(doc_ids) if await collection.count() else 0, size):
-            await collection.delete(where={self.id_field: {"$in": doc_ids[start : start + size]}})
-        for batch in self._write_batches(records, vectors, size):
-            await collection.add(**batch)
-
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
         try:
-            collection = self._open(client)
+            collection = yield call(client.get_collection, **self._open_kwargs())
         except self._lib.errors.NotFoundError:
             return
-        collection.delete(where={self.id_field: {"$in": wanted}})
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        try:
-            collection = await client.get_collection(self.collection, embedding_function=None)
-        except self._lib.errors.NotFoundError:
-            return
-        await collection.delete(where={self.id_field: {"$in": wanted}})
+        yield call(collection.delete, where={self.id_field: {"$in": wanted}})
 
     # -- resources -----------------------------------------------------------------------
 

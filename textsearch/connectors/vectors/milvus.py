@@ -29,19 +29,8 @@ from typing_extensions import Unpack
 
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    FIELD_NAME,
-    FRAGMENT_KEY,
-    Clause,
-    PassageRecord,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    check_field_name,
-    present,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import milvus_error, missing
 from textsearch.connectors.vectors._filters import (
     BOOL_SUFFIX,
@@ -93,12 +82,12 @@ def literal(value: str | int | float | bool) -> str:
 def _key(name: str) -> str:
     # A JSON key is written as a string literal inside brackets; names are checked against
     # FIELD_NAME first, so the quoting is belt and braces.
-    if not FIELD_NAME.fullmatch(name):
+    if not vs.FIELD_NAME.fullmatch(name):
         raise InvalidRequestError(f"{name!r} is not a field name")
     return literal(name)
 
 
-class MilvusDocument(VectorDocument):
+class MilvusDocument(vs.VectorDocument):
     """One passage found in a Milvus collection.
 
     Attributes:
@@ -113,7 +102,7 @@ class MilvusDocument(VectorDocument):
     """
 
 
-class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
+class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
     """Search over a Milvus collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -159,12 +148,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
     sparse_field: str
 
     location_hint: ClassVar[str] = "a Milvus Lite file (*.db) or the server's URI"
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "pymilvus",
         MilvusDocument,
         ("AsyncMilvusClient", "MilvusClient"),
-        UrlRule(
+        vs.UrlRule(
             "Milvus", "pass Milvus credentials with token=", "http(s)://host[:port]", path=True
         ),
         "a MilvusClient or AsyncMilvusClient, a .db file or an http(s):// URI",
@@ -183,11 +172,11 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         metric: Literal["COSINE", "IP", "L2"] = "COSINE",
         token: str | None = None,
         db_name: str | None = None,
-        **settings: Unpack[StoreSettings[MilvusDocument]],
+        **settings: Unpack[vs.StoreSettings[MilvusDocument]],
     ) -> None:
         super().__init__(client_or_location, collection, settings)
-        self.vector_field = check_field_name(vector_field, "vector_field")
-        self.sparse_field = check_field_name(sparse_field, "sparse_field")
+        self.vector_field = vs.check_field_name(vector_field, "vector_field")
+        self.sparse_field = vs.check_field_name(sparse_field, "sparse_field")
         self.metadata_field = self._name_or_none(metadata_field, "metadata_field")
         if mode not in (None, "semantic", "hybrid"):
             raise ConfigurationError(f"mode must be 'semantic', 'hybrid' or None, got {mode!r}")
@@ -214,7 +203,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _client_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"uri": self._url or self._path, "timeout": self.timeout}
-        return kwargs | present(token=self._token, db_name=self._db_name)
+        return kwargs | vs.present(token=self._token, db_name=self._db_name)
 
     def _new_client(self) -> Any:
         return self._lib.MilvusClient(**self._client_kwargs())
@@ -261,7 +250,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
                 self.text_field,
                 self.title_field,
                 self.link_field,
-                FRAGMENT_KEY,
+                vs.FRAGMENT_KEY,
                 self.metadata_field,
             )
             output = [name for name in wanted if name in fields]
@@ -282,7 +271,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         )
         schema.add_field(self.title_field, dt.VARCHAR, max_length=_MAX_TEXT)
         schema.add_field(self.link_field, dt.VARCHAR, max_length=_MAX_LINK)
-        schema.add_field(FRAGMENT_KEY, dt.VARCHAR, max_length=_MAX_LINK)
+        schema.add_field(vs.FRAGMENT_KEY, dt.VARCHAR, max_length=_MAX_LINK)
         schema.add_field(
             self.site_field, dt.ARRAY, element_type=dt.VARCHAR, max_capacity=128, max_length=256
         )
@@ -304,12 +293,12 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     # -- filters -------------------------------------------------------------------------
 
-    def _json_path(self, clause: Clause, suffix: str = "") -> str:
+    def _json_path(self, clause: vs.Clause, suffix: str = "") -> str:
         _key(clause.name)  # checked once more: a field name, nothing to quote
         holder = self.metadata_field or "$meta"
         return f"{holder}[{literal(clause.name + suffix)}]"
 
-    def _equal(self, clause: Clause, value: str | int | float | bool) -> str:
+    def _equal(self, clause: vs.Clause, value: str | int | float | bool) -> str:
         text = literal(value)
         if clause.target == "id":
             return f"{self.id_field} == {text}"
@@ -327,7 +316,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             return f"({path} == {text} and {'' if isinstance(value, bool) else 'not '}{tag})"
         return f"{path} == {text}"
 
-    def _expression(self, clause: Clause) -> str:
+    def _expression(self, clause: vs.Clause) -> str:
         if clause.op == "eq":
             return self._equal(clause, clause.value)
         if clause.op == "ne":
@@ -411,44 +400,30 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
         except (LookupError, TypeError, ValueError):
             return None
 
-    def _search_sync(
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
+    ) -> Plan[Step, tuple[Any, int | None]]:
         if self._layout is None:
-            if not client.has_collection(self.collection):
+            if not (yield call(client.has_collection, self.collection)):
                 raise self._missing()
-            self._layout = self._layout_of(client.describe_collection(self.collection))
+            description = yield call(client.describe_collection, self.collection)
+            self._layout = self._layout_of(description)
             # A collection written by another process (or before a restart) is "released":
             # Milvus searches only loaded collections. Loading a loaded one does nothing.
-            client.load_collection(self.collection)
+            yield call(client.load_collection, self.collection)
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
-        hits = getattr(client, method)(**kwargs)[0]
-        total = None
-        if options.include_total_count:
-            rows = client.query(self.collection, filter=flt, output_fields=["count(*)"])
-            total = self._count(rows)
-        return list(hits), total
-
-    async def _search_async(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        if self._layout is None:
-            if not await client.has_collection(self.collection):
-                raise self._missing()
-            self._layout = self._layout_of(await client.describe_collection(self.collection))
-            await client.load_collection(self.collection)  # see _search_sync
-        self._check_layout(self._layout, len(vector))
-        method, kwargs = self._request(vector, query, options, flt)
-        hits = (await getattr(client, method)(**kwargs))[0]
+        hits = (yield call(getattr(client, method), **kwargs))[0]
         if not options.include_total_count:
             return list(hits), None
-        rows = await client.query(self.collection, filter=flt, output_fields=["count(*)"])
+        rows = yield call(client.query, self.collection, filter=flt, output_fields=["count(*)"])
         return list(hits), self._count(rows)
 
     # -- writing -------------------------------------------------------------------------
 
-    def _rows(self, records: Sequence[PassageRecord], vectors: Sequence[list[float]]) -> list[Any]:
+    def _rows(
+        self, records: Sequence[vs.PassageRecord], vectors: Sequence[list[float]]
+    ) -> list[Any]:
         rows = []
         for record, vector in zip(records, vectors, strict=True):
             row = self._record_fields(record, blank="")
@@ -464,7 +439,7 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
 
     def _prepare_write(
         self, docs: Iterable[Any], chunk: bool
-    ) -> tuple[list[str], list[PassageRecord]]:
+    ) -> tuple[list[str], list[vs.PassageRecord]]:
         if self.metadata_field is None:
             raise ConfigurationError(
                 "add_documents writes a collection with a JSON metadata field: set "
@@ -491,53 +466,31 @@ class MilvusTextSearch(VectorStoreTextSearch[MilvusDocument]):
             for start in range(0, len(wanted), _BATCH)
         ]
 
-    def _row_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+    def _row_batches(self, records: list[vs.PassageRecord], vectors: Any) -> Iterator[list[Any]]:
         # one batch at a time: a large write never holds every row at once
         for start in range(0, len(records), _BATCH):
             end = start + _BATCH
             yield self._rows(records[start:end], vectors[start:end])
 
-    def _write_sync(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        fresh = not client.has_collection(self.collection)
+    def _write(
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
+    ) -> Plan[Step, None]:
+        fresh = not (yield call(client.has_collection, self.collection))
         if fresh:
             schema, index = self._schema(client, len(vectors[0]))
-            client.create_collection(self.collection, schema=schema, index_params=index)
-        description = client.describe_collection(self.collection)
+            yield call(client.create_collection, self.collection, schema=schema, index_params=index)
+        description = yield call(client.describe_collection, self.collection)
         self._check_layout(self._layout_of(description), len(vectors[0]))
         if not fresh:
-            client.load_collection(self.collection)  # replacing passages queries them
+            yield call(client.load_collection, self.collection)  # replacing passages queries them
         # a collection made just now has no old passages to replace
         for expression in [] if fresh else self._delete_filters(doc_ids):
-            client.delete(self.collection, filter=expression)
+            yield call(client.delete, self.collection, filter=expression)
         for batch in self._row_batches(records, vectors):
-            client.insert(self.collection, batch)
+            yield call(client.insert, self.collection, batch)
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        fresh = not await client.has_collection(self.collection)
-        if fresh:
-            schema, index = self._schema(client, len(vectors[0]))
-            await client.create_collection(self.collection, schema=schema, index_params=index)
-        description = await client.describe_collection(self.collection)
-        self._check_layout(self._layout_of(description), len(vectors[0]))
-        if not fresh:
-            await client.load_collection(self.collection)
-        for expression in [] if fresh else self._delete_filters(doc_ids):
-            await client.delete(self.collection, filter=expression)
-        for batch in self._row_batches(records, vectors):
-            await client.insert(self.collection, batch)
-
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
-        if client.has_collection(self.collection):
-            client.load_collection(self.collection)  # a delete by filter queries
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
+        if (yield call(client.has_collection, self.collection)):
+            yield call(client.load_collection, self.collection)  # a delete by filter queries
             for expression in self._delete_filters(wanted):
-                client.delete(self.collection, filter=expression)
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        if await client.has_collection(self.collection):
-            await client.load_collection(self.collection)
-            for expression in self._delete_filters(wanted):
-                await client.delete(self.collection, filter=expression)
+                yield call(client.delete, self.collection, filter=expression)

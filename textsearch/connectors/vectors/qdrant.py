@@ -30,16 +30,8 @@ from typing_extensions import Unpack
 from textsearch._cjk import index_text
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
-from textsearch.connectors.vectors._base import (
-    Clause,
-    PassageRecord,
-    StoreSettings,
-    StoreSpec,
-    UrlRule,
-    VectorDocument,
-    VectorStoreTextSearch,
-    trusted,
-)
+from textsearch.connectors.vectors import _base as vs
+from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
 from textsearch.errors import (
@@ -101,7 +93,7 @@ def point_id(record_id: str) -> str:
 _RANGE_NAMES = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
 
 
-class QdrantDocument(VectorDocument):
+class QdrantDocument(vs.VectorDocument):
     """One passage found in a Qdrant collection.
 
     Attributes:
@@ -116,7 +108,7 @@ class QdrantDocument(VectorDocument):
     """
 
 
-class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
+class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
     """Search over a Qdrant collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -160,12 +152,12 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
     """
 
     location_hint: ClassVar[str] = "a folder, ':memory:' or the server's URL"
-    spec: ClassVar[StoreSpec] = StoreSpec(
+    spec: ClassVar[vs.StoreSpec] = vs.StoreSpec(
         PROVIDER,
         "qdrant_client",
         QdrantDocument,
         ("AsyncQdrantClient", "QdrantClient"),
-        UrlRule(
+        vs.UrlRule(
             "Qdrant", "pass a Qdrant key with api_key=", "http(s)://host[:port][/prefix]", path=True
         ),
         "a QdrantClient or AsyncQdrantClient, ':memory:', a folder or an http(s):// URL",
@@ -182,7 +174,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
         mode: Literal["semantic", "hybrid"] | None = None,
         distance: Literal["cosine", "dot", "euclid"] = "cosine",
         api_key: str | None = None,
-        **settings: Unpack[StoreSettings[QdrantDocument]],
+        **settings: Unpack[vs.StoreSettings[QdrantDocument]],
     ) -> None:
         super().__init__(client_or_location, collection, settings)
         from qdrant_client import models
@@ -279,7 +271,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     # -- filters -----------------------------------------------------------------------
 
-    def _key(self, clause: Clause, suffix: str = "") -> str:
+    def _key(self, clause: vs.Clause, suffix: str = "") -> str:
         if clause.target != "metadata":
             return {"id": self.id_field, "link": self.link_field, "site": self.site_field}[
                 clause.target
@@ -298,7 +290,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             return models.FieldCondition(key=key, range=models.Range(gte=value, lte=value))
         return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
-    def _condition(self, clause: Clause) -> Any:
+    def _condition(self, clause: vs.Clause) -> Any:
         models = self._models
         key = self._key(clause)
         if clause.op == "eq":
@@ -380,33 +372,22 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             )
         return out
 
-    def _search_sync(
+    def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
+    ) -> Plan[Step, tuple[Any, int | None]]:
         if self._layout is None:
-            self._layout = self._layout_of(client.get_collection(self.collection))
+            self._layout = self._layout_of((yield call(client.get_collection, self.collection)))
         self._check_layout(self._layout, len(vector))
-        points = client.query_points(**self._query_kwargs(vector, query, options, flt))
-        total = None
-        if options.include_total_count:
-            total = client.count(self.collection, count_filter=flt, exact=True).count
-        return points.points, total
-
-    async def _search_async(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> tuple[Any, int | None]:
-        if self._layout is None:
-            self._layout = self._layout_of(await client.get_collection(self.collection))
-        self._check_layout(self._layout, len(vector))
-        points = await client.query_points(**self._query_kwargs(vector, query, options, flt))
+        kwargs = self._query_kwargs(vector, query, options, flt)
+        points = yield call(client.query_points, **kwargs)
         if not options.include_total_count:
             return points.points, None
-        counted = await client.count(self.collection, count_filter=flt, exact=True)
+        counted = yield call(client.count, self.collection, count_filter=flt, exact=True)
         return points.points, counted.count
 
     # -- writing -------------------------------------------------------------------------
 
-    def _payload(self, record: PassageRecord) -> dict[str, Any]:
+    def _payload(self, record: vs.PassageRecord) -> dict[str, Any]:
         payload = self._record_fields(record)
         extra = companions(record.metadata)
         if self.metadata_field is not None:
@@ -418,7 +399,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
 
     def _points(
         self,
-        records: Sequence[PassageRecord],
+        records: Sequence[vs.PassageRecord],
         vectors: Sequence[list[float]],
         has_sparse: bool,
         using: str | None,
@@ -431,13 +412,13 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
                 named = {using or "": vector}
                 if has_sparse:
                     indices, values = sparse_of_text(f"{record.title or ''}\n{record.text}")
-                    named[self.sparse_vector_name] = trusted(
+                    named[self.sparse_vector_name] = vs.trusted(
                         models.SparseVector, indices=indices, values=values
                     )
             # Built without validating again: the id is a UUID string, the vector checked
             # floats, the payload JSON values of our own making.
             points.append(
-                trusted(
+                vs.trusted(
                     models.PointStruct,
                     id=point_id(record.record_id),
                     vector=named,
@@ -454,31 +435,21 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             )
         )
 
-    def _write_sync(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        if not client.collection_exists(self.collection):
-            client.create_collection(**self._create_kwargs(len(vectors[0])))
-        info = client.get_collection(self.collection)
+    def _write(
+        self, client: Any, doc_ids: list[str], records: list[vs.PassageRecord], vectors: Any
+    ) -> Plan[Step, None]:
+        if not (yield call(client.collection_exists, self.collection)):
+            yield call(client.create_collection, **self._create_kwargs(len(vectors[0])))
+        info = yield call(client.get_collection, self.collection)
         self._check_layout(self._layout_of(info), len(vectors[0]))
-        if client.count(self.collection, exact=False).count:  # nothing to replace when empty
-            self._delete_sync(client, doc_ids)
+        if (
+            yield call(client.count, self.collection, exact=False)
+        ).count:  # else nothing to replace
+            yield from self._delete(client, doc_ids)
         for batch in self._point_batches(records, vectors):
-            client.upsert(self.collection, points=batch, wait=True)
+            yield call(client.upsert, self.collection, points=batch, wait=True)
 
-    async def _write_async(
-        self, client: Any, doc_ids: list[str], records: list[PassageRecord], vectors: Any
-    ) -> None:
-        if not await client.collection_exists(self.collection):
-            await client.create_collection(**self._create_kwargs(len(vectors[0])))
-        info = await client.get_collection(self.collection)
-        self._check_layout(self._layout_of(info), len(vectors[0]))
-        if (await client.count(self.collection, exact=False)).count:
-            await self._delete_async(client, doc_ids)
-        for batch in self._point_batches(records, vectors):
-            await client.upsert(self.collection, points=batch, wait=True)
-
-    def _point_batches(self, records: list[PassageRecord], vectors: Any) -> Iterator[list[Any]]:
+    def _point_batches(self, records: list[vs.PassageRecord], vectors: Any) -> Iterator[list[Any]]:
         # one batch at a time: a large write never holds every point at once
         assert self._layout is not None
         _, using, has_sparse = self._layout
@@ -486,11 +457,7 @@ class QdrantTextSearch(VectorStoreTextSearch[QdrantDocument]):
             end = start + _BATCH
             yield self._points(records[start:end], vectors[start:end], has_sparse, using)
 
-    def _delete_sync(self, client: Any, wanted: list[str]) -> None:
-        if client.collection_exists(self.collection):
-            client.delete(self.collection, points_selector=self._delete_selector(wanted), wait=True)
-
-    async def _delete_async(self, client: Any, wanted: list[str]) -> None:
-        if await client.collection_exists(self.collection):
+    def _delete(self, client: Any, wanted: list[str]) -> Plan[Step, None]:
+        if (yield call(client.collection_exists, self.collection)):
             selector = self._delete_selector(wanted)
-            await client.delete(self.collection, points_selector=selector, wait=True)
+            yield call(client.delete, self.collection, points_selector=selector, wait=True)

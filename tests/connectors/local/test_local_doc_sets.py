@@ -23,7 +23,7 @@ from textsearch.documents._split import format_of, split_document
 pytest.importorskip("markdown_it")
 pytest.importorskip("docutils")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 import doc_sets
 
 ROLE = re.compile(r":[\w:.+-]+:`|\{[\w:.+-]+\}`")

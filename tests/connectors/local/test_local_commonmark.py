@@ -30,7 +30,7 @@ def _spec_path() -> Path:
     if configured:
         return Path(configured)
     # ../shared beside the repository (a worktree may sit one folder deeper)
-    for folder in Path(__file__).resolve().parents[3:5]:
+    for folder in Path(__file__).resolve().parents[4:6]:
         found = folder / "shared" / "text" / "commonmark_spec_examples.json"
         if found.is_file():
             return found

@@ -111,12 +111,12 @@ def _ratio(case: str, tmp_path: Path, attempt: int) -> tuple[float, float, float
     return per_char, small_cost, large_cost
 
 
-#: Cases measured superlinear when this test became a ratio (issue #33 round 4; reported
-#: to the documents work, whose readers these are): a run of spaces in an ATX heading
-#: (about 16x the CPU for 4x the input; "atx-hashes", whose heading also ends in a run of
-#: spaces, is the same case), and RST lists nested 400 deep (docutils reads an indented
-#: block once per level: cost ~ depth x size). Not strict: a fix makes them pass.
-SUPERLINEAR = {"atx-hashes", "atx-spaces", "rst-nested-lists"}
+#: Cases known to be superlinear, marked xfail (not strict) until fixed. Empty since the
+#: round-4 fixes: a run of blanks in an ATX heading ("atx-spaces", "atx-hashes": our
+#: trailing-blank pattern rescanned the run from each blank) and RST lists nested 400 deep
+#: (docutils reads an indented block once per level; indentation past 100 columns is now
+#: set at 100 before docutils sees it).
+SUPERLINEAR: set[str] = set()
 
 
 @pytest.mark.parametrize(

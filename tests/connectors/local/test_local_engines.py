@@ -23,7 +23,7 @@ from textsearch.connectors.local import _engine as _local_engine
 
 tantivy = pytest.importorskip("tantivy")
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 DOCS = [
     {

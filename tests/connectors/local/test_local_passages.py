@@ -19,7 +19,7 @@ from textsearch.errors import ConfigurationError
 from textsearch.grounding import format_results, ground_sync
 from textsearch.plugins import create_search_function, create_search_plugin
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MARKUP = ("**", "<b>", "<em>", "\x1b[", "\ue000", "\ue001")
 
 # -- splitting, per format -------------------------------------------------------------------

@@ -23,7 +23,7 @@ from textsearch import (
     TextSearchFilter,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _finishes_within(seconds: float, work: object) -> object:

@@ -684,7 +684,7 @@ def test_example_explains_itself_then_runs_against_the_emulator(
     import os
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     script = str(root / "examples" / "azure_rag.py")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AZURE_SEARCH_")}
     env["PYTHONPATH"] = str(root)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from azure.core.credentials import AzureKeyCredential
 
-from tests.connectors.test_azure_ai_search import KEY, FakeAsyncToken, FakeToken, make, run
+from tests.connectors.azure.test_azure_ai_search import KEY, FakeAsyncToken, FakeToken, make, run
 from tests.emulators.azure_search import AzureSearchEmulator
 from textsearch import (
     AuthenticationError,

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.connectors.test_azure_ai_search import make, run
+from tests.connectors.azure.test_azure_ai_search import make, run
 from tests.emulators import azure_faults
 from tests.emulators.azure_search import AzureSearchEmulator
 from textsearch import (
@@ -29,7 +29,7 @@ from textsearch import (
 PAYLOADS = (
     Path(os.environ["TEXTSEARCH_PAYLOADS"]) / "azure"
     if os.environ.get("TEXTSEARCH_PAYLOADS")
-    else Path(__file__).resolve().parents[2] / ".." / "shared" / "payloads" / "azure"
+    else Path(__file__).resolve().parents[3] / ".." / "shared" / "payloads" / "azure"
 )
 pytestmark = pytest.mark.skipif(
     not PAYLOADS.is_dir(), reason=f"real payloads not checked out next to the repo ({PAYLOADS})"

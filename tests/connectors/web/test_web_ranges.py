@@ -15,7 +15,14 @@ from typing import Any
 import pytest
 import respx
 
-from tests.connectors import test_bing, test_bocha, test_brave, test_exa, test_searxng, test_tavily
+from tests.connectors.web import (
+    test_bing,
+    test_bocha,
+    test_brave,
+    test_exa,
+    test_searxng,
+    test_tavily,
+)
 from textsearch import (
     BingTextSearch,
     BochaTextSearch,

@@ -52,7 +52,7 @@ def test_connection_refused_is_a_transport_error_with_a_hint(pg_dsn: str) -> Non
     started = time.monotonic()
     with pytest.raises(SearchTransportError) as info:
         search.search_sync("walrus")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # ten times the connect timeout: no retrying on
     assert info.value.hints and "DSN" in str(info.value)
     assert "hunter2-secret" not in str(info.value) + repr(info.value)
 
@@ -175,7 +175,7 @@ def test_pool_exhaustion_is_a_timeout_not_a_hang(pg_dsn: str, filled: str) -> No
             started = time.monotonic()
             with pytest.raises(SearchTimeoutError) as info:
                 search.search_sync("walrus")
-            assert time.monotonic() - started < 3
+            assert time.monotonic() - started < 5  # ten times pool_timeout: no hang
             assert "max_size" in str(info.value)
         assert len(search.search_sync("walrus")) == 5  # usable again once it is returned
 

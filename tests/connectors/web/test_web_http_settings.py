@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.connectors import test_brave, test_exa, test_searxng, test_tavily
+from tests.connectors.web import test_brave, test_exa, test_searxng, test_tavily
 from tests.emulators.web import DripServer, Reply, call, serve
 from textsearch import (
     BraveTextSearch,
@@ -64,7 +64,8 @@ def test_a_dripping_server_is_cut_off_at_the_deadline(name: str, mode: str) -> N
             call(connector, mode, "search", "q")
         elapsed = time.monotonic() - started
         assert len(server.accepted) == 1  # no retry once the deadline has passed
-    assert 0.35 <= elapsed < 1.5, elapsed  # generous: CI machines are loaded
+    # The drip lasts hours (cut after a minute): ten times the deadline is the margin.
+    assert 0.35 <= elapsed < 4.0, elapsed
     assert "0.4 s deadline" in str(info.value)
     assert KEY not in str(info.value)
 

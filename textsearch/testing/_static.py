@@ -1,18 +1,4 @@
-"""Test doubles for code that uses textsearch.
-
-`StaticTextSearch` is a real connector over an in-memory list: it honours options and
-filters like the others, records every call, and can be told to fail, so that tests of your
-own code need no network and no mocks::
-
-    from textsearch.testing import StaticTextSearch
-
-    search = StaticTextSearch([
-        {"name": "Retry guide", "value": "Use backoff.", "link": "https://kb.example/retry",
-         "metadata": {"tags": ["ops"]}},
-    ])
-    results = search.get_text_search_results_sync("backoff")
-    assert search.calls[0].query == "backoff"
-"""
+"""`StaticTextSearch`: a real connector over an in-memory list (see `textsearch.testing`)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from textsearch.embeddings import FunctionEmbedder
 np = pytest.importorskip("numpy")
 
 DIMS = 24
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # The same deterministic embedder in this process and in the writer subprocesses.
 EMBEDDER_SOURCE = textwrap.dedent(
