@@ -1,9 +1,14 @@
 """What tracing costs a local search: absent, installed without a provider, and on.
 
 python benchmarks/bench_tracing.py [--docs 5000] [--rounds 15] [--calls 300]
+python benchmarks/bench_tracing.py --mode hybrid --docs 100000 --calls 30
 
 Five ways of running the same ``search_sync`` on a ``LocalTextSearch`` of ``--docs``
-documents, interleaved round by round (so that machine load hits all of them alike):
+documents, interleaved round by round (so that machine load hits all of them alike). The
+search is a keyword one (``--mode keyword``, the default: the cheapest search there is, where
+a span weighs most), or a hybrid or semantic one over random unit vectors of ``--dims`` given
+through a ``FunctionEmbedder`` (the query's embedding is a fixed vector: a model's cost is
+left out, so the span is weighed against the index's own work only):
 
 * ``direct``: the untraced path itself (``_prepare`` then ``_answer_sync``), the baseline;
 * ``absent``: the public method with opentelemetry-api treated as missing (one check);
@@ -12,7 +17,8 @@ documents, interleaved round by round (so that machine load hits all of them ali
 * ``attrs``: the same with the attributes a span of this search carries, given at its start:
   the floor of a span that says what the conventions ask;
 * ``on``: the public method with an SDK tracer provider and a batch span processor whose
-  exporter drops the spans (span creation, attributes and hand-off are all paid).
+  exporter drops the spans (span creation, attributes and hand-off are all paid; in the
+  hybrid and semantic modes the query embedding's own ``embeddings`` span too).
 
 Prints the median CPU time per search (``time.process_time``, all threads: the batch
 processor's too) and the medians of the per-round ratios ``absent/direct``,
@@ -22,6 +28,7 @@ processor's too) and the medians of the per-round ratios ``absent/direct``,
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -43,6 +50,38 @@ def _docs(count: int) -> list[dict[str, Any]]:
     ]
 
 
+def _vector_search(count: int, dims: int, mode: str, docs: list[dict[str, Any]]) -> Any:
+    import numpy as np
+
+    from textsearch import LocalTextSearch
+    from textsearch.embeddings import FunctionEmbedder
+
+    rng = np.random.default_rng(7)
+    query = rng.standard_normal(dims).astype(np.float32)
+    query_vector = (query / np.linalg.norm(query)).tolist()
+    pending: list[list[float]] = []
+
+    def given(texts: list[str]) -> list[list[float]]:
+        out = pending[: len(texts)]
+        del pending[: len(texts)]
+        return out
+
+    embedder = FunctionEmbedder(
+        given,
+        model=f"random-{dims}",
+        dimensions=dims,
+        query_fn=lambda texts: [query_vector for _ in texts],
+    )
+    search = LocalTextSearch(embedder=embedder, mode=mode)  # type: ignore[arg-type]
+    for begin in range(0, count, 5000):
+        part = docs[begin : begin + 5000]
+        rows = rng.standard_normal((len(part), dims)).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        pending[:] = rows.tolist()
+        search.add_documents(part)
+    return search
+
+
 def _time(call: Callable[[], Any], calls: int) -> float:
     # CPU time of this process: steadier than wall time on a shared machine.
     start = time.process_time()
@@ -57,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--simple", action="store_true", help="SimpleSpanProcessor instead")
+    parser.add_argument("--mode", choices=["keyword", "hybrid", "semantic"], default="keyword")
+    parser.add_argument("--dims", type=int, default=384, help="vector length (hybrid, semantic)")
     args = parser.parse_args(argv)
 
     from opentelemetry import trace
@@ -82,8 +123,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     trace.set_tracer_provider(provider)
     _tracing.enabled()  # loads the API once
 
-    search = LocalTextSearch()
-    search.add_documents(_docs(args.docs))
+    if args.mode == "keyword":
+        search = LocalTextSearch()
+        search.add_documents(_docs(args.docs))
+    else:
+        search = _vector_search(args.docs, args.dims, args.mode, _docs(args.docs))
+    print(f"{args.mode} search, {args.docs:,} documents; load average {os.getloadavg()[0]:.1f}")
     query = "retry backoff"
 
     def direct() -> Any:
@@ -130,10 +175,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         _tracing._api = False
         timings["direct"].append(_time(direct, args.calls))
         timings["absent"].append(_time(public, args.calls))
-        _tracing._api = api
-        assert _tracing.enabled()
         timings["floor"].append(_time(floor, args.calls))
         timings["attrs"].append(_time(attributed, args.calls))
+        _tracing._api = api
+        assert _tracing.enabled()
         timings["on"].append(_time(public, args.calls))
     _tracing._api = api
     provider.shutdown()
