@@ -63,6 +63,8 @@ def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Pa
         raise
     except (MemoryError, RecursionError):
         raise NotRead(f"{name} too deeply nested or too large to read") from None
+    except KeyError:  # a relationship names a part the archive does not have
+        raise NotRead(f"{name} damaged: a part it refers to is missing from the archive") from None
     except Exception as exc:  # whatever a damaged part makes the library raise
         raise NotRead(f"{name} damaged or not a valid {name} file ({type(exc).__name__})") from None
     passages = _pack_blocks(sections, limit)
@@ -96,6 +98,54 @@ def check_zip(data: bytes, name: str) -> None:
             if not member.filename.endswith((".xml", ".rels")):
                 continue  # images and fonts: a library copies them, it never parses them
             inflated = _scan_part(archive, member, inflated, name)
+        if name in _MAIN:
+            _check_main_part(archive, name)
+
+
+#: The main part of each kind (where its ``officeDocument`` relationship usually points).
+_MAIN = {
+    "DOCX": ("word/document.xml", "a Word document"),
+    "PPTX": ("ppt/presentation.xml", "a PowerPoint presentation"),
+    "XLSX": ("xl/workbook.xml", "an Excel workbook"),
+}
+
+
+def _check_main_part(archive: zipfile.ZipFile, name: str) -> None:
+    """Refuse a zip that is not an Office file of its kind, saying what is missing.
+
+    Called once every part was scanned (no part declares a DTD, none is too large).
+
+    Raises:
+        NotRead: ``not a Word document: word/document.xml is missing`` and the like.
+    """
+    default, what = _MAIN[name]
+    names = set(archive.namelist())
+    target = _office_document(archive, names) or default
+    if target not in names:
+        raise NotRead(f"not {what}: {target} is missing")
+    for other, (part, kind) in _MAIN.items():
+        if other != name and target.split("/", 1)[0] == part.split("/", 1)[0]:
+            raise NotRead(f"not {what}: it is {kind} ({target})")
+    for needed in ("[Content_Types].xml", "_rels/.rels"):
+        if needed not in names:
+            raise NotRead(f"not {what}: {needed} is missing")
+
+
+def _office_document(archive: zipfile.ZipFile, names: set[str]) -> str | None:
+    """The part the package's ``officeDocument`` relationship names (``None``: none read)."""
+    from xml.etree import ElementTree
+
+    if "_rels/.rels" not in names:
+        return None
+    try:  # scanned already: no DTD, so no entity to expand
+        root = ElementTree.fromstring(archive.read("_rels/.rels"))
+    except (ElementTree.ParseError, zipfile.BadZipFile, OSError, ValueError):
+        return None
+    for element in root.iter():
+        kind, target = element.get("Type") or "", element.get("Target") or ""
+        if kind.endswith("/officeDocument") and target and element.get("TargetMode") is None:
+            return target.lstrip("/")
+    return None
 
 
 def _scan_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, inflated: int, name: str) -> int:
