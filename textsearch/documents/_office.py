@@ -172,10 +172,10 @@ def _scan_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, inflated: int,
 
 def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     import docx
-    from docx.table import Table
+    from docx.oxml.ns import qn
 
     from textsearch.documents._blocks import github_slug as _github_slug
-    from textsearch.documents._word import paragraph_text
+    from textsearch.documents._word import list_level, paragraph_style, paragraph_text
 
     document = docx.Document(io.BytesIO(data))
     styles = {style.style_id: (style.name or "") for style in document.styles}
@@ -194,15 +194,17 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             blocks[-1].text = "\n".join(items)
             items.clear()
 
-    for item in document.iter_inner_content():
-        if isinstance(item, Table):
-            text = _table_text(item)
+    # The body's paragraphs and tables, as python-docx's iter_inner_content gives them,
+    # walked as elements (no Paragraph object, no XPath per paragraph).
+    table_tag = qn("w:tbl")
+    for paragraph in document.element.body.iterchildren(qn("w:p"), table_tag):
+        if paragraph.tag == table_tag:
+            text = _word_table_text(paragraph)
             if text:
                 close_list()
                 blocks.append(Block(1, text))
             continue
-        paragraph = item._p
-        style = styles.get(paragraph.style or "", "").lower()
+        style = styles.get(paragraph_style(paragraph), "").lower()
         text = paragraph_text(paragraph).strip()
         if not text:
             continue
@@ -213,11 +215,9 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             anchor, blocks = _github_slug(heading, used), []
             title = title or heading
             continue
-        properties = paragraph.pPr
-        numbering = properties.numPr if properties is not None else None
-        if numbering is not None or style.startswith("list"):
-            level = getattr(getattr(numbering, "ilvl", None), "val", 0)
-            text = "  " * min(int(level or 0), 8) + "- " + text
+        level = list_level(paragraph)
+        if level is not None or style.startswith("list"):
+            text = "  " * min(level or 0, 8) + "- " + text
             if items:
                 items.append(text)  # one list, one block
                 continue
@@ -231,15 +231,20 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     return title, sections
 
 
+def _word_table_text(table: Any) -> str:
+    """A Word ``w:tbl`` row by row, read from the XML in one pass (see ``table_rows``)."""
+    from textsearch.documents._word import table_rows
+
+    rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table))
+    return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
+
+
 def _table_text(table: Any) -> str:
     """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
     from docx.table import Table
 
-    from textsearch.documents._word import table_rows
-
-    if isinstance(table, Table):  # Word: read from the XML in one pass (see table_rows)
-        rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table._tbl))
-        return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
+    if isinstance(table, Table):
+        return _word_table_text(table._tbl)
     lines: list[str] = []
     for row in table.rows:
         cells: list[str] = []
