@@ -115,3 +115,23 @@ def test_every_csv_passage_links_to_its_own_first_row(tmp_path: Path) -> None:
         first = int(top.link.rsplit("#row=", 1)[1])
         assert first <= row and top.text.split("\n")[row - first].startswith(f"name: person{row};")
         assert top.metadata == {"row": first}
+
+
+def test_a_page_break_between_words_does_not_glue_them(tmp_path: Path) -> None:
+    import docx
+    from docx.enum.text import WD_BREAK
+
+    document = docx.Document()
+    paragraph = document.add_paragraph("before the break")
+    paragraph.add_run().add_break(WD_BREAK.PAGE)
+    paragraph.add_run("after the page")
+    column = document.add_paragraph("left column")
+    column.add_run().add_break(WD_BREAK.COLUMN)
+    column.add_run("right column")
+    document.add_paragraph("soft").add_run().add_break()  # a line break: as python-docx
+    path = tmp_path / "breaks.docx"
+    document.save(path)
+    text = "\n\n".join(doc["text"] for doc in read_path(path))
+    assert "before the break\nafter the page" in text
+    assert "left column\nright column" in text
+    assert "breakafter" not in text and "columnright" not in text

@@ -19,7 +19,7 @@ __all__ = ["cell_text", "list_level", "paragraph_style", "paragraph_text", "tabl
 
 
 @cache
-def _tags() -> tuple[str, str, tuple[str, ...], dict[str, str], str, str, str]:
+def _tags() -> tuple[str, str, tuple[str, ...], dict[str, str], str, str]:
     from docx.oxml.ns import qn
 
     simple = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
@@ -29,7 +29,6 @@ def _tags() -> tuple[str, str, tuple[str, ...], dict[str, str], str, str, str]:
         (qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen"), qn("w:ptab"), qn("w:t"), qn("w:tab")),
         simple,
         qn("w:t"),
-        qn("w:type"),
         qn("w:p"),
     )
 
@@ -38,12 +37,13 @@ def paragraph_text(paragraph: Any) -> str:
     """The text of a ``w:p`` element, as ``Paragraph.text`` gives it.
 
     Its ``w:r`` children and the runs of its ``w:hyperlink`` children, in order; in each
-    run ``w:t`` as it is, ``w:tab``/``w:ptab`` as a tab, ``w:cr`` and a text-wrapping
-    ``w:br`` as a line break (a page or column break as nothing), ``w:noBreakHyphen`` as
-    ``-``: python-docx's own renderings of these elements, walked here with lxml's
-    ``iterchildren`` (no XPath evaluated per paragraph and per run).
+    run ``w:t`` as it is, ``w:tab``/``w:ptab`` as a tab, ``w:cr`` and ``w:br`` as a line
+    break, ``w:noBreakHyphen`` as ``-``: python-docx's renderings of these elements, except
+    that a page or column break ends a line too (python-docx renders it as nothing, which
+    glued the words on either side of it). Walked with lxml's ``iterchildren``: no XPath
+    evaluated per paragraph and per run.
     """
-    run, hyperlink, parts, simple, text, kind, _ = _tags()
+    run, hyperlink, parts, simple, text, _ = _tags()
     out: list[str] = []
     for item in paragraph.iterchildren(run, hyperlink):
         for each in item.iterchildren(run) if item.tag == hyperlink else (item,):
@@ -53,7 +53,7 @@ def paragraph_text(paragraph: Any) -> str:
                     out.append(part.text or "")
                 elif tag in simple:
                     out.append(simple[tag])
-                elif (part.get(kind) or "textWrapping") == "textWrapping":  # w:br
+                else:  # w:br: a line, page or column break all end a line here
                     out.append("\n")
     return "".join(out)
 
@@ -61,7 +61,7 @@ def paragraph_text(paragraph: Any) -> str:
 def cell_text(cell: Any) -> str:
     """The text of a ``w:tc`` element, as ``_Cell.text`` gives it (its paragraphs, one a
     line; a nested table is not part of it)."""
-    return "\n".join(paragraph_text(p) for p in cell.iterchildren(_tags()[6]))
+    return "\n".join(paragraph_text(p) for p in cell.iterchildren(_tags()[5]))
 
 
 def _value(parent: Any, child: str, default: str | None) -> str | None:
