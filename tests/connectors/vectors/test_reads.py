@@ -18,23 +18,17 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from tests.connectors.vectors._support import (
-    DOCS,
-    CountingEmbedder,
-    chroma_factory,
-    milvus_factory,
-    qdrant_factory,
-    unique_name,
-)
+from tests.connectors.vectors import _support as support
+from tests.connectors.vectors._support import DOCS, CountingEmbedder, unique_name
 from textsearch import InvalidRequestError, LocalTextSearch, TextSearchFilter
 from textsearch.connectors.vectors import chroma, milvus, qdrant
 from textsearch.documents import read_path
 from textsearch.plugins import _mcp, create_search_function, create_search_plugin
 
 FACTORIES: dict[str, Callable[[Path], Any]] = {
-    "chroma": chroma_factory,
-    "qdrant": qdrant_factory,
-    "milvus": milvus_factory,
+    "chroma": support.chroma_factory,
+    "qdrant": support.qdrant_factory,
+    "milvus": support.milvus_factory,
 }
 MODULES = {"chroma": chroma, "qdrant": qdrant, "milvus": milvus}
 

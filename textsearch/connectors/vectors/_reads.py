@@ -175,15 +175,16 @@ class ReadableStore(VectorStoreTextSearch[NativeT], Generic[NativeT]):
         (their fields, not their texts): the stores compare no strings by order.
 
         Args:
-            filter: Only documents this filter admits (the same clauses as a search's).
-            after: Only ids after this one.
-            limit: Most documents returned, 1 to 1,000.
+            filter: Lists only the documents it admits, as a search would.
+            after: The last id of the previous page (``None``: the first page).
+            limit: How many documents a page holds at most (1 to 1,000).
 
         Returns:
-            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty.
+            Each document's ``id``, ``title``, ``link`` (without a passage fragment) and
+            ``metadata``, with an empty ``text``.
 
         Raises:
-            InvalidRequestError: ``limit`` is out of range.
+            InvalidRequestError: A ``limit`` outside 1 to 1,000.
             NotFoundError: The collection does not exist.
             UnsupportedFilterError: The filter cannot be applied.
             SearchTransportError: The server could not be reached.
