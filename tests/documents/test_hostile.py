@@ -158,7 +158,7 @@ def test_encrypted_office_file_fails(tmp_path: Path) -> None:
 def test_a_zip_that_is_no_docx_fails(tmp_path: Path) -> None:
     (tmp_path / "other.docx").write_bytes(zip_with({"hello.txt": b"hi"}))
     (failure,) = _failed(tmp_path)
-    assert failure[1].startswith("DOCX damaged or not a valid DOCX file")
+    assert failure[1] == "not a Word document: word/document.xml is missing"
 
 
 def test_encrypted_truncated_corrupt_and_scanned_pdfs_fail(tmp_path: Path) -> None:

@@ -63,6 +63,8 @@ def read_office(kind: str, data: bytes, limit: int) -> tuple[str | None, list[Pa
         raise
     except (MemoryError, RecursionError):
         raise NotRead(f"{name} too deeply nested or too large to read") from None
+    except KeyError:  # a relationship names a part the archive does not have
+        raise NotRead(f"{name} damaged: a part it refers to is missing from the archive") from None
     except Exception as exc:  # whatever a damaged part makes the library raise
         raise NotRead(f"{name} damaged or not a valid {name} file ({type(exc).__name__})") from None
     passages = _pack_blocks(sections, limit)
@@ -96,6 +98,54 @@ def check_zip(data: bytes, name: str) -> None:
             if not member.filename.endswith((".xml", ".rels")):
                 continue  # images and fonts: a library copies them, it never parses them
             inflated = _scan_part(archive, member, inflated, name)
+        if name in _MAIN:
+            _check_main_part(archive, name)
+
+
+#: The main part of each kind (where its ``officeDocument`` relationship usually points).
+_MAIN = {
+    "DOCX": ("word/document.xml", "a Word document"),
+    "PPTX": ("ppt/presentation.xml", "a PowerPoint presentation"),
+    "XLSX": ("xl/workbook.xml", "an Excel workbook"),
+}
+
+
+def _check_main_part(archive: zipfile.ZipFile, name: str) -> None:
+    """Refuse a zip that is not an Office file of its kind, saying what is missing.
+
+    Called once every part was scanned (no part declares a DTD, none is too large).
+
+    Raises:
+        NotRead: ``not a Word document: word/document.xml is missing`` and the like.
+    """
+    default, what = _MAIN[name]
+    names = set(archive.namelist())
+    target = _office_document(archive, names) or default
+    if target not in names:
+        raise NotRead(f"not {what}: {target} is missing")
+    for other, (part, kind) in _MAIN.items():
+        if other != name and target.split("/", 1)[0] == part.split("/", 1)[0]:
+            raise NotRead(f"not {what}: it is {kind} ({target})")
+    for needed in ("[Content_Types].xml", "_rels/.rels"):
+        if needed not in names:
+            raise NotRead(f"not {what}: {needed} is missing")
+
+
+def _office_document(archive: zipfile.ZipFile, names: set[str]) -> str | None:
+    """The part the package's ``officeDocument`` relationship names (``None``: none read)."""
+    from xml.etree import ElementTree
+
+    if "_rels/.rels" not in names:
+        return None
+    try:  # scanned already: no DTD, so no entity to expand
+        root = ElementTree.fromstring(archive.read("_rels/.rels"))
+    except (ElementTree.ParseError, zipfile.BadZipFile, OSError, ValueError):
+        return None
+    for element in root.iter():
+        kind, target = element.get("Type") or "", element.get("Target") or ""
+        if kind.endswith("/officeDocument") and target and element.get("TargetMode") is None:
+            return target.lstrip("/")
+    return None
 
 
 def _scan_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, inflated: int, name: str) -> int:
@@ -122,10 +172,10 @@ def _scan_part(archive: zipfile.ZipFile, member: zipfile.ZipInfo, inflated: int,
 
 def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     import docx
-    from docx.table import Table
+    from docx.oxml.ns import qn
 
     from textsearch.documents._blocks import github_slug as _github_slug
-    from textsearch.documents._word import paragraph_text
+    from textsearch.documents._word import list_level, paragraph_style, paragraph_text
 
     document = docx.Document(io.BytesIO(data))
     styles = {style.style_id: (style.name or "") for style in document.styles}
@@ -144,15 +194,17 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             blocks[-1].text = "\n".join(items)
             items.clear()
 
-    for item in document.iter_inner_content():
-        if isinstance(item, Table):
-            text = _table_text(item)
+    # The body's paragraphs and tables, as python-docx's iter_inner_content gives them,
+    # walked as elements (no Paragraph object, no XPath per paragraph).
+    table_tag = qn("w:tbl")
+    for paragraph in document.element.body.iterchildren(qn("w:p"), table_tag):
+        if paragraph.tag == table_tag:
+            text = _word_table_text(paragraph)
             if text:
                 close_list()
                 blocks.append(Block(1, text))
             continue
-        paragraph = item._p
-        style = styles.get(paragraph.style or "", "").lower()
+        style = styles.get(paragraph_style(paragraph), "").lower()
         text = paragraph_text(paragraph).strip()
         if not text:
             continue
@@ -163,11 +215,9 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             anchor, blocks = _github_slug(heading, used), []
             title = title or heading
             continue
-        properties = paragraph.pPr
-        numbering = properties.numPr if properties is not None else None
-        if numbering is not None or style.startswith("list"):
-            level = getattr(getattr(numbering, "ilvl", None), "val", 0)
-            text = "  " * min(int(level or 0), 8) + "- " + text
+        level = list_level(paragraph)
+        if level is not None or style.startswith("list"):
+            text = "  " * min(level or 0, 8) + "- " + text
             if items:
                 items.append(text)  # one list, one block
                 continue
@@ -181,15 +231,20 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     return title, sections
 
 
+def _word_table_text(table: Any) -> str:
+    """A Word ``w:tbl`` row by row, read from the XML in one pass (see ``table_rows``)."""
+    from textsearch.documents._word import table_rows
+
+    rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table))
+    return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
+
+
 def _table_text(table: Any) -> str:
     """A table row by row, each row's cells joined with ``"; "`` (a merged cell once)."""
     from docx.table import Table
 
-    from textsearch.documents._word import table_rows
-
-    if isinstance(table, Table):  # Word: read from the XML in one pass (see table_rows)
-        rows = ([" ".join(text.split()) for _, text in cells] for cells in table_rows(table._tbl))
-        return "\n".join("; ".join(t for t in row if t) for row in rows if any(row))
+    if isinstance(table, Table):
+        return _word_table_text(table._tbl)
     lines: list[str] = []
     for row in table.rows:
         cells: list[str] = []

@@ -1,53 +1,67 @@
-"""The text of Word paragraphs and table cells, read from their XML with compiled XPaths.
+"""The text of Word paragraphs and table cells, read by walking their XML.
 
 The same text python-docx's ``Paragraph.text`` and ``_Cell.text`` give (runs and hyperlinks'
 runs; ``w:t`` as it is, tabs as ``\\t``, line breaks as ``\\n``, non-breaking hyphens as
-``-``), each element still rendered by python-docx's own element classes; but python-docx
-compiles its XPath expression again on every call of every paragraph and run, which was
-most of the cost of reading a document (docs/performance.md).
+``-``), read by walking the elements' children: python-docx compiles its XPath expression
+again on every call of every paragraph and run, and even compiled once, evaluating an XPath
+per paragraph and per run (and rendering each part through a Python method) was most of
+the cost of reading a long document (docs/performance.md). The paragraphs' styles and list
+levels are read from the XML the same way (`paragraph_style`, `list_level`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from importlib import import_module
 from typing import Any
 
-__all__ = ["cell_text", "paragraph_text", "table_rows"]
+__all__ = ["cell_text", "list_level", "paragraph_style", "paragraph_text", "table_rows"]
 
 
 @cache
-def _paths() -> tuple[Any, Any, Any, str, str]:
-    from docx.oxml.ns import nsmap, qn
+def _tags() -> tuple[str, str, tuple[str, ...], dict[str, str], str, str]:
+    from docx.oxml.ns import qn
 
-    etree: Any = import_module("lxml.etree")  # python-docx's parser (lxml ships no types)
-
-    namespaces = {"w": nsmap["w"]}
+    simple = {qn("w:tab"): "\t", qn("w:ptab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "-"}
     return (
-        etree.XPath("w:r | w:hyperlink", namespaces=namespaces),
-        etree.XPath("w:br | w:cr | w:noBreakHyphen | w:ptab | w:t | w:tab", namespaces=namespaces),
-        etree.XPath("w:r", namespaces=namespaces),
+        qn("w:r"),
         qn("w:hyperlink"),
+        (qn("w:br"), qn("w:cr"), qn("w:noBreakHyphen"), qn("w:ptab"), qn("w:t"), qn("w:tab")),
+        simple,
+        qn("w:t"),
         qn("w:p"),
     )
 
 
 def paragraph_text(paragraph: Any) -> str:
-    """The text of a ``w:p`` element, as ``Paragraph.text`` gives it."""
-    parts, run_parts, links, hyperlink, _ = _paths()
+    """The text of a ``w:p`` element, as ``Paragraph.text`` gives it.
+
+    Its ``w:r`` children and the runs of its ``w:hyperlink`` children, in order; in each
+    run ``w:t`` as it is, ``w:tab``/``w:ptab`` as a tab, ``w:cr`` and ``w:br`` as a line
+    break, ``w:noBreakHyphen`` as ``-``: python-docx's renderings of these elements, except
+    that a page or column break ends a line too (python-docx renders it as nothing, which
+    glued the words on either side of it). Walked with lxml's ``iterchildren``: no XPath
+    evaluated per paragraph and per run.
+    """
+    run, hyperlink, parts, simple, text, _ = _tags()
     out: list[str] = []
-    for item in parts(paragraph):
-        for run in links(item) if item.tag == hyperlink else (item,):
-            out.extend(str(part) for part in run_parts(run))
+    for item in paragraph.iterchildren(run, hyperlink):
+        for each in item.iterchildren(run) if item.tag == hyperlink else (item,):
+            for part in each.iterchildren(*parts):
+                tag = part.tag
+                if tag == text:
+                    out.append(part.text or "")
+                elif tag in simple:
+                    out.append(simple[tag])
+                else:  # w:br: a line, page or column break all end a line here
+                    out.append("\n")
     return "".join(out)
 
 
 def cell_text(cell: Any) -> str:
     """The text of a ``w:tc`` element, as ``_Cell.text`` gives it (its paragraphs, one a
     line; a nested table is not part of it)."""
-    paragraph = _paths()[4]
-    return "\n".join(paragraph_text(p) for p in cell.iterchildren(paragraph))
+    return "\n".join(paragraph_text(p) for p in cell.iterchildren(_tags()[5]))
 
 
 def _value(parent: Any, child: str, default: str | None) -> str | None:
@@ -106,3 +120,23 @@ def table_rows(table: Any) -> Iterator[list[tuple[Any, str]]]:
                 cells.append(root)
         above = here
         yield cells
+
+
+def paragraph_style(paragraph: Any) -> str:
+    """The style id of a ``w:p`` element (``w:pPr/w:pStyle/@w:val``; ``""`` for none)."""
+    properties = paragraph.find(_qn("w:pPr"))
+    return _value(properties, "w:pStyle", "") or ""
+
+
+def list_level(paragraph: Any) -> int | None:
+    """The list level of a numbered ``w:p`` (``w:numPr/w:ilvl``, 0 without one); ``None``
+    for a paragraph that is not numbered."""
+    properties = paragraph.find(_qn("w:pPr"))
+    numbering = properties.find(_qn("w:numPr")) if properties is not None else None
+    if numbering is None:
+        return None
+    value = _value(numbering, "w:ilvl", "0")
+    try:
+        return int(value or 0)
+    except ValueError:
+        return 0

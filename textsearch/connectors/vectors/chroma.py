@@ -27,6 +27,7 @@ from textsearch.connectors.vectors._errors import (
     chroma_error,
 )
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
+from textsearch.connectors.vectors._reads import SCAN_BATCH, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -67,7 +68,7 @@ class ChromaDocument(vs.VectorDocument):
     """
 
 
-class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
+class ChromaTextSearch(ReadableStore[ChromaDocument]):
     """Semantic search over a Chroma collection; also manages one (``add_documents``).
 
     Args:
@@ -104,6 +105,9 @@ class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
     range compares the instant written beside each ISO-8601 date (``<key>~instant``, hidden
     from results): records written by an older release need adding again for it.
     ``total_count`` counts the records (passages) that match the filter.
+
+    ``get_document`` / ``get_section`` / ``list_documents`` read a collection's documents
+    back (whole, by a passage link, a page of ids at a time), as ``LocalTextSearch`` does.
     """
 
     location_hint: ClassVar[str] = "a folder, ':memory:' or the server's http(s):// URL"
@@ -369,6 +373,30 @@ class ChromaTextSearch(vs.VectorStoreTextSearch[ChromaDocument]):
         if flt is None:
             return answer, (yield call(collection.count))
         return answer, len((yield call(collection.get, where=flt, include=[]))["ids"])
+
+    def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:
+        collection = yield from self._collection(client)
+        include = ["documents", "metadatas"] if text else ["metadatas"]
+        out: list[Scanned] = []
+        while True:
+            answer = yield call(
+                collection.get, where=flt, include=include, limit=SCAN_BATCH, offset=len(out)
+            )
+            ids = list(answer.get("ids") or [])
+            metadatas = list(answer.get("metadatas") or [None] * len(ids))
+            documents = list((answer.get("documents") if text else None) or [None] * len(ids))
+            found = self._results(
+                {
+                    "ids": [ids],
+                    "documents": [documents],
+                    "metadatas": [metadatas],
+                    "distances": [[None] * len(ids)],
+                }
+            )
+            fragments = [(m or {}).get(vs.FRAGMENT_KEY) for m in metadatas]
+            out.extend(zip(map(str, ids), found, fragments, strict=True))
+            if len(ids) < SCAN_BATCH:
+                return out
 
     # -- writing -------------------------------------------------------------------------
 

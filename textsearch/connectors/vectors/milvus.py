@@ -38,6 +38,7 @@ from textsearch.connectors.vectors._filters import (
     companions,
     visible,
 )
+from textsearch.connectors.vectors._reads import SCAN_BATCH, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -102,7 +103,7 @@ class MilvusDocument(vs.VectorDocument):
     """
 
 
-class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
+class MilvusTextSearch(ReadableStore[MilvusDocument]):
     """Search over a Milvus collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -400,9 +401,8 @@ class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
         except (LookupError, TypeError, ValueError):
             return None
 
-    def _search(
-        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
-    ) -> Plan[Step, tuple[Any, int | None]]:
+    def _opened(self, client: Any) -> Plan[Step, None]:
+        """Learn the collection's layout once, and load it."""
         if self._layout is None:
             if not (yield call(client.has_collection, self.collection)):
                 raise self._missing()
@@ -411,6 +411,35 @@ class MilvusTextSearch(vs.VectorStoreTextSearch[MilvusDocument]):
             # A collection written by another process (or before a restart) is "released":
             # Milvus searches only loaded collections. Loading a loaded one does nothing.
             yield call(client.load_collection, self.collection)
+
+    def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:
+        yield from self._opened(client)
+        assert self._layout is not None
+        fields = [name for name in self._layout[2] if text or name != self.text_field]
+        out: list[Scanned] = []
+        asked = {"filter": flt, "output_fields": fields}
+        # One query holds a document's passages; more records than that are iterated over.
+        batch = yield call(client.query, self.collection, limit=SCAN_BATCH, **asked)
+        if len(batch) < SCAN_BATCH:
+            self._scanned(out, batch)
+            return out
+        rows = yield call(client.query_iterator, self.collection, batch_size=SCAN_BATCH, **asked)
+        while batch := list((yield call(rows.next))):
+            self._scanned(out, batch)
+        yield call(rows.close)
+        return out
+
+    def _scanned(self, out: list[Scanned], batch: Sequence[Mapping[str, Any]]) -> None:
+        hits = [{"id": row.get(self._primary), "entity": row} for row in batch]
+        fragments = [row.get(vs.FRAGMENT_KEY) or None for row in batch]
+        keys = [str(hit["id"]) for hit in hits]
+        out.extend(zip(keys, self._results(hits), fragments, strict=True))
+
+    def _search(
+        self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any
+    ) -> Plan[Step, tuple[Any, int | None]]:
+        yield from self._opened(client)
+        assert self._layout is not None
         self._check_layout(self._layout, len(vector))
         method, kwargs = self._request(vector, query, options, flt)
         hits = (yield call(getattr(client, method), **kwargs))[0]

@@ -34,6 +34,7 @@ from textsearch.connectors.vectors import _base as vs
 from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
+from textsearch.connectors.vectors._reads import SCAN_BATCH, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -108,7 +109,7 @@ class QdrantDocument(vs.VectorDocument):
     """
 
 
-class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
+class QdrantTextSearch(ReadableStore[QdrantDocument]):
     """Search over a Qdrant collection (dense or hybrid); also manages one (``add_documents``).
 
     Args:
@@ -367,7 +368,7 @@ class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
                     record_id=point.id,
                     text=payload.get(self.text_field),
                     metadata=metadata,
-                    score=point.score,
+                    score=getattr(point, "score", None),  # a scrolled record has none
                 )
             )
         return out
@@ -384,6 +385,34 @@ class QdrantTextSearch(vs.VectorStoreTextSearch[QdrantDocument]):
             return points.points, None
         counted = yield call(client.count, self.collection, count_filter=flt, exact=True)
         return points.points, counted.count
+
+    def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:
+        payload: Any = True
+        if not text:
+            payload = self._models.PayloadSelectorExclude(exclude=[self.text_field])
+        out: list[Scanned] = []
+        offset: Any = None
+        while True:
+            points, offset = yield call(
+                client.scroll,
+                self.collection,
+                scroll_filter=flt,
+                limit=SCAN_BATCH,
+                offset=offset,
+                with_payload=payload,
+                with_vectors=False,
+            )
+            fragments = [(p.payload or {}).get(vs.FRAGMENT_KEY) for p in points]
+            keys = [str(p.id) for p in points]
+            out.extend(zip(keys, self._results(points), fragments, strict=True))
+            if offset is None or not points:
+                break
+        # A point's id is a UUID of "<document id>#<n>": each is named back by its number.
+        counts = Counter(found.id for _, found, _ in out)
+        names = {
+            point_id(f"{d}#{n}"): f"{d}#{n}" for d, count in counts.items() for n in range(count)
+        }
+        return [(names.get(key, key), found, fragment) for key, found, fragment in out]
 
     # -- writing -------------------------------------------------------------------------
 
