@@ -335,8 +335,8 @@ def create_search_plugin(
         read_tools: Add ``read_document(link, start=0)``: the section a result's link
             points at, or the whole document for its link without the fragment (or its id),
             at most ``max_read_chars`` characters a call. Needs a connector that reads
-            documents (``get_document``: ``LocalTextSearch``, ``PostgresTextSearch``). A
-            link outside the preset filter is refused with no content.
+            documents (``get_document``: the local index, PostgreSQL, Chroma, Qdrant and
+            Milvus). A link outside the preset filter is refused with no content.
         fetch: Add ``fetch_page(url)``, backed by the guarded fetcher
             ([fetch_pages][textsearch.grounding.fetch_pages]): public addresses only,
             bounded size and time. ``True``, or a mapping of ``fetch_pages`` options
