@@ -55,6 +55,7 @@ class CachedEmbedder:
                                   check_same_thread=False)  # fmt: skip
         self.db.execute("CREATE TABLE IF NOT EXISTS v(key BLOB PRIMARY KEY, vector BLOB)")
         self.misses = 0
+        self.part = 256  # texts embedded (and kept) at a time
 
     @property
     def model(self) -> str:
@@ -82,19 +83,23 @@ class CachedEmbedder:
             ):
                 found[key] = array("f", blob).tolist()
         missing = [i for i, k in enumerate(keys) if k not in found]
-        if missing:
-            self.misses += len(missing)
-            started = time.perf_counter()
-            vectors = embed([texts[i] for i in missing])
-            if len(missing) > 50:
-                print(f"  embedded {len(missing)} texts in {time.perf_counter() - started:.1f} s",
-                      file=sys.stderr)  # fmt: skip
+        self.misses += len(missing)
+        started = time.perf_counter()
+        # in parts, each kept as soon as it is embedded: a long run that stops loses one part
+        for done in range(0, len(missing), self.part):
+            part = missing[done : done + self.part]
+            vectors = embed([texts[i] for i in part])
             self.db.execute("BEGIN")
-            for i, vector in zip(missing, vectors, strict=True):
+            for i, vector in zip(part, vectors, strict=True):
                 found[keys[i]] = list(vector)
                 self.db.execute("INSERT OR REPLACE INTO v VALUES (?, ?)",
                                 (keys[i], array("f", vector).tobytes()))  # fmt: skip
             self.db.execute("COMMIT")
+            if len(missing) > 50:
+                took = time.perf_counter() - started
+                print(f"  embedded {done + len(part)} of {len(missing)} texts in {took:.1f} s "
+                      f"({(done + len(part)) / took:.1f}/s, {os.getloadavg()[0]:.1f} load)",
+                      file=sys.stderr, flush=True)  # fmt: skip
         return [found[k] for k in keys]
 
     def embed_documents_sync(self, texts: list[str]) -> Any:
@@ -411,6 +416,7 @@ class Arms:
         self.embedders = embedders
         self.keyword: dict[str, list[tuple[int, float]]] = {}
         self.cosines: dict[str, list[Any]] = {}
+        self.vectors: dict[str, list[Any]] = {}  # each query's unit vector per model
         index.mode = "keyword"
         for query in dataset.queries.values():
             page = index.get_search_results_sync(query, top=depth)
@@ -419,6 +425,7 @@ class Arms:
             for embedder, matrix in zip(embedders, self.matrices, strict=True):
                 q = np.asarray(embedder.embed_query_sync(query), dtype=np.float32)
                 per_model.append(matrix @ (q / np.linalg.norm(q)))
+                self.vectors.setdefault(query, []).append(q / np.linalg.norm(q))
             self.cosines[query] = per_model
 
     def blend(self, query: str, weights: tuple[float, ...], k: int) -> list[str]:
@@ -442,6 +449,30 @@ class Arms:
             scores += weight * _scaled(cosine, low, high)
         rows = sorted(candidates, key=lambda r: (-scores[r], r))[:k]
         return [self.ids[r] for r in rows]
+
+    def feedback(
+        self, query: str, weights: tuple[float, ...], k: int, beta: float, top: int
+    ) -> list[str]:
+        """Pseudo-relevance feedback (Rocchio) on every meaning arm, then the same blend.
+
+        Each model's query vector moves by ``beta`` times the mean vector of the blend's own
+        top ``k`` documents; the keyword arm is left as it is. Not a product feature.
+        """
+        import numpy as np
+
+        if not beta or not k:
+            return self.blend(query, weights, top)
+        rows = [self.position[d] for d in self.blend(query, weights, k)]
+        saved = self.cosines[query]
+        moved = []
+        for matrix, vector in zip(self.matrices, self.vectors[query], strict=True):
+            shifted = vector + beta * matrix[rows].mean(axis=0)
+            moved.append(matrix @ (shifted / np.linalg.norm(shifted)))
+        self.cosines[query] = moved
+        try:
+            return self.blend(query, weights, top)
+        finally:
+            self.cosines[query] = saved
 
     def rerank_blend(
         self, first: list[tuple[str, float]], query: str, model: int, alpha: float
@@ -621,6 +652,18 @@ def blend_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
             str(w), Ranked(_blended(arms, (round(1 - w, 1), w)))
         )
     held, picked = _two_fold(dataset, weights, blend_rank)
+    # pseudo-relevance feedback on the meaning arm (not a product feature), 0.5/0.5 blend
+    choices = [(k, beta) for k in (3, 5, 10) for beta in (0.0, 0.25, 0.5, 1.0)]
+
+    def feedback_rank(choice: Any) -> Callable[[str], list[str]]:
+        return lambda q: arms.feedback(q, (0.5, 0.5), choice[0], choice[1], 100)
+
+    fed = {c: _ndcg_of(dataset, feedback_rank(c), every) for c in choices}
+    fed_held, fed_picked = _two_fold(dataset, choices, feedback_rank)
+    top_fed = max(choices, key=lambda c: fed[c])
+    reports[f"blend 0.5 + feedback (k, beta) {top_fed} (best here)"] = run(
+        "prf", Ranked(_cut(feedback_rank(top_fed)))
+    )
     reranker = EmbeddingReranker(model)  # type: ignore[arg-type]
     for depth in [d for d in args.fusion_depths if d > 0]:  # 0: no reranked rows
         reranked = RerankedTextSearch(index, reranker, depth=depth)
@@ -633,6 +676,8 @@ def blend_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
         f"<!-- two-fold (weight tuned on half, measured on the other): nDCG@10 {held:.3f}, "
         f"weights picked {picked} -->"
     )
+    print(f"<!-- feedback nDCG@10 by (k, beta): {[(c, round(v, 4)) for c, v in fed.items()]} -->")
+    print(f"<!-- feedback two-fold: nDCG@10 {fed_held:.3f}, (k, beta) picked {fed_picked} -->")
     index.close()
 
 
