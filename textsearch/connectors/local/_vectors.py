@@ -24,7 +24,6 @@ generation is not the stored one maps the files again (cheap: nothing is read up
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import math
 import operator
@@ -66,6 +65,8 @@ def bump_generation(db: sqlite3.Connection) -> None:
 
 def digest(text: str) -> bytes:
     """Identifies the embedded text, so an unchanged passage keeps its vector."""
+    import hashlib  # here: a search never needs it (it loads OpenSSL)
+
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
