@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +146,32 @@ def test_a_remembered_embedder_of_another_model_is_refused_and_the_index_closed(
     (only,) = opened
     with pytest.raises(ConfigurationError):
         only.search_sync("stop")  # closed
+
+
+@pytest.mark.parametrize("rowids", [[1, 2, 3, 4, 5], [5, 3, 4, 1, 2]])
+def test_the_row_of_a_passage_whether_slots_follow_rowids_or_not(
+    tmp_path: Path, rowids: list[int]
+) -> None:
+    pytest.importorskip("numpy")
+    from textsearch.connectors.local import _vectorfile
+    from textsearch.connectors.local._schema import connect
+    from textsearch.connectors.local._vectors import VectorIndex
+
+    path = str(tmp_path / "v.sqlite3")
+    db = connect(path)
+    store = _vectorfile.VectorStore(path)
+    db.execute("BEGIN IMMEDIATE")
+    _vectorfile.create_tables(db)
+    db.execute("INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_dimensions', '4')")
+    rows = [[float(r), 1.0, 0.0, 0.0] for r in rowids]
+    blobs = [array("f", row).tobytes() for row in rows]
+    _vectorfile.append(db, store, [(r, r, b"", b) for r, b in zip(rowids, blobs, strict=True)], 4)
+    _vectorfile.finish(db, store)
+    db.execute("COMMIT")
+    index = VectorIndex()
+    index.follow(db, store)
+    for slot, rowid in enumerate(rowids):
+        assert index.row_of(rowid) == slot
+    assert index.row_of(6) is None and index.row_of(0) is None
+    store.close()
+    db.close()
