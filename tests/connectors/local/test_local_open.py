@@ -84,10 +84,15 @@ def test_what_the_index_does_not_record_yet_is_written_and_a_mismatch_still_refu
         LocalTextSearch(path, engine="sqlite", embedder=_embedder(model="m-2"))
 
 
-def _remember(path: Path, spec: str) -> None:
+def _remembering(tmp_path: Path) -> Path:
+    """An index with vectors of ``m-1`` that remembers the spec ``minilm``."""
+    path = tmp_path / "kb.sqlite3"
+    with LocalTextSearch(path, engine="sqlite", embedder=_embedder()) as built:
+        built.add_documents(DOCS)
     with sqlite3.connect(path) as db:
-        db.execute("INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_spec', ?)", (spec,))
+        db.execute("INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_spec', 'minilm')")
     db.close()
+    return path
 
 
 def test_the_command_line_opens_an_index_once_to_learn_its_embedder(
@@ -96,10 +101,7 @@ def test_the_command_line_opens_an_index_once_to_learn_its_embedder(
     import textsearch.embeddings
     from textsearch.cli._providers import open_local
 
-    path = tmp_path / "kb.sqlite3"
-    with LocalTextSearch(path, engine="sqlite", embedder=_embedder()) as built:
-        built.add_documents(DOCS)
-    _remember(path, "minilm")
+    path = _remembering(tmp_path)
     asked: list[str] = []
 
     def from_spec(spec: str, **_: Any) -> FunctionEmbedder:
@@ -126,10 +128,7 @@ def test_a_remembered_embedder_of_another_model_is_refused_and_the_index_closed(
     import textsearch.embeddings
     from textsearch.cli._providers import open_local
 
-    path = tmp_path / "kb.sqlite3"
-    with LocalTextSearch(path, engine="sqlite", embedder=_embedder()) as built:
-        built.add_documents(DOCS)
-    _remember(path, "minilm")
+    path = _remembering(tmp_path)
     monkeypatch.setattr(
         textsearch.embeddings, "from_spec", lambda spec, **_: _embedder("other"), raising=False
     )
