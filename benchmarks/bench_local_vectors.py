@@ -8,6 +8,14 @@ here with numpy (the ``results identical`` check of issue #36).
 
     python benchmarks/bench_local_vectors.py --count 1000000 --queries 200
 
+``--fresh INDEX --against ROOT`` instead times the first semantic query of ``LocalTextSearch``
+on an existing index (tantivy engine, import included) in fresh processes, this tree and the
+source tree ROOT (e.g. ``git worktree add /tmp/base main``) alternately, beside the floor of
+``python -c "import numpy"`` and of numpy + pydantic's ``BaseModel``: medians of wall and CPU
+time (the child's user + system) and the median of per-round ratios.
+
+    python benchmarks/bench_local_vectors.py --fresh /tmp/i.sqlite3 --against /tmp/base --rounds 12
+
 Optional: ``pip install lancedb`` to time LanceDB's exact (no index) search on the same
 vectors (skipped when absent; never a textsearch dependency).
 """
@@ -122,13 +130,90 @@ def lancedb_exact(path: str, queries: np.ndarray, count: int, dims: int) -> floa
     return float(np.median(latencies))
 
 
+FIRST = r"""
+import sys
+from textsearch import LocalTextSearch
+from textsearch.embeddings import FunctionEmbedder
+dims = int(sys.argv[2])
+unit = [1.0 / dims ** 0.5] * dims
+emb = FunctionEmbedder(lambda texts: [unit for _ in texts], model=sys.argv[3], dimensions=dims)
+s = LocalTextSearch(sys.argv[1], engine="tantivy", embedder=emb, mode="semantic")
+assert len(s.get_search_results_sync("first", top=5).results) == 5
+"""
+
+FLOORS = {
+    "floor: import numpy": "import numpy",
+    "floor: numpy + pydantic BaseModel": "import numpy\nfrom pydantic import BaseModel",
+}
+
+
+def _timed_child(args: list[str], root: str) -> tuple[float, float]:
+    import resource
+
+    env = {**os.environ, "PYTHONPATH": root}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    # Run outside both trees: ``-c`` puts the working directory first on sys.path.
+    subprocess.run(
+        [sys.executable, *args],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=600,
+        cwd=tempfile.gettempdir(),
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall * 1000, cpu * 1000
+
+
+def fresh_against(index: str, against: str, rounds: int, dims: int) -> int:
+    """Fresh-process first semantic query: this tree and ``against`` interleaved, and floors."""
+    import sqlite3
+    import statistics
+
+    with sqlite3.connect(index) as db:
+        (model,) = db.execute(
+            "SELECT value FROM textsearch_meta WHERE key = 'embedding_model'"
+        ).fetchone()
+    db.close()
+    query = ["-c", FIRST, index, str(dims), model]
+    arms = {"this tree": (query, ROOT), f"against {against}": (query, against)}
+    arms.update({name: (["-c", code], ROOT) for name, code in FLOORS.items()})
+    got: dict[str, list[tuple[float, float]]] = {name: [] for name in arms}
+    loads = []
+    for _ in range(rounds):
+        for name, (args, root) in arms.items():
+            got[name].append(_timed_child(args, root))
+        loads.append(os.getloadavg()[0])
+    print(f"fresh process, first semantic query of {index} ({rounds} rounds, interleaved)")
+    for name, samples in got.items():
+        wall = statistics.median(w for w, _ in samples)
+        cpu = statistics.median(c for _, c in samples)
+        print(f"  {name}: wall {wall:,.0f} ms, CPU {cpu:,.0f} ms (medians)")
+    ours, base = got["this tree"], got[f"against {against}"]
+    for i, what in ((0, "wall"), (1, "CPU")):
+        ratio = statistics.median(a[i] / b[i] for a, b in zip(ours, base, strict=True))
+        print(f"  this tree / against, {what}: {ratio:.2f} (median of per-round ratios)")
+    print(f"  load average during the run: {min(loads):.1f}-{max(loads):.1f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--count", type=int, default=1_000_000)
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--fresh", metavar="INDEX", help="only: first query of an existing index")
+    parser.add_argument(
+        "--against", metavar="ROOT", help="with --fresh: the source tree to compare"
+    )
+    parser.add_argument("--rounds", type=int, default=12, help="with --fresh")
     args = parser.parse_args()
+    if args.fresh:
+        return fresh_against(args.fresh, args.against or ROOT, args.rounds, args.dims)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "v.sqlite3")
         start, cpu = time.perf_counter(), time.process_time()

@@ -215,3 +215,26 @@ def test_kept_plain_options_never_let_a_bad_value_through() -> None:
     search_filter = TextSearchFilter().equal_to("site", "a.com")
     _, filtered = resolve_options("q", None, {"filter": search_filter, "top": 1}, max_top=50)
     assert filtered.filter is search_filter and filtered is not one
+
+
+def test_plain_options_are_the_validated_options() -> None:
+    # Shortcuts whose values validation accepts unchanged are built without the validator:
+    # the same value, fields set and refusals as SearchOptions(**kwargs).
+    from textsearch.base import resolve_options
+
+    cases: list[dict[str, Any]] = [
+        {"top": 1},
+        {"top": 50, "skip": SearchOptions.MAX_SKIP},
+        {"skip": 0, "include_total_count": False},
+        {"include_total_count": True},
+        {"include_total_count": 1},
+        {"include_total_count": 0, "top": 7},
+    ]
+    for kwargs in cases:
+        _, got = resolve_options("q", None, kwargs, max_top=50)
+        want = SearchOptions(**kwargs)
+        assert got == want and got.model_fields_set == want.model_fields_set, kwargs
+        assert type(got.include_total_count) is bool
+    for bad in ({"skip": SearchOptions.MAX_SKIP + 1}, {"skip": -1}, {"top": 0}, {"skip": True}):
+        with pytest.raises(InvalidRequestError):
+            resolve_options("q", None, bad, max_top=50)

@@ -7,7 +7,6 @@ way on either path.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -86,6 +85,8 @@ async def _awaited(value: Awaitable[Any]) -> Any:
 
 async def call_async(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` from async code: awaited, or run on a worker thread when it blocks."""
+    import asyncio  # here: a blocking search never needs it
+
     if inspect.iscoroutinefunction(fn):
         return await fn(*args)
     result = await asyncio.to_thread(fn, *args)
@@ -101,6 +102,8 @@ def call_blocking(fn: Callable[..., Any], *args: Any) -> Any:
     result = fn(*args)
     if not inspect.isawaitable(result):
         return result
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

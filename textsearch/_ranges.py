@@ -56,12 +56,20 @@ _OFFSET = "(?:Z|[+-](?:0[0-9]|1[0-4]):[0-5][0-9])"
 #: ``...:15.250``, each with an optional ``Z`` or ``+02:00``), with a valid day of month.
 #: Written with ``[0-9]`` (never ``\d``) and anchored, so Python and PostgreSQL read it alike.
 ISO_PATTERN = f"^{_DATE}(?:{_TIME}{_OFFSET}?)?$"
-_ISO = re.compile(ISO_PATTERN)
-_PARTS = re.compile(
+_PARTS = (
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
     r"(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:[.]([0-9]{1,6}))?)?"
     r"(Z|([+-])([0-9]{2}):([0-9]{2}))?)?"
 )
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    # Compiled on first use: a process that reads no date (a search without a date
+    # filter) never compiles them.
+    return re.compile(ISO_PATTERN), re.compile(_PARTS)
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROS = timedelta(microseconds=1)
 
@@ -70,9 +78,12 @@ RangeBound = tuple[Literal["number"], int | float] | tuple[Literal["date"], int]
 
 def datetime_of(text: str) -> datetime | None:
     """The aware UTC datetime a stored string stands for, or ``None`` when it is no date."""
-    if not isinstance(text, str) or len(text) > 40 or not _ISO.fullmatch(text):
+    if not isinstance(text, str) or len(text) > 40:
         return None
-    parts = _PARTS.fullmatch(text)
+    iso, parts_of = _patterns()
+    if not iso.fullmatch(text):
+        return None
+    parts = parts_of.fullmatch(text)
     if parts is None:  # pragma: no cover - ISO_PATTERN admits only what _PARTS reads
         return None
     year, month, day, hour, minute, second, fraction, zone, sign, zh, zm = parts.groups()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
@@ -62,6 +63,8 @@ MAX_CONTENT_CHARS = 4_000
 MAX_DOCUMENTS = 50
 
 _SCOPE = "textsearch"
+#: The variable from which opentelemetry builds a tracer provider on first use.
+_PROVIDER_VARIABLE = "OTEL_PYTHON_TRACER_PROVIDER"
 
 # None: not looked for yet; False: opentelemetry-api is not installed; else the trace module.
 _api: Any = None
@@ -94,6 +97,11 @@ def enabled() -> bool:
     if api is False:
         return False
     if api is None:
+        if "opentelemetry.trace" not in sys.modules and not os.environ.get(_PROVIDER_VARIABLE):
+            # No provider can be set before the API is imported (by the application or by
+            # ``opentelemetry-instrument``) unless the environment names one: nothing to
+            # record, and importing the API here would only make a first search slower.
+            return False
         api = _load()
         if api is False:
             return False

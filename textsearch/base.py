@@ -218,11 +218,32 @@ def _plain_options(kwargs: Mapping[str, Any]) -> SearchOptions:
     frozen = tuple(key)
     found = _PLAIN_OPTIONS.get(frozen)
     if found is None:
-        found = SearchOptions(**kwargs)  # raises InvalidRequestError; nothing is kept then
+        found = _accepted_plain(kwargs)  # raises InvalidRequestError; nothing is kept then
         if len(_PLAIN_OPTIONS) >= _PLAIN_OPTIONS_MAX:
             _PLAIN_OPTIONS.clear()
         _PLAIN_OPTIONS[frozen] = found
     return found
+
+
+#: The plain fields, and what pydantic's validation of `SearchOptions` accepts unchanged.
+_PLAIN_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "top": lambda v: type(v) is int and v >= 1,
+    "skip": lambda v: type(v) is int and 0 <= v <= SearchOptions.MAX_SKIP,
+    "include_total_count": lambda v: type(v) is bool,
+}
+
+
+def _accepted_plain(kwargs: Mapping[str, Any]) -> SearchOptions:
+    """Options of int and bool shortcuts, validated only when a value may be refused.
+
+    Built as validation would build them when every value is one it accepts as it is, else
+    validated (which raises the refusal). A process whose searches pass only such values
+    never builds the model's validator, the largest part of a first search in a fresh
+    process (``bench_local.py``).
+    """
+    if all(name in _PLAIN_FIELDS and _PLAIN_FIELDS[name](v) for name, v in kwargs.items()):
+        return SearchOptions.model_construct(**kwargs)
+    return SearchOptions(**kwargs)
 
 
 def resolve_options(

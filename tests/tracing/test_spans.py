@@ -243,7 +243,7 @@ def test_without_the_package_nothing_is_imported_and_searches_work() -> None:
         "sys.meta_path.insert(0, Block())\n"
     )
     done = _run(
-        blocked + _SEARCH + "assert _tracing.enabled() is False and _tracing._api is False\n"
+        blocked + _SEARCH + "assert _tracing.enabled() is False and not _tracing._api\n"
         "assert not any(m.startswith('opentelemetry') for m in sys.modules)\n"
     )
     assert done.returncode == 0, done.stderr
@@ -255,6 +255,30 @@ def test_import_textsearch_does_not_import_opentelemetry_and_no_provider_means_n
         "assert not any(m.startswith('opentelemetry') for m in sys.modules), 'imported'\n"
         + _SEARCH
         + "assert _tracing.enabled() is False and _tracing._api is not False\n"
+        "assert not any(m.startswith('opentelemetry') for m in sys.modules), 'searched'\n"
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_provider_set_after_the_first_search_records_the_next_one() -> None:
+    # The first search, before any provider, imports no opentelemetry; the application
+    # then sets one and the next search is a span.
+    done = _run(
+        "import sys\n"
+        + _SEARCH
+        + "assert not any(m.startswith('opentelemetry') for m in sys.modules)\n"
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import "
+        "InMemorySpanExporter\n"
+        "exporter = InMemorySpanExporter()\n"
+        "provider = TracerProvider()\n"
+        "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "trace.set_tracer_provider(provider)\n"
+        "s.search_sync('retry')\n"
+        "names = [span.name for span in exporter.get_finished_spans()]\n"
+        "assert names == ['retrieval :memory:'], names\n"
     )
     assert done.returncode == 0, done.stderr
 

@@ -285,8 +285,13 @@ def open_local(path: Path, spec: str | None) -> LocalTextSearch:
             f"the index {str(path)!r} was embedded with {shown!r}, which is built only when "
             f"you name it: pass --embedder {shown!r} (if you trust it) or another spec"
         )
-    search.close()
-    return LocalTextSearch(path, embedder=from_spec(remembered))
+    try:
+        # The index stays open: the embedder it remembers is checked and attached to it.
+        search._adopt_embedder(from_spec(remembered))
+    except BaseException:
+        search.close()
+        raise
+    return search
 
 
 #: Embedder specs an index file may name and the CLI builds without being told: the

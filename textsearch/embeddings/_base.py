@@ -6,7 +6,6 @@ vector is a ``list[float]``; stores convert it to their own form.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import math
@@ -381,11 +380,15 @@ class _ModelEmbedder(_EmbedderBase):
 
     async def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         """Async twin of `embed_documents_sync` (the model runs in a worker thread)."""
+        import asyncio  # here: a blocking search never needs it
+
         items = self._documents(texts)
         return await asyncio.to_thread(self._embed, items, query=False) if items else []
 
     async def embed_query(self, text: str) -> list[float]:
         """Async twin of `embed_query_sync` (the model runs in a worker thread)."""
+        import asyncio
+
         items = self._query(text)
         return (await asyncio.to_thread(self._embed, items, query=True))[0]
 

@@ -24,7 +24,6 @@ generation is not the stored one maps the files again (cheap: nothing is read up
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import math
 import operator
@@ -66,6 +65,8 @@ def bump_generation(db: sqlite3.Connection) -> None:
 
 def digest(text: str) -> bytes:
     """Identifies the embedded text, so an unchanged passage keeps its vector."""
+    import hashlib  # here: a search never needs it (it loads OpenSSL)
+
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -485,8 +486,12 @@ class VectorIndex:
             return self._row_of.get(rowid)
         if self._sorted is None:
             rows = self._live_rows if self._live_rows is not None else np.arange(len(self._rowids))
-            order = np.argsort(self._rowids[rows], kind="stable")
-            self._sorted = (np.ascontiguousarray(self._rowids[rows][order]), rows[order])
+            keys = self._rowids[rows]
+            if len(keys) > 1 and not bool((keys[1:] > keys[:-1]).all()):
+                # Slots follow rowids as passages are added; sorted only when they do not.
+                order = np.argsort(keys, kind="stable")
+                keys, rows = keys[order], rows[order]
+            self._sorted = (np.ascontiguousarray(keys), rows)
         keys, rows = self._sorted
         at = int(np.searchsorted(keys, rowid))
         if at < len(keys) and int(keys[at]) == rowid:

@@ -58,30 +58,69 @@ class LocalVectors(_LocalState):
     """Vectors of the local index (a part of ``LocalTextSearch``)."""
 
     def _open_vectors(self) -> None:
-        """Create the vector table, record the model, refuse another model's vectors."""
+        """Create the vector tables, record the model, refuse another model's vectors.
+
+        An index that already records this embedder is only read: opening it takes no
+        write lock, so it never waits for another process's write.
+        """
+        from textsearch.connectors.local import _vectors
+
+        if _vectors.has_vector_table(self._db) and not self._vector_marks():
+            return
+        with Transaction(self._db):
+            _vectors.create_vector_tables(self._db)
+            for key, value in self._vector_marks():
+                self._set_vector_meta(key, value)
+
+    def _vector_marks(self) -> list[tuple[str, str]]:
+        """The meta rows still to write for this embedder (none: the index records it).
+
+        Raises:
+            ConfigurationError: The index holds another model's vectors, or vectors of
+                another dimension count.
+        """
         from textsearch.connectors.local import _vectors
 
         embedder = self.embedder
         assert embedder is not None
-        with Transaction(self._db):
-            _vectors.create_vector_tables(self._db)
-            meta = self._vector_meta()
-            model = meta.get(_vectors.MODEL_KEY)
-            stored = meta.get(_vectors.DIMENSIONS_KEY)
-            dims = embedder.dimensions
-            if model is None:
-                self._set_vector_meta(_vectors.MODEL_KEY, embedder.model)
-                if dims is not None:
-                    self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
-            elif model != embedder.model or (
-                dims is not None and stored is not None and int(stored) != dims
-            ):
-                raise self._mismatch(model, stored, embedder.model, dims)
-            elif stored is None and dims is not None:
-                self._set_vector_meta(_vectors.DIMENSIONS_KEY, str(dims))
-            spec = getattr(embedder, "spec", None)
-            if isinstance(spec, str) and spec:
-                self._set_vector_meta(SPEC_KEY, spec)
+        meta = self._vector_meta()
+        model = meta.get(_vectors.MODEL_KEY)
+        stored = meta.get(_vectors.DIMENSIONS_KEY)
+        dims = embedder.dimensions
+        marks: list[tuple[str, str]] = []
+        if model is None:
+            marks.append((_vectors.MODEL_KEY, embedder.model))
+            if dims is not None:
+                marks.append((_vectors.DIMENSIONS_KEY, str(dims)))
+        elif model != embedder.model or (
+            dims is not None and stored is not None and int(stored) != dims
+        ):
+            raise self._mismatch(model, stored, embedder.model, dims)
+        elif stored is None and dims is not None:
+            marks.append((_vectors.DIMENSIONS_KEY, str(dims)))
+        spec = getattr(embedder, "spec", None)
+        if isinstance(spec, str) and spec and meta.get(SPEC_KEY) != spec:
+            marks.append((SPEC_KEY, spec))
+        return marks
+
+    def _adopt_embedder(self, embedder: Embedder) -> None:
+        """Search this open index by meaning with ``embedder`` (``"hybrid"`` mode), as if it
+        had been given when opening: checked against the vectors the index holds, recorded.
+
+        For the command line, which learns the embedder from the index it opened.
+
+        Raises:
+            ConfigurationError: The index holds another model's vectors (nothing changes).
+        """
+        with self._lock, documented_errors(self.path):
+            kept = self.embedder
+            self.embedder = embedder
+            try:
+                retry_busy(self._open_vectors, self.path)
+            except BaseException:
+                self.embedder = kept
+                raise
+            self.mode = "hybrid"
 
     @property
     def embedding_spec(self) -> str | None:
@@ -116,8 +155,8 @@ class LocalVectors(_LocalState):
 
         return dict(
             self._db.execute(
-                "SELECT key, value FROM textsearch_meta WHERE key IN (?, ?)",
-                (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY),
+                "SELECT key, value FROM textsearch_meta WHERE key IN (?, ?, ?)",
+                (_vectors.MODEL_KEY, _vectors.DIMENSIONS_KEY, SPEC_KEY),
             ).fetchall()
         )
 
