@@ -526,8 +526,9 @@ def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float
             ratio = f"; {cpu / lance_cpu:.2f}x LanceDB's" if lance_cpu else ""
             print(
                 f"textsearch ({used}): add_documents {cpu:.1f} s CPU "
-                f"({cpu / len(docs) * 1e6:.0f} µs a passage; {other:.1f} s in tantivy's own "
-                f"threads){ratio}"
+                f"({cpu / len(docs) * 1e6:.0f} µs a passage"
+                + (f"; {other:.1f} s in tantivy's own threads" if used == "tantivy" else "")
+                + f"){ratio}"
             )
             fresh = [fresh_first_query(db_path, used, args.dims) for _ in range(3)]
             ms = sorted(f["ms"] for f in fresh)
