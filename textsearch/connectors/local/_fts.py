@@ -39,6 +39,10 @@ class FtsRanker:
             (rowid, index_title(title, section), for_index(text)),
         )
 
+    def add_many(self, rows: list[tuple[int, str, str]]) -> None:
+        """Index passages given as ``(rowid, indexed title, indexed body)`` (see `add`)."""
+        self._db.executemany("INSERT INTO passages_fts(rowid, title, body) VALUES (?, ?, ?)", rows)
+
     def delete_doc(self, docid: int, title: str | None) -> None:
         db = self._db
         # An external-content index forgets a row only when told the exact indexed values.

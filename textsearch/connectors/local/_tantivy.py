@@ -42,9 +42,12 @@ _ANALYZER = "textsearch_en"
 _GEN_ROWID = 0
 # Longer tokens are dropped from index and queries alike (tantivy refuses terms past 64 KB).
 _MAX_TOKEN_CHARS = 255
-# Writer memory, shared by its indexing threads: big enough that a batch of thousands of
-# documents makes few segments.
+# Writer memory: big enough that a batch of thousands of documents makes few segments.
 _WRITER_HEAP = 128_000_000
+# One indexing thread: it keeps pace with the Python side feeding it, and every added thread
+# made a segment more per commit, and merges more, for the same documents (bench_local.py
+# --vs-lancedb; see docs/performance.md).
+_WRITER_THREADS = 1
 _SEP = "\x1f"
 # The title (document title + section heading) is indexed this many times before the body, in
 # one field: BM25 then counts title words within one saturating term frequency and one
@@ -77,25 +80,55 @@ def _canon(value: Any) -> str:
 
 
 def document_tokens(
-    doc_id: str, link: str | None, site: str | None, metadata: Mapping[str, Any]
+    doc_id: str,
+    link: str | None,
+    site: str | None,
+    metadata: Mapping[str, Any],
+    cache: dict[Any, list[str]] | None = None,
 ) -> list[str]:
-    """The filter tokens of a document: what each filter clause of `filter_clauses` seeks."""
+    """The filter tokens of a document: what each filter clause of `filter_clauses` seeks.
+
+    ``cache`` (a dict the caller keeps, e.g. for one batch) holds the tokens of each host and
+    metadata value already seen: documents of a batch share most of them.
+    """
     tokens = ["id" + _SEP + doc_id, ("link" + _SEP + link) if link is not None else "nolink"]
     if site:
-        parts = site.split(".")
-        # every host suffix, so that "example.com" finds "docs.example.com" too
-        tokens.extend("site" + _SEP + ".".join(parts[i:]) for i in range(len(parts)))
+        if cache is None:
+            tokens.extend(_site_tokens(site))
+        else:
+            known = cache.get(site)
+            if known is None:
+                known = cache[site] = _site_tokens(site)
+            tokens.extend(known)
     for key, value in metadata.items():
-        if isinstance(value, list):
-            tokens.append("has" + _SEP + key)
-            tokens.extend("tag" + _SEP + key + _SEP + _canon(m) for m in value)
+        if cache is None:
+            tokens.extend(_value_tokens(key, value))
             continue
-        if value is not None:
-            tokens.append("has" + _SEP + key)
-            tokens.append("eq" + _SEP + key + _SEP + _canon(value))
-            tokens.extend(_range_tokens(key, value))
-        # any_tag_equal_to on a scalar finds the scalar itself (as json_each does)
-        tokens.append("tag" + _SEP + key + _SEP + _canon(value))
+        # the type too: True == 1 == 1.0, but their tokens differ
+        index = (key, type(value), tuple(value) if isinstance(value, list) else value)
+        known = cache.get(index)
+        if known is None:
+            known = cache[index] = _value_tokens(key, value)
+        tokens.extend(known)
+    return tokens
+
+
+def _site_tokens(site: str) -> list[str]:
+    parts = site.split(".")
+    # every host suffix, so that "example.com" finds "docs.example.com" too
+    return ["site" + _SEP + ".".join(parts[i:]) for i in range(len(parts))]
+
+
+def _value_tokens(key: str, value: Any) -> list[str]:
+    if isinstance(value, list):
+        return ["has" + _SEP + key, *("tag" + _SEP + key + _SEP + _canon(m) for m in value)]
+    tokens = []
+    if value is not None:
+        tokens.append("has" + _SEP + key)
+        tokens.append("eq" + _SEP + key + _SEP + _canon(value))
+        tokens.extend(_range_tokens(key, value))
+    # any_tag_equal_to on a scalar finds the scalar itself (as json_each does)
+    tokens.append("tag" + _SEP + key + _SEP + _canon(value))
     return tokens
 
 
@@ -297,7 +330,9 @@ class TantivyRanker:
         delay = 0.01
         while True:
             try:
-                self._writer = self._index.writer(heap_size=_WRITER_HEAP)
+                self._writer = self._index.writer(
+                    heap_size=_WRITER_HEAP, num_threads=_WRITER_THREADS
+                )
                 return
             except ValueError as exc:
                 if not _is_busy(exc) or time.monotonic() + delay > deadline:

@@ -181,12 +181,15 @@ class LocalVectors(_LocalState):
         self,
         items: list[tuple[LocalDocument, list[Passage]]],
         progress: Callable[[int, int], None] | None = None,
+        digests: list[list[bytes]] | None = None,
     ) -> dict[bytes, bytes]:
         """The vectors of these documents' passages by digest: kept ones, then new ones.
 
         A passage whose embedded text is unchanged keeps its stored vector; the rest are
         embedded (the embedder is called without the lock held when called from
         ``add_documents``). Raises what the embedder raises; nothing is written here.
+        ``digests``, when given, receives each document's passage digests, in order (so the
+        writer does not compute them again).
         """
         from textsearch.connectors.local import _vectors
 
@@ -195,9 +198,14 @@ class LocalVectors(_LocalState):
             return {}
         wanted: dict[bytes, str] = {}
         for doc, passages in items:
+            keys = []
             for section, _, _, text in stored_rows(doc, passages):
                 content = _vectors.embedding_input(doc.title, section, text)
-                wanted.setdefault(_vectors.digest(content), content)
+                key = _vectors.digest(content)
+                wanted.setdefault(key, content)
+                keys.append(key)
+            if digests is not None:
+                digests.append(keys)
         if not wanted:
             return {}
         found: dict[bytes, bytes] = {}

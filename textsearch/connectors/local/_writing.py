@@ -15,6 +15,8 @@ from textsearch.connectors.local._places import passage_metadata, place_fields
 from textsearch.connectors.local._schema import (
     LocalDocument,
     documented_errors,
+    for_index,
+    index_title,
     normalize_document,
     retry_busy,
 )
@@ -112,15 +114,14 @@ class LocalWriting(LocalVectors):
         prepared = [normalize_document(d) for d in docs]
         items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
         # Embedded before anything is written: a failing embedder leaves the index as it was.
-        vectors = self._vectors_for(items, progress) if self.embedder is not None else None
+        digests: list[list[bytes]] = []
+        vectors = None
+        if self.embedder is not None:
+            vectors = self._vectors_for(items, progress, digests)
 
         def write() -> None:
             with self._transaction():
-                if self._ranker is not None:
-                    self._add_many(items, vectors)
-                    return
-                for doc, passages in items:
-                    self._upsert(doc, passages, None, None, None, None, vectors)
+                self._add_many(items, vectors, digests)
 
         with self._lock, documented_errors(self.path):
             retry_busy(write, self.path)
@@ -241,51 +242,71 @@ class LocalWriting(LocalVectors):
         self,
         items: list[tuple[LocalDocument, list[Passage]]],
         vectors: Mapping[bytes, bytes] | None,
+        digests: list[list[bytes]],
     ) -> None:
-        """``add_documents`` with tantivy: a few ``executemany`` for the whole batch.
+        """``add_documents``: a few ``executemany`` for the whole batch, either engine.
 
         Row by row, three statements per document cost more than the ranking index itself.
+        ``digests`` holds each item's passage digests (from `_vectors_for`; empty without
+        vectors).
         """
         db = self._db
-        ranker = self._tantivy()
-        # a repeated id: the last one wins, as one by one
-        latest = {doc.id: (doc, passages) for doc, passages in items}
+        ranker = self._ranker
+        # A repeated id: the last one wins, placed where it comes last, as one by one.
+        latest: dict[str, int] = {}
+        for position, (doc, _) in enumerate(items):
+            latest.pop(doc.id, None)
+            latest[doc.id] = position
         ids = list(latest)
         for begin in range(0, len(ids), 500):
             part = ids[begin : begin + 500]
             found = db.execute(
-                f"SELECT rowid FROM documents WHERE id IN ({','.join('?' * len(part))})", part
+                f"SELECT rowid, title FROM documents WHERE id IN ({','.join('?' * len(part))})",
+                part,
             ).fetchall()
-            for (docid,) in found:
-                ranker.delete_doc(docid)
-            db.executemany("DELETE FROM passages WHERE doc = ?", found)
-            db.executemany("DELETE FROM documents WHERE rowid = ?", found)
+            for docid, title in found:
+                if ranker is not None:
+                    ranker.delete_doc(docid)
+                else:
+                    self._fts.delete_doc(docid, title)
+            gone = [(docid,) for docid, _ in found]
+            db.executemany("DELETE FROM passages WHERE doc = ?", gone)
+            db.executemany("DELETE FROM documents WHERE rowid = ?", gone)
         next_doc = int(db.execute("SELECT max(rowid) FROM documents").fetchone()[0] or 0) + 1
         next_row = int(db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0) + 1
         doc_rows: list[tuple[Any, ...]] = []
         passage_rows: list[tuple[Any, ...]] = []
+        fts_rows: list[tuple[int, str, str]] = []
         fields: set[str] = set()
-        tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
         vector_rows: list[tuple[int, int, bytes]] = []
-        if vectors:
-            from textsearch.connectors.local._vectors import digest, embedding_input
-        for doc, passages in latest.values():
+        if ranker is not None:
+            tokens_of = self._tv.document_tokens  # type: ignore[union-attr]
+            # filter tokens of metadata values and hosts, shared by the batch's documents
+            token_cache: dict[Any, list[str]] = {}
+        for position in latest.values():
+            doc, passages = items[position]
             site = link_host(doc.link)
             metadata = _metadata_json(doc.metadata) if doc.metadata else "{}"
             doc_rows.append((next_doc, doc.id, doc.title, doc.link, site, metadata))
-            tokens = tokens_of(doc.id, doc.link, site, doc.metadata)
             rows = stored_rows(doc, passages)
+            if ranker is not None:
+                tokens = tokens_of(doc.id, doc.link, site, doc.metadata, token_cache)
             for section, anchor, line, text in rows:
                 passage_rows.append((next_row, next_doc, section, anchor, line, text))
-                own = tokens
-                if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
-                    own = tokens_of(doc.id, doc.link, site, passage_metadata(doc.metadata, anchor))
-                ranker.add(next_row, next_doc, doc.title, section, text, own)
-                if vectors:
-                    vector_rows.append(
-                        (next_row, next_doc, digest(embedding_input(doc.title, section, text)))
-                    )
+                if ranker is None:
+                    fts_rows.append((next_row, index_title(doc.title, section), for_index(text)))
+                else:
+                    own = tokens
+                    if anchor and "=" in anchor:  # a page, slide, sheet or row of its own
+                        place = passage_metadata(doc.metadata, anchor)
+                        own = tokens_of(doc.id, doc.link, site, place, token_cache)
+                    ranker.add(next_row, next_doc, doc.title, section, text, own)
                 next_row += 1
+            if vectors:
+                first = next_row - len(rows)
+                vector_rows.extend(
+                    (first + i, next_doc, key) for i, key in enumerate(digests[position])
+                )
             fields.update(doc.metadata)
             fields.update(place_fields(rows))
             next_doc += 1
@@ -299,6 +320,8 @@ class LocalWriting(LocalVectors):
             "VALUES (?, ?, ?, ?, ?, ?)",
             passage_rows,
         )
+        if fts_rows:
+            self._fts.add_many(fts_rows)
         if fields:
             db.executemany(
                 "INSERT OR IGNORE INTO metadata_fields(name) VALUES (?)", [(k,) for k in fields]
