@@ -36,17 +36,19 @@ def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
     """Run ``plan``, performing each step it yields with the blocking ``perform``.
 
     An exception from a step is thrown into the plan at its ``yield``, so a plan handles a
-    failure with an ordinary ``try``/``except`` around the ``yield``.
+    failure with an ordinary ``try``/``except`` around the ``yield``. It is thrown in outside
+    the driver's ``except`` block: an error the plan raises later does not get it as its
+    ``__context__``.
     """
     try:
         step = next(plan)
         while True:
+            result, failure = None, None
             try:
                 result = perform(step)
             except Exception as exc:  # the plan decides: handle it, or let it propagate
-                step = plan.throw(exc)
-            else:
-                step = plan.send(result)
+                failure = exc
+            step = plan.send(result) if failure is None else plan.throw(failure)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
     finally:
@@ -58,12 +60,12 @@ async def drive(plan: Plan[S, T], perform: Callable[[S], Awaitable[Any]]) -> T:
     try:
         step = next(plan)
         while True:
+            result, failure = None, None
             try:
                 result = await perform(step)
             except Exception as exc:
-                step = plan.throw(exc)
-            else:
-                step = plan.send(result)
+                failure = exc
+            step = plan.send(result) if failure is None else plan.throw(failure)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
     finally:

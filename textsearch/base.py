@@ -360,6 +360,23 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
     def _answer_sync(self, kind: Shape, query: str, options: SearchOptions) -> SearchResults[Any]:
         """Blocking twin of `_answer`."""
 
+    async def _retrieve(
+        self, kind: Shape, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
+    ) -> SearchResults[Any]:
+        # What every public search method does: prepare, then answer (in a span when traced).
+        if _tracing.enabled():
+            return await _tracing.retrieve(self, kind, query, options, kwargs)
+        query, effective = self._prepare(query, options, kwargs)
+        return await self._answer(kind, query, effective)
+
+    def _retrieve_sync(
+        self, kind: Shape, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
+    ) -> SearchResults[Any]:
+        if _tracing.enabled():
+            return _tracing.retrieve_sync(self, kind, query, options, kwargs)
+        query, effective = self._prepare(query, options, kwargs)
+        return self._answer_sync(kind, query, effective)
+
     def prepare_request(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> tuple[str, SearchOptions]:
@@ -387,55 +404,37 @@ class TextSearchMethods(Closeable, ABC, Generic[NativeT]):
                 ``AllProvidersFailedError`` when every wrapped search failed).
             SearchTransportError: The backend could not be reached.
         """
-        if _tracing.enabled():
-            return await _tracing.retrieve(self, "search", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._answer("search", query, effective)
+        return await self._retrieve("search", query, options, kwargs)
 
     async def get_text_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Search and return normalized name/value/link results; raises like `search`."""
-        if _tracing.enabled():
-            return await _tracing.retrieve(self, "text", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._answer("text", query, effective)
+        return await self._retrieve("text", query, options, kwargs)
 
     async def get_search_results(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Search and return the backend's own typed results; raises like `search`."""
-        if _tracing.enabled():
-            return await _tracing.retrieve(self, "native", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return await self._answer("native", query, effective)
+        return await self._retrieve("native", query, options, kwargs)
 
     def search_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[str]:
         """Blocking twin of `search`; raises the same errors."""
-        if _tracing.enabled():
-            return _tracing.retrieve_sync(self, "search", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return self._answer_sync("search", query, effective)
+        return self._retrieve_sync("search", query, options, kwargs)
 
     def get_text_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[TextSearchResult]:
         """Blocking twin of `get_text_search_results`; raises the same errors."""
-        if _tracing.enabled():
-            return _tracing.retrieve_sync(self, "text", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return self._answer_sync("text", query, effective)
+        return self._retrieve_sync("text", query, options, kwargs)
 
     def get_search_results_sync(
         self, query: str, options: SearchOptions | None = None, **kwargs: Unpack[SearchOptionArgs]
     ) -> SearchResults[NativeT]:
         """Blocking twin of `get_search_results`; raises the same errors."""
-        if _tracing.enabled():
-            return _tracing.retrieve_sync(self, "native", query, options, kwargs)
-        query, effective = self._prepare(query, options, kwargs)
-        return self._answer_sync("native", query, effective)
+        return self._retrieve_sync("native", query, options, kwargs)
 
 
 class BaseTextSearch(TextSearchMethods[NativeT], ABC):

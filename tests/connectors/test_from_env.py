@@ -188,6 +188,49 @@ def test_azure_builds_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> N
         search.close()
 
 
+@needs_azure
+def test_azure_reads_its_vector_fields_and_embedder(
+    monkeypatch: pytest.MonkeyPatch, fake_embedder: list[str]
+) -> None:
+    from textsearch.connectors.azure import AzureAISearchTextSearch
+
+    for variable, value in zip(
+        AZURE, ("https://kb.search.windows.net", "kb-docs", KEY), strict=True
+    ):
+        monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("TEXTSEARCH_EMBEDDER", "fake-env:from-env")
+    # An embedder has nothing to query without vector fields: the message names the variable.
+    with pytest.raises(ConfigurationError, match="AZURE_SEARCH_VECTOR_FIELDS"):
+        AzureAISearchTextSearch.from_env()
+    monkeypatch.setenv("AZURE_SEARCH_VECTOR_FIELDS", "text_vector, title_vector")
+    with AzureAISearchTextSearch.from_env() as search:
+        assert search.vector_fields == ("text_vector", "title_vector")
+        assert search.embedding_function.model == "from-env"
+    # An embedder or a spec given here, or vector_fields=, wins over the environment.
+    given = _Fake("given")
+    with AzureAISearchTextSearch.from_env(embedder=given, vector_fields="v") as search:
+        assert search.embedding_function is given and search.vector_fields == ("v",)
+    with AzureAISearchTextSearch.from_env(embedder="fake-env:as-argument") as search:
+        assert search.embedding_function.model == "as-argument"
+    assert fake_embedder == ["from-env", "from-env", "as-argument"]
+
+    # An embedding function of one's own is not overridden by the variable.
+    def embed(text: str) -> list[float]:
+        return [1.0] * 8
+
+    with AzureAISearchTextSearch.from_env(embedding_function=embed) as search:
+        assert search.embedding_function is embed
+    with pytest.raises(ConfigurationError, match="not both"):
+        AzureAISearchTextSearch.from_env(embedder=given, embedding_function=embed)
+    # No embedder: vector fields alone send the query text to the index's vectorizer.
+    monkeypatch.delenv("TEXTSEARCH_EMBEDDER")
+    with AzureAISearchTextSearch.from_env() as search:
+        assert search.embedding_function is None
+        assert search.vector_fields == ("text_vector", "title_vector")
+    with pytest.raises(ConfigurationError, match="Embedder or a spec"):
+        AzureAISearchTextSearch.from_env(embedder=42)
+
+
 # -- PostgreSQL -------------------------------------------------------------------------------
 
 needs_psycopg = pytest.mark.skipif(
@@ -217,6 +260,29 @@ def test_postgres_reads_its_dsn_and_table(monkeypatch: pytest.MonkeyPatch) -> No
     with pytest.raises(ConfigurationError) as caught:
         PostgresTextSearch.from_env()
     assert "s3cr3t" not in reachable_text(caught.value)
+
+
+@needs_psycopg
+def test_postgres_reads_its_embedder(
+    monkeypatch: pytest.MonkeyPatch, fake_embedder: list[str]
+) -> None:
+    from textsearch.connectors.postgres import PostgresTextSearch
+
+    monkeypatch.setenv("TEXTSEARCH_POSTGRES_DSN", "postgresql://kb@127.0.0.1:1/kb")
+    with PostgresTextSearch.from_env() as search:  # unset: keyword search only
+        assert search.embedder is None and search.mode == "keyword"
+    monkeypatch.setenv("TEXTSEARCH_EMBEDDER", "fake-env:from-env")
+    with PostgresTextSearch.from_env() as search:
+        assert search.embedder is not None and search.embedder.model == "from-env"
+        assert search.mode == "hybrid"
+    given = _Fake("given")
+    with PostgresTextSearch.from_env(embedder=given, mode="semantic") as search:
+        assert search.embedder is given and search.mode == "semantic"
+    with PostgresTextSearch.from_env(embedder="fake-env:as-argument") as search:
+        assert search.embedder is not None and search.embedder.model == "as-argument"
+    assert fake_embedder == ["from-env", "as-argument"]
+    with pytest.raises(ConfigurationError, match="Embedder or a spec"):
+        PostgresTextSearch.from_env(embedder=42)
 
 
 # -- vector stores ----------------------------------------------------------------------------

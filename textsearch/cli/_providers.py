@@ -78,7 +78,7 @@ def _build(name: str, args: argparse.Namespace) -> TextSearch:
     builder = ARGUMENT_BUILDERS.get(name)
     if builder is not None:
         return builder(args)
-    # --embedder reaches the providers that take an embedder (the vector stores) as an
+    # --embedder reaches the providers that take an embedder (vector stores, postgres, azure) as an
     # argument; the process environment is left as it was.
     search: TextSearch = get_provider(name).create(embedder=getattr(args, "embedder", None))
     return search

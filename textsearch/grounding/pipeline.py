@@ -13,11 +13,12 @@ raises ``NotImplementedError``) ``get_text_search_results`` is used instead.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from textsearch._twins import Call, Plan, drive, drive_sync, perform, perform_sync
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.base import DocumentReader, ResultMapper, TextSearch
 from textsearch.errors import InvalidRequestError
@@ -158,17 +159,9 @@ def _check_query(query: object) -> str:
     return query
 
 
-@dataclass(frozen=True)
-class _Io:
-    """One call a grounding needs made, in its async form and in its blocking form."""
-
-    run: Callable[[], Awaitable[Any]]
-    run_sync: Callable[[], Any]
-
-
-# ground and ground_sync run the same steps; a step yields the _Io it needs and is sent its
-# outcome (or has its exception thrown in), so only the two small drivers differ.
-_Steps = Generator[_Io, Any, GroundedPrompt]
+# ground and ground_sync run the same plan (see textsearch._twins): each step is a Call in
+# its async and its blocking form, so only the driver differs.
+_Steps = Plan[Call, GroundedPrompt]
 
 
 async def _in_thread(work: Callable[..., Any], *args: Any) -> Any:
@@ -195,9 +188,8 @@ def _steps(
     merged: list[tuple[Any, ResultFields]] | None = None
     metadata: dict[str, Any] = {}
     try:
-        native = yield _Io(
-            partial(text_search.get_search_results, query, effective),
-            partial(text_search.get_search_results_sync, query, effective),
+        native = yield Call(
+            text_search.get_search_results_sync, text_search.get_search_results, (query, effective)
         )
     except NotImplementedError:
         native = None
@@ -205,9 +197,10 @@ def _steps(
         merged = _merge(text_search, list(native))
         metadata = dict(native.metadata)
     if merged is None or not _readable(merged):
-        normal = yield _Io(
-            partial(text_search.get_text_search_results, query, effective),
-            partial(text_search.get_text_search_results_sync, query, effective),
+        normal = yield Call(
+            text_search.get_text_search_results_sync,
+            text_search.get_text_search_results,
+            (query, effective),
         )
         merged = [(r, extract_fields(r)) for r in normal]
         metadata = dict(normal.metadata)
@@ -215,54 +208,18 @@ def _steps(
     if full_pages:
         # Whole stored documents may be read from an index file: off the event loop.
         reader = _document_reader(text_search)
-        stored, todo, fetch_kwargs = yield _Io(
-            partial(_in_thread, _stored_pages, merged, fetch_options, reader),
-            partial(_stored_pages, merged, fetch_options, reader),
+        stored, todo, fetch_kwargs = yield Call(
+            _stored_pages, partial(_in_thread, _stored_pages), (merged, fetch_options, reader)
         )
         fetched: list[FetchedPage] = []
         if todo:
-            fetched = yield _Io(
-                partial(fetch_pages, todo, **fetch_kwargs),
-                partial(fetch_pages_sync, todo, **fetch_kwargs),
+            fetched = yield Call(
+                partial(fetch_pages_sync, **fetch_kwargs),
+                partial(fetch_pages, **fetch_kwargs),
+                (todo,),
             )
         pages = _all_pages(merged, stored, fetched)
     return render(query, merged, pages, metadata)
-
-
-def _resume(
-    steps: _Steps, outcome: Any = None, failure: Exception | None = None
-) -> _Io | GroundedPrompt:
-    try:
-        return steps.send(outcome) if failure is None else steps.throw(failure)
-    except StopIteration as done:
-        prompt: GroundedPrompt = done.value
-        return prompt
-
-
-async def _drive(steps: _Steps) -> GroundedPrompt:
-    step = _resume(steps)
-    while isinstance(step, _Io):
-        outcome, failure = None, None
-        try:
-            outcome = await step.run()
-        except Exception as exc:
-            failure = exc
-        # Thrown in outside the except block, so that no error raised by the steps gets
-        # this one as its __context__.
-        step = _resume(steps, outcome, failure)
-    return step
-
-
-def _drive_sync(steps: _Steps) -> GroundedPrompt:
-    step = _resume(steps)
-    while isinstance(step, _Io):
-        outcome, failure = None, None
-        try:
-            outcome = step.run_sync()
-        except Exception as exc:
-            failure = exc
-        step = _resume(steps, outcome, failure)
-    return step
 
 
 async def ground(
@@ -310,8 +267,9 @@ async def ground(
         TextSearchError: Whatever the connector raises for the search.
     """
     render = partial(_build, template=template, budget=budget, fence=fence, variables=variables)
-    return await _drive(
-        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render)
+    return await drive(
+        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render),
+        perform,
     )
 
 
@@ -336,8 +294,9 @@ def ground_sync(
         TextSearchError: Whatever the connector raises for the search.
     """
     render = partial(_build, template=template, budget=budget, fence=fence, variables=variables)
-    return _drive_sync(
-        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render)
+    return drive_sync(
+        _steps(text_search, query, options, top, filter, full_pages, fetch_options, render),
+        perform_sync,
     )
 
 

@@ -14,7 +14,7 @@ import asyncio
 import ssl
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import httpx
 from multidict import CIMultiDict
@@ -23,10 +23,7 @@ from textsearch._http._guards import ACCEPT_ENCODING, REDIRECT_STATUSES, BodyRea
 from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
-from textsearch._http._transports.base import Answer, StatusSink, missing_extra
-
-if TYPE_CHECKING:
-    from textsearch._http._transports.base import HttpRequest
+from textsearch._http._transports.base import Answer, HttpRequest, StatusSink, missing_extra
 
 try:
     import aiohttp

@@ -24,7 +24,7 @@ import ssl
 import time
 import urllib.parse
 import urllib.request
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import httpx
 
@@ -38,10 +38,7 @@ from textsearch._http._guards import (
 )
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
-from textsearch._http._transports.base import Answer, StatusSink, missing_extra
-
-if TYPE_CHECKING:
-    from textsearch._http._transports.base import HttpRequest
+from textsearch._http._transports.base import Answer, HttpRequest, StatusSink, missing_extra
 
 try:
     import urllib3

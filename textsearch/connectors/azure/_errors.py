@@ -45,6 +45,8 @@ logger = logging.getLogger("textsearch")
 ENV_ENDPOINT = "AZURE_SEARCH_ENDPOINT"
 ENV_INDEX = "AZURE_SEARCH_INDEX"
 ENV_KEY = "AZURE_SEARCH_API_KEY"
+#: The index's vector field(s) to query, comma-separated (`AzureAISearchTextSearch.from_env`).
+ENV_VECTOR_FIELDS = "AZURE_SEARCH_VECTOR_FIELDS"
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,13 @@ from textsearch._types import (
 )
 from textsearch.base import BaseTextSearch
 from textsearch.connectors.azure._clients import _AzureClients, _Read
-from textsearch.connectors.azure._errors import ENV_ENDPOINT, ENV_INDEX, ENV_KEY, protect_logs
+from textsearch.connectors.azure._errors import (
+    ENV_ENDPOINT,
+    ENV_INDEX,
+    ENV_KEY,
+    ENV_VECTOR_FIELDS,
+    protect_logs,
+)
 from textsearch.connectors.azure._errors import (
     _retry_after_seconds as _retry_after_seconds,
 )
@@ -238,19 +244,28 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
     provider_name: ClassVar[str] = PROVIDER
 
     @classmethod
-    def from_env(cls, **settings: Any) -> Self:
+    def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
         """Build the connector from ``AZURE_SEARCH_ENDPOINT``, ``AZURE_SEARCH_INDEX`` and
         ``AZURE_SEARCH_API_KEY``; keywords given here win over the environment.
 
         Every missing variable is named in one message, before the Azure SDK is imported.
+        For vector queries, ``AZURE_SEARCH_VECTOR_FIELDS`` names the index's vector field(s)
+        (comma-separated) and, unless ``embedder`` or ``embedding_function`` is given,
+        ``TEXTSEARCH_EMBEDDER`` the embedder of the query (a spec such as ``minilm``);
+        vector fields without an embedder send the query text to the index's vectorizer.
 
         Args:
-            **settings: Any constructor keyword (``credential=`` stands in for the key).
+            embedder: An `Embedder`, or a spec for `textsearch.embeddings.from_spec`
+                (``None``: the spec in ``TEXTSEARCH_EMBEDDER``, if any); it becomes the
+                ``embedding_function``.
+            **settings: Any other constructor keyword (``credential=`` stands in for the key).
 
         Raises:
-            ConfigurationError: A variable is missing (named, never a value), or a setting
-                is invalid.
+            ConfigurationError: A variable is missing (named, never a value), a bad embedder
+                spec, an embedder without vector fields, or an invalid setting.
         """
+        from textsearch.embeddings import embedder_from_env
+
         needed = (
             (ENV_ENDPOINT, "endpoint"),
             (ENV_INDEX, "index_name"),
@@ -268,6 +283,21 @@ class AzureAISearchTextSearch(_AzureClients, BaseTextSearch[AzureSearchDocument]
                 + "; missing: "
                 + ", ".join(missing)
             )
+        fields = os.environ.get(ENV_VECTOR_FIELDS, "").strip()
+        if fields and "vector_fields" not in settings:
+            settings["vector_fields"] = [field.strip() for field in fields.split(",")]
+        if "embedding_function" in settings:
+            if embedder is not None:
+                raise ConfigurationError("give embedder= or embedding_function=, not both")
+            return cls(**settings)
+        found = embedder_from_env(embedder)
+        if found is not None:
+            if settings.get("vector_fields") is None:
+                raise ConfigurationError(
+                    f"an embedder needs the vector field(s) to query: set {ENV_VECTOR_FIELDS} "
+                    "(comma-separated) or pass vector_fields="
+                )
+            settings["embedding_function"] = found
         return cls(**settings)
 
     def __init__(

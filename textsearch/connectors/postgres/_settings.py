@@ -10,6 +10,7 @@ from typing_extensions import Self, TypedDict
 
 from textsearch._types import TextSearchResult
 from textsearch.connectors.postgres._rows import PostgresDocument
+from textsearch.embeddings import Embedder
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -58,26 +59,32 @@ class FromEnvironment:
     """`PostgresTextSearch.from_env`, kept beside the settings it reads."""
 
     @classmethod
-    def from_env(cls, **settings: Any) -> Self:
+    def from_env(cls, *, embedder: Embedder | str | None = None, **settings: Any) -> Self:
         """Build the connector from the environment; keywords given here win over it.
 
         Reads ``TEXTSEARCH_POSTGRES_DSN`` (the connection string; unset, libpq's own
-        ``PG*`` variables apply: ``PGHOST``, ``PGDATABASE``, ``PGUSER``, ``PGPASSWORD``...)
-        and ``TEXTSEARCH_POSTGRES_TABLE`` (the managed table, default
-        ``textsearch_documents``). The DSN never comes from a command-line flag: a
-        password there would show in the process list and shell history.
+        ``PG*`` variables apply: ``PGHOST``, ``PGDATABASE``, ``PGUSER``, ``PGPASSWORD``...),
+        ``TEXTSEARCH_POSTGRES_TABLE`` (the managed table, default ``textsearch_documents``)
+        and, unless ``embedder`` is given, ``TEXTSEARCH_EMBEDDER`` (a spec such as
+        ``minilm``; unset: keyword search only). The DSN never comes from a command-line
+        flag: a password there would show in the process list and shell history.
 
         Args:
-            **settings: Any constructor keyword.
+            embedder: An `Embedder`, or a spec for `textsearch.embeddings.from_spec`
+                (``None``: the spec in ``TEXTSEARCH_EMBEDDER``, if any).
+            **settings: Any other constructor keyword.
 
         Raises:
             ImportError: psycopg is not installed (``pip install "textsearch-sdk[postgres]"``).
             ConfigurationError: A malformed DSN or setting (the message never shows the
-                password).
+                password), or a bad embedder spec.
         """
+        from textsearch.embeddings import embedder_from_env
+
         table = os.environ.get(TABLE_ENV, "").strip()
         if table and "table" not in settings:
             settings["table"] = table
+        settings["embedder"] = embedder_from_env(embedder)
         return cls(**settings)
 
 
