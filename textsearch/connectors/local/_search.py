@@ -511,8 +511,16 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             return self._rank_tantivy(plan.ranked, options, depth, count)
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+            terms = plan.terms
+            if options.filter is None and not all(map(str.isascii, plan.words)):
+                terms = self._fts.rare_cjk(terms, depth)
             # Planned for the page asked for (merging sections rarely shortens it).
-            match, left_out = self._fts.plan_any(plan.terms, options)
+            match, left_out = self._fts.plan_any(terms, options)
+            if len(terms) < len(plan.terms):  # common CJK characters, left out first
+                left_out = [
+                    *dict.fromkeys(t[1:-1] for t in plan.terms if t not in terms),
+                    *left_out,
+                ]
             if left_out:
                 info["left_out"] = left_out
         ranked = self._fts.rank(match, options, depth)
