@@ -58,7 +58,8 @@ class FtsRanker:
         from textsearch.connectors.local._query import cjk_common_limit, rare_cjk
 
         passages = self._approx_count()
-        cap = cjk_common_limit(passages) + 1
+        # plan_any's cap: both read the same cached counts
+        cap = max(cjk_common_limit(passages), int(max(_COMMON_FLOOR, _COMMON_SHARE * passages))) + 1
         words = [t[1:-1] for t in terms]
         kept = rare_cjk(words, lambda w: self._document_frequency(f'"{w}"', cap), passages, depth)
         return terms if len(kept) == len(words) else ['"' + w + '"' for w in kept]

@@ -118,12 +118,12 @@ def rare_cjk(
     never shorter for it; other words (Latin ones too) are never touched.
     """
     limit = cjk_common_limit(passages)
-    counts: dict[str, int] = {}
-    for word in words:
-        if word not in counts:
-            counts[word] = frequency(word)
-    common = {w for w, n in counts.items() if n > limit and len(w) == 1 and is_cjk().match(w)}
-    if not common or max(n for w, n in counts.items() if w not in common) < depth:
+    characters = {w for w in words if len(w) == 1 and not w.isascii() and is_cjk().match(w)}
+    common = {w for w in characters if frequency(w) > limit}
+    if not common:
+        return words
+    # looked up only until one word that stays fills the page
+    if not any(frequency(w) >= depth for w in dict.fromkeys(words) if w not in common):
         return words
     return [w for w in words if w not in common]
 

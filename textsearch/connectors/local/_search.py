@@ -512,7 +512,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
             terms = plan.terms
-            if options.filter is None and not all(map(str.isascii, plan.words)):
+            if options.filter is None and not all(map(str.isascii, plan.words)):  # CJK?
                 terms = self._fts.rare_cjk(terms, depth)
             # Planned for the page asked for (merging sections rarely shortens it).
             match, left_out = self._fts.plan_any(terms, options)
