@@ -6,6 +6,8 @@ dense vectors are noise here, so only their keyword side can put the right passa
 
 from __future__ import annotations
 
+from typing import Any
+
 from tests.connectors._cjk_docs import DOCS, NOISE, QUESTIONS
 
 # -- PostgreSQL ----------------------------------------------------------------------------
@@ -55,12 +57,28 @@ def test_postgres_highlight_and_an_older_table_is_upgraded(pg_dsn: str, pg_table
 # -- Qdrant and Milvus ---------------------------------------------------------------------
 
 
+def _qdrant_sparse_hits(client: Any, name: str, question: str, limit: int) -> list[str]:
+    """The documents of the sparse arm alone, best first, for the question as sent."""
+    from qdrant_client import models
+
+    from textsearch.connectors.vectors.qdrant import sparse_of_query
+
+    indices, values = sparse_of_query(question)
+    points = client.query_points(
+        name,
+        query=models.SparseVector(indices=indices, values=values),
+        using="sparse",
+        limit=limit,
+        with_payload=True,
+    ).points
+    return [p.payload["document_id"] for p in points if p.payload]
+
+
 def test_qdrant_sparse_vectors_find_natural_questions() -> None:
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import QdrantClient
 
     from tests.connectors.vectors._support import unique_name
     from textsearch.connectors.vectors import QdrantTextSearch
-    from textsearch.connectors.vectors.qdrant import sparse_of_query
 
     client = QdrantClient(":memory:")
     name = unique_name()
@@ -68,15 +86,8 @@ def test_qdrant_sparse_vectors_find_natural_questions() -> None:
     search.add_documents_sync(DOCS)
     for question, expected in QUESTIONS[:-2]:  # its sparse words fold no accents
         # the sparse arm alone (the dense one is noise): its first point is the passage
-        indices, values = sparse_of_query(question)
-        points = client.query_points(
-            name,
-            query=models.SparseVector(indices=indices, values=values),
-            using="sparse",
-            limit=1,
-            with_payload=True,
-        ).points
-        assert points and points[0].payload["document_id"] == expected, question
+        found = _qdrant_sparse_hits(client, name, question, 1)
+        assert found == [expected], question
         # and the fused search finds it among the first
         found = search.get_search_results_sync(question, top=3).results
         assert expected in [r.id for r in found], question
@@ -150,26 +161,17 @@ def test_postgres_leaves_a_questions_grammar_out(pg_dsn: str, pg_table: str) -> 
 
 
 def test_qdrant_leaves_a_questions_grammar_out() -> None:
-    from qdrant_client import QdrantClient, models
+    from qdrant_client import QdrantClient
 
     from tests.connectors.vectors._support import unique_name
     from textsearch.connectors.vectors import QdrantTextSearch
-    from textsearch.connectors.vectors.qdrant import sparse_of_query
 
     client = QdrantClient(":memory:")
     name = unique_name()
     search = QdrantTextSearch(client, name, embedder=NOISE)
     search.add_documents_sync([*DOCS, GRAMMAR])
     for question, expected in GRAMMAR_QUESTIONS:
-        indices, values = sparse_of_query(question)
-        points = client.query_points(
-            name,
-            query=models.SparseVector(indices=indices, values=values),
-            using="sparse",
-            limit=10,
-            with_payload=True,
-        ).points
-        found = [p.payload["document_id"] for p in points if p.payload]
+        found = _qdrant_sparse_hits(client, name, question, 10)
         assert found and found[0] == expected, (question, found)
         if not any("\u3040" <= c <= "\u30ff" for c in question):
             assert "grammar" not in found, (question, found)
