@@ -11,7 +11,14 @@ import pytest
 import textsearch.connectors.local._query as query_module
 from tests.connectors._local_engines import local_engine  # noqa: F401 - both engines
 from textsearch import LocalTextSearch, TextSearchFilter
-from textsearch.connectors.local._query import plan_query, rare_cjk
+from textsearch.connectors.local._query import cjk_characters, plan_query, rare_cjk
+
+
+def test_only_a_plan_with_cjk_characters_is_looked_at() -> None:
+    # German or Spanish words (not ASCII, not CJK) and CJK bigrams alone cost no look-up
+    assert not cjk_characters(["über", "straße", "niño", "大熊"])
+    assert cjk_characters(["大熊", "大"])
+    assert not cjk_characters(plan_query("Wie lange läuft die Übertragung?").words)
 
 
 def test_rare_cjk_leaves_out_only_common_characters_when_the_rest_fill_the_page() -> None:

@@ -10,7 +10,7 @@ from textsearch._cjk import bigrams, query_terms
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
-__all__ = ["QueryPlan", "filter_sql", "plan_query", "rare_cjk"]
+__all__ = ["QueryPlan", "cjk_characters", "filter_sql", "plan_query", "rare_cjk"]
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
@@ -97,6 +97,11 @@ def plan_query(query: str) -> QueryPlan:
         return QueryPlan(['"' + w + '"' for w in chosen], chosen)
     ranked = [w for w in chosen for _ in range(min(MAX_CJK_REPEAT, repeats.get(w, 1)))]
     return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked)
+
+
+def cjk_characters(words: list[str]) -> bool:
+    """Whether a plan's words hold a single CJK character (what `rare_cjk` may leave out)."""
+    return any(len(w) == 1 and not w.isascii() and is_cjk().match(w) for w in words)
 
 
 def cjk_common_limit(passages: int) -> int:

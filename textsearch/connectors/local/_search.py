@@ -41,7 +41,7 @@ from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._places import has_place_clause
-from textsearch.connectors.local._query import plan_query
+from textsearch.connectors.local._query import cjk_characters, plan_query
 from textsearch.connectors.local._reads import LocalReads
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
@@ -512,7 +512,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
             terms = plan.terms
-            if options.filter is None and not all(map(str.isascii, plan.words)):  # CJK?
+            if options.filter is None and cjk_characters(plan.words):
                 terms = self._fts.rare_cjk(terms, depth)
             # Planned for the page asked for (merging sections rarely shortens it).
             match, left_out = self._fts.plan_any(terms, options)
