@@ -31,6 +31,8 @@ __all__ = [
     "is_cjk",
     "query_terms",
     "query_text",
+    "question_text",
+    "question_words",
 ]
 
 #: Version of how CJK text is cut into index tokens; stored with an index, and an index
@@ -131,3 +133,48 @@ def index_text(text: str, separator: str = " ") -> str:
 def query_text(text: str) -> str:
     """A query as the index's analyzer should read it: CJK runs as space-separated bigrams."""
     return index_text(text, " ")
+
+
+def question_text(text: str) -> str:
+    """A question as a keyword index of bigrams (`index_text`) should read it: each CJK run
+    as its space-separated `query_terms`, the question's grammar left out.
+
+    The local index plans its queries from `query_terms` too; PostgreSQL's managed table
+    and Qdrant's sparse vectors read a question through this function. A question that
+    keeps no word at all (``是什么``) is cut as `query_text` cuts it: it searches for its
+    grammar after all, as a query made only of stop words does.
+    """
+    if not text or text.isascii():
+        return text
+    kept = cjk_only_run().sub(lambda m: " " + " ".join(query_terms(m.group())) + " ", text)
+    # Full-width punctuation (``？``, ``，``) is no word, but PostgreSQL's parser makes a
+    # lexeme of it, which every passage with a question mark would match.
+    kept = _WIDE_PUNCTUATION.sub(" ", kept)
+    return kept if _WORDLIKE.search(kept) else query_text(text)
+
+
+@functools.cache
+def _grammar_run() -> re.Pattern[str]:
+    stop = "".join(sorted(_QUERY_STOP))
+    question = "".join(sorted(_QUESTION))
+    return re.compile(f"[{stop}]*[{question}][{stop}]*|[{stop}]{{2,}}")
+
+
+def question_words(text: str) -> str:
+    """A question for an index of dictionary words (Milvus' jieba analyzer): each stretch
+    of question grammar that holds a question word or two grammar characters (``什么是``,
+    ``为什么``, ``谁``, ``如何``) left out.
+
+    The server cuts the rest into words as it cut the passages. The grammar is the same as
+    `query_terms` leaves out; a grammar character inside a word of the topic (``因为``,
+    ``例如``) stays, since only stretches holding a question word go. A question made only
+    of grammar comes back unchanged; full-width punctuation goes (as in `question_text`).
+    """
+    if not text or text.isascii():
+        return text
+    kept = _WIDE_PUNCTUATION.sub(" ", _grammar_run().sub(" ", text))
+    return kept if _WORDLIKE.search(kept) else text
+
+
+_WORDLIKE = re.compile(r"\w")
+_WIDE_PUNCTUATION = re.compile(r"[^\w\x00-\x7f]")

@@ -232,7 +232,7 @@ class EngineMixin:
         ranker = self._tantivy()
         try:
             self._follow_other_writers()
-            query = ranker.query(words, self.match, options.filter)
+            query = ranker.query(words, self.match, options.filter, depth)
             if query is None:
                 return [], 0 if count else None
             hits, _ = ranker.search(query, depth, 0, False)

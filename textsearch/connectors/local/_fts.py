@@ -56,6 +56,18 @@ class FtsRanker:
             ],
         )
 
+    def rare_cjk(self, terms: list[str], depth: int) -> list[str]:
+        """Quoted ``terms`` less the CJK characters most passages hold, when the rest fill
+        ``depth`` results (`textsearch.connectors.local._query.rare_cjk`)."""
+        from textsearch.connectors.local._query import cjk_common_limit, rare_cjk
+
+        passages = self._approx_count()
+        # plan_any's cap: both read the same cached counts
+        cap = max(cjk_common_limit(passages), int(max(_COMMON_FLOOR, _COMMON_SHARE * passages))) + 1
+        words = [t[1:-1] for t in terms]
+        kept = rare_cjk(words, lambda w: self._document_frequency(f'"{w}"', cap), passages, depth)
+        return terms if len(kept) == len(words) else ['"' + w + '"' for w in kept]
+
     def plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
         """Leave very common words out of an any-word query when the rest fill the page.
 

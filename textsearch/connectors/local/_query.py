@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from textsearch._cjk import bigrams, query_terms
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
-__all__ = ["QueryPlan", "filter_sql", "plan_query"]
+__all__ = ["QueryPlan", "cjk_characters", "filter_sql", "plan_query", "rare_cjk"]
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
@@ -18,6 +19,10 @@ MAX_CJK_TERMS = 96
 # A CJK term the query holds more than once weighs that many times (BM25's query term
 # frequency: both engines sum a repeated clause), up to this many.
 MAX_CJK_REPEAT = 3
+# A CJK character held by more passages than this share of the index (and than the floor)
+# is left out of an any-word query whose rarer words fill the page: see `rare_cjk`.
+CJK_COMMON_SHARE = 0.025
+CJK_COMMON_FLOOR = 500
 
 # Words that carry the grammar of a question, not its topic. They are left out of the query
 # (never out of the index), so "How do I retry safely?" ranks by "retry" and "safely".
@@ -92,6 +97,40 @@ def plan_query(query: str) -> QueryPlan:
         return QueryPlan(['"' + w + '"' for w in chosen], chosen)
     ranked = [w for w in chosen for _ in range(min(MAX_CJK_REPEAT, repeats.get(w, 1)))]
     return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked)
+
+
+def cjk_characters(words: list[str]) -> bool:
+    """Whether a plan's words hold a single CJK character (what `rare_cjk` may leave out)."""
+    return any(len(w) == 1 and not w.isascii() and is_cjk().match(w) for w in words)
+
+
+def cjk_common_limit(passages: int) -> int:
+    """Passages past which a CJK character is common in an index of ``passages``."""
+    return int(max(CJK_COMMON_FLOOR, CJK_COMMON_SHARE * passages))
+
+
+def rare_cjk(
+    words: list[str], frequency: Callable[[str], int], passages: int, depth: int
+) -> list[str]:
+    """``words`` less the single CJK characters that most passages hold, when the rest
+    find at least ``depth`` passages (``frequency``: passages holding a word).
+
+    A Chinese question gives a dozen single characters besides its bigrams, and the common
+    ones (``国``, ``中``, ``时``) are held by a large share of passages: each costs the engine
+    a long list of postings and adds next to nothing to BM25 (inverse document frequency
+    near zero), while the bigrams holding them carry the meaning. Such a character is left
+    out only when a word that stays is held by ``depth`` passages or more, so a page is
+    never shorter for it; other words (Latin ones too) are never touched.
+    """
+    limit = cjk_common_limit(passages)
+    characters = {w for w in words if len(w) == 1 and not w.isascii() and is_cjk().match(w)}
+    common = {w for w in characters if frequency(w) > limit}
+    if not common:
+        return words
+    # looked up only until one word that stays fills the page
+    if not any(frequency(w) >= depth for w in dict.fromkeys(words) if w not in common):
+        return words
+    return [w for w in words if w not in common]
 
 
 def id_text(value: Any) -> str:

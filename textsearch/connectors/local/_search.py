@@ -41,7 +41,7 @@ from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._places import has_place_clause
-from textsearch.connectors.local._query import plan_query
+from textsearch.connectors.local._query import cjk_characters, plan_query
 from textsearch.connectors.local._reads import LocalReads
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
@@ -511,8 +511,16 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             return self._rank_tantivy(plan.ranked, options, depth, count)
         match = plan.match(self.match)
         if self.match == "any" and len(plan.terms) > 1 and not options.include_total_count:
+            terms = plan.terms
+            if options.filter is None and cjk_characters(plan.words):
+                terms = self._fts.rare_cjk(terms, depth)
             # Planned for the page asked for (merging sections rarely shortens it).
-            match, left_out = self._fts.plan_any(plan.terms, options)
+            match, left_out = self._fts.plan_any(terms, options)
+            if len(terms) < len(plan.terms):  # common CJK characters, left out first
+                left_out = [
+                    *dict.fromkeys(t[1:-1] for t in plan.terms if t not in terms),
+                    *left_out,
+                ]
             if left_out:
                 info["left_out"] = left_out
         ranked = self._fts.rank(match, options, depth)

@@ -30,7 +30,7 @@ from textsearch._native import native_calls
 from textsearch._ranges import instant_of, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.connectors.local._prefix_cover import _DIGITS, _TOP, interval_covers, present_cover
-from textsearch.connectors.local._query import id_text
+from textsearch.connectors.local._query import cjk_characters, id_text, rare_cjk
 from textsearch.connectors.local._schema import BUSY_TIMEOUT, for_index, index_title
 from textsearch.errors import ProviderError, ServiceUnavailableError, TextSearchError
 
@@ -477,10 +477,20 @@ class TantivyRanker:
         words: list[str],
         mode: str,
         search_filter: TextSearchFilter | None,
+        depth: int = 0,
     ) -> tantivy.Query | None:
-        """The ranked query for a query plan's words (``None``: nothing can match)."""
+        """The ranked query for a query plan's words (``None``: nothing can match).
+
+        With ``depth`` (an any-word query without a filter), the CJK characters most
+        passages hold are left out when the other words fill ``depth`` results
+        (`textsearch.connectors.local._query.rare_cjk`).
+        """
         q = tantivy.Query
         schema = self.schema
+        if depth and mode != "all" and search_filter is None and cjk_characters(words):
+            searcher = self._index.searcher()
+            held = int(searcher.num_docs)
+            words = rare_cjk(words, lambda w: int(searcher.doc_freq("text", w)), held, depth)
         per_word: list[tantivy.Query] = []
         for word in words:
             # A plan's CJK words are index tokens already (bigrams, characters): analyzed as

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textsearch._cjk import query_text
+from textsearch._cjk import question_text
 from textsearch._types import SearchResults, TextSearchFilter
 from textsearch.connectors.postgres._pool import SyncPool
 from textsearch.connectors.postgres._rows import PostgresDocument, clean_snippet, passage_link
@@ -30,7 +30,7 @@ class DocumentReads:
     def _results(
         self, query: str, rows: list[tuple[Any, ...]], total: int | None
     ) -> SearchResults[PostgresDocument]:
-        pattern = hit_pattern(_WORD.findall(query_text(split_exclusions(query)[0])))
+        pattern = hit_pattern(_WORD.findall(question_text(split_exclusions(query)[0])))
         docs = []
         for row in rows:
             doc_id, title, text, link, metadata, score, passage, section, anchor, line = row

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from textsearch._cjk import has_cjk, query_text
+from textsearch._cjk import has_cjk, question_text
 from textsearch._types import TextSearchFilter
 from textsearch.connectors.postgres import _filters
 from textsearch.connectors.postgres._tables import (
@@ -235,9 +235,10 @@ class Builder:
         query = request.query
         if self.spec.managed and has_cjk(query):
             # The managed table's vectors hold CJK text as bigrams and characters, cut on the
-            # client (textsearch._cjk): the query is cut the same way. An existing table is
-            # read by its own configuration (a server-side segmenter, if it has one).
-            query = query_text(query)
+            # client (textsearch._cjk): the query is cut the same way, less the question's
+            # grammar (as the local index plans it). An existing table is read by its own
+            # configuration (a server-side segmenter, if it has one).
+            query = question_text(query)
         positive, negative = split_exclusions(query)
         params: dict[str, Any] = {
             "query": query,
@@ -253,7 +254,7 @@ class Builder:
         """How many lexemes BM25 scores (0: rank with the rank function)."""
         query = request.query
         if self.spec.managed and has_cjk(query):
-            query = query_text(query)
+            query = question_text(query)
         return term_slots(split_exclusions(query)[0]) if request.statistics else 0
 
     def _rendered_once(

@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Unpack
 
+from textsearch._cjk import question_words
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors import _base as vs
@@ -362,7 +363,12 @@ class MilvusTextSearch(ReadableStore[MilvusDocument]):
                 data=[vector], anns_field=self.vector_field, param={}, limit=depth, expr=expr
             ),
             pm.AnnSearchRequest(
-                data=[query], anns_field=self.sparse_field, param={}, limit=depth, expr=expr
+                # The server cuts the question into words: its grammar is left out first.
+                data=[question_words(query)],
+                anns_field=self.sparse_field,
+                param={},
+                limit=depth,
+                expr=expr,
             ),
         ]
         return "hybrid_search", {

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal
 
 from typing_extensions import Unpack
 
-from textsearch._cjk import index_text
+from textsearch._cjk import index_text, question_text
 from textsearch._http._redact import register_secret
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors import _base as vs
@@ -75,8 +75,13 @@ def sparse_of_text(text: str) -> tuple[list[int], list[float]]:
 
 
 def sparse_of_query(text: str) -> tuple[list[int], list[float]]:
-    """Each distinct word of a query once (Qdrant's IDF modifier weighs them)."""
-    indices = sorted({zlib.crc32(w.encode()) for w in _words(text)})
+    """Each distinct word of a query once (Qdrant's IDF modifier weighs them).
+
+    A CJK run gives its bigrams and characters less the question's grammar (`question_text`).
+    """
+    lowered = text.lower()
+    words = _WORD.findall(lowered if lowered.isascii() else question_text(lowered))
+    indices = sorted({zlib.crc32(w.encode()) for w in words})
     return indices, [1.0] * len(indices)
 
 
