@@ -10,6 +10,7 @@ system user (created once, the way the wheel itself does it).
 from __future__ import annotations
 
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -17,6 +18,7 @@ import subprocess
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +46,20 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _system_user(ensure: Callable[[str], pwd.struct_passwd | None]) -> pwd.struct_passwd:
+    """The unprivileged user the server runs as, created if missing.
+
+    Test workers start their servers at the same time: when another one has just created the
+    user, ``useradd`` fails here with "already exists", and the user is there to be read.
+    """
+    try:
+        entry = ensure(_SYSTEM_USER)
+    except subprocess.CalledProcessError:
+        entry = pwd.getpwnam(_SYSTEM_USER)
+    assert entry is not None
+    return entry
 
 
 @dataclass
@@ -89,8 +105,7 @@ class PgServer:
                     ensure_user_exists,
                 )
 
-            entry = ensure_user_exists(_SYSTEM_USER)
-            assert entry is not None
+            entry = _system_user(ensure_user_exists)
             ensure_prefix_permissions(bin_dir)
             ensure_folder_permissions(bin_dir, 0o055)
             ensure_folder_permissions(bin_dir.parent / "lib", 0o044)
