@@ -233,7 +233,7 @@ def test_providers_run_concurrently_sync() -> None:
 def test_per_search_timeout_leaves_out_the_slow_provider(blocking: bool) -> None:
     fast = SlowSearch(docs(U1), delay=0.0, name="fast")
     # A minute's delay (a blocking one is released at the end): waiting for it cannot pass
-    # for load under a bound ten times the 0.2 s timeout.
+    # under a bound of half that minute, which no load stretches a 0.2 s timeout to.
     slow = SlowSearch(docs(U2), delay=60.0, name="slow")
     fused = FusedTextSearch([fast, slow], per_search_timeout=0.2)
     started = time.perf_counter()
@@ -245,7 +245,7 @@ def test_per_search_timeout_leaves_out_the_slow_provider(blocking: bool) -> None
     slow.release()
     fused.close()
     assert [r.link for r in results] == [U1]
-    assert elapsed < 2.0
+    assert elapsed < 30.0
     (failed,) = results.metadata["failed"]
     assert failed["provider"] == "slow" and failed["error"] == SearchTimeoutError.__name__
     assert "0.2 s" in failed["reason"]

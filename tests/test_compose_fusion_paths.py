@@ -167,7 +167,7 @@ def test_blocking_fusion_is_thread_safe() -> None:
 def test_per_search_timeout_blocking_does_not_wait_for_a_slow_provider_twice() -> None:
     # The slow provider's first request still holds a worker when the second search starts.
     # Its delay is a minute (released at the end): a second search that waited for the
-    # first request's worker would take that long, far past ten times the two 0.2 s bounds.
+    # first request's worker would take that long, far past the bound below.
     slow = SlowSearch(docs(U2), delay=60.0, name="slow")
     fused = FusedTextSearch([static(U1, name="fast"), slow], per_search_timeout=0.2)
     started = time.perf_counter()
@@ -178,7 +178,8 @@ def test_per_search_timeout_blocking_does_not_wait_for_a_slow_provider_twice() -
     fused.close()
     assert [r.link for r in first] == [r.link for r in second] == [U1]
     assert [f["provider"] for f in second.metadata["failed"]] == ["slow"]
-    assert elapsed < 4.0, f"{elapsed:.2f} s for two searches bounded by 0.2 s each"
+    # waiting for the first worker would take its minute: half of it is the margin
+    assert elapsed < 30.0, f"{elapsed:.2f} s for two searches bounded by 0.2 s each"
 
 
 @pytest.mark.parametrize("timeout", [None, 5.0])
