@@ -12,7 +12,7 @@ from typing import Any
 
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.local._filters import filter_sql
-from textsearch.connectors.local._schema import for_index, index_title
+from textsearch.connectors.local._schema import FTS_HASH_CONFIG, for_index, index_title
 
 # BM25 with a title (document title + section heading) match worth four body matches:
 # the best of 1, 2 and 4 on SciFact and Cranfield (bench_relevance.py). Called directly:
@@ -163,6 +163,8 @@ class FtsRanker:
 
     def rebuild(self) -> None:
         """Index every stored passage again (after the tantivy engine kept the index)."""
+        # a file made by an older release gets the larger pending-terms buffer here
+        self._db.execute(FTS_HASH_CONFIG)
         self._db.execute("INSERT INTO passages_fts(passages_fts) VALUES ('rebuild')")
         self.df_cache.clear()
 

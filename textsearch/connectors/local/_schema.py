@@ -74,6 +74,17 @@ def index_title(title: str | None, section: str | None) -> str:
     return for_index(f"{title or ''}\n{section or ''}")
 
 
+#: Bytes of pending terms FTS5 keeps in memory before it writes them out as a segment (its
+#: default is 1 MB). CJK text gives a vocabulary of bigrams, most of them new to a batch: at
+#: the default FTS5 flushes a small segment every few hundred passages and spends most of a
+#: Chinese batch merging them (bench_languages.py --scale); 16 MB makes few, large segments.
+#: English text fills the buffer far more slowly and indexes at the same rate either way.
+FTS_HASH_BYTES = 16 * 1024 * 1024
+FTS_HASH_CONFIG = (
+    f"INSERT INTO passages_fts(passages_fts, rank) VALUES ('hashsize', {FTS_HASH_BYTES})"
+)
+
+
 SCHEMA = f"""
 CREATE TABLE textsearch_meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT INTO textsearch_meta VALUES ('schema_version', '{SCHEMA_VERSION}');
@@ -112,6 +123,7 @@ CREATE VIRTUAL TABLE passages_fts USING fts5(
     title, body, content = 'passages_fts_source', content_rowid = 'rowid',
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
+{FTS_HASH_CONFIG};
 """
 
 # -- errors --------------------------------------------------------------------------------
