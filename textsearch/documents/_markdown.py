@@ -218,6 +218,12 @@ class _Reader(SectionWriter):
                 start = int(token.attrs.get("start", 1) or 1) if kind[0] == "o" else 0
                 if not lists:
                     self.fresh = True  # a list is a block of its own
+                elif item_prefix is not None:
+                    # An item whose first content is this list: its marker on a line of its
+                    # own, the list below it at its depth.
+                    outer = "  " * (len(lists) - 1)
+                    self.add_block(line, outer + item_prefix.rstrip(), join=True)
+                    item_prefix = None
                 lists.append([kind[0] == "o", start])
             elif kind == "bullet_list_close" or kind == "ordered_list_close":
                 lists.pop()

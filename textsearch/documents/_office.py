@@ -175,9 +175,11 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     from docx.oxml.ns import qn
 
     from textsearch.documents._blocks import github_slug as _github_slug
-    from textsearch.documents._word import list_level, paragraph_style, paragraph_text
+    from textsearch.documents._numbering import ListMarkers
+    from textsearch.documents._word import paragraph_style, paragraph_text
 
     document = docx.Document(io.BytesIO(data))
+    markers = ListMarkers(document)
     styles = {style.style_id: (style.name or "") for style in document.styles}
     title = (document.core_properties.title or "").strip() or None
     sections: list[MarkupSection] = []
@@ -185,8 +187,9 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
     heading: str | None = None
     anchor: str | None = None
     blocks: list[Block] = []
-    # The lines of a list being read, joined into its block (blocks[-1]) once it ends: text
-    # added to a block item by item would be copied again with each item.
+    # The lines of a list being read (its items' depths and markers as Word shows them),
+    # joined into its block (blocks[-1]) once it ends: text added to a block item by item
+    # would be copied again with each item.
     items: list[str] = []
 
     def close_list() -> None:
@@ -204,7 +207,8 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
                 close_list()
                 blocks.append(Block(1, text))
             continue
-        style = styles.get(paragraph_style(paragraph), "").lower()
+        style_id = paragraph_style(paragraph)
+        style = styles.get(style_id, "").lower()
         text = paragraph_text(paragraph).strip()
         if not text:
             continue
@@ -215,15 +219,14 @@ def _docx(data: bytes) -> tuple[str | None, list[MarkupSection]]:
             anchor, blocks = _github_slug(heading, used), []
             title = title or heading
             continue
-        level = list_level(paragraph)
-        if level is not None or style.startswith("list"):
-            text = "  " * min(level or 0, 8) + "- " + text
-            if items:
-                items.append(text)  # one list, one block
-                continue
-            if blocks and not blocks[-1].code and blocks[-1].text.lstrip().startswith("- "):
-                items.extend((blocks[-1].text, text))
-                continue
+        item = markers.item(paragraph, style_id)
+        if item is not None or style.startswith("list"):
+            depth, marker = item or (0, "-")
+            text = f"{'  ' * depth}{marker} {text}"
+            if not items:
+                blocks.append(Block(1, text))  # one list, one block
+            items.append(text)
+            continue
         close_list()
         blocks.append(Block(1, text))
     close_list()

@@ -48,17 +48,25 @@ def without_controls(text: str) -> str:
 
 
 _BLANK_LINES = re.compile(r"\n(?:[ \t]*\n)+")
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+# An indented list item: a bullet, or a number or letter ("2.", "b)", "iv.", "1.3.", "(a)").
+INDENTED_ITEM = re.compile(
+    r"[ \t]+(?:[-*+\u2022\u2023\u25e6]|\(?(?:\d{1,9}|[A-Za-z]{1,8})(?:\.\d{1,9})*[.)])(?:[ \t]|$)",
+    re.MULTILINE,
+)
 
 
 def _tidy(text: str) -> str:
     # Indentation is kept (code blocks, lists); trailing blanks and blank-line runs are not.
-    if "\n" not in text:
-        return text.strip()
-    text = _TRAILING.sub("\n", text)
-    return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+    # Blanks before the first line go, but for an indented list item: a list that starts at
+    # a deeper level (a Word list's first item at level 2) keeps its item's depth.
+    if "\n" in text:
+        text = _BLANK_LINES.sub("\n\n", _TRAILING.sub("\n", text))
+    if text[:1].isspace():
+        lead = _LEADING_BLANK_LINES.sub("", text)
+        if INDENTED_ITEM.match(lead):
+            return lead.rstrip()
+    return text.strip()
 
 
 def _trimmed(text: str) -> str:

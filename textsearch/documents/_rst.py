@@ -466,6 +466,11 @@ class _Walker(SectionWriter):
         if not indent and prefix is None and tag in _LISTS:
             self.fresh = True  # a list, table or field list starts a block of its own
         if tag in ("bullet_list", "enumerated_list"):
+            if prefix is not None and prefix.strip():
+                # An item (or field) whose first content is this list: its marker on a line
+                # of its own, the list below it at its depth.
+                self.add(node, prefix.rstrip(), join=True)
+                prefix = None
             number = int(node.get("start", 1) or 1)
             for item in node.children:
                 mark = "- " if tag == "bullet_list" else f"{number}. "

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from textsearch.documents._blocks import Block, MarkupSection, collector_paused
 from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
+    INDENTED_ITEM,
     Passage,
     _tidy,
     without_controls,
@@ -77,12 +78,20 @@ def _cut(text: str, limit: int) -> list[str]:
             cut = text.rfind(" ", start + _SPLIT_MIN, stop) + 1
         if cut <= 0:
             cut = stop
-        pieces.append(text[start:cut].strip())
-        start = _BLANKS.match(text, cut).end()  # type: ignore[union-attr]  # \s* always matches
-    rest = text[start:].strip()
+        pieces.append(text[start:cut].rstrip())
+        start = _resume(text, cut)
+    rest = text[start:].rstrip()
     if rest:
         pieces.append(rest)
     return pieces
+
+
+def _resume(text: str, cut: int) -> int:
+    """Where the piece after a cut starts: past the blanks, but at the start of its line
+    when that line is an indented list item (the item keeps its depth, as `_tidy` keeps it)."""
+    start = _BLANKS.match(text, cut).end()  # type: ignore[union-attr]  # \s* always matches
+    line = text.rfind("\n", cut - 1, start) + 1
+    return line if line and INDENTED_ITEM.match(text, line) else start
 
 
 def _passage(heading: str | None, anchor: str | None, line: int, pieces: list[str]) -> Passage:

@@ -5,8 +5,8 @@ runs; ``w:t`` as it is, tabs as ``\\t``, line breaks as ``\\n``, non-breaking hy
 ``-``), read by walking the elements' children: python-docx compiles its XPath expression
 again on every call of every paragraph and run, and even compiled once, evaluating an XPath
 per paragraph and per run (and rendering each part through a Python method) was most of
-the cost of reading a long document (docs/performance.md). The paragraphs' styles and list
-levels are read from the XML the same way (`paragraph_style`, `list_level`).
+the cost of reading a long document (docs/performance.md). The paragraphs' styles are read
+from the XML the same way (`paragraph_style`; list levels and markers: `_numbering`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-__all__ = ["cell_text", "list_level", "paragraph_style", "paragraph_text", "table_rows"]
+__all__ = ["cell_text", "paragraph_style", "paragraph_text", "table_rows"]
 
 
 @cache
@@ -126,17 +126,3 @@ def paragraph_style(paragraph: Any) -> str:
     """The style id of a ``w:p`` element (``w:pPr/w:pStyle/@w:val``; ``""`` for none)."""
     properties = paragraph.find(_qn("w:pPr"))
     return _value(properties, "w:pStyle", "") or ""
-
-
-def list_level(paragraph: Any) -> int | None:
-    """The list level of a numbered ``w:p`` (``w:numPr/w:ilvl``, 0 without one); ``None``
-    for a paragraph that is not numbered."""
-    properties = paragraph.find(_qn("w:pPr"))
-    numbering = properties.find(_qn("w:numPr")) if properties is not None else None
-    if numbering is None:
-        return None
-    value = _value(numbering, "w:ilvl", "0")
-    try:
-        return int(value or 0)
-    except ValueError:
-        return 0
