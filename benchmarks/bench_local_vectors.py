@@ -8,12 +8,20 @@ here with numpy (the ``results identical`` check of issue #36).
 
     python benchmarks/bench_local_vectors.py --count 1000000 --queries 200
 
-``--fresh INDEX --against ROOT`` instead times the first semantic query of ``LocalTextSearch``
-on an existing index (tantivy engine, import included) in fresh processes, this tree and the
-source tree ROOT (e.g. ``git worktree add /tmp/base main``) alternately, beside the floor of
-``python -c "import numpy"`` and of numpy + pydantic's ``BaseModel``: medians of wall and CPU
-time (the child's user + system) and the median of per-round ratios.
+``--build INDEX --count N`` writes a whole index through ``LocalTextSearch.add_documents``
+(tantivy engine, ``bench_local.py``'s Zipf documents, one random unit vector each), the index
+that ``--fresh`` opens. ``--fresh INDEX --against ROOT`` then times the first semantic query of
+``LocalTextSearch`` (tantivy engine, import included) in fresh processes, this tree and the
+source tree ROOT (e.g. ``git worktree add /tmp/base main``) alternately, beside three floors:
+``python -c "import numpy"``, numpy + pydantic's ``BaseModel``, and numpy + one pydantic model
+with a constrained field, defined, not validated (what defining any model costs: pydantic then
+loads ``pydantic.fields``, ``pydantic.types`` and ``annotated_types``; a first query builds no
+validator); medians of wall and CPU time (the child's user +
+system) and the median of per-round ratios. Both trees' bytecode is compiled first (an
+installed package has it; under ``PYTHONDONTWRITEBYTECODE`` a fresh checkout would compile
+every module in every run, ~0.1 s).
 
+    python benchmarks/bench_local_vectors.py --build /tmp/i.sqlite3 --count 100000
     python benchmarks/bench_local_vectors.py --fresh /tmp/i.sqlite3 --against /tmp/base --rounds 12
 
 Optional: ``pip install lancedb`` to time LanceDB's exact (no index) search on the same
@@ -144,7 +152,60 @@ assert len(s.get_search_results_sync("first", top=5).results) == 5
 FLOORS = {
     "floor: import numpy": "import numpy",
     "floor: numpy + pydantic BaseModel": "import numpy\nfrom pydantic import BaseModel",
+    "floor: numpy + a pydantic model": (
+        "import numpy\nfrom pydantic import BaseModel, Field\n"
+        "class M(BaseModel):\n    top: int = Field(default=5, ge=1)"
+    ),
 }
+
+
+def build(path: str, count: int, dims: int, seed: int) -> int:
+    """A whole index of ``count`` documents (text and vectors), as ``--fresh`` opens it."""
+    import random
+
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import bench_local
+
+    from textsearch import LocalTextSearch
+    from textsearch.embeddings import FunctionEmbedder
+
+    rng = random.Random(seed)
+    words = bench_local.vocabulary(30_000, rng)
+    cum = bench_local.zipf_cum_weights(len(words))
+    vectors = np.random.default_rng(seed)
+    pending: list[list[float]] = []
+
+    def given(texts: list[str]) -> list[list[float]]:
+        out = pending[: len(texts)]
+        del pending[: len(texts)]
+        return out
+
+    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    start, cpu = time.perf_counter(), time.process_time()
+    with LocalTextSearch(path, engine="tantivy", embedder=embedder) as search:
+        batch: list[dict[str, object]] = []
+        for doc in [*bench_local.documents(count, words, cum, seed), None]:
+            if doc is not None:
+                batch.append(doc)
+            if batch and (doc is None or len(batch) == 1000):
+                rows = vectors.standard_normal((len(batch), dims), dtype=np.float32)
+                rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+                pending[:] = rows.tolist()
+                search.add_documents(batch)
+                batch = []
+    print(
+        f"built {path}: {count:,} documents x {dims} in {time.perf_counter() - start:.0f} s "
+        f"({time.process_time() - cpu:.0f} s CPU of this thread); load average "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    return 0
+
+
+def compile_tree(root: str) -> None:
+    """Write the bytecode of ``root``'s package, as installing it would."""
+    import compileall
+
+    compileall.compile_dir(os.path.join(root, "textsearch"), quiet=1)
 
 
 def _timed_child(args: list[str], root: str) -> tuple[float, float]:
@@ -178,6 +239,8 @@ def fresh_against(index: str, against: str, rounds: int, dims: int) -> int:
             "SELECT value FROM textsearch_meta WHERE key = 'embedding_model'"
         ).fetchone()
     db.close()
+    for root in {ROOT, against}:
+        compile_tree(root)
     query = ["-c", FIRST, index, str(dims), model]
     arms = {"this tree": (query, ROOT), f"against {against}": (query, against)}
     arms.update({name: (["-c", code], ROOT) for name, code in FLOORS.items()})
@@ -206,12 +269,17 @@ def main() -> int:
     parser.add_argument("--dims", type=int, default=384)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument(
+        "--build", metavar="INDEX", help="only: write a whole index of --count documents"
+    )
     parser.add_argument("--fresh", metavar="INDEX", help="only: first query of an existing index")
     parser.add_argument(
         "--against", metavar="ROOT", help="with --fresh: the source tree to compare"
     )
     parser.add_argument("--rounds", type=int, default=12, help="with --fresh")
     args = parser.parse_args()
+    if args.build:
+        return build(args.build, args.count, args.dims, args.seed)
     if args.fresh:
         return fresh_against(args.fresh, args.against or ROOT, args.rounds, args.dims)
     with tempfile.TemporaryDirectory() as tmp:

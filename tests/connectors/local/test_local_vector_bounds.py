@@ -1,0 +1,83 @@
+"""The int8 scan's upper bounds, and the exact top k they lead to.
+
+``_Quantised.upper`` folds the approximate cosine and its error bound into one array in fewer
+passes; each bound must still be at least the exact float32 cosine (or a row of the top k could
+be skipped), and the ranking a `VectorIndex` returns must be the exact one, ties by rowid.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from textsearch.connectors.local import _vectorfile, _vectors
+from textsearch.connectors.local._schema import connect
+
+np = pytest.importorskip("numpy")
+nk = pytest.importorskip("numkong")
+
+
+def _rows(rng: object, count: int, dims: int) -> object:
+    rows = rng.standard_normal((count, dims)).astype(np.float32)  # type: ignore[attr-defined]
+    rows[:40, 5] = 30.0  # a dominant component: coarse int8 steps for those rows
+    rows[40:50] = 0.0
+    rows[40:50, 1] = 1.0  # one-hot rows, all tied for a query along that axis
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows
+
+
+def test_every_upper_bound_is_at_least_the_exact_cosine() -> None:
+    rng = np.random.default_rng(21)
+    rows = _rows(rng, 3000, 64)
+    quantised = _vectors._Quantised.of(np, nk, rows)
+    subset = np.arange(3, 3000, 11)
+    for _ in range(25):
+        query = rng.standard_normal(64).astype(np.float32)
+        query /= np.linalg.norm(query)
+        exact = rows @ query
+        upper = quantised.upper(query, None)
+        assert upper.shape == exact.shape and np.all(upper >= exact)
+        approx, slack = quantised.scores(query, None)
+        # The same bound as the approximate score plus its slack, up to float32 rounding.
+        assert np.allclose(upper, approx + slack, rtol=0, atol=1e-6)
+        assert not np.allclose(upper, exact, rtol=0, atol=1e-6)  # a bound, not the cosine
+        part = quantised.upper(query, subset)
+        assert np.allclose(part, upper[subset], rtol=0, atol=1e-6)
+
+
+def test_the_top_k_from_the_bounds_is_the_exact_ranking(tmp_path: object) -> None:
+    rng = np.random.default_rng(4)
+    count, dims = 2500, 48
+    rows = _rows(rng, count, dims)
+    path = str(tmp_path) + "/v.sqlite3"
+    db = connect(path)
+    store = _vectorfile.VectorStore(path)
+    db.execute("BEGIN IMMEDIATE")
+    _vectorfile.create_tables(db)
+    db.execute(
+        "INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_dimensions', ?)", (str(dims),)
+    )
+    # rowids in reverse slot order: ties must be broken by rowid, not by slot
+    entries = [(count - i, i + 1, b"", row.tobytes()) for i, row in enumerate(rows)]
+    _vectorfile.append(db, store, entries, dims)
+    _vectorfile.finish(db, store)
+    db.execute("COMMIT")
+    index = _vectors.VectorIndex()
+    index.quantise_from = 1
+    index.follow(db, store)
+    assert index.quantised
+    queries = [rng.standard_normal(dims).astype(np.float32) for _ in range(30)]
+    axis = np.zeros(dims, dtype=np.float32)
+    axis[1] = 1.0
+    queries.append(axis)  # the ten one-hot rows tie at cosine 1
+    for query in queries:
+        unit = query / np.linalg.norm(query)
+        exact = rows @ unit
+        for k in (1, 10, 25):
+            want = sorted(range(count), key=lambda s: (-float(exact[s]), count - s))[:k]
+            got = index.search(query.tolist(), k, None)[0]
+            assert [rowid for rowid, _ in got] == [count - s for s in want]
+            assert all(
+                abs(score - float(exact[s])) < 1e-6 for (_, score), s in zip(got, want, strict=True)
+            )
+    db.close()
+    store.close()
