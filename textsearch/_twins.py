@@ -2,9 +2,9 @@
 
 The logic of an operation is written once, as a generator (a *plan*) that yields each step it
 needs done (a query to run, texts to embed, a search to call) and receives the step's result
-back, or the step's exception thrown in at the ``yield``. Two small drivers run a plan: `drive`
-awaits each step, `drive_sync` performs it blocking. Nothing else differs between the twins, so
-nothing else is written twice::
+back, or the step's exception thrown in at the ``yield``. One driver runs a plan: `drive`
+awaits each step; `drive_sync` is `drive` given steps performed blocking. Nothing else differs
+between the twins, so nothing else is written twice::
 
     def _delete(self, ids) -> Plan[Step, int]:
         count = yield Sql("DELETE ...", ids, fetch="one")
@@ -32,8 +32,8 @@ T = TypeVar("T")
 Plan = Generator[S, Any, T]
 
 
-def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
-    """Run ``plan``, performing each step it yields with the blocking ``perform``.
+async def drive(plan: Plan[S, T], perform: Callable[[S], Awaitable[Any]]) -> T:
+    """Run ``plan``, awaiting ``perform`` for each step it yields.
 
     An exception from a step is thrown into the plan at its ``yield``, so a plan handles a
     failure with an ordinary ``try``/``except`` around the ``yield``. It is thrown in outside
@@ -45,7 +45,7 @@ def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
         while True:
             result, failure = None, None
             try:
-                result = perform(step)
+                result = await perform(step)
             except Exception as exc:  # the plan decides: handle it, or let it propagate
                 failure = exc
             step = plan.send(result) if failure is None else plan.throw(failure)
@@ -55,21 +55,25 @@ def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
         plan.close()
 
 
-async def drive(plan: Plan[S, T], perform: Callable[[S], Awaitable[Any]]) -> T:
-    """Run ``plan``, awaiting ``perform`` for each step it yields (the async twin)."""
+def drive_sync(plan: Plan[S, T], perform: Callable[[S], Any]) -> T:
+    """Run ``plan``, performing each step it yields with the blocking ``perform``.
+
+    This is `drive` itself, given steps that return at once: nothing in it ever waits on an
+    event loop, so its coroutine runs to the end in one ``send`` (no loop is needed or made),
+    and the twins cannot drift apart in how a step's failure reaches the plan.
+    """
+
+    async def at_once(step: S) -> Any:
+        return perform(step)
+
+    running = drive(plan, at_once)
     try:
-        step = next(plan)
-        while True:
-            result, failure = None, None
-            try:
-                result = await perform(step)
-            except Exception as exc:
-                failure = exc
-            step = plan.send(result) if failure is None else plan.throw(failure)
+        running.send(None)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
     finally:
-        plan.close()
+        running.close()
+    raise RuntimeError("a blocking plan's step waited on an event loop")  # pragma: no cover
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,6 +166,14 @@ def parse_embeddings(
     return checked_vectors(ordered, count, dimensions, provider=PROVIDER, copy=False)
 
 
+def _check_count(owner: str, name: str, value: object, most: int) -> None:
+    """Refuse ``value`` unless it is a whole number from 1 to ``most`` (a bool is not)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+        raise ConfigurationError(
+            f"{owner}: {name}= must be a whole number from 1 to {most}, got {value!r}"
+        )
+
+
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
 
@@ -254,24 +262,8 @@ class OpenAIEmbedder(EngineOwner, _EmbedderBase):
             raise ConfigurationError(
                 f"{owner}: dimensions= must be a positive integer, got {dimensions!r}"
             )
-        if (
-            isinstance(batch_size, bool)
-            or not isinstance(batch_size, int)
-            or not 1 <= batch_size <= MAX_BATCH_SIZE
-        ):
-            raise ConfigurationError(
-                f"{owner}: batch_size= must be a whole number from 1 to {MAX_BATCH_SIZE}, "
-                f"got {batch_size!r}"
-            )
-        if (
-            isinstance(max_concurrency, bool)
-            or not isinstance(max_concurrency, int)
-            or not 1 <= max_concurrency <= 64
-        ):
-            raise ConfigurationError(
-                f"{owner}: max_concurrency= must be a whole number from 1 to 64, "
-                f"got {max_concurrency!r}"
-            )
+        _check_count(owner, "batch_size", batch_size, MAX_BATCH_SIZE)
+        _check_count(owner, "max_concurrency", max_concurrency, 64)
         if encoding_format not in ("float", "base64"):
             raise ConfigurationError(
                 f"{owner}: encoding_format= must be 'float' or 'base64', got {encoding_format!r}"
