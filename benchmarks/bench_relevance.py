@@ -567,6 +567,16 @@ def fusion_rows(dataset: EvaluationSet, args: argparse.Namespace) -> None:
     fused = FusedTextSearch([index_a, index_b])
     fused.max_top = 1000
     reports[f"FusedTextSearch(hybrid {a}, hybrid {b}) (RRF)"] = run("fused", fused)
+    index_b.mode = "semantic"
+    meaning = FusedTextSearch([index_a, index_b])
+    meaning.max_top = 1000
+    reports[f"FusedTextSearch(hybrid {a}, semantic {b}) (RRF)"] = run("fused s", meaning)
+    index_b.mode = "hybrid"
+    if args.no_rerank:  # the rows below embed texts the index did not (slow with e5)
+        print_comparison(f"{dataset.name}: fusing {a} and {b}", Comparison.from_reports(reports))
+        index_a.close()
+        index_b.close()
+        return
     reranker = EmbeddingReranker(second)  # type: ignore[arg-type]
     for depth in args.fusion_depths:
         reranked = RerankedTextSearch(index_a, reranker, depth=depth)
@@ -699,6 +709,9 @@ def main() -> int:
     parser.add_argument("--blend-study", action="store_true",
                         help="with --embedder: blend weight, rerank depth")  # fmt: skip
     parser.add_argument("--fusion-depths", type=int, nargs="+", default=[10, 30, 100])
+    parser.add_argument(
+        "--no-rerank", action="store_true", help="with --second-embedder: only the indexes' rows"
+    )
     args = parser.parse_args()
     if not DATA.is_dir():
         print(f"no relevance data at {DATA} (see the README of ../shared/relevance/); skipped")
