@@ -71,3 +71,29 @@ def test_citations_and_ground_prompt_keep_code() -> None:
     prompt = render_prompt(ANSWER_WITH_CITATIONS, query="q", results=[_result()])
     _code_in(prompt)
     assert ">>> @attrs.define" in prompt
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # table rows as the CSV/XLSX readers and Word tables give them
+        "name: widget; price: 3.50; notes: small, blue\nname: gadget; price: 12; notes: large",
+        "step; command\nbackup; pg_dump app > app.sql",
+        # a list with no blank line between its items, numbered or not
+        "- install the package\n- run the tests",
+        "1. install the package\n2. run the tests",
+        # doctest lines under a sentence
+        "Call it:\n>>> area(2)\n4",
+    ],
+)
+@pytest.mark.parametrize("style", ["numbered", "markdown", "labelled"])
+def test_rows_items_and_doctests_keep_their_lines(text: str, style: str) -> None:
+    output = format_results([TextSearchResult("T", text, "u")], style=style)  # type: ignore[arg-type]
+    lines = [line.strip() for line in output.split("\n")]
+    for line in text.split("\n"):
+        assert line in lines or any(out.endswith(": " + line) for out in lines), (line, output)
+
+
+def test_prose_with_a_semicolon_on_one_line_still_reads_as_one_line() -> None:
+    prose = TextSearchResult("T", "Prose that wraps\nhere; and there.", "u")
+    assert "Prose that wraps here; and there." in format_results([prose], style="numbered")

@@ -60,14 +60,25 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+#: A line that starts a list item or a doctest line: the break before it carries meaning.
+_ITEM_START = re.compile(r"(?:[-*+\u2022]|\d{1,3}[.)]|[a-z][.)]|>>>|\.\.\.)(?:\s|$)")
+#: A line that is one record of a table (``name: widget; price: 3.50``, as CSV and XLSX rows
+#: and Word tables are read): records on separate lines stay separate.
+_RECORD = re.compile(r"[^:;\n]{1,80}: [^\n]*; [^:;\n]{1,80}:(?:\s|$)|[^;\n]{1,80}; [^;\n]{1,80}")
+
+
 def _shaped(text: str) -> bool:
-    # Whether the line breaks of ``text`` carry meaning: paragraphs, or indented lines (code,
-    # lists). A snippet that is only soft-wrapped prose reads better as one line.
+    # Whether the line breaks of ``text`` carry meaning: paragraphs, indented lines (code,
+    # nested lists), list items, doctest lines, the rows of a table. A snippet that is only
+    # soft-wrapped prose reads better as one line.
     if "\n" not in text.strip():
         return False
     if "\n\n" in text.strip() or "\n\t" in text:
         return True
-    return any(line.startswith("  ") for line in text.splitlines()[1:])
+    lines = text.strip().splitlines()
+    if any(line.startswith("  ") or _ITEM_START.match(line) for line in lines[1:]):
+        return True
+    return all(_RECORD.match(line) for line in lines)
 
 
 def _indented(text: str, indent: str) -> str:
