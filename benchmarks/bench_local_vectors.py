@@ -165,22 +165,15 @@ def build(path: str, count: int, dims: int, seed: int) -> int:
 
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     import bench_local
+    from given_vectors import given_embedder
 
     from textsearch import LocalTextSearch
-    from textsearch.embeddings import FunctionEmbedder
 
     rng = random.Random(seed)
     words = bench_local.vocabulary(30_000, rng)
     cum = bench_local.zipf_cum_weights(len(words))
     vectors = np.random.default_rng(seed)
-    pending: list[list[float]] = []
-
-    def given(texts: list[str]) -> list[list[float]]:
-        out = pending[: len(texts)]
-        del pending[: len(texts)]
-        return out
-
-    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    embedder, pending = given_embedder(dims)
     start, cpu = time.perf_counter(), time.process_time()
     with LocalTextSearch(path, engine="tantivy", embedder=embedder) as search:
         batch: list[dict[str, object]] = []
