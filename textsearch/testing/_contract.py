@@ -199,15 +199,15 @@ class _Run:
             if not isinstance(item, TextSearchResult):
                 self.fail("results.text", f"a {type(item).__name__}, not a TextSearchResult")
                 continue
-            for key, value in (("name", item.name), ("value", item.value), ("link", item.link)):
+            for part, value in (("name", item.name), ("value", item.value), ("link", item.link)):
                 if value is None:
                     continue
                 if not isinstance(value, str):
-                    self.fail("results.strings", f"{key} is a {type(value).__name__}")
+                    self.fail("results.strings", f"{part} is a {type(value).__name__}")
                     continue
-                bad = _controls(value, () if key == "link" else _ALLOWED_CONTROLS)
+                bad = _controls(value, () if part == "link" else _ALLOWED_CONTROLS)
                 if bad:
-                    self.fail("results.controls", f"{key} holds control characters {bad}")
+                    self.fail("results.controls", f"{part} holds control characters {bad}")
             if not (item.name or item.value):
                 self.fail("results.empty", f"a result with neither name nor value ({item.link!r})")
             key = link_key(item.link)
