@@ -140,8 +140,9 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
 
 def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) -> int:
     import numpy as np
+    from given_vectors import given_embedder
 
-    from textsearch.embeddings import FunctionEmbedder, embed_query_sync
+    from textsearch.embeddings import embed_query_sync
 
     rng = np.random.default_rng(args.seed)
 
@@ -150,19 +151,9 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).tolist()
 
     prepared: dict[str, list[float]] = {}
-    # Made before each timed add_documents call: the index's work alone is timed.
-    pending: list[list[float]] = []
-
-    def given(texts: list[str]) -> list[list[float]]:
-        out = pending[: len(texts)]
-        del pending[: len(texts)]
-        return out
-
-    embedder = FunctionEmbedder(
-        given,
-        model=f"random-{args.dims}",
-        dimensions=args.dims,
-        query_fn=lambda texts: [prepared[t] for t in texts],
+    # Vectors made before each timed add_documents call: the index's work alone is timed.
+    embedder, pending = given_embedder(
+        args.dims, query_fn=lambda texts: [prepared[t] for t in texts]
     )
     from textsearch.connectors.local import _vectors
 
@@ -464,17 +455,9 @@ def _textsearch_index_cpu(
 ) -> tuple[float, str, float]:
     """CPU seconds of ``add_documents`` with the vectors given (an embedder that hands them),
     the engine used, and the CPU seconds of that in other threads than the caller's."""
-    from textsearch.embeddings import FunctionEmbedder
+    from given_vectors import given_embedder
 
-    pending: list[list[float]] = []
-
-    def given(texts: list[str]) -> list[list[float]]:
-        out = pending[: len(texts)]
-        del pending[: len(texts)]
-        return out
-
-    dims = vectors.shape[1]
-    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    embedder, pending = given_embedder(vectors.shape[1])
     search = LocalTextSearch(db_path, engine=engine, embedder=embedder)  # type: ignore[arg-type]
     total = own = 0.0
     for begin in range(0, len(docs), batch):

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -74,26 +75,19 @@ print(json.dumps({
 
 
 def write_index(path: str, count: int, dims: int, seed: int) -> None:
-    from textsearch.connectors.local import _vectorfile
-    from textsearch.connectors.local._schema import connect
+    sys.path.insert(0, ROOT)
+    from tests.connectors.local.vector_files import Entry, write_vector_files
 
     rng = np.random.default_rng(seed)
-    db = connect(path)
-    store = _vectorfile.VectorStore(path)
-    db.execute("BEGIN IMMEDIATE")
-    _vectorfile.create_tables(db)
-    db.execute(
-        "INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_dimensions', ?)", (str(dims),)
-    )
-    chunk = 50_000
-    for begin in range(0, count, chunk):
-        n = min(chunk, count - begin)
-        rows = rng.standard_normal((n, dims), dtype=np.float32)
-        blobs = [row.tobytes() for row in rows]
-        entries = [(begin + i + 1, (begin + i) // 4 + 1, b"", blob) for i, blob in enumerate(blobs)]
-        _vectorfile.append(db, store, entries, dims)
-    _vectorfile.finish(db, store)
-    db.execute("COMMIT")
+
+    def batches(chunk: int = 50_000) -> Iterator[list[Entry]]:
+        for begin in range(0, count, chunk):
+            rows = rng.standard_normal((min(chunk, count - begin), dims), dtype=np.float32)
+            yield [
+                (begin + i + 1, (begin + i) // 4 + 1, b"", r.tobytes()) for i, r in enumerate(rows)
+            ]
+
+    db, store = write_vector_files(path, dims, batches())
     db.close()
     store.close()
 
@@ -165,22 +159,15 @@ def build(path: str, count: int, dims: int, seed: int) -> int:
 
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     import bench_local
+    from given_vectors import given_embedder
 
     from textsearch import LocalTextSearch
-    from textsearch.embeddings import FunctionEmbedder
 
     rng = random.Random(seed)
     words = bench_local.vocabulary(30_000, rng)
     cum = bench_local.zipf_cum_weights(len(words))
     vectors = np.random.default_rng(seed)
-    pending: list[list[float]] = []
-
-    def given(texts: list[str]) -> list[list[float]]:
-        out = pending[: len(texts)]
-        del pending[: len(texts)]
-        return out
-
-    embedder = FunctionEmbedder(given, model=f"random-{dims}", dimensions=dims)
+    embedder, pending = given_embedder(dims)
     start, cpu = time.perf_counter(), time.process_time()
     with LocalTextSearch(path, engine="tantivy", embedder=embedder) as search:
         batch: list[dict[str, object]] = []

@@ -14,10 +14,11 @@ typical queries are 1-3 content words, broad queries only the 100 most frequent 
 p50/p95 and throughput with 1 and with 16 concurrent clients (threads sharing one instance), for
 both connectors.
 
-``--relevance`` instead runs the IR collections of ``bench_relevance.py`` (its loaders and
-metrics, imported; data from ``../shared/relevance`` or ``TEXTSEARCH_RELEVANCE_DATA``) through
-PostgresTextSearch, once per ranking function (``bm25``, ``ts_rank``, ``ts_rank_cd``), each
-document's title and text as one document, full queries and queries cut to 3 content words.
+``--relevance`` instead runs ``bench_relevance_postgres.py`` (the IR collections of
+``bench_relevance.py``: data from ``../shared/relevance`` or ``TEXTSEARCH_RELEVANCE_DATA``)
+once per ranking function (``bm25``, ``ts_rank``, ``ts_rank_cd``) and ``--max-candidates``
+cap, each document's title and text as one document, full queries and queries cut to 3
+content words.
 """
 
 from __future__ import annotations
@@ -230,64 +231,6 @@ def existing_documents(dsn: str, table: str) -> int | None:
         return int(row[0]) if row else None
 
 
-def relevance(dsn: str, datasets: list[str], max_candidates: list[int]) -> None:
-    """nDCG@10, Recall@100 and latency of each ranking function on each collection."""
-    import bench_relevance as rel
-
-    if not rel.DATA.is_dir():
-        print(f"no relevance data at {rel.DATA} (see bench_relevance.py); skipped")
-        return
-    print(f"{'dataset':<10} {'ranking':<22} {'queries':<7} {'nDCG@10':>8} {'R@100':>7} "
-          f"{'short':>7} {'p50 ms':>7} {'p95 ms':>7}")  # fmt: skip
-    for name in datasets:
-        if not (rel.DATA / name).is_dir():
-            print(f"{name}: not found under {rel.DATA}; skipped")
-            continue
-        corpus, queries, qrels = rel.load(name)
-        table = f"rel_{name}_{os.getpid()}"
-        writer = PostgresTextSearch(dsn, table=table, timeout=60)
-        writer.create_schema_sync()
-        t0 = time.perf_counter()
-        writer.add_documents_sync(
-            {"id": d, "title": v["title"], "text": v["text"]} for d, v in corpus.items()
-        )
-        import psycopg
-
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"VACUUM ANALYZE {table}".encode())
-        print(f"# {name}: {len(corpus)} documents indexed in {time.perf_counter() - t0:.1f} s")
-
-        def exists(text: str, writer: PostgresTextSearch = writer) -> int:
-            try:
-                found = writer.get_search_results_sync(text, top=1, include_total_count=True)
-            except Exception:  # an all-punctuation query is an error by design
-                return 0
-            return found.total_count or 0
-
-        cut = {q: rel.cut_query(t) for q, t in queries.items()}
-        for cap in max_candidates:
-            for rank in ("bm25", "ts_rank", "ts_rank_cd"):
-                pg = PostgresTextSearch(dsn, table=table, rank_function=rank, max_candidates=cap)
-                setattr(pg, "max_top", 1000)  # noqa: B010 - Recall@100 needs 100 results
-
-                def search(text: str, k: int, pg: PostgresTextSearch = pg) -> list[str]:
-                    try:
-                        return [d.id for d in pg.get_documents_sync(text, top=k)]
-                    except Exception:  # an all-punctuation query is an error by design
-                        return []
-
-                for kind, sample in (("full", queries), ("3 words", cut)):
-                    r = rel.evaluate(search, sample, qrels, exists)
-                    label = f"{rank} cap {cap}"
-                    print(
-                        f"{name:<10} {label:<22} {kind:<7} {r['ndcg']:8.3f} {r['recall']:7.3f} "
-                        f"{int(r['short']):>3}/{int(r['n']):<4}{r['p50']:6.2f} {r['p95']:7.2f}",
-                        flush=True,
-                    )
-                pg.close()
-        writer.close()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--docs", type=int, default=100_000)
@@ -313,18 +256,10 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.relevance:
-        server = None
-        dsn = args.dsn
-        if dsn is None:
-            from tests.pg_server import remove_server, start_server
+        import bench_relevance_postgres as relevance
 
-            server = start_server("shared_buffers = 256MB")
-            dsn = server.dsn
-        try:
-            relevance(dsn, args.datasets, args.max_candidates)
-        finally:
-            if server is not None:
-                remove_server(server)
+        with relevance.server_dsn(args.dsn) as dsn:
+            relevance.run(dsn, args.datasets, relevance.RANKS, args.max_candidates)
         return 0
 
     rng = random.Random(args.seed)

@@ -52,26 +52,14 @@ def _docs(count: int) -> list[dict[str, Any]]:
 
 def _vector_search(count: int, dims: int, mode: str, docs: list[dict[str, Any]]) -> Any:
     import numpy as np
+    from given_vectors import given_embedder
 
     from textsearch import LocalTextSearch
-    from textsearch.embeddings import FunctionEmbedder
 
     rng = np.random.default_rng(7)
     query = rng.standard_normal(dims).astype(np.float32)
     query_vector = (query / np.linalg.norm(query)).tolist()
-    pending: list[list[float]] = []
-
-    def given(texts: list[str]) -> list[list[float]]:
-        out = pending[: len(texts)]
-        del pending[: len(texts)]
-        return out
-
-    embedder = FunctionEmbedder(
-        given,
-        model=f"random-{dims}",
-        dimensions=dims,
-        query_fn=lambda texts: [query_vector for _ in texts],
-    )
+    embedder, pending = given_embedder(dims, query_fn=lambda texts: [query_vector for _ in texts])
     search = LocalTextSearch(embedder=embedder, mode=mode)  # type: ignore[arg-type]
     for begin in range(0, count, 5000):
         part = docs[begin : begin + 5000]

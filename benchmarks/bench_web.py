@@ -217,56 +217,24 @@ def serve(port_file: str, certfile: str | None, keyfile: str | None) -> None:
 
 
 def make_certificate(folder: Path) -> tuple[str, str]:
-    """A throwaway self-signed certificate for localhost/127.0.0.1."""
-    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
-    try:
-        import datetime
-        import ipaddress
+    """A throwaway self-signed certificate for localhost/127.0.0.1: the web tests' emulator
+    makes it with ``cryptography``; without that package, ``openssl`` does."""
+    if importlib.util.find_spec("cryptography") is not None:
+        sys.path.insert(0, str(ROOT))
+        from tests.emulators.web import make_certificate as with_cryptography
 
-        from cryptography import x509
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-        from cryptography.x509.oid import NameOID
-    except ImportError:
-        subprocess.run(
-            [
-                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-                "-keyout", str(keyfile), "-out", str(certfile),
-            ],
-            check=True,
-            capture_output=True,
-        )  # fmt: skip
-        return str(certfile), str(keyfile)
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    keyfile.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    certfile.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        return with_cryptography(folder)
+    certfile, keyfile = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+            "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-keyout", str(keyfile), "-out", str(certfile),
+        ],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
     return str(certfile), str(keyfile)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
@@ -74,33 +74,29 @@ def _controls(text: str, allowed: Collection[str]) -> str:
     return ", ".join(sorted({repr(c) for c in text if ord(c) < 32 and c not in allowed}))
 
 
+@dataclass(eq=False)
 class _Run:
-    """The state of one run of the checks over one connector."""
+    """The state of one run of the checks over one connector: what it was given, then what
+    the checks found and what the sync calls answered."""
 
-    def __init__(
-        self,
-        search: TextSearch,
-        *,
-        query: str,
-        documents: Sequence[Mapping[str, Any]],
-        corpus_results: bool,
-        stable_paging: bool,
-        backend_calls: Callable[[], int] | None,
-    ) -> None:
-        self.search = search
-        self.query = query
-        self.documents = documents
-        self.by_link = documents_by_link(documents)
-        self.corpus_results = corpus_results
-        self.stable_paging = stable_paging
-        self.backend_calls = backend_calls
-        self.findings: list[Finding] = []
-        self.window = max(1, min(len(documents), int(getattr(search, "max_top", 50))))
-        #: what each sync method answered for the query (compared with the async twins)
-        self.sync_answers: dict[str, list[Any]] = {}
-        self.sync_totals: dict[str, int | None] = {}
-        #: what each filter probe returned (links) or raised, sync, by label
-        self.probe_answers: dict[str, object] = {}
+    search: TextSearch
+    _: KW_ONLY
+    query: str
+    documents: Sequence[Mapping[str, Any]]
+    corpus_results: bool
+    stable_paging: bool
+    backend_calls: Callable[[], int] | None
+    findings: list[Finding] = field(default_factory=list, init=False)
+    #: what each sync method answered for the query (compared with the async twins)
+    sync_answers: dict[str, list[Any]] = field(default_factory=dict, init=False)
+    sync_totals: dict[str, int | None] = field(default_factory=dict, init=False)
+    #: what each filter probe returned (links) or raised, sync, by label
+    probe_answers: dict[str, object] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.by_link = documents_by_link(self.documents)
+        top = int(getattr(self.search, "max_top", 50))
+        self.window = max(1, min(len(self.documents), top))
 
     def fail(self, check: str, message: str) -> None:
         self.findings.append(Finding(check, message))
@@ -203,15 +199,15 @@ class _Run:
             if not isinstance(item, TextSearchResult):
                 self.fail("results.text", f"a {type(item).__name__}, not a TextSearchResult")
                 continue
-            for field, value in (("name", item.name), ("value", item.value), ("link", item.link)):
+            for part, value in (("name", item.name), ("value", item.value), ("link", item.link)):
                 if value is None:
                     continue
                 if not isinstance(value, str):
-                    self.fail("results.strings", f"{field} is a {type(value).__name__}")
+                    self.fail("results.strings", f"{part} is a {type(value).__name__}")
                     continue
-                bad = _controls(value, () if field == "link" else _ALLOWED_CONTROLS)
+                bad = _controls(value, () if part == "link" else _ALLOWED_CONTROLS)
                 if bad:
-                    self.fail("results.controls", f"{field} holds control characters {bad}")
+                    self.fail("results.controls", f"{part} holds control characters {bad}")
             if not (item.name or item.value):
                 self.fail("results.empty", f"a result with neither name nor value ({item.link!r})")
             key = link_key(item.link)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from textsearch.connectors.local import _vectorfile, _vectors
-from textsearch.connectors.local._schema import connect
+from tests.connectors.local.vector_files import write_vector_files
+from textsearch.connectors.local import _vectors
 
 np = pytest.importorskip("numpy")
 nk = pytest.importorskip("numkong")
@@ -48,19 +48,9 @@ def test_the_top_k_from_the_bounds_is_the_exact_ranking(tmp_path: object) -> Non
     rng = np.random.default_rng(4)
     count, dims = 2500, 48
     rows = _rows(rng, count, dims)
-    path = str(tmp_path) + "/v.sqlite3"
-    db = connect(path)
-    store = _vectorfile.VectorStore(path)
-    db.execute("BEGIN IMMEDIATE")
-    _vectorfile.create_tables(db)
-    db.execute(
-        "INSERT OR REPLACE INTO textsearch_meta VALUES ('embedding_dimensions', ?)", (str(dims),)
-    )
     # rowids in reverse slot order: ties must be broken by rowid, not by slot
     entries = [(count - i, i + 1, b"", row.tobytes()) for i, row in enumerate(rows)]
-    _vectorfile.append(db, store, entries, dims)
-    _vectorfile.finish(db, store)
-    db.execute("COMMIT")
+    db, store = write_vector_files(str(tmp_path) + "/v.sqlite3", dims, [entries])
     index = _vectors.VectorIndex()
     index.quantise_from = 1
     index.follow(db, store)

@@ -324,16 +324,13 @@ def text_items(
     A result whose other fields are odd is kept (they are not used here); one whose title,
     text or link is not text is skipped and counted (a ``null`` item too, unless
     ``ignore_nulls``: a provider whose native model drops them). ``clean``
-    removes markup from a title or text (the link is kept as sent). The results are built
-    without validating them again (see `trusted_text_search_result`):
-    each field is a ``str`` or ``None``, checked here.
+    removes markup from a title or text (the link is kept as sent).
     """
     if not _is_list(items, provider, status):
         return [], 0
     first, second, third = fields
     results: list[TextSearchResult] = []
     append = results.append
-    build = TextSearchResult.model_construct  # each field checked to be str or None above
     skipped = 0
     for item in items:
         if len(results) >= top:
@@ -355,7 +352,7 @@ def text_items(
                 a = clean(a)
             if b is not None:
                 b = clean(b)
-        append(build(name=a, value=b, link=c))
+        append(TextSearchResult(name=a, value=b, link=c))
     _refuse_all_skipped(results, skipped, provider, status)
     return results, skipped
 

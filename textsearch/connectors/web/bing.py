@@ -46,7 +46,6 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
-from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
     LenientDatetime,
@@ -612,7 +611,7 @@ class BingTextSearch(WebSearchConnector[BingWebPage]):
         return [_undecorate(p) for p in results] if translated.decorated else results
 
     def _to_text_search_result(self, item: BingWebPage) -> TextSearchResult:
-        return trusted_text_search_result(item.name, item.snippet, item.url)
+        return TextSearchResult(name=item.name, value=item.snippet, link=item.url)
 
     get_web_pages = WebSearchConnector.get_search_results
     get_web_pages_sync = WebSearchConnector.get_search_results_sync

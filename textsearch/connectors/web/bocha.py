@@ -33,7 +33,6 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
-from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     CleanText,
     as_text,
@@ -331,7 +330,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:
         value = (item.summary or item.snippet) if self.summary else (item.snippet or item.summary)
-        return trusted_text_search_result(item.name, value, item.url)
+        return TextSearchResult(name=item.name, value=value, link=item.url)
 
     get_web_pages = WebSearchConnector.get_search_results
     get_web_pages_sync = WebSearchConnector.get_search_results_sync

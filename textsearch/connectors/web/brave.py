@@ -24,7 +24,6 @@ from typing_extensions import Self, Unpack
 from textsearch._http import BodyStatusError, ErrorDetail, HttpRequest, HttpResponse
 from textsearch._http._checks import check_url, clean_text, load_json_object
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
-from textsearch.base import trusted_text_search_result
 from textsearch.connectors.web._base import (
     AnyDate,
     PlainText,
@@ -437,7 +436,7 @@ class BraveTextSearch(WebSearchConnector[BraveWebResult]):
         return Page(items, metadata)
 
     def _to_text_search_result(self, item: BraveWebResult) -> TextSearchResult:
-        return trusted_text_search_result(item.title, item.description, item.url)
+        return TextSearchResult(name=item.title, value=item.description, link=item.url)
 
     get_web_results = WebSearchConnector.get_search_results
     get_web_results_sync = WebSearchConnector.get_search_results_sync
