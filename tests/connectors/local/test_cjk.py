@@ -68,6 +68,44 @@ def test_local_a_question_repeating_a_term_ranks_on_both_engines() -> None:
     assert [d.id for d in every.get_documents_sync("黑豹队和野马队")] == ["two"]
 
 
+_FILLER = [
+    "今天天气晴朗，适合出门散步。",
+    "数据库支持全文检索和向量检索。",
+    "这本书讲述了一段古老的历史。",
+    "城市的交通在早上非常拥挤。",
+    "他在花园里种了很多花。",
+    "音乐会在晚上八点开始。",
+]
+
+
+def test_sqlite_a_cjk_passage_holding_more_of_the_words_outranks_one_repeating_one() -> None:
+    # FTS5's k1 (1.2) lets six times one bigram outrank three words of the question held
+    # once each; a CJK query ranks with k1 0.3 (`_BM25_CJK`), so holding more words wins.
+    search = LocalTextSearch(engine="sqlite")
+    search.add_documents(
+        [
+            {"id": "again", "text": "防守" * 6 + "。"},
+            {"id": "more", "text": "黑豹与防线。"},
+            *({"id": f"f{n}", "text": text} for n, text in enumerate(_FILLER)),
+        ]
+    )
+    assert plan_query("黑豹队的防守怎么样").cjk and not plan_query("how to defend").cjk
+    assert [d.id for d in search.get_documents_sync("黑豹队的防守怎么样", top=2)] == [
+        "more",
+        "again",
+    ]
+    # a query without CJK words ranks as before: the passage repeating the word first
+    english = LocalTextSearch(engine="sqlite")
+    english.add_documents(
+        [
+            {"id": "again", "text": "defense " * 6},
+            {"id": "more", "text": "panthers and lines"},
+            *({"id": f"f{n}", "text": f"filler text number {n}"} for n in range(6)),
+        ]
+    )
+    assert english.get_documents_sync("panthers team defense", top=1)[0].id == "again"
+
+
 def test_a_huge_cjk_query_is_planned_in_linear_time_and_bounded() -> None:
     plan = plan_query("数据" * 50_000)
     assert len(plan.terms) <= 96

@@ -523,7 +523,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 ]
             if left_out:
                 info["left_out"] = left_out
-        ranked = self._fts.rank(match, options, depth)
+        ranked = self._fts.rank(match, options, depth, plan.cjk)
         total = self._fts.count(match, options, self.one_per_document) if count else None
         return ranked, total
 
