@@ -80,7 +80,7 @@ _FILLER = [
 
 def test_sqlite_a_cjk_passage_holding_more_of_the_words_outranks_one_repeating_one() -> None:
     # FTS5's k1 (1.2) lets six times one bigram outrank three words of the question held
-    # once each; a CJK query ranks with k1 0.3 (`_BM25_CJK`), so holding more words wins.
+    # once each; a CJK query ranks with k1 0.72 (`_BM25_CJK`), so holding more words wins.
     search = LocalTextSearch(engine="sqlite")
     search.add_documents(
         [
