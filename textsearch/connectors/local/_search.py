@@ -500,7 +500,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             total = max(total or 0, meaning_total or 0)
         if not keyword:
             return meaning, len(meaning) >= admitted, total
-        fused = fuse(words, meaning, cosine_of, self._fusion)
+        fused = fuse(words, meaning, cosine_of, self._fusion, standard=plan.cjk)
         exhausted = len(words) < arm_depth and len(meaning) >= admitted
         return fused, exhausted, total
 
