@@ -7,7 +7,9 @@ both engines (the stores: test_cjk_stores.py).
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -68,6 +70,44 @@ def test_local_a_question_repeating_a_term_ranks_on_both_engines() -> None:
     assert [d.id for d in every.get_documents_sync("黑豹队和野马队")] == ["two"]
 
 
+_FILLER = [
+    "今天天气晴朗，适合出门散步。",
+    "数据库支持全文检索和向量检索。",
+    "这本书讲述了一段古老的历史。",
+    "城市的交通在早上非常拥挤。",
+    "他在花园里种了很多花。",
+    "音乐会在晚上八点开始。",
+]
+
+
+def test_sqlite_a_cjk_passage_holding_more_of_the_words_outranks_one_repeating_one() -> None:
+    # FTS5's k1 (1.2) lets six times one bigram outrank three words of the question held
+    # once each; a CJK query ranks with k1 0.72 (`_BM25_CJK`), so holding more words wins.
+    search = LocalTextSearch(engine="sqlite")
+    search.add_documents(
+        [
+            {"id": "again", "text": "防守" * 6 + "。"},
+            {"id": "more", "text": "黑豹与防线。"},
+            *({"id": f"f{n}", "text": text} for n, text in enumerate(_FILLER)),
+        ]
+    )
+    assert plan_query("黑豹队的防守怎么样").cjk and not plan_query("how to defend").cjk
+    assert [d.id for d in search.get_documents_sync("黑豹队的防守怎么样", top=2)] == [
+        "more",
+        "again",
+    ]
+    # a query without CJK words ranks as before: the passage repeating the word first
+    english = LocalTextSearch(engine="sqlite")
+    english.add_documents(
+        [
+            {"id": "again", "text": "defense " * 6},
+            {"id": "more", "text": "panthers and lines"},
+            *({"id": f"f{n}", "text": f"filler text number {n}"} for n in range(6)),
+        ]
+    )
+    assert english.get_documents_sync("panthers team defense", top=1)[0].id == "again"
+
+
 def test_a_huge_cjk_query_is_planned_in_linear_time_and_bounded() -> None:
     plan = plan_query("数据" * 50_000)
     assert len(plan.terms) <= 96
@@ -124,3 +164,50 @@ def test_local_an_index_of_an_older_release_is_read_again_once(tmp_path: Path) -
     version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
     assert version.fetchone()[0] == TEXT_VERSION
     con.close()
+
+
+# -- hybrid fusion of a CJK query ---------------------------------------------------------
+
+
+def test_a_cjk_query_blends_standardized_scores() -> None:
+    from textsearch.connectors.local._hybrid import fuse
+
+    # 1 and 2 lead the keyword list, whose tail is long and flat; 3 leads the meaning list
+    # by far. Scaled 0..1, the keyword leader wins; standardized, 3 does.
+    keyword = [(1, 9.0), (2, 8.0), (3, 2.0), (4, 1.9), (5, 1.8), (6, 1.7), (7, 1.6), (8, 1.5)]
+    meaning = [(3, 0.95), (1, 0.80), (4, 0.79), (5, 0.78), (6, 0.77), (7, 0.76), (8, 0.75)]
+    cosine = {**dict(meaning), 2: 0.74}.get
+    assert fuse(keyword, meaning, cosine, "blend")[0][0] == 1
+    fused = fuse(keyword, meaning, cosine, "blend", standard=True)
+    assert [rowid for rowid, _ in fused[:2]] == [3, 1]
+    assert {rowid for rowid, _ in fused} == set(range(1, 9))  # every passage of either arm
+    assert fuse(keyword, meaning, cosine, "rrf", standard=True) == fuse(
+        keyword, meaning, cosine, "rrf"
+    )  # reciprocal rank fusion has no scores to scale
+
+
+def test_local_hybrid_standardizes_only_a_cjk_query_on_both_engines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import textsearch.connectors.local._hybrid as hybrid
+    from tests.connectors.vectors._support import CountingEmbedder
+
+    seen: list[bool] = []
+    real = hybrid.fuse
+
+    def recording(
+        keyword: list[tuple[int, float]],
+        semantic: list[tuple[int, float]],
+        cosine_of: Callable[[int], float | None],
+        method: Literal["blend", "rrf"],
+        standard: bool = False,
+    ) -> list[tuple[int, float]]:
+        seen.append(standard)
+        return real(keyword, semantic, cosine_of, method, standard=standard)
+
+    monkeypatch.setattr(hybrid, "fuse", recording)
+    search = LocalTextSearch(embedder=CountingEmbedder(), mode="hybrid")  # both engines
+    search.add_documents([{"id": "zh", "text": "黑豹队的防守"}, {"id": "en", "text": "defense"}])
+    search.get_documents_sync("黑豹队的防守怎么样")
+    search.get_documents_sync("panthers defense")
+    assert seen == [True, False]

@@ -18,6 +18,15 @@ from textsearch.connectors.local._schema import FTS_HASH_CONFIG, for_index, inde
 # the best of 1, 2 and 4 on SciFact and Cranfield (bench_relevance.py). Called directly:
 # cheaper than FTS5's configurable ``rank`` column.
 _BM25 = "bm25(passages_fts, 4.0, 1.0)"
+# BM25 for a query holding CJK words: every match weighs 5/3 as much (title 20/3, body 5/3,
+# the same ratio). FTS5 fixes k1 at 1.2; a weight w multiplies a term's frequency, which
+# ranks as BM25 with k1 / w does (the score times a constant): k1 0.72 here. A CJK question's
+# terms are bigrams and characters; a passage holding one of them again is less often the
+# better answer than one holding more of them. XQuAD-R Chinese (one sentence a document)
+# 0.838 -> 0.844; weights 4/3, 2, 4, 10 gave 0.843, 0.844, 0.847, 0.850, but on passages of
+# four sentences (--scale 20000, 600 questions) 4 ranks lower (0.7101 against 0.7145) and
+# 5/3 as before (0.7147) (bench_languages.py). A query without CJK words ranks as before.
+_BM25_CJK = "bm25(passages_fts, 6.6667, 1.6667)"
 
 # An any-word query leaves out words held by more than this share of passages (and at least
 # _COMMON_FLOOR of them) when its rarer words alone fill the page: see plan_any.
@@ -134,15 +143,19 @@ class FtsRanker:
         # max(rowid) bounds the number of passages and is one index seek, unlike count(*)
         return int(self._db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0)
 
-    def rank(self, match: str, options: SearchOptions, depth: int) -> list[tuple[int, float]]:
-        """The best ``depth`` passages as ``(rowid, score)``, best first (higher is better).
+    def rank(
+        self, match: str, options: SearchOptions, depth: int, cjk: bool = False
+    ) -> list[tuple[int, float]]:
+        """The best ``depth`` passages as ``(rowid, score)``, best first (higher is better);
+        ``cjk``: the query holds CJK words (ranked with `_BM25_CJK`).
 
         Ties go to the lower rowid, so that a deeper list starts with a shallower one (pages
         are cut from the top of this list after merging sections).
         """
         join, where, params = _filtered(options)
+        bm25 = _BM25_CJK if cjk else _BM25
         sql = (
-            f"SELECT f.rowid, {_BM25} AS score FROM passages_fts AS f{join} "
+            f"SELECT f.rowid, {bm25} AS score FROM passages_fts AS f{join} "
             f"WHERE passages_fts MATCH ?{where} ORDER BY score, f.rowid LIMIT ?"
         )
         return [

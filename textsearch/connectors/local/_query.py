@@ -42,14 +42,21 @@ STOP_WORDS = frozenset(
 class QueryPlan:
     """The quoted FTS5 terms of a query, the words a snippet highlights, and the words as
     ranked (``ranked``: a CJK term as many times as the query holds it, up to
-    `MAX_CJK_REPEAT`)."""
+    `MAX_CJK_REPEAT`); ``cjk``: whether the query holds a CJK word."""
 
-    __slots__ = ("ranked", "terms", "words")
+    __slots__ = ("cjk", "ranked", "terms", "words")
 
-    def __init__(self, terms: list[str], words: list[str], ranked: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        terms: list[str],
+        words: list[str],
+        ranked: list[str] | None = None,
+        cjk: bool = False,
+    ) -> None:
         self.terms = terms
         self.words = words
         self.ranked = words if ranked is None else ranked
+        self.cjk = cjk
 
     def match(self, mode: str) -> str:
         """``any``: BM25 over any of the words; ``all``: every word must be there."""
@@ -93,10 +100,11 @@ def plan_query(query: str) -> QueryPlan:
             break
     # A query made only of stop words ("to be or not to be") searches for them after all.
     chosen = list(words or stop)[:limit]
+    cjk = limit == MAX_CJK_TERMS  # a CJK run was read
     if not repeats:
-        return QueryPlan(['"' + w + '"' for w in chosen], chosen)
+        return QueryPlan(['"' + w + '"' for w in chosen], chosen, cjk=cjk)
     ranked = [w for w in chosen for _ in range(min(MAX_CJK_REPEAT, repeats.get(w, 1)))]
-    return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked)
+    return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked, cjk)
 
 
 def cjk_characters(words: list[str]) -> bool:

@@ -500,7 +500,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             total = max(total or 0, meaning_total or 0)
         if not keyword:
             return meaning, len(meaning) >= admitted, total
-        fused = fuse(words, meaning, cosine_of, self._fusion)
+        fused = fuse(words, meaning, cosine_of, self._fusion, standard=plan.cjk)
         exhausted = len(words) < arm_depth and len(meaning) >= admitted
         return fused, exhausted, total
 
@@ -523,7 +523,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 ]
             if left_out:
                 info["left_out"] = left_out
-        ranked = self._fts.rank(match, options, depth)
+        ranked = self._fts.rank(match, options, depth, plan.cjk)
         total = self._fts.count(match, options, self.one_per_document) if count else None
         return ranked, total
 
