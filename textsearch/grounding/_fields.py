@@ -153,3 +153,22 @@ def extract_fields(item: Any) -> ResultFields:
 
 # The one URL canonicalisation (textsearch._links); kept under this name for callers here.
 normalize_link = link_key
+
+
+#: Chinese and Japanese script, their punctuation and full-width forms: text written without
+#: spaces, where a line break inside a paragraph joins the lines with nothing between them.
+_UNSPACED = (
+    "\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+)
+_UNSPACED_BREAK = re.compile(f"(?<=[{_UNSPACED}])[ \t]*\n\\s*(?=[{_UNSPACED}])")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, as a model or a terminal reads a snippet.
+
+    Runs of white space become one space; a line break between two Chinese or Japanese
+    characters becomes nothing, as those scripts put no space between words.
+    """
+    if "\n" in text and not text.isascii():
+        text = _UNSPACED_BREAK.sub("", text)
+    return " ".join(text.split())

@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 from textsearch._links import link_key
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields, extract_fields
-from textsearch.grounding.formatting import one_line
+from textsearch.grounding._fields import ResultFields, extract_fields, one_line
 
 __all__ = ["Citations", "Source"]
 

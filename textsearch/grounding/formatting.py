@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from textsearch._types import SearchResults
 from textsearch.errors import InvalidRequestError
-from textsearch.grounding._fields import ResultFields
+from textsearch.grounding._fields import ResultFields, one_line
 from textsearch.grounding.budget import Budget, fit_prefix
 from textsearch.grounding.fencing import Fencing, neutralize
 
@@ -54,25 +54,6 @@ class BudgetReport:
 
     truncated: list[int] = field(default_factory=list)
     dropped: int = 0
-
-
-#: Chinese and Japanese script, their punctuation and full-width forms: text written without
-#: spaces, where a line break inside a paragraph joins the lines with nothing between them.
-_UNSPACED = (
-    "\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-)
-_UNSPACED_BREAK = re.compile(f"(?<=[{_UNSPACED}])[ \t]*\n\\s*(?=[{_UNSPACED}])")
-
-
-def one_line(text: str) -> str:
-    """``text`` on one line, as a model or a terminal reads a snippet.
-
-    Runs of white space become one space; a line break between two Chinese or Japanese
-    characters becomes nothing, as those scripts put no space between words.
-    """
-    if "\n" in text and not text.isascii():
-        text = _UNSPACED_BREAK.sub("", text)
-    return " ".join(text.split())
 
 
 #: A line that starts a list item or a doctest line: the break before it carries meaning.
