@@ -52,6 +52,11 @@ def trusted(model: type[ModelT], **fields: Any) -> ModelT:
     return model.model_construct(**fields)
 
 
+def document_id_of(value: object, record_id: object) -> str:
+    """A record's document id: its id field's value, else the record's own id."""
+    return str(value) if value not in (None, "") else str(record_id)
+
+
 def host_suffixes(link: str | None) -> list[str]:
     """The host of ``link`` and each parent domain (``a.b.com``, ``b.com``, ``com``).
 
