@@ -23,9 +23,13 @@ def make_pdf(
     outline: Sequence[Mark] = (),
     title: str | None = None,
     encrypted: bool = False,
+    drawn: Sequence[str] = (),
+    producer: str | None = None,
 ) -> bytes:
     """A PDF whose pages hold these lines of text (Helvetica; "\\x01" draws the fi ligature
-    glyph, "\\x02" the fl one)."""
+    glyph, "\\x02" the fl one). ``drawn``: lines added under the first page's text, in Courier,
+    each ``_`` drawn as TeX draws one outside its typewriter font: a short rule on the baseline,
+    no glyph; ``producer``: the Producer of the document information."""
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -38,18 +42,28 @@ def make_pdf(
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding "
         b"/BaseEncoding /WinAnsiEncoding /Differences [1 /fi /fl] >> >>"
     )
+    courier = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>")
     page_ids = []
-    for lines in pages:
+    for number, lines in enumerate(pages):
         ops = [b"BT /F1 11 Tf 14 TL 72 740 Td"]
         for line in lines:
             ops.append(b"(" + _escape(line) + b") Tj T*")
         ops.append(b"ET")
+        for row, line in enumerate(drawn if number == 0 else ()):
+            x, y = 72.0, 300.0 - 14 * row
+            for index, piece in enumerate(line.split("_")):
+                if index:  # the underscore: a rule 0.9 pt high across most of a cell
+                    ops.append(b"%.2f %.2f 4.80 0.90 re f" % (x + 0.6, y - 0.6))
+                    x += 6.0
+                ops.append(b"BT /F2 10 Tf %.2f %.2f Td (%s) Tj ET" % (x, y, _escape(piece)))
+                x += 6.0 * len(piece)  # Courier: every glyph 0.6 em wide
         stream = b"\n".join(ops)
         content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
         page_ids.append(
             add(
                 b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "
-                b"/Resources << /Font << /F1 %d 0 R >> >> >>" % (pages_id, content, font)
+                b"/Resources << /Font << /F1 %d 0 R /F2 %d 0 R >> >> >>"
+                % (pages_id, content, font, courier)
             )
         )
     kids = b" ".join(b"%d 0 R" % p for p in page_ids)
@@ -86,7 +100,10 @@ def make_pdf(
         )
         outlines_ref = b" /Outlines %d 0 R /PageMode /UseOutlines" % root
     objects[catalog - 1] = b"<< /Type /Catalog /Pages %d 0 R%s >>" % (pages_id, outlines_ref)
-    info = add(b"<< /Title (" + _escape(title) + b") >>") if title else None
+    fields = [b"/Title (" + _escape(title) + b")"] if title else []
+    if producer:
+        fields.append(b"/Producer (" + _escape(producer) + b")")
+    info = add(b"<< " + b" ".join(fields) + b" >>") if fields else None
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []

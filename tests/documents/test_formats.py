@@ -96,6 +96,28 @@ def test_pdf_identifier_broken_after_an_underscore_is_one_word() -> None:
     )
 
 
+def test_pdf_underscores_drawn_as_rules_are_read_back() -> None:
+    # TeX draws "_" outside its typewriter font as a rule (Texinfo manuals: nettle, libtasn1):
+    # PDFium's text had "uint8 t" and "asn1 node const"; the rules in the gaps are underscores.
+    from textsearch.documents._formats import split_file
+
+    drawn = [
+        "void sha256_digest (struct sha256_ctx *ctx, size_t length, uint8_t *digest)",
+        "int asn1_create_element (asn1_node_const definitions)",
+        "the _update call, a __dunder__ name",
+    ]
+    page = ["Function definitions", "Lines below are drawn."]
+    data = make_pdf([page], drawn=drawn, producer="pdfTeX-1.40.24")
+    _, passages = split_file(data, ".pdf")
+    lines = [line.strip() for p in passages for line in p.text.split("\n")]
+    for line in drawn:
+        assert line in lines
+    assert "Lines below are drawn." in lines  # text with no rule near it is unchanged
+    # Only a PDF TeX made is looked at for them: other producers draw "_" as a glyph.
+    _, passages = split_file(make_pdf([page], drawn=drawn, producer="Writer"), ".pdf")
+    assert "uint8_t" not in "\n".join(p.text for p in passages)
+
+
 def test_search_for_a_sentence_on_page_n_returns_page_n(tmp_path: Path) -> None:
     _pdf(tmp_path / "ocean.pdf")
     search = LocalTextSearch()
@@ -392,3 +414,15 @@ def test_formats_force_a_new_reading_by_suffix(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="a format among"):
         list(read_path(tmp_path, formats={".dat": "excel"}))
+
+
+def test_pdf_page_of_many_short_rules_is_a_drawing_not_underscores() -> None:
+    # Hatching or a chart of short strokes: more rules than any page of text has underscores
+    # is left alone (each would cost a character lookup).
+    from textsearch.documents._formats import split_file
+    from textsearch.documents._pdf import _MAX_RULES
+
+    drawn = ["a_" * (_MAX_RULES + 1) + "b"]
+    data = make_pdf([["A chart"]], drawn=drawn, producer="pdfTeX-1.40.24")
+    text = "\n".join(p.text for p in split_file(data, ".pdf")[1])
+    assert "a_a" not in text and "A chart" in text

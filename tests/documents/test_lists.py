@@ -108,6 +108,20 @@ def test_markdown_item_whose_first_content_is_a_list_keeps_its_marker() -> None:
     assert passages[0].text == "-\n  - nested first\n  - nested second\n- top"
 
 
+def test_markdown_item_lines_after_the_first_stay_under_the_items_text() -> None:
+    # A continuation line and a second paragraph of an item sit under its text, as in the
+    # source (attrs' init.md); flush left they read as text after the list.
+    text = (
+        "# T\n\n- first item\n  continues here\n\n  second paragraph\n"
+        "- second item\n  1. nested one\n     nested continues\n\n10. ten\n    ten continues\n"
+    )
+    _, passages = split_document(text, ".md")
+    assert passages[0].text == (
+        "- first item\n  continues here\n  second paragraph\n- second item\n"
+        "  1. nested one\n     nested continues\n\n10. ten\n    ten continues"
+    )
+
+
 def test_markdown_nested_list_after_code_keeps_its_depth() -> None:
     # A nested list that starts a block (after the item's code): kept at its depth.
     text = (

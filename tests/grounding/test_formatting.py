@@ -296,3 +296,25 @@ def test_numbered_keeps_the_lines_of_code_and_paragraphs() -> None:
         "       assert result.exit_code == 0\n"
         "   URL: https://kb.example/testing"
     ) in text
+
+
+@pytest.mark.parametrize("style", ["numbered", "citations", "markdown", "labelled"])
+def test_soft_wrapped_chinese_and_japanese_join_without_a_space(style: Any) -> None:
+    # Chinese and Japanese put no space between words: a soft line break inside a paragraph
+    # joins with nothing; Korean and Latin text, which do space words, keep the space.
+    item = TextSearchResult(
+        "停止任务",
+        "要停止任务，请运行 textsearch stop 命令。\n停止后，索引保持一致。\n日本語の\n文章です。",
+        "docs/任务.md#停止任务",
+    )
+    output = format_results([item], style=style)
+    assert "命令。停止后，索引保持一致。日本語の文章です。" in output
+    korean = TextSearchResult("K", "한국어 문장이\n이어집니다 and English\nwords", "u")
+    assert "한국어 문장이 이어집니다 and English words" in format_results([korean], style=style)
+
+
+def test_citations_join_chinese_lines_without_a_space() -> None:
+    from textsearch.grounding.citations import Citations
+
+    sources = Citations([TextSearchResult("停止\n任务", "文本", "u")])
+    assert sources.render() == "[1] 停止任务 - u"

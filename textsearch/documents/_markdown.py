@@ -182,7 +182,7 @@ class _Reader(SectionWriter):
     def read(self, source: str, offset: int, depth: int, *, sections: bool) -> None:
         env: dict[str, Any] = {}
         tokens = _parser().parse(source, env)
-        lists: list[list[Any]] = []  # per open list: [ordered?, next number, depth]
+        lists: list[list[Any]] = []  # per open list: [ordered?, next number, marker width]
         item_prefix: str | None = None  # set at an item's start, used by its first block
         in_table: list[str] | None = None
         table_rows: list[str] = []
@@ -208,10 +208,17 @@ class _Reader(SectionWriter):
                 if in_table is not None:
                     in_table.append(" ".join(text.split()))
                 elif lists:
+                    # an item's marker on its first line; its other lines, and its later
+                    # paragraphs, under the item's text (as the source has them)
                     indent = "  " * (len(lists) - 1)
+                    inner = indent + " " * lists[-1][2]
                     if item_prefix is not None:
-                        text, item_prefix = item_prefix + text, None
-                    self.add_block(line, _indent(text, indent), join=True)
+                        head, newline, rest = text.partition("\n")
+                        text = indent + item_prefix + head + newline + _indent(rest, inner)
+                        item_prefix = None
+                    else:
+                        text = _indent(text, inner)
+                    self.add_block(line, text, join=True)
                 else:
                     self.add_block(line, text)
             elif kind == "bullet_list_open" or kind == "ordered_list_open":
@@ -224,13 +231,13 @@ class _Reader(SectionWriter):
                     outer = "  " * (len(lists) - 1)
                     self.add_block(line, outer + item_prefix.rstrip(), join=True)
                     item_prefix = None
-                lists.append([kind[0] == "o", start])
+                lists.append([kind[0] == "o", start, 2])
             elif kind == "bullet_list_close" or kind == "ordered_list_close":
                 lists.pop()
             elif kind == "list_item_open":
-                ordered, number = lists[-1]
+                ordered, number, _ = lists[-1]
                 item_prefix = f"{number}. " if ordered else "- "
-                lists[-1][1] = number + 1
+                lists[-1][1:] = [number + 1, len(item_prefix)]
             elif kind == "blockquote_open":
                 quote_depth += 1
             elif kind == "blockquote_close":

@@ -14,10 +14,12 @@ is found on its page; without an outline each page is a section.
 
 from __future__ import annotations
 
+import ctypes
 import re
 import threading
 import unicodedata
 from collections import Counter
+from typing import Any
 
 from textsearch.documents._blocks import Block, MarkupSection
 from textsearch.documents._common import NotRead
@@ -45,6 +47,10 @@ _LEADER = re.compile(r"(?: ?\.){5,} ?")  # a table of contents' dot leaders
 # underscore is never where a word ends, so the two halves are one word.
 _UNDERSCORE_BREAK = re.compile(r"(?<=\w_)[ \t]*\n(?=\w)")
 _DIGITS = re.compile(r"\d+")
+# An underscore TeX draws as a rule (see `drawn_underscores`): its height and length, in points.
+_RULE_HEIGHT = 1.5
+_RULE_WIDTH = (1.5, 12.0)
+_MAX_RULES = 1_000  # on one page (nettle's manual: 102 at most)
 _SPACES = re.compile(r"\s+")
 # PDF error codes of PDFium (FPDF_GetLastError) that name the cause.
 _LOAD_ERRORS = {1: "unknown error", 2: "file not found", 3: "corrupt or not a PDF", 4: "encrypted"}
@@ -72,7 +78,7 @@ def read_pdf(data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
             count = len(document)
             if count > MAX_PAGES:
                 raise NotRead(f"over a limit: {count} pages (at most {MAX_PAGES})")
-            pages = _page_texts(document, count)
+            pages = _page_texts(document, count, _typeset_by_tex(document))
             outline = _outline(document, count)
             title = _title(document)
         finally:
@@ -97,7 +103,7 @@ def read_pdf(data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
     return title, [Passage(p.heading, f"page={p.line}", 1, p.text) for p in passages]
 
 
-def _page_texts(document: object, count: int) -> list[str]:
+def _page_texts(document: object, count: int, underscores: bool) -> list[str]:
     import pypdfium2 as pdfium
 
     pages: list[str] = []
@@ -112,6 +118,8 @@ def _page_texts(document: object, count: int) -> list[str]:
             textpage = page.get_textpage()
             try:
                 text = textpage.get_text_range()
+                if underscores:
+                    text = drawn_underscores(page, textpage, text)
             finally:
                 textpage.close()
         except pdfium.PdfiumError:
@@ -124,6 +132,104 @@ def _page_texts(document: object, count: int) -> list[str]:
             raise NotRead(f"over a limit: more than {MAX_CHARS} characters of text")
         pages.append(text)
     return pages
+
+
+def _underscore_rules(page: Any) -> list[tuple[float, float, float, float]]:
+    """The page's paths shaped like an underscore: a rule at most 1.5 pt high, 1.5-12 pt long."""
+    import pypdfium2.raw as pdfium_c
+
+    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    rules = []
+    handle = page.raw
+    for index in range(pdfium_c.FPDFPage_CountObjects(handle)):
+        item = pdfium_c.FPDFPage_GetObject(handle, index)
+        if pdfium_c.FPDFPageObj_GetType(item) != pdfium_c.FPDF_PAGEOBJ_PATH:
+            continue
+        if not pdfium_c.FPDFPageObj_GetBounds(item, left, bottom, right, top):
+            continue
+        width, height = right.value - left.value, top.value - bottom.value
+        if 0 < height <= _RULE_HEIGHT and _RULE_WIDTH[0] <= width <= _RULE_WIDTH[1]:
+            rules.append((left.value, bottom.value, right.value, top.value))
+    return rules
+
+
+def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
+    """``text`` (the page's text range) with the underscores the page draws as rules put back.
+
+    TeX sets ``_`` outside its typewriter font as a short rule on the baseline, not as a
+    glyph (every ``uint8_t`` and ``asn1_node`` in a Texinfo manual's definitions), so
+    PDFium's text has a space, or nothing, where it is. Rules that short and thin lying in
+    the gap between two characters of one line, at their baseline, are those underscores; a
+    gap wider than a fifth of the font's size beside them is a space as well (``the _update``).
+    """
+    rules = _underscore_rules(page)
+    if not rules or len(rules) > _MAX_RULES:
+        return text  # none, or a drawing (hatching, a chart) rather than a page of text
+    import pypdfium2.raw as pdfium_c
+
+    handle = textpage.raw
+    size = len(text)
+    if pdfium_c.FPDFText_CountChars(handle) != size:
+        return text  # the text's offsets are not PDFium's character indexes
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+
+    def box(index: int) -> tuple[float, float, float]:
+        pdfium_c.FPDFText_GetCharBox(handle, index, left, right, bottom, top)
+        return left.value, right.value, bottom.value
+
+    def before_rule(rule_left: float, y: float) -> int:
+        # the character left of a rule; past the rules of a run of underscores (``__x``)
+        for step in range(4):
+            x = rule_left - 1.0 - step * (_RULE_WIDTH[1] / 2)
+            index: int = pdfium_c.FPDFText_GetCharIndexAtPos(handle, x, y, 1.5, 2.0)
+            if index >= 0:
+                return index
+        return -1
+
+    # the character before a gap -> the rules in that gap
+    gaps: dict[int, list[tuple[float, float, float, float]]] = {}
+    for rule_left, rule_bottom, rule_right, rule_top in rules:
+        before = before_rule(rule_left, rule_top + 2.0)
+        if before < 0 or text[before] in "\r\n":
+            continue
+        gaps.setdefault(before, []).append((rule_left, rule_right, rule_bottom, rule_top))
+    changes: list[tuple[int, int, str]] = []  # (start, end, text) replacing text[start:end]
+    for before, found in gaps.items():
+        after = before + 1
+        while after < size and after - before <= 2 and text[after] == " ":
+            after += 1
+        if after >= size or text[after].isspace():
+            continue
+        _, gap_left, before_base = box(before)
+        gap_right, _, after_base = box(after)
+        base = max(before_base, after_base)
+        space = 0.2 * (pdfium_c.FPDFText_GetFontSize(handle, after) or 10.0)
+        cursor, filled = gap_left, []
+        for rule_left, rule_right, rule_bottom, rule_top in sorted(found):
+            if not (
+                gap_left - 0.8 <= rule_left
+                and rule_right <= gap_right + 0.8
+                and base - 3.0 <= rule_bottom
+                and rule_top <= base + 2.0
+            ):
+                continue  # not between these two characters, or not on their baseline
+            filled.append(" _" if rule_left - cursor > space else "_")
+            cursor = rule_right
+        if filled:
+            filled.append(" " if gap_right - cursor > space else "")
+            changes.append(
+                (before + 1, after, "".join(filled).lstrip(" " if text[before] == " " else ""))
+            )
+    if not changes:
+        return text
+    pieces = []
+    position = 0
+    for start, end, replacement in sorted(changes):
+        pieces.append(text[position:start])
+        pieces.append(replacement)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def clean_page(text: str) -> str:
@@ -146,6 +252,17 @@ def clean_page(text: str) -> str:
     if "_\n" in text:
         text = _UNDERSCORE_BREAK.sub("", text)
     return text.strip()
+
+
+def _typeset_by_tex(document: object) -> bool:
+    """Whether TeX made the PDF (its Creator or Producer says so): the PDFs whose underscores
+    may be drawn as rules (`drawn_underscores`; other PDFs are not scanned for them)."""
+    try:
+        meta = document.get_metadata_dict()  # type: ignore[attr-defined]
+    except Exception:  # a metadata dictionary PDFium cannot decode
+        return False
+    made_by = f"{meta.get('Creator') or ''} {meta.get('Producer') or ''}".lower()
+    return "tex" in made_by or "dvi" in made_by
 
 
 def _title(document: object) -> str | None:

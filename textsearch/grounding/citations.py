@@ -10,6 +10,7 @@ from typing import Any, Literal
 from textsearch._links import link_key
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._fields import ResultFields, extract_fields
+from textsearch.grounding.formatting import one_line
 
 __all__ = ["Citations", "Source"]
 
@@ -228,10 +229,10 @@ class Citations:
         sources = self._sources if wanted is None else [self._sources[n - 1] for n in wanted]
         lines: list[str] = []
         for src in sources:
-            title = _one_line(src.title or "")
-            link = _one_line(src.link or "")
+            title = one_line(src.title or "")
+            link = one_line(src.link or "")
             label = title or link or _short(src.snippet) or "(untitled)"
-            when = f" ({_one_line(src.date)})" if dates and src.date else ""
+            when = f" ({one_line(src.date)})" if dates and src.date else ""
             if style == "markdown":
                 if link:
                     lines.append(f"{src.number}. [{_md_text(label)}]({_md_url(link)}){when}")
@@ -247,12 +248,8 @@ class Citations:
         return f"Citations({len(self._sources)} sources)"
 
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _short(text: str | None, limit: int = 80) -> str:
-    line = _one_line(text or "")
+    line = one_line(text or "")
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
 
 

@@ -56,7 +56,22 @@ class BudgetReport:
     dropped: int = 0
 
 
-def _one_line(text: str) -> str:
+#: Chinese and Japanese script, their punctuation and full-width forms: text written without
+#: spaces, where a line break inside a paragraph joins the lines with nothing between them.
+_UNSPACED = (
+    "\u3000-\u303f\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+)
+_UNSPACED_BREAK = re.compile(f"(?<=[{_UNSPACED}])[ \t]*\n\\s*(?=[{_UNSPACED}])")
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line, as a model or a terminal reads a snippet.
+
+    Runs of white space become one space; a line break between two Chinese or Japanese
+    characters becomes nothing, as those scripts put no space between words.
+    """
+    if "\n" in text and not text.isascii():
+        text = _UNSPACED_BREAK.sub("", text)
     return " ".join(text.split())
 
 
@@ -88,7 +103,7 @@ def _indented(text: str, indent: str) -> str:
     # starts on the next line, so that it keeps its indentation too. Soft-wrapped prose
     # becomes one line.
     if not _shaped(text):
-        return _one_line(text)
+        return one_line(text)
     lines = _exact_lines(text)
     if not lines:
         return ""
@@ -112,7 +127,7 @@ def _header(count: int, query: str | None) -> str:
     noun = "result" if count == 1 else "results"
     if query is None:
         return f"Found {count} {noun}:"
-    return f'Found {count} {noun} for "{_one_line(query)}":'
+    return f'Found {count} {noun} for "{one_line(query)}":'
 
 
 def _numbered_block(item: ResultFields, number: int) -> str:
@@ -120,27 +135,27 @@ def _numbered_block(item: ResultFields, number: int) -> str:
     indent = " " * len(prefix)
     lines: list[str] = []
     first = item.name or item.value or item.link or ""
-    lines.append(prefix + _one_line(first))
+    lines.append(prefix + one_line(first))
     if item.name and item.value:
         text = _indented(item.value, indent)
         lines.append(text[1:] if text.startswith("\n") else indent + text)
     if item.link:
-        lines.append(f"{indent}URL: {_one_line(item.link)}")
+        lines.append(f"{indent}URL: {one_line(item.link)}")
     source = item.source
     if source:
-        lines.append(f"{indent}Source: {_one_line(source)}")
+        lines.append(f"{indent}Source: {one_line(source)}")
     return "\n".join(lines)
 
 
 def _citation_line(item: ResultFields, number: int) -> str:
     # One line a result. Text holding code (a paragraph with an indented or ``>>>`` line)
     # follows under that line, every line exactly as it is (indented by four spaces).
-    title = _one_line(item.name or "")
+    title = one_line(item.name or "")
     value = item.value or ""
     paragraphs = _paragraphs(value) if _shaped(value) else []
     coded = any(len(paragraph) > 1 and _is_code(paragraph) for paragraph in paragraphs)
-    text = "" if coded else _one_line(value)
-    link = _one_line(item.link or "")
+    text = "" if coded else one_line(value)
+    link = one_line(item.link or "")
     body = " — ".join(p for p in (title, text) if p)
     if link:
         body = f"{body} ({link})" if body else link
@@ -194,7 +209,7 @@ def _md_url(url: str) -> str:
 def _markdown_block(item: ResultFields, number: int) -> str:
     prefix = f"{number}. "
     indent = " " * len(prefix)
-    title = _one_line(item.name or "")
+    title = one_line(item.name or "")
     text = _indented(item.value or "", indent)
     link = (item.link or "").strip()
     lines: list[str] = []
@@ -209,7 +224,7 @@ def _markdown_block(item: ResultFields, number: int) -> str:
         lines.append(lead.rstrip() + text if text.startswith("\n") else lead + text)
     meta = [p for p in (item.site_name or item.source, item.date) if p]
     if meta:
-        lines.append(f"{indent}_{_md_escape(' · '.join(_one_line(m) for m in meta))}_")
+        lines.append(f"{indent}_{_md_escape(' · '.join(one_line(m) for m in meta))}_")
     if not lines:
         lines.append(prefix.rstrip())
     return "\n".join(lines)
@@ -255,7 +270,7 @@ def _labelled_block(item: ResultFields, number: int, labels: Mapping[str, str]) 
     missing = labels["missing"]
 
     def val(text: str | None) -> str:
-        return _one_line(text) if text and text.strip() else missing
+        return one_line(text) if text and text.strip() else missing
 
     def snippet(text: str | None) -> str:
         if not text or not text.strip():
@@ -306,7 +321,7 @@ def renderer(
         if style == "citations":
             return "\n".join(_citation_line(it, number(i)) for i, it in enumerate(items))
         if style == "markdown":
-            title = f'## Results for "{_one_line(query)}"' if query is not None else "## Results"
+            title = f'## Results for "{one_line(query)}"' if query is not None else "## Results"
             blocks = [_markdown_block(it, number(i)) for i, it in enumerate(items)]
             return title + "\n\n" + "\n\n".join(blocks)
         return "\n\n".join(_labelled_block(it, number(i), label_map) for i, it in enumerate(items))
