@@ -291,8 +291,11 @@ def test_notebook_markdown_cells_code_exact_outputs_bounded(tmp_path: Path) -> N
     (tmp_path / "tides.ipynb").write_text(json.dumps(_notebook()))
     docs = list(read_path(tmp_path))
     link = str(tmp_path / "tides.ipynb")
-    # the top of the notebook is several passages (a long output), each linking the file
-    assert {d["link"] for d in docs[:-1]} == {link} and docs[-1]["link"] == f"{link}#results"
+    # the top of the notebook is several passages (a long output): the first links the file,
+    # the rest the title heading (a notebook has no lines to link), no two with one id
+    assert docs[0]["link"] == link and docs[-1]["link"] == f"{link}#results"
+    assert {d["link"] for d in docs[1:-1]} == {f"{link}#tide-model"}
+    assert len({d["id"] for d in docs}) == len(docs)
     text = "\n\n".join(d["text"] for d in docs[:-1])
     assert docs[0]["title"] == "Tide model"
     assert "Fit the tides." in text

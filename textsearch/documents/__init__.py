@@ -29,7 +29,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
-from textsearch.documents._formats import fragment_metadata, is_place
+from textsearch.documents._formats import fragment_metadata, stored_place
 from textsearch.documents._links import passage_link
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
@@ -114,12 +114,7 @@ def _sections(
     key: tuple[str | None, str | None, int | None] | None = None
     index = 0
     for number, passage in enumerate(passages):
-        # As the local index stores a passage: the section under the document's own title is
-        # the top of the document, and the first passage needs no line number.
-        section = passage.heading if passage.heading != title else None
-        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
-        anchor = passage.anchor if section or is_place(passage.anchor) else None
-        line = (passage.line or None) if number else None
+        section, anchor, line = stored_place(passage, number, title)  # as every store keeps it
         this = (section, anchor, None if anchor else line)
         if group and key is not None and (this != key or anchor is None):
             yield _document(link, relative, title, key, group, index)

@@ -159,6 +159,23 @@ def decoded_text(data: bytes, suffix: str) -> str | None:
 _FRAGMENT = re.compile(r"(page|slide|row)=([1-9][0-9]{0,9})|sheet=(.+)", re.DOTALL)
 
 
+def stored_place(
+    passage: Passage, number: int, title: str | None
+) -> tuple[str | None, str | None, int | None]:
+    """``(section, anchor, line)`` of a document's passage ``number`` as every store keeps it.
+
+    The section under the document's own title is the document's top: it has no section
+    name, and its first passage links the file. A page, slide, sheet or row anchor stays
+    even there (it is where the text is). A later passage links its line; where its reader
+    gives no lines (Word, HTML), it keeps its heading's anchor, a place to link that tells
+    it from the top (a Word file whose title is a Heading 1 placed after an introduction).
+    """
+    section = passage.heading if passage.heading != title else None
+    line = (passage.line or None) if number else None
+    kept = section or is_place(passage.anchor) or (number and not (line and line > 1))
+    return section, passage.anchor if kept else None, line
+
+
 def is_place(anchor: str | None) -> bool:
     """Whether an anchor names a place in a file (``page=3``) rather than a heading."""
     return bool(anchor) and "=" in anchor  # type: ignore[operator]

@@ -10,7 +10,7 @@ from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._engine import EngineMixin, Write
 from textsearch.connectors.local._files import Transaction
 from textsearch.connectors.local._filters import validate_filter
-from textsearch.documents._formats import is_place
+from textsearch.documents._formats import stored_place
 from textsearch.documents._passages import Passage
 from textsearch.documents._shape import RESERVED_FILTER_FIELDS, LocalDocument
 
@@ -37,8 +37,8 @@ __all__ = [
 #: reader (no ``markup`` extra) pairs code spans as CommonMark does, across line ends too;
 #: the readers in use are part of the mark, so installing the extra re-reads the files.
 #: 6: names bounded, Word tables and lists read in one pass, PDF identifiers broken after an
-#: underscore joined.
-MARKDOWN_TEXT_VERSION = "6"
+#: underscore joined. 7: a Word or notebook title heading's later passages link its anchor.
+MARKDOWN_TEXT_VERSION = "7"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
@@ -60,12 +60,7 @@ def stored_rows(
     """``(section, anchor, line, text)`` of each passage as the store keeps it."""
     rows = []
     for number, passage in enumerate(passages):
-        # The section under the document's own title is the document's top: link the file.
-        section = passage.heading if passage.heading != doc.title else None
-        # A page, slide, sheet or row anchor stays even at the top: it is where the text is.
-        anchor = passage.anchor if section or is_place(passage.anchor) else None
-        # The first passage is the top of the file: its link needs no line number.
-        rows.append((section, anchor, (passage.line or None) if number else None, passage.text))
+        rows.append((*stored_place(passage, number, doc.title), passage.text))
     return rows
 
 

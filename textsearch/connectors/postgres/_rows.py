@@ -13,7 +13,7 @@ from typing import Any
 
 from textsearch.connectors._document import StoredDocument
 from textsearch.documents._files import DEFAULT_EXTENSIONS, FileWork, IndexReport, read_file, walk
-from textsearch.documents._formats import fragment_metadata, is_place
+from textsearch.documents._formats import fragment_metadata, is_place, stored_place
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import Passage
 from textsearch.documents._shape import LocalDocument, normalize_document
@@ -134,9 +134,9 @@ def document_rows(
     site = link_host(doc.link)
     rows = []
     for number, passage in enumerate(passages):
-        section = passage.heading if passage.heading != doc.title else None
-        # A page, slide, sheet or row anchor stays even at the top, and its metadata
-        # (``#page=3``: ``{"page": 3}``) is the passage's.
+        section, anchor, line = stored_place(passage, number, doc.title)
+        # A page, slide, sheet or row anchor's metadata (``#page=3``: ``{"page": 3}``) is
+        # the passage's.
         place = is_place(passage.anchor)
         rows.append(
             (
@@ -144,8 +144,8 @@ def document_rows(
                 number,
                 title,
                 _strip_nul(section),
-                _strip_nul(passage.anchor) if section or place else None,
-                (passage.line or None) if number else None,
+                _strip_nul(anchor),
+                line,
                 _strip_nul(passage.text),
                 link,
                 site,

@@ -47,6 +47,7 @@ from textsearch.connectors.vectors._records import (
     host_suffixes,
     passage_records,
 )
+from textsearch.connectors.vectors._records import document_id_of as document_id_of
 from textsearch.connectors.vectors._records import trusted as trusted
 from textsearch.connectors.vectors._settings import (
     _FIELDS,
@@ -606,7 +607,7 @@ class VectorStoreTextSearch(BaseTextSearch[NativeT], Generic[NativeT]):
             number = None
         result: NativeT = trusted(
             self.spec.native,
-            id=str(doc_id) if doc_id not in (None, "") else str(record_id),
+            id=document_id_of(doc_id, record_id),
             title=title if isinstance(title, str) and title else None,
             text=text if isinstance(text, str) else "",
             link=link if isinstance(link, str) and link else None,

@@ -52,6 +52,11 @@ def trusted(model: type[ModelT], **fields: Any) -> ModelT:
     return model.model_construct(**fields)
 
 
+def document_id_of(value: object, record_id: object) -> str:
+    """A record's document id: its id field's value, else the record's own id."""
+    return str(value) if value not in (None, "") else str(record_id)
+
+
 def host_suffixes(link: str | None) -> list[str]:
     """The host of ``link`` and each parent domain (``a.b.com``, ``b.com``, ``com``).
 
@@ -177,6 +182,8 @@ def _add_records(
             f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
             f"writes itself; reserved: {', '.join(sorted(own))}"
         )
+    from textsearch.documents._formats import stored_place
+
     passages = split(doc.text) if split else ()
     if len(passages) > MAX_PASSAGES:
         return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
@@ -192,16 +199,14 @@ def _add_records(
             )
         )
     for number, passage in enumerate(passages):
-        # LocalTextSearch's rules: a section under the document's own title is the top
-        # of the document, and the first passage needs no line number.
-        section = passage.heading if passage.heading != doc.title else None
+        section, anchor, line = stored_place(passage, number, doc.title)  # as every store
         fragment = None
         # A link with a fragment names its place already (read_path's sections: #page=4).
         if doc.link and "#" not in doc.link:
-            if section and passage.anchor:
-                fragment = f"#{passage.anchor}"
-            elif number and passage.line and passage.line > 1:
-                fragment = f"#L{passage.line}"
+            if anchor:
+                fragment = f"#{anchor}"
+            elif line and line > 1:
+                fragment = f"#L{line}"
         records.append(
             PassageRecord(
                 f"{doc.id}#{number}",

@@ -39,7 +39,13 @@ from textsearch.connectors.vectors._filters import (
     companions,
     visible,
 )
-from textsearch.connectors.vectors._reads import SCAN_BATCH, ReadableStore, Scanned
+from textsearch.connectors.vectors._reads import (
+    KEY_BATCH,
+    SCAN_BATCH,
+    Keyed,
+    ReadableStore,
+    Scanned,
+)
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -422,24 +428,48 @@ class MilvusTextSearch(ReadableStore[MilvusDocument]):
         yield from self._opened(client)
         assert self._layout is not None
         fields = [name for name in self._layout[2] if text or name != self.text_field]
-        out: list[Scanned] = []
+        return self._scanned((yield from self._query_all(client, flt, fields, SCAN_BATCH)))
+
+    def _scan_keys(self, client: Any, flt: Any, exact: bool) -> Plan[Step, list[Keyed]]:
+        yield from self._opened(client)
+        assert self._layout is not None
+        # the primary key comes with every row; "*" (no metadata field): the id may be dynamic
+        own = self._layout[2]
+        fields = own if own == ["*"] else [name for name in own if name == self.id_field]
+        rows = yield from self._query_all(client, flt, fields, KEY_BATCH)
+        out: list[Keyed] = []
+        for row in rows:
+            key = row.get(self._primary)
+            out.append((key, str(key), vs.document_id_of(row.get(self.id_field), key)))
+        return out
+
+    def _fetch_records(self, client: Any, keys: list[Any]) -> Plan[Step, list[Scanned]]:
+        assert self._layout is not None  # the key scan opened the collection
+        fields = [name for name in self._layout[2] if name != self.text_field]
+        rows = yield call(client.get, self.collection, ids=keys, output_fields=fields)
+        return self._scanned(rows)
+
+    def _query_all(
+        self, client: Any, flt: Any, fields: list[str], size: int
+    ) -> Plan[Step, list[Any]]:
+        """Every row ``flt`` admits, with these fields."""
         asked = {"filter": flt, "output_fields": fields}
         # One query holds a document's passages; more records than that are iterated over.
-        batch = yield call(client.query, self.collection, limit=SCAN_BATCH, **asked)
-        if len(batch) < SCAN_BATCH:
-            self._scanned(out, batch)
-            return out
-        rows = yield call(client.query_iterator, self.collection, batch_size=SCAN_BATCH, **asked)
+        batch = yield call(client.query, self.collection, limit=size, **asked)
+        if len(batch) < size:
+            return list(batch)
+        out: list[Any] = []
+        rows = yield call(client.query_iterator, self.collection, batch_size=size, **asked)
         while batch := list((yield call(rows.next))):
-            self._scanned(out, batch)
+            out.extend(batch)
         yield call(rows.close)
         return out
 
-    def _scanned(self, out: list[Scanned], batch: Sequence[Mapping[str, Any]]) -> None:
+    def _scanned(self, batch: Sequence[Mapping[str, Any]]) -> list[Scanned]:
         hits = [{"id": row.get(self._primary), "entity": row} for row in batch]
         fragments = [row.get(vs.FRAGMENT_KEY) or None for row in batch]
         keys = [str(hit["id"]) for hit in hits]
-        out.extend(zip(keys, self._results(hits), fragments, strict=True))
+        return list(zip(keys, self._results(hits), fragments, strict=True))
 
     def _search(
         self, client: Any, vector: list[float], query: str, options: SearchOptions, flt: Any

@@ -34,7 +34,13 @@ from textsearch.connectors.vectors import _base as vs
 from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
-from textsearch.connectors.vectors._reads import SCAN_BATCH, ReadableStore, Scanned
+from textsearch.connectors.vectors._reads import (
+    KEY_BATCH,
+    SCAN_BATCH,
+    Keyed,
+    ReadableStore,
+    Scanned,
+)
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -94,6 +100,14 @@ def point_id(record_id: str) -> str:
     digest.update(record_id.encode())
     h = digest.hexdigest()
     return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
+
+
+def _names(keys: list[str], doc_ids: list[str]) -> list[str]:
+    """Each point's record id ``<document id>#<n>`` (its own id when it is none of those)."""
+    # A point's id is a UUID of "<document id>#<n>": each is named back by its number.
+    counts = Counter(doc_ids)
+    names = {point_id(f"{d}#{n}"): f"{d}#{n}" for d, count in counts.items() for n in range(count)}
+    return [names.get(key, key) for key in keys]
 
 
 _RANGE_NAMES = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte"}
@@ -392,32 +406,50 @@ class QdrantTextSearch(ReadableStore[QdrantDocument]):
         return points.points, counted.count
 
     def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:
-        payload: Any = True
-        if not text:
-            payload = self._models.PayloadSelectorExclude(exclude=[self.text_field])
-        out: list[Scanned] = []
+        payload: Any = True if text else self._without_text()
+        points = yield from self._scroll(client, flt, payload, SCAN_BATCH)
+        fragments = [(p.payload or {}).get(vs.FRAGMENT_KEY) for p in points]
+        found = self._results(points)
+        names = _names([str(p.id) for p in points], [r.id for r in found])
+        return list(zip(names, found, fragments, strict=True))
+
+    def _scan_keys(self, client: Any, flt: Any, exact: bool) -> Plan[Step, list[Keyed]]:
+        points = yield from self._scroll(client, flt, [self.id_field], KEY_BATCH)
+        doc_ids = [vs.document_id_of((p.payload or {}).get(self.id_field), p.id) for p in points]
+        names = _names([str(p.id) for p in points], doc_ids)
+        return list(zip((p.id for p in points), names, doc_ids, strict=True))
+
+    def _fetch_records(self, client: Any, keys: list[Any]) -> Plan[Step, list[Scanned]]:
+        points = yield call(
+            client.retrieve,
+            self.collection,
+            ids=keys,
+            with_payload=self._without_text(),
+            with_vectors=False,
+        )
+        fragments = [(p.payload or {}).get(vs.FRAGMENT_KEY) for p in points]
+        return list(zip((str(p.id) for p in points), self._results(points), fragments, strict=True))
+
+    def _without_text(self) -> Any:
+        return self._models.PayloadSelectorExclude(exclude=[self.text_field])
+
+    def _scroll(self, client: Any, flt: Any, payload: Any, batch: int) -> Plan[Step, list[Any]]:
+        """Every point ``flt`` admits, with ``payload`` (as ``scroll`` takes it), no vector."""
+        out: list[Any] = []
         offset: Any = None
         while True:
             points, offset = yield call(
                 client.scroll,
                 self.collection,
                 scroll_filter=flt,
-                limit=SCAN_BATCH,
+                limit=batch,
                 offset=offset,
                 with_payload=payload,
                 with_vectors=False,
             )
-            fragments = [(p.payload or {}).get(vs.FRAGMENT_KEY) for p in points]
-            keys = [str(p.id) for p in points]
-            out.extend(zip(keys, self._results(points), fragments, strict=True))
+            out.extend(points)
             if offset is None or not points:
-                break
-        # A point's id is a UUID of "<document id>#<n>": each is named back by its number.
-        counts = Counter(found.id for _, found, _ in out)
-        names = {
-            point_id(f"{d}#{n}"): f"{d}#{n}" for d, count in counts.items() for n in range(count)
-        }
-        return [(names.get(key, key), found, fragment) for key, found, fragment in out]
+                return out
 
     # -- writing -------------------------------------------------------------------------
 
