@@ -213,6 +213,12 @@ def _wide_outline(k: float) -> bytes:
     return make_pdf(pages, outline=[(f"Chapter {i}", i, []) for i in range(count)])
 
 
+def _rule_runs(k: float) -> bytes:
+    # near-rules: long runs that end in a word, spaced runs that end in a letter, leaders
+    lines = ["-" * 400 + "x", "_ " * 200 + "y", "= " * 3 + "=" * 300 + "z", "." * 400 + " 7"]
+    return make_pdf([lines * 4 for _ in range(_n(40, k))])
+
+
 CASES: dict[str, tuple[str, Callable[[float], bytes]]] = {
     "docx-many-runs": (".docx", _many_runs),
     "docx-nested-tables": (".docx", _nested_tables),
@@ -224,6 +230,7 @@ CASES: dict[str, tuple[str, Callable[[float], bytes]]] = {
     "xlsx-wide-row": (".xlsx", _wide_row),
     "xlsx-long-cells": (".xlsx", _long_cells),
     "pdf-many-tiny-pages": (".pdf", _tiny_pages),
+    "pdf-rule-runs": (".pdf", _rule_runs),
     "pdf-deep-outline": (".pdf", _deep_outline),
     "pdf-wide-outline": (".pdf", _wide_outline),
     "pdf-outline-on-one-page": (".pdf", _outline_on_one_page),

@@ -8,7 +8,10 @@ Pages are read one at a time and closed, so memory does not grow with the page c
 Text is cleaned as a reader would want it: words PDFium marks as hyphenated at a line end
 are joined, ligatures (U+FB00..FB06) become their letters, control characters go, and a
 line repeated at the top or bottom of many pages (a running header, a page number) is
-dropped. The outline (bookmarks, every level) gives sections, each starting where its title
+dropped. Rules typed as text are markup, not words: a line of four or more dashes,
+underscores or equals signs (under a table's header) goes, so does a run of four or more
+standing alone in a line (a form's blank), and dot leaders (``Title ....... 12``) become
+" … ". The outline (bookmarks, every level) gives sections, each starting where its title
 is found on its page; without an outline each page is a section.
 """
 
@@ -43,6 +46,12 @@ _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 # A match starts only where a run of blanks starts (else a long run is rescanned per blank).
 _TRAILING = re.compile("(?<![ \t])[ \t]+\n")
 _LEADER = re.compile(r"(?: ?\.){5,} ?")  # a table of contents' dot leaders
+# Rules typed as characters: a line of one rule character (maybe spaced), four or more, and
+# a run of four or more standing alone (what is left of a line is kept). Linear: a run is
+# tried once from its first character (the lookbehind fails inside it).
+_RULE_LINE = re.compile(r"^[ \t]*([-_=\u2500\u2501\u2014])(?:[ \t]*\1){3,}[ \t]*(?:\n|\Z)", re.M)
+_RULE_RUN = re.compile(r"(?<!\S)([-_=\u2500\u2501\u2014])\1{3,}(?!\S)[ \t]?")
+_RULE_MARKS = ("----", "____", "====", "\u2500" * 4, "\u2501" * 4, "\u2014" * 4, "- - - -")
 # An identifier a line end broke after an underscore (``ASN1_`` / ``ARRAY_ERROR``): the
 # underscore is never where a word ends, so the two halves are one word.
 _UNDERSCORE_BREAK = re.compile(r"(?<=\w_)[ \t]*\n(?=\w)")
@@ -245,8 +254,10 @@ def clean_page(text: str) -> str:
     if "\x0c" in text:
         text = text.replace("\x0c", "\n")
     text = _CONTROLS.sub(" ", text)
-    if ". . ." in text:
+    if ". . ." in text or "....." in text:
         text = _LEADER.sub(" … ", text)
+    if any(mark in text for mark in _RULE_MARKS):
+        text = _RULE_RUN.sub("", _RULE_LINE.sub("", text))
     if " \n" in text or "\t\n" in text:
         text = _TRAILING.sub("\n", text)
     if "_\n" in text:

@@ -37,7 +37,9 @@ __all__ = [
 #: reader (no ``markup`` extra) pairs code spans as CommonMark does, across line ends too;
 #: the readers in use are part of the mark, so installing the extra re-reads the files.
 #: 6: names bounded, Word tables and lists read in one pass, PDF identifiers broken after an
-#: underscore joined. 7: a Word or notebook title heading's later passages link its anchor.
+#: underscore joined. 7: a Word or notebook title heading's later passages link its anchor,
+#: Markdown list items keep their continuation lines' indent, PDF rules typed as text go and
+#: TeX's drawn underscores are read back.
 MARKDOWN_TEXT_VERSION = "7"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 BATCH_FILES = 100
