@@ -176,18 +176,24 @@ def test_a_writer_killed_at_random_moments_never_leaves_vectors_and_passages_apa
         print('committed', flush=True)
     """
     total = 0
-    for delay in (0.3, 0.7, 1.3):
-        with subprocess.Popen(
-            [sys.executable, "-c", writer_script(db, engine, body)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        ) as proc:
+    for attempt, delay in enumerate((0.3, 0.7, 1.3)):
+        errors = tmp_path / f"writer{attempt}.err"
+        with (
+            errors.open("w") as stderr,
+            subprocess.Popen(
+                [sys.executable, "-c", writer_script(db, engine, body)],
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+            ) as proc,
+        ):
             try:
                 assert proc.stdout is not None
-                assert proc.stdout.readline().strip() == "ready"
+                lines = [proc.stdout.readline().strip() for _ in range(2)]
                 # killed at some moment after its first commit (mid-write most of the time)
-                assert proc.stdout.readline().strip() == "committed"
+                if lines != ["ready", "committed"]:
+                    proc.wait(timeout=60)
+                    pytest.fail(f"writer {attempt} said {lines}: {errors.read_text()[-3000:]}")
                 time.sleep(delay)
             finally:
                 proc.send_signal(signal.SIGKILL)
