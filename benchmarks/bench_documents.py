@@ -3,6 +3,7 @@
     python benchmarks/bench_documents.py                 # Debian's PDF manuals + made files
     python benchmarks/bench_documents.py --pdf FILE ...  # other PDFs
     python benchmarks/bench_documents.py --rounds 7
+    python benchmarks/bench_documents.py --underscores [--pdf FILE ...]  # that pass's cost
 
 For each file, CPU time of ``split_file`` (what ``index_path`` and ``read_path`` run: the
 reader, cleaning, sections and passages) against the library alone extracting the same text
@@ -149,6 +150,30 @@ def _compare(path: Path, library: Callable[[bytes], None], rounds: int) -> None:
     )
 
 
+def _underscores(path: Path, rounds: int) -> None:
+    """The cost of reading back the underscores a TeX PDF draws as rules: the reader with the
+    pass and without it (as for a PDF that TeX did not make), alternating in one process."""
+    from textsearch.documents import _pdf
+
+    data = path.read_bytes()
+    tex = _pdf._typeset_by_tex
+    times: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for _ in range(rounds):
+            for on in (False, True):
+                _pdf._typeset_by_tex = tex if on else (lambda document: False)
+                split_file(data, ".pdf")
+                times[on].append(_cpu(lambda: split_file(data, ".pdf")))
+    finally:
+        _pdf._typeset_by_tex = tex
+    ratios = sorted(on / off for on, off in zip(times[True], times[False], strict=True))
+    off, on = (statistics.median(times[key]) * 1000 for key in (False, True))
+    print(
+        f"{path.name:34} underscores pass: without {off:.1f} ms, with {on:.1f} ms, "
+        f"median of rounds' ratios {ratios[len(ratios) // 2]:.2f}"
+    )
+
+
 _CHILD = """
 import resource, sys
 sys.path.insert(0, {root!r})
@@ -186,7 +211,14 @@ def main() -> None:
     parser.add_argument("--pdf", nargs="*", type=Path, default=None)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--memory", action="store_true", help="only the 1,000-page memory run")
+    parser.add_argument(
+        "--underscores", action="store_true", help="only: the PDFs with and without that pass"
+    )
     args = parser.parse_args()
+    if args.underscores:
+        for pdf in args.pdf or [p for p in DEBIAN_PDFS if p.exists()]:
+            _underscores(pdf, max(args.rounds, 9))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if not args.memory:
