@@ -29,7 +29,7 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
-from textsearch.documents._formats import fragment_metadata, stored_place
+from textsearch.documents._formats import fragment_metadata, is_place, stored_place
 from textsearch.documents._links import passage_link
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
@@ -109,20 +109,32 @@ def _documents(
 def _sections(
     link: str, relative: str, title: str, passages: list[Passage]
 ) -> Iterator[dict[str, Any]]:
-    """One document per section: passages under one anchor are joined; the rest stand alone."""
+    """One document per section: passages under one anchor are joined; the rest stand alone.
+
+    A page, slide or sheet is one document whichever headings it holds (named by the first):
+    its link names it, so two sections starting on one PDF page would share an id and a store
+    would keep only the last.
+    """
     group: list[Passage] = []
+    names: list[str] = []  # the headings of the group's passages, in order
     key: tuple[str | None, str | None, int | None] | None = None
+    joined: tuple[str | int | None, ...] | None = None  # what the passages of one document share
     index = 0
     for number, passage in enumerate(passages):
         section, anchor, line = stored_place(passage, number, title)  # as every store keeps it
         this = (section, anchor, None if anchor else line)
-        if group and key is not None and (this != key or anchor is None):
-            yield _document(link, relative, title, key, group, index)
-            group, index = [], index + 1
-        key = this
+        shared: tuple[str | int | None, ...] = (anchor,) if is_place(anchor) else this
+        if group and key is not None and (shared != joined or anchor is None):
+            yield _document(link, relative, title, key, group, index, names)
+            group, names, index = [], [], index + 1
+        if not group:
+            key = this
+        joined = shared
         group.append(passage)
+        if section and section not in names:
+            names.append(section)
     if group and key is not None:
-        yield _document(link, relative, title, key, group, index)
+        yield _document(link, relative, title, key, group, index, names)
 
 
 def _document(
@@ -132,12 +144,15 @@ def _document(
     key: tuple[str | None, str | None, int | None],
     group: list[Passage],
     index: int,
+    names: list[str],
 ) -> dict[str, Any]:
     section, anchor, line = key
     fragment = anchor or (f"L{line}" if line and line > 1 else None)
     metadata: dict[str, Any] = {"path": relative}
     if section:
         metadata["section"] = section
+    if len(names) > 1:  # a page holding several headings: all of them, in order
+        metadata["sections"] = names
     metadata["section_index"] = index
     metadata.update(fragment_metadata(anchor))
     return {

@@ -11,7 +11,7 @@ until a file is read.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib.util import find_spec
 from urllib.parse import unquote
 
@@ -179,6 +179,32 @@ def stored_place(
 def is_place(anchor: str | None) -> bool:
     """Whether an anchor names a place in a file (``page=3``) rather than a heading."""
     return bool(anchor) and "=" in anchor  # type: ignore[operator]
+
+
+def section_span(places: Sequence[tuple[str | None, str | None]], index: int) -> tuple[int, int]:
+    """First and last index of the passages that passage ``index``'s link reads back.
+
+    ``places`` holds each stored passage's ``(section, anchor)``, in order. A section is the
+    run of passages under one heading with one anchor (a long section is several passages);
+    a place anchor (a PDF's ``page=4``, a slide, a sheet) reads the whole place, whichever
+    headings it holds, as the vector stores read it; a passage outside any section stands
+    alone.
+    """
+    section, anchor = places[index]
+    if not is_place(anchor) and section is None:
+        return index, index
+    # a place is every passage with its anchor; a section, every passage with its heading too
+    whole = is_place(anchor)
+
+    def same(other: tuple[str | None, str | None]) -> bool:
+        return other[1] == anchor and (whole or other[0] == section)
+
+    start = end = index
+    while start > 0 and same(places[start - 1]):
+        start -= 1
+    while end + 1 < len(places) and same(places[end + 1]):
+        end += 1
+    return start, end
 
 
 def fragment_metadata(anchor: str | None) -> dict[str, int | str]:

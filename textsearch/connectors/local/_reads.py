@@ -15,6 +15,7 @@ from textsearch.connectors.local._schema import (
     documented_errors,
 )
 from textsearch.connectors.local._state import _LocalState
+from textsearch.documents._formats import section_span
 from textsearch.documents._links import passage_link
 from textsearch.errors import InvalidRequestError
 
@@ -163,16 +164,8 @@ class LocalReads(_LocalState):
         found = [i for i, p in enumerate(passages) if passage_link(base, p[1], p[2]) == link]
         if not found:
             return None
-        # A section is the run of passages under one heading (a long one is split); a
-        # passage outside any section stands alone.
-        start = end = found[0]
+        start, end = section_span([p[:2] for p in passages], found[0])
         section, anchor, line = passages[start][:3]
-        if section is not None:
-            while start > 0 and passages[start - 1][:2] == (section, anchor):
-                start -= 1
-            while end + 1 < len(passages) and passages[end + 1][:2] == (section, anchor):
-                end += 1
-            line = passages[start][2]
         return LocalDocument(
             id=doc[1],
             title=doc[2],

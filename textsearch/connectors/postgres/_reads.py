@@ -11,6 +11,7 @@ from textsearch.connectors.postgres._rows import PostgresDocument, clean_snippet
 from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._sql import _WORD, Builder, split_exclusions
 from textsearch.connectors.postgres._tables import TableSpec
+from textsearch.documents._formats import section_span
 from textsearch.documents._passages import best_window, hit_pattern
 from textsearch.errors import InvalidRequestError
 
@@ -207,18 +208,18 @@ class DocumentReads:
             "WHERE id = (SELECT d.id FROM {table} AS d WHERE d.link = %(base)s "
             "AND d.passage = 0{where} ORDER BY d.id LIMIT 1) ORDER BY passage"
         ).format(table=self._builder.table, where=self._builder.filters(filter, params))
-        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
-        found = [i for i, r in enumerate(rows) if passage_link(base, r[6], r[7]) == link]
-        if not found:
-            return None
-        start = end = found[0]
-        section, anchor, line = rows[start][5], rows[start][6], rows[start][7]
-        if section is not None:  # the run of passages under this heading
-            while start > 0 and (rows[start - 1][5], rows[start - 1][6]) == (section, anchor):
-                start -= 1
-            while end + 1 < len(rows) and (rows[end + 1][5], rows[end + 1][6]) == (section, anchor):
-                end += 1
-            line = rows[start][7]
+        own = dict(params, base=link)  # a document added with its place in its link first
+        rows = self._sync.run(lambda conn: conn.execute(statement, own).fetchall())
+        if rows:  # read_path's sections (``file.pdf#page=4``): the document is the section
+            start, end, anchor, line = 0, len(rows) - 1, fragment, None
+            section = rows[0][5]
+        else:
+            rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
+            found = [i for i, r in enumerate(rows) if passage_link(base, r[6], r[7]) == link]
+            if not found:
+                return None
+            start, end = section_span([(r[5], r[6]) for r in rows], found[0])
+            section, anchor, line = rows[start][5], rows[start][6], rows[start][7]
         doc_id, title, _, metadata = rows[start][:4]
         return PostgresDocument(
             id=str(doc_id),
