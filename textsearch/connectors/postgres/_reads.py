@@ -202,19 +202,20 @@ class DocumentReads:
         if not (hash_ and base and fragment) or "\x00" in link or not self._spec.passage_columns:
             return None
         self._builder.check_filter(filter)
-        params: dict[str, Any] = {"base": base}
+        params: dict[str, Any] = {"base": base, "link": link}
+        # One query: a document added with its place in its link (read_path's sections,
+        # ``file.pdf#page=4``) before the file's own document.
         statement = sql.SQL(
             "SELECT id, title, link, metadata, passage, section, anchor, line, text FROM {table} "
-            "WHERE id = (SELECT d.id FROM {table} AS d WHERE d.link = %(base)s "
-            "AND d.passage = 0{where} ORDER BY d.id LIMIT 1) ORDER BY passage"
+            "WHERE id = (SELECT d.id FROM {table} AS d WHERE d.link IN (%(link)s, %(base)s) "
+            "AND d.passage = 0{where} ORDER BY d.link = %(link)s DESC, d.id LIMIT 1) "
+            "ORDER BY passage"
         ).format(table=self._builder.table, where=self._builder.filters(filter, params))
-        own = dict(params, base=link)  # a document added with its place in its link first
-        rows = self._sync.run(lambda conn: conn.execute(statement, own).fetchall())
-        if rows:  # read_path's sections (``file.pdf#page=4``): the document is the section
+        rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
+        if rows and rows[0][2] == link:  # that document is the section
             start, end, anchor, line = 0, len(rows) - 1, fragment, None
             section = rows[0][5]
         else:
-            rows = self._sync.run(lambda conn: conn.execute(statement, params).fetchall())
             found = [i for i, r in enumerate(rows) if passage_link(base, r[6], r[7]) == link]
             if not found:
                 return None
