@@ -261,6 +261,78 @@ def test_a_filter_the_second_provider_cannot_honour_fails_before_any_request() -
     assert first.calls == []
 
 
+class _SiteOnly(StaticTextSearch):
+    supported_filter_fields = frozenset({"site"})
+
+
+class _CountsChecks(_SiteOnly):
+    """Counts how often the request is validated (its ``check_request`` and its own calls)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.checks = 0
+
+    def _check_filter(self, search_filter: TextSearchFilter | None) -> None:
+        self.checks += 1
+        super()._check_filter(search_filter)
+
+
+class _TagOnly(StaticTextSearch):
+    supported_filter_fields = frozenset({"tag"})
+
+
+@pytest.mark.parametrize("cooling", [False, True])
+def test_the_first_providers_refusal_comes_first_and_nobody_is_asked(cooling: bool) -> None:
+    # Both refuse the filter: the first one's error, as when every provider was checked in
+    # order; also while the first is cooling down (it is checked, though not asked).
+    first, second = _SiteOnly(name="first"), _TagOnly(name="second")
+    fallback = FallbackTextSearch([first, second], clock=FakeClock())
+    if cooling:
+        first.error = RateLimitError("slow down")
+        fallback.search_sync("warm up")
+        first.error = None
+        assert list(fallback.cooling_down()) == ["first"]
+    asked = (len(first.calls), len(second.calls))
+    flt = TextSearchFilter().equal_to("language", "en")
+    with pytest.raises(UnsupportedFilterError, match="supported filter fields: site$"):
+        fallback.search_sync("q", filter=flt)
+    with pytest.raises(UnsupportedFilterError, match="supported filter fields: site$"):
+        asyncio.run(fallback.get_text_search_results("q", filter=flt))
+    assert (len(first.calls), len(second.calls)) == asked
+
+
+def test_a_refusal_by_a_later_provider_still_stops_the_request_before_the_first_is_asked() -> None:
+    first, second = static(name="a"), _SiteOnly(name="b")
+    for blocking in (True, False):
+        flt = TextSearchFilter().equal_to("language", "en")
+        fallback = FallbackTextSearch([first, second])
+        with pytest.raises(UnsupportedFilterError):
+            if blocking:
+                fallback.search_sync("q", filter=flt)
+            else:
+                asyncio.run(fallback.search("q", filter=flt))
+    assert first.calls == [] and second.calls == []
+
+
+def test_the_provider_asked_first_validates_the_request_once() -> None:
+    # It checks the request itself before it answers; the wrapper does not check it again.
+    first, second = _CountsChecks(name="a"), _CountsChecks(name="b")
+    fallback = FallbackTextSearch([first, second])
+    fallback.search_sync("q", filter=TextSearchFilter().equal_to("site", "a.example"))
+    assert (first.checks, second.checks) == (1, 1)
+    assert len(first.calls) == 1 and second.calls == []
+    # With ``on`` catching a refusal, the first is checked up front too (it must not fall over).
+    first.checks, everything = 0, static(name="any field")
+    broad = FallbackTextSearch([first, everything], on=(Exception,))
+    with pytest.raises(UnsupportedFilterError):
+        broad.search_sync("q", filter=TextSearchFilter().equal_to("language", "en"))
+    assert first.checks == 1 and len(first.calls) == 1 and everything.calls == []
+    # check_request (what an outer wrapper asks) still checks every provider.
+    first.checks = second.checks = 0
+    fallback.check_request("q", SearchOptions(filter=TextSearchFilter().equal_to("site", "x")))
+    assert (first.checks, second.checks) == (1, 1)
+
+
 def test_provider_names_are_stable_and_distinct() -> None:
     searches = [static(), static(), ProtocolOnly([]), static(name="static-2")]
     assert FallbackTextSearch(searches).names == (

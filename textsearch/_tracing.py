@@ -30,6 +30,7 @@ use::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -97,7 +98,7 @@ def enabled() -> bool:
     if api is False:
         return False
     if api is None:
-        if "opentelemetry.trace" not in sys.modules and not os.environ.get(_PROVIDER_VARIABLE):
+        if "opentelemetry.trace" not in sys.modules and not _provider_named():
             # No provider can be set before the API is imported (by the application or by
             # ``opentelemetry-instrument``) unless the environment names one: nothing to
             # record, and importing the API here would only make a first search slower.
@@ -110,6 +111,13 @@ def enabled() -> bool:
         return True
     # Until a real provider is set, the API's global one is a proxy that makes no-op spans.
     return not isinstance(provider, _no_op_providers)
+
+
+@functools.cache
+def _provider_named() -> bool:
+    # Read once: the variable names a provider for the process (``opentelemetry-instrument``
+    # sets it before the program starts); the API, once imported, is asked directly.
+    return bool(os.environ.get(_PROVIDER_VARIABLE))
 
 
 def content_enabled() -> bool:

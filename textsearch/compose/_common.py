@@ -386,7 +386,8 @@ class Wrapper(TextSearchMethods[Any]):
             InvalidRequestError: ``top`` above ``max_top``, or a wrapped search's rule.
             UnsupportedFilterError: A wrapped search cannot honour the filter.
         """
-        self._prepare(query, options, {})
+        query, effective = self._resolve(query, options, {})
+        self._check_wrapped(query, effective)
 
     # -- the TextSearch methods (TextSearchMethods) call these ------------------------------
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from textsearch._twins import Plan, drive, drive_sync
 from textsearch._types import SearchOptions, SearchResults
-from textsearch.base import TextSearch
+from textsearch.base import TextSearch, TextSearchMethods
 from textsearch.compose._common import (
     Kind,
     Wrapper,
@@ -18,11 +18,13 @@ from textsearch.compose._common import (
     check_searches,
     check_seconds,
     logger,
+    precheck,
     unique_names,
 )
 from textsearch.errors import (
     AllProvidersFailedError,
     ConfigurationError,
+    InvalidRequestError,
     ProviderRetiredError,
     QuotaExceededError,
     RateLimitError,
@@ -41,6 +43,9 @@ DEFAULT_FALLBACK_ON: tuple[type[Exception], ...] = (
     SearchTransportError,
     ProviderRetiredError,
 )
+
+# A provider's ``_until`` until it first fails: it is never cooling down.
+_NEVER = float("-inf")
 
 
 class FallbackTextSearch(Wrapper):
@@ -106,8 +111,13 @@ class FallbackTextSearch(Wrapper):
         self.cooldown = check_seconds(cooldown, "cooldown") or 0.0
         self._clock = clock
         self._lock = threading.Lock()
-        self._until: list[float] = [0.0] * len(items)
+        self._until: list[float] = [_NEVER] * len(items)
         self._last_error: list[Exception | None] = [None] * len(items)
+        # Whether a refused request would fall over (``on`` holds an InvalidRequestError's
+        # base): then every provider is checked up front, the one asked first too.
+        self._refusal_falls_over = any(issubclass(InvalidRequestError, c) for c in on)
+        # Which providers validate every call themselves (built on TextSearchMethods).
+        self._self_checking = tuple(isinstance(s, TextSearchMethods) for s in items)
 
     def __repr__(self) -> str:
         return f"FallbackTextSearch([{', '.join(self.names)}], cooldown={self.cooldown:g})"
@@ -126,7 +136,7 @@ class FallbackTextSearch(Wrapper):
     def reset(self) -> None:
         """Forget every cooldown: the next call asks the first provider again."""
         with self._lock:
-            self._until = [0.0] * len(self.searches)
+            self._until = [_NEVER] * len(self.searches)
             self._last_error = [None] * len(self.searches)
 
     def _falls_over(self, exc: Exception) -> bool:
@@ -160,14 +170,12 @@ class FallbackTextSearch(Wrapper):
         )
         skipped.append({"provider": name, "reason": str(exc), "error": type(exc).__name__})
 
-    def _candidates(self, skipped: list[dict[str, Any]]) -> Iterator[tuple[int, TextSearch]]:
-        # The providers to ask, in order: one cooling down is noted in ``skipped`` instead.
-        for index, search in enumerate(self.searches):
-            if not self._cooling(index, self._clock(), skipped):
-                yield index, search
-
-    def _cooling(self, index: int, now: float, skipped: list[dict[str, Any]]) -> bool:
+    def _cooling(self, index: int, skipped: list[dict[str, Any]]) -> bool:
+        # Whether to pass over a provider cooling down (noted in ``skipped``).
         until = self._until[index]
+        if until == _NEVER:
+            return False  # no clock to read
+        now = self._clock()
         if until <= now:
             return False
         last = self._last_error[index]
@@ -208,11 +216,45 @@ class FallbackTextSearch(Wrapper):
 
     # -- the search -----------------------------------------------------------------------
 
+    def _prepare(
+        self, query: str, options: SearchOptions | None, kwargs: Mapping[str, Any]
+    ) -> tuple[str, SearchOptions]:
+        # Every provider accepts the request before any is asked. The one asked first, when
+        # it is built on TextSearchMethods, validates the request itself before it sends
+        # anything (its public methods prepare every call), so it is not checked twice; the
+        # others are checked here. When one refuses, all are checked in order, so the error
+        # is the one `check_request` gives.
+        query, effective = self._resolve(query, options, kwargs)
+        first = self._first_ready()
+        if first is None or self._refusal_falls_over or not self._self_checking[first]:
+            self._check_wrapped(query, effective)
+            return query, effective
+        try:
+            for index, search in enumerate(self.searches):
+                if index != first:
+                    precheck(search, query, effective)
+        except InvalidRequestError:  # UnsupportedFilterError is one too
+            self._check_wrapped(query, effective)
+            raise
+        return query, effective
+
+    def _first_ready(self) -> int | None:
+        # The provider a request would ask first: the first that is not cooling down.
+        if self._until[0] == _NEVER:
+            return 0
+        now = self._clock()
+        for index, until in enumerate(self._until):
+            if until <= now:
+                return index
+        return None
+
     def _attempts(self) -> Plan[TextSearch, SearchResults[Any]]:
         """Ask each provider in turn (a plan: the drivers make the calls) until one answers."""
         skipped: list[dict[str, Any]] = []
         errors: list[Exception] = []
-        for index, search in self._candidates(skipped):
+        for index, search in enumerate(self.searches):
+            if self._cooling(index, skipped):
+                continue
             try:
                 return self._answered(index, (yield search), skipped)
             except Exception as exc:
