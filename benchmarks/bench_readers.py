@@ -46,7 +46,10 @@ import json, os, sys, tempfile, time
 folder, suffixes, engine = sys.argv[1], tuple(sys.argv[2].split(",")), sys.argv[3]
 from pathlib import Path
 from textsearch import LocalTextSearch
-import textsearch.documents._split as split
+try:
+    import textsearch.documents._split as split
+except ImportError:  # a baseline from before reading moved into textsearch/documents/
+    import textsearch.connectors.local._split as split
 inner = split.split_document
 if sys.argv[4] == "warm":  # parsers imported and set up before the clock starts
     for path in sorted(Path(folder).rglob("*")):
