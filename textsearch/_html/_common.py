@@ -156,6 +156,18 @@ class Output:
             self.inside.append([section[0], section[1], []])
             self.main_parts = self.inside[-1][2]
 
+    def close(
+        self, main: bool, heading: bool, block: bool, decode: Callable[[str], str] | None
+    ) -> None:
+        """An element ends: a ``<main>``/``<article>``, a heading or a line-ending element."""
+        if main:
+            self.main -= 1
+        elif heading and self.heading is not None:
+            self.end_heading(decode)
+            self.last_anchor = None
+        if block:
+            self.newline()
+
     def anchor(self, anchor: str) -> None:
         """An element with an id: it names the heading being read, or the next one."""
         self.last_anchor = anchor

@@ -14,31 +14,24 @@ from itertools import accumulate
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from textsearch._html._common import (
-    ANCHORS,
-    BLOCK,
-    CHROME,
-    HEADINGS,
-    MAIN,
-    SKIP,
-    Output,
-    Sections,
-    sniff_encoding,
-)
-from textsearch._html._common import one_line as _one_line
+from textsearch._html import _common as common
+from textsearch._html._common import Output, Sections
 from textsearch._html._regex import html_sections as regex_sections
 
 __all__ = ["html_sections"]
 
 # One CSS query finds them all: strip_tags would walk the whole tree once per tag name.
-_DROP = ",".join(sorted((SKIP | CHROME) - {"head"}))
+_DROP = ",".join(sorted((common.SKIP | common.CHROME) - {"head"}))
 
 
 def _tag_ids() -> dict[str, int]:
     # lexbor numbers the standard tags with fixed small integers; comparing those is much
     # cheaper than building each node's tag name as a Python string.
     tree = LexborHTMLParser("<p>x</p>")
-    found = {name: tree.create_node(name).tag_id for name in BLOCK | MAIN | ANCHORS | {"title"}}
+    found = {
+        name: tree.create_node(name).tag_id
+        for name in common.BLOCK | common.MAIN | common.ANCHORS | {"title"}
+    }
     paragraph = tree.css_first("p")
     assert paragraph is not None and paragraph.first_child is not None
     found["-text"] = paragraph.first_child.tag_id
@@ -52,10 +45,10 @@ _IDS = _tag_ids()
 _TEXT = _IDS["-text"]
 _COMMENT = _IDS["-comment"]
 _TITLE = _IDS["title"]
-_BLOCK = frozenset(_IDS[n] for n in BLOCK)
-_HEADINGS = frozenset(_IDS[n] for n in HEADINGS)
-_MAIN = frozenset(_IDS[n] for n in MAIN)
-_ANCHORS = frozenset(_IDS[n] for n in ANCHORS)
+_BLOCK = frozenset(_IDS[n] for n in common.BLOCK)
+_HEADINGS = frozenset(_IDS[n] for n in common.HEADINGS)
+_MAIN = frozenset(_IDS[n] for n in common.MAIN)
+_ANCHORS = frozenset(_IDS[n] for n in common.ANCHORS)
 _LINE_BREAKS = frozenset(_IDS[n] for n in ("br", "hr"))
 # Elements the walk does something for; any other element is only descended into.
 _STATEFUL = _BLOCK | _ANCHORS | {_TITLE}
@@ -119,7 +112,7 @@ def html_sections(html: str | bytes) -> Sections:
     if _too_deep(html):
         return regex_sections(html)
     if isinstance(html, bytes):
-        codec, bom = sniff_encoding(html)
+        codec, bom = common.sniff_encoding(html)
         if codec == "utf-8":
             html = html[bom:] if bom else html  # lexbor reads UTF-8 bytes as they are
         else:
@@ -129,7 +122,7 @@ def html_sections(html: str | bytes) -> Sections:
     # scripting=True: <noscript> is one text node (dropped below), as a browser reads it.
     tree = LexborHTMLParser(html, scripting=True)
     title_node = _title_node(tree)
-    title = (_one_line(title_node.text()) or None) if title_node is not None else None
+    title = (common.one_line(title_node.text()) or None) if title_node is not None else None
     for dropped in tree.css(_DROP):
         # Unlinks the subtree (memory goes with the document); an element inside one already
         # unlinked is simply unlinked from it, as strip_tags does.
@@ -149,13 +142,7 @@ def html_sections(html: str | bytes) -> Sections:
             parent, tag = stack.pop()
             node = parent.next
             if tag in _STATEFUL:
-                if tag in _MAIN:
-                    out.main -= 1
-                elif tag in _HEADINGS and out.heading is not None:
-                    out.end_heading(None)
-                    out.last_anchor = None
-                if tag in _BLOCK:
-                    out.newline()
+                out.close(tag in _MAIN, tag in _HEADINGS, tag in _BLOCK, None)
             continue
         tag = node.tag_id
         if tag == _TEXT:

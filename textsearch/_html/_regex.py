@@ -185,13 +185,7 @@ def html_sections(html: str | bytes) -> Sections:
                 open_count[top] -= 1
                 if top in CHROME:
                     chrome -= 1
-                elif top in MAIN:
-                    out.main -= 1
-                elif top in HEADINGS and out.heading is not None:
-                    out.end_heading(unescape)
-                    out.last_anchor = None
-                if top in BLOCK:
-                    out.newline()
+                out.close(top in MAIN, top in HEADINGS, top in BLOCK, unescape)
                 if top == tag:
                     break
     title = _one_line(unescape("".join(title_parts))) or None

@@ -210,7 +210,6 @@ class RerankedTextSearch(Wrapper):
         self.embedder = embedder
         self.keep_order_on_error = bool(keep_order_on_error)
         self._inner_top = inner_top
-        self.max_top = inner_top
 
     def __repr__(self) -> str:
         return (

@@ -27,15 +27,7 @@ from llama_index.core.tools import FunctionTool, ToolMetadata, ToolOutput
 
 from textsearch._types import SearchOptions, TextSearchFilter, TextSearchResult
 from textsearch.base import TextSearch
-from textsearch.integrations._core import (
-    Reply,
-    ToolAdapter,
-    call,
-    call_sync,
-    check_text_search,
-    retrieval_options,
-    tool_adapter,
-)
+from textsearch.integrations import _core
 from textsearch.plugins import SearchFunction
 
 __all__ = ["TextSearchRetriever", "as_llama_index_tool"]
@@ -60,10 +52,10 @@ class _SearchTool(FunctionTool):
         self.search_function = function
 
         def run_sync(*args: Any, **kwargs: Any) -> str:
-            return call_sync(function, _arguments(args, kwargs)).text
+            return _core.call_sync(function, _arguments(args, kwargs)).text
 
         async def run(*args: Any, **kwargs: Any) -> str:
-            return (await call(function, _arguments(args, kwargs))).text
+            return (await _core.call(function, _arguments(args, kwargs))).text
 
         super().__init__(
             fn=run_sync,
@@ -76,7 +68,9 @@ class _SearchTool(FunctionTool):
             ),
         )
 
-    def _output(self, reply: Reply, args: tuple[Any, ...], kwargs: dict[str, Any]) -> ToolOutput:
+    def _output(
+        self, reply: _core.Reply, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> ToolOutput:
         # is_error is how LlamaIndex marks a failed call for the agent and the model; the
         # text says whether calling again with other arguments can help.
         return ToolOutput(
@@ -89,12 +83,12 @@ class _SearchTool(FunctionTool):
 
     def call(self, *args: Any, **kwargs: Any) -> ToolOutput:
         """Run the search with the connector's blocking methods."""
-        reply = call_sync(self.search_function, _arguments(args, kwargs))
+        reply = _core.call_sync(self.search_function, _arguments(args, kwargs))
         return self._output(reply, args, kwargs)
 
     async def acall(self, *args: Any, **kwargs: Any) -> ToolOutput:
         """Run the search with the connector's async methods."""
-        reply = await call(self.search_function, _arguments(args, kwargs))
+        reply = await _core.call(self.search_function, _arguments(args, kwargs))
         return self._output(reply, args, kwargs)
 
 
@@ -109,7 +103,7 @@ def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-as_llama_index_tool: ToolAdapter[FunctionTool] = tool_adapter(
+as_llama_index_tool: _core.ToolAdapter[FunctionTool] = _core.tool_adapter(
     _SearchTool,
     name="as_llama_index_tool",
     module=__name__,
@@ -158,8 +152,8 @@ class TextSearchRetriever(BaseRetriever):
         filter: TextSearchFilter | None = None,
         **kwargs: Any,
     ) -> None:
-        self.search = check_text_search(search)
-        self._options = retrieval_options(top, filter)
+        self.search = _core.check_text_search(search)
+        self._options = _core.retrieval_options(top, filter)
         super().__init__(**kwargs)
 
     @property

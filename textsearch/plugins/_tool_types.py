@@ -200,12 +200,7 @@ class McpPlugin(Protocol):
         ...
 
     async def _run(
-        self,
-        tool_name: str,
-        arguments: Mapping[str, Any] | str | None,
-        *,
-        raise_errors: bool = False,
-        session: Hashable = None,
+        self, tool_name: str, arguments: Mapping[str, Any] | str | None, *, session: Hashable = None
     ) -> Any:
-        """Run one tool call."""
+        """Run one tool call for the MCP session ``session``."""
         ...

@@ -20,17 +20,9 @@ import math
 import re
 from collections.abc import Collection, Iterable
 
+from textsearch import _types
 from textsearch._ranges import range_bound, utc_text
-from textsearch._types import (
-    AnyOf,
-    AnyTagEqualTo,
-    EqualTo,
-    FilterClause,
-    FilterValue,
-    NotEqualTo,
-    Range,
-    TextSearchFilter,
-)
+from textsearch._types import FilterClause, FilterValue, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
 __all__ = [
@@ -157,18 +149,18 @@ def clause_to_odata(clause: FilterClause, filterable_fields: Collection[str] | N
         InvalidRequestError: The value cannot be written as an OData literal.
     """
     name = check_field_name(clause.field_name, filterable_fields)
-    if isinstance(clause, Range):
+    if isinstance(clause, _types.Range):
         kind, bound = range_bound(clause.value)
         literal = utc_text(int(bound)) if kind == "date" else odata_literal(bound)
         return f"{name} {_RANGE_OPERATORS[clause.operator]} {literal}"
-    if isinstance(clause, AnyOf):
+    if isinstance(clause, _types.AnyOf):
         return "(" + " or ".join(f"{name} eq {odata_literal(v)}" for v in clause.values) + ")"
     literal = odata_literal(clause.value)
-    if isinstance(clause, AnyTagEqualTo):
+    if isinstance(clause, _types.AnyTagEqualTo):
         return f"{name}/any({_LAMBDA_VAR}: {_LAMBDA_VAR} eq {literal})"
-    if isinstance(clause, NotEqualTo):
+    if isinstance(clause, _types.NotEqualTo):
         return f"{name} ne {literal}"
-    assert isinstance(clause, EqualTo)
+    assert isinstance(clause, _types.EqualTo)
     return f"{name} eq {literal}"
 
 

@@ -113,14 +113,7 @@ class EngineMixin:
         with Transaction(self._db):
             if self._meta().get("ranking_engine", "sqlite") == "sqlite":
                 return
-            passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
-            if passages:
-                log.warning(
-                    "%s was ranked by tantivy: building its SQLite FTS5 index (%d passages)",
-                    self.path,
-                    passages,
-                )
-            self._fts.rebuild()
+            self._rebuild_fts("was ranked by tantivy: building its SQLite FTS5 index")
             self._set_meta("ranking_engine", "sqlite")
             self._set_meta("schema_version", SCHEMA_VERSION)
             self._set_meta("text_version", TEXT_VERSION)
@@ -135,15 +128,16 @@ class EngineMixin:
         with Transaction(self._db):
             if self._meta().get("text_version") == TEXT_VERSION:
                 return  # another process did it meanwhile
-            passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
-            if passages:
-                log.warning(
-                    "%s was indexed by an older release: rebuilding its FTS5 index (%d passages)",
-                    self.path,
-                    passages,
-                )
-            self._fts.rebuild()
+            self._rebuild_fts("was indexed by an older release: rebuilding its FTS5 index")
             self._set_meta("text_version", TEXT_VERSION)
+
+    def _rebuild_fts(self, what: str) -> None:
+        """Rebuild the FTS5 index (in the caller's transaction), logging ``what`` happens
+        when there are passages to read."""
+        passages = self._db.execute("SELECT count(*) FROM passages").fetchone()[0]
+        if passages:
+            log.warning("%s %s (%d passages)", self.path, what, passages)
+        self._fts.rebuild()
 
     def _rebuild_tantivy(self) -> None:
         ranker = self._tantivy()

@@ -114,35 +114,20 @@ def fuse(
     the scores of its keyword list fall off in a long, flat tail that 0..1 scaling stretches:
     XQuAD-R Chinese with e5, SQLite 0.872 -> 0.876, tantivy 0.870 -> 0.875 (bench_languages.py).
     """
-    if method == "blend" and standard:
-        return _standard_blend(keyword, semantic, cosine_of)
+    if method == "blend":
+        return _blend(keyword, semantic, cosine_of, standard)
     scores: dict[int, float] = {}
-    if method == "rrf":
-        for ranking in (keyword, semantic):
-            for rank, (rowid, _) in enumerate(ranking, start=1):
-                scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
-    else:
-        if keyword:
-            high, low = keyword[0][1], keyword[-1][1]
-            span = high - low
-            for rowid, score in keyword:
-                scores[rowid] = (1 - BLEND_WEIGHT) * ((score - low) / span if span > 0 else 1.0)
-        if semantic:
-            high, low = semantic[0][1], semantic[-1][1]
-            span = high - low
-
-            def scaled(cosine: float) -> float:
-                return min(1.0, max(0.0, (cosine - low) / span)) if span > 0 else 1.0
-
-            for rowid, cosine in semantic:
-                scores[rowid] = scores.get(rowid, 0.0) + BLEND_WEIGHT * scaled(cosine)
-            in_semantic = {rowid for rowid, _ in semantic}
-            for rowid, _ in keyword:
-                if rowid not in in_semantic:
-                    exact = cosine_of(rowid)
-                    if exact is not None:
-                        scores[rowid] += BLEND_WEIGHT * scaled(exact)
+    for ranking in (keyword, semantic):
+        for rank, (rowid, _) in enumerate(ranking, start=1):
+            scores[rowid] = scores.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _scaled(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
+    """A score scaled to 0..1 over ``ranking``'s scores (best first), clamped beyond them."""
+    high, low = ranking[0][1], ranking[-1][1]
+    span = high - low
+    return lambda score: min(1.0, max(0.0, (score - low) / span)) if span > 0 else 1.0
 
 
 def _standardized(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
@@ -153,30 +138,33 @@ def _standardized(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
     return lambda score: (score - mean) / spread
 
 
-def _standard_blend(
+def _blend(
     keyword: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
     cosine_of: Callable[[int], float | None],
+    standard: bool,
 ) -> list[tuple[int, float]]:
-    """`fuse`'s blend with each arm's scores standardized (``standard``)."""
-    weight = CJK_BLEND_WEIGHT
+    """`fuse`'s blend: each arm's scores scaled to 0..1, or standardized (``standard``)."""
+    weight = CJK_BLEND_WEIGHT if standard else BLEND_WEIGHT
+    scale = _standardized if standard else _scaled
     scores: dict[int, float] = {}
     if keyword:
-        words = _standardized(keyword)
+        words = scale(keyword)
         for rowid, score in keyword:
             scores[rowid] = (1 - weight) * words(score)
     if semantic:
-        meaning = _standardized(semantic)
-        floor = meaning(semantic[-1][1])
+        meaning = scale(semantic)
+        # a keyword hit outside the meaning arm's list: its exact cosine, scaled the same
+        # way; unknown, it counts as the arm's last (standardized) or as nothing (0..1)
+        unknown = meaning(semantic[-1][1]) if standard else 0.0
         for rowid, cosine in semantic:
             scores[rowid] = scores.get(rowid, 0.0) + weight * meaning(cosine)
         in_semantic = {rowid for rowid, _ in semantic}
         for rowid, _ in keyword:
             if rowid not in in_semantic:
                 exact = cosine_of(rowid)
-                # its exact cosine, standardized the same way (unknown: as the arm's last)
-                scores[rowid] += weight * (floor if exact is None else meaning(exact))
-        if keyword:
+                scores[rowid] += weight * (unknown if exact is None else meaning(exact))
+        if standard and keyword:
             last = (1 - weight) * words(keyword[-1][1])
             in_keyword = {rowid for rowid, _ in keyword}
             for rowid, _ in semantic:

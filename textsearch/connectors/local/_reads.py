@@ -17,7 +17,7 @@ from textsearch.connectors.local._schema import (
 from textsearch.connectors.local._state import _LocalState
 from textsearch.documents._formats import section_span
 from textsearch.documents._links import passage_link
-from textsearch.errors import InvalidRequestError
+from textsearch.documents._listing import DocumentListing
 
 if TYPE_CHECKING:
     pass
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["LocalReads"]
 
 
-class LocalReads(_LocalState):
+class LocalReads(_LocalState, DocumentListing[LocalDocument]):
     """Reading the local index back (a part of ``LocalTextSearch``)."""
 
     def get_document(
@@ -73,34 +73,11 @@ class LocalReads(_LocalState):
             metadata=json.loads(row[4]),
         )
 
-    def list_documents(
-        self,
-        *,
-        filter: TextSearchFilter | None = None,
-        after: str | None = None,
-        limit: int = 100,
+    def _page_of_documents(
+        self, filter: TextSearchFilter | None, after: str | None, limit: int
     ) -> list[LocalDocument]:
-        """The stored documents in order of id, a page at a time, without their text.
-
-        Pages are keyed, not counted: pass the last id of a page as ``after`` to get the
-        next one, so documents added or removed meanwhile never shift a page.
-
-        Args:
-            filter: Only documents this filter admits (the same clauses as a search's).
-            after: Only ids after this one (in code-point order).
-            limit: Most documents returned, 1 to 1,000.
-
-        Returns:
-            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty
-            (read a document with `get_document`).
-
-        Raises:
-            ConfigurationError: The index was closed.
-            InvalidRequestError: ``limit`` is out of range.
-            UnsupportedFilterError: The filter names a field the index cannot filter on.
-        """
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
+        """A page of `list_documents`: ids compared in code-point order (SQLite's binary
+        collation)."""
         with self._lock, documented_errors(self.path):
             self._validate_filter(filter)
             rows = self._document_rows("d.id > ?", after or "", filter, limit, order="d.id")

@@ -11,18 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textsearch.errors import (
-    AuthenticationError,
-    BadRequestError,
-    ConfigurationError,
-    NotFoundError,
-    PermissionDeniedError,
-    ProviderError,
-    SearchTimeoutError,
-    SearchTransportError,
-    ServiceUnavailableError,
-    TextSearchError,
-)
+from textsearch import errors
 
 PROVIDER = "postgres"
 _SAFE_KEYS = ("host", "hostaddr", "port", "dbname", "user")
@@ -51,7 +40,7 @@ def parse_dsn(dsn: str) -> dict[str, str]:
         pass
     # The parser's message quotes the DSN, which may hold a password: never repeat it, and
     # raise outside the except block so the parser's error is not even the __context__.
-    raise ConfigurationError(
+    raise errors.ConfigurationError(
         "the PostgreSQL DSN is not a valid connection string "
         "(use 'host=... dbname=... user=...' or a postgresql:// URL)"
     )
@@ -72,16 +61,16 @@ def redact(text: str, secrets: tuple[str, ...]) -> str:
 
 # Server errors that name what is wrong: SQLSTATE, the error, its message and hints ({table}
 # and {message} filled in).
-_SERVER_ERRORS: tuple[tuple[str, type[ProviderError], str, tuple[str, ...]], ...] = (
+_SERVER_ERRORS: tuple[tuple[str, type[errors.ProviderError], str, tuple[str, ...]], ...] = (
     (
         "42P01",  # undefined_table
-        NotFoundError,
+        errors.NotFoundError,
         "table {table!r} does not exist ({message})",
         ("call create_schema() / create_schema_sync() first, or check table=",),
     ),
     (
         "42703",  # undefined_column
-        NotFoundError,
+        errors.NotFoundError,
         "a configured column does not exist in {table!r} ({message})",
         (
             "check the *_column arguments of from_table()",
@@ -90,7 +79,7 @@ _SERVER_ERRORS: tuple[tuple[str, type[ProviderError], str, tuple[str, ...]], ...
     ),
     (
         "42501",  # insufficient_privilege
-        PermissionDeniedError,
+        errors.PermissionDeniedError,
         "{message}",
         ("GRANT the needed rights on {table!r} to this user",),
     ),
@@ -99,18 +88,18 @@ _SERVER_ERRORS: tuple[tuple[str, type[ProviderError], str, tuple[str, ...]], ...
 
 def map_error(
     exc: BaseException, *, target: str, table: str, secrets: tuple[str, ...]
-) -> TextSearchError:
+) -> errors.TextSearchError:
     """Translate one psycopg / psycopg_pool exception."""
     import psycopg
     from psycopg import errors as pgerrors
     from psycopg_pool import PoolTimeout
 
-    if isinstance(exc, TextSearchError):
+    if isinstance(exc, errors.TextSearchError):
         return exc
     message = redact(" ".join(str(exc).split()), secrets)[:500]
     where = f"PostgreSQL ({target})"
     if isinstance(exc, PoolTimeout):
-        return SearchTimeoutError(
+        return errors.SearchTimeoutError(
             f"{where}: no free connection in the pool within the timeout",
             provider=PROVIDER,
             hints=(
@@ -119,7 +108,7 @@ def map_error(
             ),
         )
     if isinstance(exc, pgerrors.QueryCanceled):
-        return SearchTimeoutError(
+        return errors.SearchTimeoutError(
             f"{where}: the statement was cancelled after the timeout ({message})",
             provider=PROVIDER,
             hints=("raise timeout=, or narrow the query with a filter",),
@@ -133,7 +122,7 @@ def map_error(
                 hints=tuple(h.format(table=table) for h in hints),
             )
     if isinstance(exc, pgerrors.UndefinedObject | pgerrors.UndefinedFunction):
-        return ConfigurationError(
+        return errors.ConfigurationError(
             f"{where}: {message} (check text_search_config=; "
             "SELECT cfgname FROM pg_ts_config lists what the server has)"
         )
@@ -142,7 +131,7 @@ def map_error(
     if isinstance(exc, psycopg.DataError | psycopg.ProgrammingError) and not isinstance(
         exc, psycopg.InterfaceError
     ):
-        return BadRequestError(
+        return errors.BadRequestError(
             f"{where}: {message}", provider=PROVIDER, code=getattr(exc, "sqlstate", None)
         )
     if isinstance(exc, psycopg.OperationalError):
@@ -150,22 +139,22 @@ def map_error(
         if "authentication failed" in lowered or "no password supplied" in lowered:
             return _auth_error(where, message, getattr(exc, "sqlstate", None))
         if "does not exist" in lowered and "database" in lowered:
-            return NotFoundError(
+            return errors.NotFoundError(
                 f"{where}: {message}",
                 provider=PROVIDER,
                 hints=("check dbname in the DSN",),
             )
         if "timeout expired" in lowered:
-            return SearchTimeoutError(
+            return errors.SearchTimeoutError(
                 f"{where}: could not connect within connect_timeout",
                 provider=PROVIDER,
                 hints=("check that the server is reachable from here",),
             )
         if getattr(exc, "sqlstate", None) in ("57P01", "57P02", "57P03", "53300"):
-            return ServiceUnavailableError(
+            return errors.ServiceUnavailableError(
                 f"{where}: {message}", provider=PROVIDER, code=getattr(exc, "sqlstate", None)
             )
-        return SearchTransportError(
+        return errors.SearchTransportError(
             f"{where}: cannot reach the server: {message}",
             provider=PROVIDER,
             hints=(
@@ -174,16 +163,18 @@ def map_error(
             ),
         )
     if isinstance(exc, psycopg.Error):
-        return ProviderError(
+        return errors.ProviderError(
             f"{where}: {message}", provider=PROVIDER, code=getattr(exc, "sqlstate", None)
         )
     if isinstance(exc, OSError):
-        return SearchTransportError(f"{where}: {message}", provider=PROVIDER)
-    return ProviderError(f"{where}: unexpected {type(exc).__name__}: {message}", provider=PROVIDER)
+        return errors.SearchTransportError(f"{where}: {message}", provider=PROVIDER)
+    return errors.ProviderError(
+        f"{where}: unexpected {type(exc).__name__}: {message}", provider=PROVIDER
+    )
 
 
-def _auth_error(where: str, message: str, sqlstate: str | None) -> AuthenticationError:
-    return AuthenticationError(
+def _auth_error(where: str, message: str, sqlstate: str | None) -> errors.AuthenticationError:
+    return errors.AuthenticationError(
         f"{where}: authentication failed ({message})",
         provider=PROVIDER,
         code=sqlstate,

@@ -12,13 +12,13 @@ from textsearch.connectors.postgres._schema import SchemaBuilder
 from textsearch.connectors.postgres._sql import _WORD, Builder, split_exclusions
 from textsearch.connectors.postgres._tables import TableSpec
 from textsearch.documents._formats import section_span
+from textsearch.documents._listing import DocumentListing
 from textsearch.documents._passages import best_window, hit_pattern
-from textsearch.errors import InvalidRequestError
 
 __all__ = ["DocumentReads"]
 
 
-class DocumentReads:
+class DocumentReads(DocumentListing[PostgresDocument]):
     """``PostgresTextSearch``'s reads: results from rows, documents and sections by link."""
 
     _builder: Builder
@@ -114,37 +114,13 @@ class DocumentReads:
             metadata=metadata if isinstance(metadata, dict) else {},
         )
 
-    def list_documents(
-        self,
-        *,
-        filter: TextSearchFilter | None = None,
-        after: str | None = None,
-        limit: int = 100,
+    def _page_of_documents(
+        self, filter: TextSearchFilter | None, after: str | None, limit: int
     ) -> list[PostgresDocument]:
-        """The stored documents in order of id, a page at a time, without their text.
-
-        Blocking, like `get_document`. Pages are keyed, not counted: pass the last id
-        of a page as ``after`` to get the next one. Ids are compared byte by byte
-        (``COLLATE "C"``), the order Python gives them.
-
-        Args:
-            filter: Only documents this filter admits (the same clauses as a search's).
-            after: Only ids after this one.
-            limit: Most documents returned, 1 to 1,000.
-
-        Returns:
-            Documents with ``id``, ``title``, ``link`` and ``metadata``; ``text`` is empty.
-
-        Raises:
-            InvalidRequestError: ``limit`` is out of range.
-            NotFoundError: The table does not exist.
-            SearchTransportError: The server could not be reached.
-            UnsupportedFilterError: The filter names a field the table cannot filter on.
-        """
+        """A page of `list_documents`: ids compared byte by byte (``COLLATE "C"``), the order
+        Python gives them."""
         from psycopg import sql
 
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
         self._builder.check_filter(filter)
         builder, spec = self._builder, self._spec
         params: dict[str, Any] = {"after": (after or "").replace("\x00", ""), "limit": limit}

@@ -74,6 +74,7 @@ from textsearch.connectors.postgres._settings import (
     FromEnvironment,
     Mode,
     PostgresSettings,
+    Tuning,
 )
 from textsearch.connectors.postgres._settings import (
     positive as _positive,
@@ -194,19 +195,21 @@ class PostgresTextSearch(
         self._setup(
             dsn,
             managed_spec(table, text_search_config, embedding=embedder is not None),
+            Tuning(
+                min_size=min_size,
+                max_size=max_size,
+                timeout=timeout,
+                pool_timeout=pool_timeout,
+                connect_timeout=connect_timeout,
+                max_candidates=max_candidates,
+                one_per_document=one_per_document,
+                rank_function=rank_function,
+                highlight=highlight,
+                snippet_words=snippet_words,
+                batch_size=batch_size,
+            ),
             embedder=embedder,
             mode=mode,
-            min_size=min_size,
-            max_size=max_size,
-            timeout=timeout,
-            pool_timeout=pool_timeout,
-            connect_timeout=connect_timeout,
-            max_candidates=max_candidates,
-            one_per_document=one_per_document,
-            rank_function=rank_function,
-            highlight=highlight,
-            snippet_words=snippet_words,
-            batch_size=batch_size,
         )
 
     @classmethod
@@ -278,8 +281,9 @@ class PostgresTextSearch(
         BaseTextSearch.__init__(
             self, string_mapper=string_mapper, text_search_result_mapper=result_mapper
         )
+        mode = tuning.pop("mode", None)
         try:
-            self._setup(dsn, spec, embedder=embedder, **tuning)
+            self._setup(dsn, spec, Tuning(**tuning), embedder=embedder, mode=mode)
         except TypeError as exc:
             raise ConfigurationError(f"from_table: {exc}") from None
         return self
@@ -288,20 +292,10 @@ class PostgresTextSearch(
         self,
         dsn: str | None,
         spec: TableSpec,
+        tuning: Tuning,
         *,
-        min_size: int = 1,
-        max_size: int = 10,
-        timeout: float = 10.0,
-        pool_timeout: float | None = None,
-        connect_timeout: float = 5.0,
-        max_candidates: int = 1000,
-        one_per_document: bool = False,
-        rank_function: str | None = None,
-        highlight: tuple[str, str] | None = None,
-        snippet_words: int = 30,
-        batch_size: int = 500,
-        embedder: Embedder | None = None,
-        mode: Mode | None = None,
+        embedder: Embedder | None,
+        mode: Mode | None,
     ) -> None:
         if embedder is not None and not isinstance(embedder, Embedder):
             raise ConfigurationError(
@@ -329,50 +323,53 @@ class PostgresTextSearch(
         if not isinstance(dsn, str):
             raise ConfigurationError(f"dsn must be a string, not {type(dsn).__name__}")
         params = parse_dsn(dsn)
-        _positive("min_size", min_size, integer=True)
-        _positive("max_size", max_size, integer=True, minimum=max(1, min_size))
-        _positive("timeout", timeout)
-        _positive("connect_timeout", connect_timeout)
-        if pool_timeout is not None:
-            _positive("pool_timeout", pool_timeout)
-        _positive("max_candidates", max_candidates, integer=True, minimum=1)
-        _positive("snippet_words", snippet_words, integer=True, minimum=3)
-        _positive("batch_size", batch_size, integer=True, minimum=1)
-        if highlight is not None and (
-            not isinstance(highlight, tuple)
-            or len(highlight) != 2
-            or not all(isinstance(m, str) for m in highlight)
+        _positive("min_size", tuning.min_size, integer=True)
+        _positive("max_size", tuning.max_size, integer=True, minimum=max(1, tuning.min_size))
+        _positive("timeout", tuning.timeout)
+        _positive("connect_timeout", tuning.connect_timeout)
+        if tuning.pool_timeout is not None:
+            _positive("pool_timeout", tuning.pool_timeout)
+        _positive("max_candidates", tuning.max_candidates, integer=True, minimum=1)
+        _positive("snippet_words", tuning.snippet_words, integer=True, minimum=3)
+        _positive("batch_size", tuning.batch_size, integer=True, minimum=1)
+        if tuning.highlight is not None and (
+            not isinstance(tuning.highlight, tuple)
+            or len(tuning.highlight) != 2
+            or not all(isinstance(m, str) for m in tuning.highlight)
         ):
             raise ConfigurationError("highlight must be None or a (start, end) pair of strings")
-        if not isinstance(one_per_document, bool):
+        if not isinstance(tuning.one_per_document, bool):
             raise ConfigurationError("one_per_document must be True or False")
+        rank_function = tuning.rank_function
         if rank_function is None:
             rank_function = "bm25" if spec.managed else "ts_rank"
         self._spec = spec
         self._builder = Builder(
-            spec, rank_function=rank_function, one_per_document=one_per_document
+            spec, rank_function=rank_function, one_per_document=tuning.one_per_document
         )
         self._schema = SchemaBuilder(spec)
-        self.one_per_document = one_per_document
+        self.one_per_document = tuning.one_per_document
         self.rank_function = rank_function
         self._target = describe(params)
-        self.max_candidates = max_candidates
-        self.highlight = highlight
-        self._snippet_chars = snippet_words * 14  # two fragments of ~7-character words
+        self.max_candidates = tuning.max_candidates
+        self.highlight = tuning.highlight
+        self._snippet_chars = tuning.snippet_words * 14  # two fragments of ~7-character words
         self._common: tuple[float, tuple[str, ...]] | None = None
         self._statistics: tuple[float, bool] | None = None
-        self.batch_size = batch_size
+        self.batch_size = tuning.batch_size
         secrets = tuple(s for s in (params.get("password"), os.environ.get("PGPASSWORD")) if s)
         settings = PoolSettings(
             dsn=dsn,
             target=self._target,
             table=spec.table_name,
             secrets=secrets,
-            min_size=min_size,
-            max_size=max_size,
-            statement_timeout=float(timeout),
-            pool_timeout=float(pool_timeout if pool_timeout is not None else timeout),
-            connect_timeout=float(connect_timeout),
+            min_size=tuning.min_size,
+            max_size=tuning.max_size,
+            statement_timeout=float(tuning.timeout),
+            pool_timeout=float(
+                tuning.pool_timeout if tuning.pool_timeout is not None else tuning.timeout
+            ),
+            connect_timeout=float(tuning.connect_timeout),
             vectors=embedder is not None,
         )
         self._sync = SyncPool(settings)

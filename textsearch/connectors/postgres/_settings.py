@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from typing_extensions import Self, TypedDict
@@ -20,6 +21,7 @@ __all__ = [
     "FromEnvironment",
     "Mode",
     "PostgresSettings",
+    "Tuning",
     "positive",
 ]
 
@@ -47,6 +49,28 @@ class PostgresSettings(TypedDict, total=False):
     mode: Mode | None
     string_mapper: Callable[[PostgresDocument], str] | None
     text_search_result_mapper: Callable[[PostgresDocument], TextSearchResult] | None
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The tuning keywords as the connector's setup takes them, with `from_table`'s defaults.
+
+    The constructor spells the same defaults in its signature (where readers and type
+    checkers see them) and passes every value; `from_table` passes only those given.
+    """
+
+    min_size: int = 1
+    max_size: int = 10
+    timeout: float = 10.0
+    pool_timeout: float | None = None
+    connect_timeout: float = 5.0
+    max_candidates: int = 1000
+    one_per_document: bool = False
+    #: ``None``: ``bm25`` on the managed table, ``ts_rank`` on a table of yours
+    rank_function: str | None = None
+    highlight: tuple[str, str] | None = None
+    snippet_words: int = 30
+    batch_size: int = 500
 
 
 #: environment variable holding the connection string

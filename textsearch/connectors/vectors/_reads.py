@@ -20,7 +20,7 @@ from typing import Any, Generic
 from textsearch._twins import Plan
 from textsearch._types import SearchOptions, TextSearchFilter
 from textsearch.connectors.vectors._base import NativeT, Step, VectorStoreTextSearch, trusted
-from textsearch.errors import InvalidRequestError
+from textsearch.documents._listing import DocumentListing
 
 __all__ = ["KEY_BATCH", "SCAN_BATCH", "Keyed", "ReadableStore", "Scanned"]
 
@@ -81,7 +81,7 @@ def _first_records(keyed: Sequence[Keyed], after: str | None) -> dict[str, Any]:
     return {doc_id: kept[1] for doc_id, kept in first.items()}
 
 
-class ReadableStore(VectorStoreTextSearch[NativeT], Generic[NativeT]):
+class ReadableStore(VectorStoreTextSearch[NativeT], DocumentListing[NativeT], Generic[NativeT]):
     """A vector-store connector that also reads its documents back (Chroma, Qdrant, Milvus).
 
     A store writes three more hooks: `_scan`, the plan fetching every record a filter
@@ -203,42 +203,19 @@ class ReadableStore(VectorStoreTextSearch[NativeT], Generic[NativeT]):
         mine = [r for r in records if r[1].id == doc_id and r[2] == f"#{fragment}"]
         return self._joined(_in_order(mine), link) if mine else None
 
-    def list_documents(
-        self,
-        *,
-        filter: TextSearchFilter | None = None,
-        after: str | None = None,
-        limit: int = 100,
+    def _page_of_documents(
+        self, filter: TextSearchFilter | None, after: str | None, limit: int
     ) -> list[NativeT]:
-        """The stored documents in order of id, a page at a time, without their text.
+        """A page of `list_documents`.
 
-        Blocking, like `get_document`. Pages are keyed: pass the last id of a page as
-        ``after`` to get the next one. Each page scans the keys of the records the filter
-        admits (each record's id and document id: the stores compare no strings by order),
-        then fetches the fields of the page's documents' first records only. Chroma's scan
-        reads record ids alone (its metadata is most of a scan's cost) and takes a record
-        named ``<x>#<n>``, as `add_documents` names them, for a passage of document ``x``
-        (a record named so whose document id field names another document is listed under
-        ``x``); a record named otherwise is listed under its document id field.
-
-        Args:
-            filter: Lists only the documents it admits, as a search would.
-            after: The last id of the previous page (``None``: the first page).
-            limit: How many documents a page holds at most (1 to 1,000).
-
-        Returns:
-            Each document's ``id``, ``title``, ``link`` (without a passage fragment) and
-            ``metadata``, with an empty ``text``.
-
-        Raises:
-            InvalidRequestError: A ``limit`` outside 1 to 1,000.
-            NotFoundError: The collection does not exist.
-            UnsupportedFilterError: The filter cannot be applied.
-            SearchTransportError: The server could not be reached.
-            SearchTimeoutError: The store did not answer within ``timeout``.
+        Each page scans the keys of the records the filter admits (each record's id and
+        document id: the stores compare no strings by order), then fetches the fields of the
+        page's documents' first records only. Chroma's scan reads record ids alone (its
+        metadata is most of a scan's cost) and takes a record named ``<x>#<n>``, as
+        `add_documents` names them, for a passage of document ``x`` (a record named so whose
+        document id field names another document is listed under ``x``); a record named
+        otherwise is listed under its document id field.
         """
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise InvalidRequestError("limit must be a whole number from 1 to 1000")
         self._check_read_filter(filter)
         flt = self._filter_of(SearchOptions(filter=filter))
         page, fetched = self._listing_page(flt, after, limit, exact=False)

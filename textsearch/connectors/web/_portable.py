@@ -59,6 +59,7 @@ __all__ = [
     "safe_search_level",
     "site_operators",
     "split_filter",
+    "unsupported_field",
     "url_allowed",
 ]
 
@@ -122,9 +123,11 @@ class PortableFilter:
     """The portable field names present in the filter."""
 
 
-def _unsupported(
+def unsupported_field(
     owner: str, name: str, supported: Iterable[str], how: str = ""
 ) -> UnsupportedFilterError:
+    """The error for a clause on ``name`` that ``owner`` cannot honour (``how``: with what
+    clause, e.g. ``"with any_tag_equal_to "``), listing the ``supported`` field names."""
     names = sorted(supported)
     return UnsupportedFilterError(
         f"{owner} cannot filter {how}on {name!r}; supported filter fields (equal_to): "
@@ -383,12 +386,12 @@ def split_filter(
     for clause in search_filter.clauses:
         name = clause.field_name
         if isinstance(clause, AnyTagEqualTo):
-            raise _unsupported(owner, name, supported, "with any_tag_equal_to ")
+            raise unsupported_field(owner, name, supported, "with any_tag_equal_to ")
         if name not in portable:
             if name in native:
                 rest.append(clause)
                 continue
-            raise _unsupported(owner, name, supported)
+            raise unsupported_field(owner, name, supported)
         used.add(name)
         assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
         value = clause.value

@@ -33,14 +33,7 @@ from textsearch._types import (
     TextSearchFilter,
     TextSearchResult,
 )
-from textsearch.connectors.web._base import (
-    CleanText,
-    as_text,
-    check_flag,
-    load_json_body,
-    object_field,
-    page_index,
-)
+from textsearch.connectors.web import _base as web
 from textsearch.connectors.web._connector import (
     Page,
     WebSearchConnector,
@@ -48,7 +41,7 @@ from textsearch.connectors.web._connector import (
     WebSpec,
     web_pages,
 )
-from textsearch.connectors.web._portable import fold_ranges, is_date_range
+from textsearch.connectors.web._portable import fold_ranges, is_date_range, unsupported_field
 from textsearch.connectors.web.bing import BingCompatiblePage
 from textsearch.errors import (
     AuthenticationError,
@@ -57,7 +50,6 @@ from textsearch.errors import (
     ProviderError,
     QuotaExceededError,
     ResponseFormatError,
-    UnsupportedFilterError,
 )
 
 __all__ = ["BochaTextSearch", "BochaWebPage"]
@@ -94,7 +86,7 @@ class BochaWebPage(BingCompatiblePage):
     it is Beijing time, so a ``Z`` value is read as UTC+08:00.
     """
 
-    summary: CleanText = None
+    summary: web.CleanText = None
     """A longer summary of the page (sent when ``summary=True``)."""
     site_name: str | None = None
     """Name of the site."""
@@ -148,10 +140,10 @@ def _classify(
 
 
 def _detail(status: int, body: dict[str, Any]) -> ErrorDetail:
-    message = as_text(body.get("message")) or as_text(body.get("msg"))
-    code = as_text(body.get("code"))
+    message = web.as_text(body.get("message")) or web.as_text(body.get("msg"))
+    code = web.as_text(body.get("code"))
     error_class, hints = _classify(status, message)
-    log_id = as_text(body.get("log_id"))
+    log_id = web.as_text(body.get("log_id"))
     if log_id:
         hints = (*hints, f"log_id: {log_id}")
     return ErrorDetail(code=code, message=message, error_class=error_class, hints=hints)
@@ -246,7 +238,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
         base_url: str = DEFAULT_BASE_URL,
         **settings: Unpack[WebSettings[BochaWebPage]],
     ) -> None:
-        self.summary = check_flag(summary, "summary=", self)
+        self.summary = web.check_flag(summary, "summary=", self)
         super().__init__(api_key, base_url, settings)
 
     def _translate(self, search_filter: TextSearchFilter | None) -> dict[str, str]:
@@ -261,12 +253,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
             name = clause.field_name
             if name not in SUPPORTED_FILTER_FIELDS or isinstance(clause, AnyTagEqualTo):
                 how = "with any_tag_equal_to " if isinstance(clause, AnyTagEqualTo) else ""
-                raise UnsupportedFilterError(
-                    f"BochaTextSearch cannot filter {how}on {name!r}; supported filter fields "
-                    "(equal_to): " + ", ".join(sorted(SUPPORTED_FILTER_FIELDS)),
-                    field_name=name,
-                    supported_fields=sorted(SUPPORTED_FILTER_FIELDS),
-                )
+                raise unsupported_field("BochaTextSearch", name, SUPPORTED_FILTER_FIELDS, how)
             assert isinstance(clause, EqualTo)  # fold_ranges leaves equalities only
             if name == "freshness":
                 value = _freshness(clause.value)
@@ -299,7 +286,7 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
     def _request(
         self, query: str, options: SearchOptions, translated: dict[str, str]
     ) -> HttpRequest:
-        page = page_index(options, "Bocha")
+        page = web.page_index(options, "Bocha")
         body: dict[str, Any] = {"query": query, "count": options.top, "summary": self.summary}
         if page:
             body["page"] = page + 1
@@ -308,13 +295,13 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
 
     def _read_page(self, response: HttpResponse, options: SearchOptions, translated: Any) -> Page:
         provider, http_status = self.provider_name, response.status_code
-        envelope = load_json_body(response, provider)
+        envelope = web.load_json_body(response, provider)
         code = envelope.get("code")
         status = _status_of(code)
         if code is not None and status != 200:
             # Bocha reports some failures inside an HTTP 200 body.
             raise BodyStatusError(status or 500, _detail(status or 500, envelope))
-        data = object_field(envelope, "data", provider, http_status)
+        data = web.object_field(envelope, "data", provider, http_status)
         if data is None:
             raise ResponseFormatError(
                 f"{provider}: HTTP {http_status} but the body has no 'data'",
@@ -322,10 +309,10 @@ class BochaTextSearch(WebSearchConnector[BochaWebPage]):
                 status_code=http_status,
             )
         metadata: dict[str, Any] = {}
-        log_id = as_text(envelope.get("log_id"))
+        log_id = web.as_text(envelope.get("log_id"))
         if log_id:
             metadata["log_id"] = log_id
-        answer = object_field(data, "webPages", provider, http_status)
+        answer = web.object_field(data, "webPages", provider, http_status)
         return web_pages(answer, metadata, options.include_total_count)
 
     def _to_text_search_result(self, item: BochaWebPage) -> TextSearchResult:

@@ -47,36 +47,30 @@ SUPPORTED_FILTER_FIELDS: Final = frozenset({SITE, EXCLUDE_SITE, FRESHNESS, COUNT
 MAX_RESULTS: Final = 20
 SEARCH_DEPTHS: Final = ("basic", "advanced", "fast", "ultra-fast")
 TOPICS: Final = ("general", "news", "finance")
+# "<ISO 3166-1 alpha-2 code> <the English name Tavily takes>", comma-separated.
+_COUNTRY_TABLE = """
+AE united arab emirates, AF afghanistan, AL albania, AM armenia, AO angola, AR argentina,
+AT austria, AU australia, AZ azerbaijan, BA bosnia and herzegovina, BD bangladesh, BE belgium,
+BG bulgaria, BH bahrain, BO bolivia, BR brazil, BY belarus, CA canada, CH switzerland, CL chile,
+CM cameroon, CN china, CO colombia, CR costa rica, CU cuba, CY cyprus, CZ czech republic,
+DE germany, DK denmark, DO dominican republic, DZ algeria, EC ecuador, EE estonia, EG egypt,
+ES spain, ET ethiopia, FI finland, FR france, GB united kingdom, GE georgia, GH ghana,
+GR greece, GT guatemala, HN honduras, HR croatia, HU hungary, ID indonesia, IE ireland,
+IL israel, IN india, IQ iraq, IR iran, IS iceland, IT italy, JM jamaica, JO jordan, JP japan,
+KE kenya, KG kyrgyzstan, KH cambodia, KR south korea, KW kuwait, KZ kazakhstan, LB lebanon,
+LK sri lanka, LT lithuania, LU luxembourg, LV latvia, LY libya, MA morocco, MD moldova,
+ME montenegro, MK north macedonia, MM myanmar, MN mongolia, MT malta, MX mexico, MY malaysia,
+MZ mozambique, NG nigeria, NI nicaragua, NL netherlands, NO norway, NP nepal, NZ new zealand,
+OM oman, PA panama, PE peru, PH philippines, PK pakistan, PL poland, PT portugal, PY paraguay,
+QA qatar, RO romania, RS serbia, RU russia, RW rwanda, SA saudi arabia, SE sweden, SG singapore,
+SI slovenia, SK slovakia, SN senegal, SV el salvador, SY syria, TH thailand, TN tunisia,
+TR turkey, TW taiwan, TZ tanzania, UA ukraine, UG uganda, US united states, UY uruguay,
+UZ uzbekistan, VE venezuela, VN vietnam, YE yemen, ZA south africa, ZM zambia, ZW zimbabwe
+"""
 #: Tavily takes ``country`` as a lower-case English name; ISO 3166-1 alpha-2 -> that name.
 COUNTRY_NAMES: Final = {
-    "AE": "united arab emirates", "AF": "afghanistan", "AL": "albania", "AM": "armenia",
-    "AO": "angola", "AR": "argentina", "AT": "austria", "AU": "australia",
-    "AZ": "azerbaijan", "BA": "bosnia and herzegovina", "BD": "bangladesh", "BE": "belgium",
-    "BG": "bulgaria", "BH": "bahrain", "BO": "bolivia", "BR": "brazil", "BY": "belarus",
-    "CA": "canada", "CH": "switzerland", "CL": "chile", "CM": "cameroon", "CN": "china",
-    "CO": "colombia", "CR": "costa rica", "CU": "cuba", "CY": "cyprus",
-    "CZ": "czech republic", "DE": "germany", "DK": "denmark", "DO": "dominican republic",
-    "DZ": "algeria", "EC": "ecuador", "EE": "estonia", "EG": "egypt", "ES": "spain",
-    "ET": "ethiopia", "FI": "finland", "FR": "france", "GB": "united kingdom",
-    "GE": "georgia", "GH": "ghana", "GR": "greece", "GT": "guatemala", "HN": "honduras",
-    "HR": "croatia", "HU": "hungary", "ID": "indonesia", "IE": "ireland", "IL": "israel",
-    "IN": "india", "IQ": "iraq", "IR": "iran", "IS": "iceland", "IT": "italy",
-    "JM": "jamaica", "JO": "jordan", "JP": "japan", "KE": "kenya", "KG": "kyrgyzstan",
-    "KH": "cambodia", "KR": "south korea", "KW": "kuwait", "KZ": "kazakhstan",
-    "LB": "lebanon", "LK": "sri lanka", "LT": "lithuania", "LU": "luxembourg",
-    "LV": "latvia", "LY": "libya", "MA": "morocco", "MD": "moldova", "ME": "montenegro",
-    "MK": "north macedonia", "MM": "myanmar", "MN": "mongolia", "MT": "malta",
-    "MX": "mexico", "MY": "malaysia", "MZ": "mozambique", "NG": "nigeria",
-    "NI": "nicaragua", "NL": "netherlands", "NO": "norway", "NP": "nepal",
-    "NZ": "new zealand", "OM": "oman", "PA": "panama", "PE": "peru", "PH": "philippines",
-    "PK": "pakistan", "PL": "poland", "PT": "portugal", "PY": "paraguay", "QA": "qatar",
-    "RO": "romania", "RS": "serbia", "RU": "russia", "RW": "rwanda", "SA": "saudi arabia",
-    "SE": "sweden", "SG": "singapore", "SI": "slovenia", "SK": "slovakia", "SN": "senegal",
-    "SV": "el salvador", "SY": "syria", "TH": "thailand", "TN": "tunisia", "TR": "turkey",
-    "TW": "taiwan", "TZ": "tanzania", "UA": "ukraine", "UG": "uganda",
-    "US": "united states", "UY": "uruguay", "UZ": "uzbekistan", "VE": "venezuela",
-    "VN": "vietnam", "YE": "yemen", "ZA": "south africa", "ZM": "zambia", "ZW": "zimbabwe",
-}  # fmt: skip
+    entry[:2]: entry[3:] for entry in (part.strip() for part in _COUNTRY_TABLE.split(","))
+}
 
 
 class _Snake(BaseModel):
