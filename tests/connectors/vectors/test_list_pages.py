@@ -18,7 +18,8 @@ import pytest
 from tests.connectors.vectors import _support as support
 from tests.connectors.vectors._support import CountingEmbedder, unique_name
 from textsearch import TextSearchFilter
-from textsearch.connectors.vectors import chroma, milvus, qdrant
+from textsearch.connectors.vectors import chroma
+from textsearch.connectors.vectors._reads import ReadableStore
 
 
 def _chroma_in_a_folder(tmp_path: Path) -> Callable[..., Any]:
@@ -32,11 +33,11 @@ def _chroma_in_a_folder(tmp_path: Path) -> Callable[..., Any]:
     return make
 
 
-FACTORIES: dict[str, tuple[Callable[[Path], Any], Any]] = {
-    "chroma": (support.chroma_factory, chroma),
-    "chroma-folder": (_chroma_in_a_folder, chroma),
-    "qdrant": (support.qdrant_factory, qdrant),
-    "milvus": (support.milvus_factory, milvus),
+FACTORIES: dict[str, Callable[[Path], Any]] = {
+    "chroma": support.chroma_factory,
+    "chroma-folder": _chroma_in_a_folder,
+    "qdrant": support.qdrant_factory,
+    "milvus": support.milvus_factory,
 }
 TEAMS = ("red", "blue", "green")
 
@@ -89,10 +90,11 @@ def _all_pages(store: Any, limit: int, **kwargs: Any) -> list[list[tuple[Any, ..
 
 @pytest.fixture(scope="module", params=sorted(FACTORIES))
 def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    factory, module = FACTORIES[str(request.param)]
+    factory = FACTORIES[str(request.param)]
     patch = pytest.MonkeyPatch()
-    patch.setattr(module, "SCAN_BATCH", 250)  # every scan crosses several of the store's pages
-    patch.setattr(module, "KEY_BATCH", 400)
+    # small batches: every scan crosses several of the store's pages
+    patch.setattr(ReadableStore, "scan_batch", 250)
+    patch.setattr(ReadableStore, "key_batch", 400)
     search = factory(tmp_path_factory.mktemp("store"))(unique_name(), embedder=CountingEmbedder())
     search.add_documents_sync(DOCUMENTS)
     yield search

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from tests.connectors.vectors import _support as support
 from tests.connectors.vectors._support import DOCS, CountingEmbedder, unique_name
 from textsearch import InvalidRequestError, LocalTextSearch, TextSearchFilter
-from textsearch.connectors.vectors import chroma, milvus, qdrant
+from textsearch.connectors.vectors._reads import ReadableStore
 from textsearch.documents import read_path
 from textsearch.plugins import _mcp, create_search_function, create_search_plugin
 
@@ -30,7 +30,6 @@ FACTORIES: dict[str, Callable[[Path], Any]] = {
     "qdrant": support.qdrant_factory,
     "milvus": support.milvus_factory,
 }
-MODULES = {"chroma": chroma, "qdrant": qdrant, "milvus": milvus}
 
 #: 40 numbered paragraphs of ~230 characters: several passages, whose order shows.
 LONG_TEXT = "\n\n".join(
@@ -66,7 +65,7 @@ def kind(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def store(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     # small scan batches: every read crosses several of the store's pages
-    monkeypatch.setattr(MODULES[kind], "SCAN_BATCH", 3)
+    monkeypatch.setattr(ReadableStore, "scan_batch", 3)
     search = FACTORIES[kind](tmp_path)(unique_name(), embedder=CountingEmbedder())
     search.add_documents_sync([*DOCS, LONG, SECRET])
     return search

@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any, Generic
+from typing import Any, ClassVar, Generic
 
 from textsearch._twins import Plan
 from textsearch._types import SearchOptions, TextSearchFilter
@@ -89,6 +89,11 @@ class ReadableStore(VectorStoreTextSearch[NativeT], DocumentListing[NativeT], Ge
     document id, nothing else), which finds a listing's page; `_fetch_records`, the page's
     records.
     """
+
+    #: Records fetched per call of a scan (`SCAN_BATCH`; a test may set fewer).
+    scan_batch: ClassVar[int] = SCAN_BATCH
+    #: Records named per call of a key scan (`KEY_BATCH`).
+    key_batch: ClassVar[int] = KEY_BATCH
 
     @abstractmethod
     def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:

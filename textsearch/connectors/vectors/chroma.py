@@ -27,13 +27,7 @@ from textsearch.connectors.vectors._errors import (
     chroma_error,
 )
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
-from textsearch.connectors.vectors._reads import (
-    KEY_BATCH,
-    SCAN_BATCH,
-    Keyed,
-    ReadableStore,
-    Scanned,
-)
+from textsearch.connectors.vectors._reads import Keyed, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     ResponseFormatError,
@@ -386,11 +380,11 @@ class ChromaTextSearch(ReadableStore[ChromaDocument]):
         out: list[Scanned] = []
         while True:
             answer = yield call(
-                collection.get, where=flt, include=include, limit=SCAN_BATCH, offset=len(out)
+                collection.get, where=flt, include=include, limit=self.scan_batch, offset=len(out)
             )
             found = self._scanned(answer)
             out.extend(found)
-            if len(found) < SCAN_BATCH:
+            if len(found) < self.scan_batch:
                 return out
 
     def _scan_keys(self, client: Any, flt: Any, exact: bool) -> Plan[Step, list[Keyed]]:
@@ -401,11 +395,11 @@ class ChromaTextSearch(ReadableStore[ChromaDocument]):
         ids: list[str] = []
         while True:
             answer = yield call(
-                collection.get, where=flt, include=[], limit=KEY_BATCH, offset=len(ids)
+                collection.get, where=flt, include=[], limit=self.key_batch, offset=len(ids)
             )
             batch = [str(key) for key in answer.get("ids") or []]
             ids.extend(batch)
-            if len(batch) < KEY_BATCH:
+            if len(batch) < self.key_batch:
                 break
         out: list[Keyed] = []
         loose: list[str] = []
@@ -415,8 +409,8 @@ class ChromaTextSearch(ReadableStore[ChromaDocument]):
                 out.append((key, key, head))
             else:
                 loose.append(key)
-        for start in range(0, len(loose), SCAN_BATCH):
-            part = loose[start : start + SCAN_BATCH]
+        for start in range(0, len(loose), self.scan_batch):
+            part = loose[start : start + self.scan_batch]
             answer = yield call(collection.get, ids=part, include=["metadatas"])
             metadatas = answer.get("metadatas") or [None] * len(answer.get("ids") or [])
             for key, metadata in zip(answer.get("ids") or [], metadatas, strict=True):

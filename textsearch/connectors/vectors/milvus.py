@@ -39,13 +39,7 @@ from textsearch.connectors.vectors._filters import (
     companions,
     visible,
 )
-from textsearch.connectors.vectors._reads import (
-    KEY_BATCH,
-    SCAN_BATCH,
-    Keyed,
-    ReadableStore,
-    Scanned,
-)
+from textsearch.connectors.vectors._reads import Keyed, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     InvalidRequestError,
@@ -428,7 +422,7 @@ class MilvusTextSearch(ReadableStore[MilvusDocument]):
         yield from self._opened(client)
         assert self._layout is not None
         fields = [name for name in self._layout[2] if text or name != self.text_field]
-        return self._scanned((yield from self._query_all(client, flt, fields, SCAN_BATCH)))
+        return self._scanned((yield from self._query_all(client, flt, fields, self.scan_batch)))
 
     def _scan_keys(self, client: Any, flt: Any, exact: bool) -> Plan[Step, list[Keyed]]:
         yield from self._opened(client)
@@ -436,7 +430,7 @@ class MilvusTextSearch(ReadableStore[MilvusDocument]):
         # the primary key comes with every row; "*" (no metadata field): the id may be dynamic
         own = self._layout[2]
         fields = own if own == ["*"] else [name for name in own if name == self.id_field]
-        rows = yield from self._query_all(client, flt, fields, KEY_BATCH)
+        rows = yield from self._query_all(client, flt, fields, self.key_batch)
         out: list[Keyed] = []
         for row in rows:
             key = row.get(self._primary)

@@ -34,13 +34,7 @@ from textsearch.connectors.vectors import _base as vs
 from textsearch.connectors.vectors._base import Plan, Step, call
 from textsearch.connectors.vectors._errors import qdrant_error
 from textsearch.connectors.vectors._filters import INSTANT_SUFFIX, companions, visible
-from textsearch.connectors.vectors._reads import (
-    KEY_BATCH,
-    SCAN_BATCH,
-    Keyed,
-    ReadableStore,
-    Scanned,
-)
+from textsearch.connectors.vectors._reads import Keyed, ReadableStore, Scanned
 from textsearch.errors import (
     ConfigurationError,
     TextSearchError,
@@ -407,14 +401,14 @@ class QdrantTextSearch(ReadableStore[QdrantDocument]):
 
     def _scan(self, client: Any, flt: Any, text: bool) -> Plan[Step, list[Scanned]]:
         payload: Any = True if text else self._without_text()
-        points = yield from self._scroll(client, flt, payload, SCAN_BATCH)
+        points = yield from self._scroll(client, flt, payload, self.scan_batch)
         fragments = [(p.payload or {}).get(vs.FRAGMENT_KEY) for p in points]
         found = self._results(points)
         names = _names([str(p.id) for p in points], [r.id for r in found])
         return list(zip(names, found, fragments, strict=True))
 
     def _scan_keys(self, client: Any, flt: Any, exact: bool) -> Plan[Step, list[Keyed]]:
-        points = yield from self._scroll(client, flt, [self.id_field], KEY_BATCH)
+        points = yield from self._scroll(client, flt, [self.id_field], self.key_batch)
         doc_ids = [vs.document_id_of((p.payload or {}).get(self.id_field), p.id) for p in points]
         names = _names([str(p.id) for p in points], doc_ids)
         return list(zip((p.id for p in points), names, doc_ids, strict=True))
