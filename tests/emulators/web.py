@@ -160,6 +160,17 @@ class WebEmulator:
             target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
         )
 
+    def received(self, count: int, within: float = 30.0) -> int:
+        """How many requests arrived, once ``count`` have (or ``within`` seconds passed).
+
+        A client that timed out may have sent its request before this server's thread read
+        it; on a loaded machine the record follows a little later.
+        """
+        deadline = time.monotonic() + within
+        while len(self.requests) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return len(self.requests)
+
     def enqueue(self, *replies: Reply) -> None:
         with self.lock:
             self.script.extend(replies)

@@ -527,17 +527,17 @@ def test_loopback_rate_limit_then_success_and_quota_stops(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_loopback_slow_answer_times_out(mode: str) -> None:
-    with serve(Reply(200, OK, delay=1.0)) as server:
+    with serve(Reply(200, OK, delay=60.0)) as server:
         connector = BraveTextSearch(
             KEY,
             endpoint=server.url + "/res/v1/web/search",
-            timeout=0.1,
+            timeout=0.5,
             max_retries=1,
             max_retry_wait=0.01,
         )
         with pytest.raises(SearchTimeoutError):
             call(connector, mode, "search", "q")
-        assert len(server.requests) == 2
+        assert server.received(2) == 2
 
 
 # -- live --------------------------------------------------------------------------------

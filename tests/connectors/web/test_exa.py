@@ -314,8 +314,8 @@ def test_loopback_dropped_connection_then_success(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_loopback_timeout(mode: str) -> None:
-    with serve(Reply(200, OK, delay=1.0)) as server:
-        connector = ExaTextSearch(KEY, base_url=server.url, timeout=0.1, max_retries=0)
+    with serve(Reply(200, OK, delay=60.0)) as server:
+        connector = ExaTextSearch(KEY, base_url=server.url, timeout=0.5, max_retries=0)
         with pytest.raises(SearchTimeoutError):
             call(connector, mode, "search", "q")
 

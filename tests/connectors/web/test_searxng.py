@@ -252,8 +252,8 @@ def test_loopback_429_then_success(mode: str) -> None:
 
 
 def test_loopback_timeout() -> None:
-    with searxng(delay=1.0) as instance:
-        connector = SearxngTextSearch(instance.url, timeout=0.1, max_retries=0)
+    with searxng(delay=5.0) as instance:
+        connector = SearxngTextSearch(instance.url, timeout=0.5, max_retries=0)
         with pytest.raises(SearchTimeoutError):
             call(connector, "sync", "search", "q")
 
