@@ -32,6 +32,7 @@ _METHODS: dict[str, str] = {
     "text": "get_text_search_results",
     "native": "get_search_results",
 }
+_SYNC_METHODS: dict[str, str] = {kind: name + "_sync" for kind, name in _METHODS.items()}
 
 
 class Hit:
@@ -284,7 +285,7 @@ def call_sync(search: TextSearch, kind: Kind, query: str, options: SearchOptions
     """Blocking twin of `call`."""
     if kind == "hits":
         return fetch_hits_sync(search, query, options)
-    return getattr(search, _METHODS[kind] + "_sync")(query, options)
+    return getattr(search, _SYNC_METHODS[kind])(query, options)
 
 
 def project(hits: SearchResults[Hit], kind: Kind) -> SearchResults[Any]:
