@@ -118,6 +118,40 @@ def test_pdf_underscores_drawn_as_rules_are_read_back() -> None:
     assert "uint8_t" not in "\n".join(p.text for p in passages)
 
 
+def test_pdf_page_text_is_pypdfium2s_text_range() -> None:
+    # The reader loads pages through PDFium's functions directly (no page objects to make and
+    # finalize): every page's text is what pypdfium2's get_text_range() gives.
+    import pypdfium2 as pdfium
+
+    from textsearch.documents import _pdf
+
+    made = make_pdf(
+        [["Manip\x01ulation of data\x02ows", "Second line"], [], ["Last page, one line"]],
+        drawn=["uint8_t x"],
+        producer="pdfTeX-1.40.24",
+    )
+    debian = Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf")
+    for data in [made] + ([debian.read_bytes()] if debian.exists() else []):
+        document = pdfium.PdfDocument(data)
+        calls, handle = _pdf._calls(), _pdf._address(document.raw)
+        try:
+            for index in range(len(document)):
+                page = document[index]
+                textpage = page.get_textpage()
+                expected = textpage.get_text_range()
+                textpage.close()
+                page.close()
+                raw_page = calls.load_page(handle, index)
+                raw_text = calls.load_text(raw_page)
+                try:
+                    assert _pdf._text_range(calls, raw_text) == expected, index
+                finally:
+                    calls.close_text(raw_text)
+                    calls.close_page(raw_page)
+        finally:
+            document.close()
+
+
 def test_search_for_a_sentence_on_page_n_returns_page_n(tmp_path: Path) -> None:
     _pdf(tmp_path / "ocean.pdf")
     search = LocalTextSearch()

@@ -17,6 +17,7 @@ is found on its page; without an outline each page is a section.
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import re
 import threading
@@ -114,29 +115,28 @@ def read_pdf(data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
     return title, [Passage(p.heading, f"page={p.line}", 1, p.text) for p in passages]
 
 
-def _page_texts(document: object, count: int, underscores: bool) -> list[str]:
-    import pypdfium2 as pdfium
-
+def _page_texts(document: Any, count: int, underscores: bool) -> list[str]:
+    calls = _calls()
+    handle = _address(document.raw)
     pages: list[str] = []
     total = 0
     for index in range(count):
-        try:
-            page = document[index]  # type: ignore[index]
-        except pdfium.PdfiumError:
+        page = calls.load_page(handle, index)
+        if not page:
             pages.append("")  # a damaged page: the others are still read
             continue
+        text = ""
         try:
-            textpage = page.get_textpage()
-            try:
-                text = textpage.get_text_range()
-                if underscores:
-                    text = drawn_underscores(page, textpage, text)
-            finally:
-                textpage.close()
-        except pdfium.PdfiumError:
-            text = ""
+            textpage = calls.load_text(page)
+            if textpage:  # else a page PDFium cannot read the text of: no text
+                try:
+                    text = _text_range(calls, textpage)
+                    if underscores:
+                        text = drawn_underscores(page, textpage, text)
+                finally:
+                    calls.close_text(textpage)
         finally:
-            page.close()
+            calls.close_page(page)
         text = clean_page(text)
         total += len(text)
         if total > MAX_CHARS:
@@ -145,13 +145,33 @@ def _page_texts(document: object, count: int, underscores: bool) -> list[str]:
     return pages
 
 
+def _text_range(calls: _Calls, textpage: int) -> str:
+    """The text page's text, as pypdfium2's ``get_text_range()`` reads it (its calls, minus
+    the page and text page objects it makes and finalizes: ~8% of reading a page).
+
+    Characters at either end that PDFium leaves out of the text are left out of the range
+    asked for, else PDFium reads past it (crbug.com/pdfium/2079).
+    """
+    first, last = 0, calls.count_chars(textpage) - 1
+    start = end = -1
+    while first <= last and (start := calls.text_index(textpage, first)) == -1:
+        first += 1
+    while first <= last and (end := calls.text_index(textpage, last)) == -1:
+        last -= 1
+    if first > last:
+        return ""
+    buffer = (ctypes.c_ushort * (end + 2 - start))()
+    written = calls.get_text(textpage, first, last + 1 - first, buffer)
+    return codecs.decode(memoryview(buffer)[: written - 1], "utf-16-le", "ignore")
+
+
 class _Calls:
-    """PDFium's functions for the underscore pass, called with plain addresses and numbers.
+    """PDFium's functions for reading pages, called with plain addresses and numbers.
 
     pypdfium2's bindings wrap every handle they return in a ctypes pointer object and check
-    it again on the way back in; a page has thousands of objects, each looked at, so the
-    same functions are bound here once with ``void *`` handles (the same library, the same
-    calling convention), which made looking at them about twice as fast.
+    it again on the way back in; a page has thousands of objects, each looked at by the
+    underscore pass, so the same functions are bound here once with ``void *`` handles (the
+    same library, the same calling convention): looking at them costs about half as much.
     """
 
     def __init__(self) -> None:
@@ -166,6 +186,13 @@ class _Calls:
             bound.restype, bound.argtypes = result, arguments
             return bound
 
+        self.load_page = bind(pdfium_c.FPDF_LoadPage, handle, handle, number)
+        self.close_page = bind(pdfium_c.FPDF_ClosePage, None, handle)
+        self.load_text = bind(pdfium_c.FPDFText_LoadPage, handle, handle)
+        self.close_text = bind(pdfium_c.FPDFText_ClosePage, None, handle)
+        self.text_index = bind(pdfium_c.FPDFText_GetTextIndexFromCharIndex, number, handle, number)
+        shorts = ctypes.POINTER(ctypes.c_ushort)
+        self.get_text = bind(pdfium_c.FPDFText_GetText, number, handle, number, number, shorts)
         self.count_objects = bind(pdfium_c.FPDFPage_CountObjects, number, handle)
         self.get_object = bind(pdfium_c.FPDFPage_GetObject, handle, handle, number)
         self.get_type = bind(pdfium_c.FPDFPageObj_GetType, number, handle)
@@ -192,10 +219,10 @@ def _address(pointer: Any) -> int:
     return ctypes.cast(pointer, ctypes.c_void_p).value or 0
 
 
-def _underscore_rules(page: Any) -> list[tuple[float, float, float, float]]:
+def _underscore_rules(page: int) -> list[tuple[float, float, float, float]]:
     """The page's paths shaped like an underscore: a rule at most 1.5 pt high, 1.5-12 pt long."""
     calls = _calls()
-    handle = _address(page.raw)
+    handle = page
     count = calls.count_objects(handle)
     # Each object's type, in C loops (map, compress): no Python statement per object.
     items = list(map(calls.get_object, repeat(handle, count), range(count)))
@@ -212,8 +239,9 @@ def _underscore_rules(page: Any) -> list[tuple[float, float, float, float]]:
     return rules
 
 
-def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
-    """``text`` (the page's text range) with the underscores the page draws as rules put back.
+def drawn_underscores(page: int, textpage: int, text: str) -> str:
+    """``text`` (the page's text range) with the underscores the page draws as rules put back
+    (``page``, ``textpage``: PDFium's handles, as addresses).
 
     TeX sets ``_`` outside its typewriter font as a short rule on the baseline, not as a
     glyph (every ``uint8_t`` and ``asn1_node`` in a Texinfo manual's definitions), so
@@ -225,7 +253,7 @@ def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
     if not rules or len(rules) > _MAX_RULES:
         return text  # none, or a drawing (hatching, a chart) rather than a page of text
     calls = _calls()
-    handle = _address(textpage.raw)
+    handle = textpage
     size = len(text)
     if calls.count_chars(handle) != size:
         return text  # the text's offsets are not PDFium's character indexes
