@@ -452,6 +452,27 @@ def test_formats_force_a_new_reading_by_suffix(tmp_path: Path) -> None:
         list(read_path(tmp_path, formats={".dat": "excel"}))
 
 
+def test_pdf_page_of_huge_text_and_many_rules_makes_no_lookups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each rule's character lookup scans the page's characters: a crafted page of 800,000
+    # characters and 999 rules took 3.9 s (its text alone 0.24 s). Over _MAX_RULE_WORK (rules
+    # times characters) the page is left alone; under it the same rules are read back.
+    from textsearch.documents import _pdf
+    from textsearch.documents._formats import split_file
+
+    calls = _pdf._calls()
+    looked: list[object] = []
+    lookup = calls.char_at
+    monkeypatch.setattr(calls, "char_at", lambda *args: looked.append(args) or lookup(*args))
+    drawn = ["a_" * 200 + "b"]
+    for lines, read_back in ((200, False), (10, True)):  # 20,000+ / 1,000+ characters
+        looked.clear()
+        data = make_pdf([["x" * 100] * lines], drawn=drawn, producer="pdfTeX-1.40.24")
+        text = "\n".join(p.text for p in split_file(data, ".pdf")[1])
+        assert ("a_a_a" in text) is read_back and bool(looked) is read_back
+
+
 def test_pdf_page_of_many_short_rules_is_a_drawing_not_underscores() -> None:
     # Hatching or a chart of short strokes: more rules than any page of text has underscores
     # is left alone (each would cost a character lookup).

@@ -63,6 +63,10 @@ _DIGITS = re.compile(r"\d+")
 _RULE_HEIGHT = 1.5
 _RULE_WIDTH = (1.5, 12.0)
 _MAX_RULES = 1_000  # on one page (nettle's manual: 102 at most)
+# Each rule's character lookup scans the page's characters: rules times characters is bounded
+# (nettle's manual: 293,862 at most), so that a crafted page of huge text and many rules costs
+# a few milliseconds more than its text, not seconds.
+_MAX_RULE_WORK = 2_000_000
 _SPACES = re.compile(r"\s+")
 # PDF error codes of PDFium (FPDF_GetLastError) that name the cause.
 _LOAD_ERRORS = {1: "unknown error", 2: "file not found", 3: "corrupt or not a PDF", 4: "encrypted"}
@@ -250,7 +254,7 @@ def drawn_underscores(page: int, textpage: int, text: str) -> str:
     gap wider than a fifth of the font's size beside them is a space as well (``the _update``).
     """
     rules = _underscore_rules(page)
-    if not rules or len(rules) > _MAX_RULES:
+    if not rules or len(rules) > _MAX_RULES or len(rules) * len(text) > _MAX_RULE_WORK:
         return text  # none, or a drawing (hatching, a chart) rather than a page of text
     calls = _calls()
     handle = textpage
