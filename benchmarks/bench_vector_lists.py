@@ -12,20 +12,28 @@ then one page of ``--limit`` documents is listed, first page and a page from the
 
 Both sides give the same page (checked). Rounds alternate the two sides (``--rounds``); the
 median wall time of each is printed (Milvus Lite's engine is a process of its own, so wall
-time, not this process's CPU, is what a page costs). Usage::
+time, not this process's CPU, is what a page costs). ``--server`` lists over the network
+instead: Chroma's own server (``chroma run`` from the installed chromadb package) is started
+on 127.0.0.1 with a folder of its own, used through ``chromadb.HttpClient`` and stopped by
+its pid at the end. Usage::
 
     python benchmarks/bench_vector_lists.py --stores chroma qdrant milvus --rounds 7
+    python benchmarks/bench_vector_lists.py --stores chroma --server --rounds 7
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,13 +72,49 @@ def _documents(count: int, passages: int) -> list[dict[str, Any]]:
     ]
 
 
-def _store(kind: str, folder: Path) -> Any:
+@contextmanager
+def _chroma_server(folder: Path) -> Iterator[int]:
+    """Chroma's own server on 127.0.0.1 (a free port), serving ``folder``; its port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    program = Path(sys.executable).with_name("chroma")
+    command = [str(program), "run", "--path", str(folder / "server"), "--host", "127.0.0.1"]
+    server = subprocess.Popen(
+        [*command, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("Chroma's server did not start") from None
+                time.sleep(0.2)
+        yield port
+    finally:
+        server.terminate()  # this process's own child, by its pid
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _store(kind: str, folder: Path, port: int | None = None) -> Any:
     if kind == "chroma":
         import chromadb
 
         from textsearch import ChromaTextSearch
 
-        return ChromaTextSearch(chromadb.EphemeralClient(), "lists", embedder=_embedder())
+        client = (
+            chromadb.EphemeralClient()
+            if port is None
+            else chromadb.HttpClient(host="127.0.0.1", port=port)
+        )
+        return ChromaTextSearch(client, "lists", embedder=_embedder())
     if kind == "qdrant":
         from qdrant_client import QdrantClient
 
@@ -110,10 +154,21 @@ def _median_ms(spent: list[float]) -> float:
     return statistics.median(spent) * 1000
 
 
-def bench(kind: str, docs: int, passages: int, limit: int, rounds: int, folder: Path) -> None:
-    store = _store(kind, folder)
+def bench(
+    kind: str,
+    docs: int,
+    passages: int,
+    limit: int,
+    rounds: int,
+    folder: Path,
+    port: int | None = None,
+) -> None:
+    store = _store(kind, folder, port)
     started = time.perf_counter()
-    store.add_documents_sync(_documents(docs, passages))
+    documents = _documents(docs, passages)
+    step = 100 if port is not None else len(documents)  # a server answers each call in time
+    for first in range(0, len(documents), step):
+        store.add_documents_sync(documents[first : first + step])
     added = time.perf_counter() - started
     records = store.get_search_results_sync("part", top=1, include_total_count=True).total_count
     middle = f"doc{docs // 2:06d}"
@@ -130,7 +185,11 @@ def bench(kind: str, docs: int, passages: int, limit: int, rounds: int, folder: 
                 started = time.perf_counter()
                 side(after)
                 spent.setdefault((name, after), []).append(time.perf_counter() - started)
-    print(f"{kind}: {records} records of {docs} documents (added in {added:.1f} s), limit {limit}")
+    served = f" (server on port {port})" if port is not None else ""
+    print(
+        f"{kind}{served}: {records} records of {docs} documents (added in {added:.1f} s), "
+        f"limit {limit}"
+    )
     for after in (None, middle):
         keys, scanned = _median_ms(spent["keys", after]), _median_ms(spent["records", after])
         where = "first page" if after is None else f"after {after}"
@@ -147,10 +206,20 @@ def main() -> None:
     parser.add_argument("--passages", type=int, default=10)
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument(
+        "--server", action="store_true", help="Chroma only: through its own server (HTTP)"
+    )
     args = parser.parse_args()
+    if args.server and args.stores != ["chroma"]:
+        parser.error("--server measures Chroma's server: use it with --stores chroma")
     print("load average:", Path("/proc/loadavg").read_text().split()[:3])
     with tempfile.TemporaryDirectory() as folder:
-        for kind in args.stores:
+        if args.server:
+            with _chroma_server(Path(folder)) as port:
+                bench(
+                    "chroma", args.docs, args.passages, args.limit, args.rounds, Path(folder), port
+                )
+        for kind in [] if args.server else args.stores:
             bench(kind, args.docs, args.passages, args.limit, args.rounds, Path(folder))
     print("load average:", Path("/proc/loadavg").read_text().split()[:3])
 

@@ -118,6 +118,40 @@ def test_pdf_underscores_drawn_as_rules_are_read_back() -> None:
     assert "uint8_t" not in "\n".join(p.text for p in passages)
 
 
+def test_pdf_page_text_is_pypdfium2s_text_range() -> None:
+    # The reader loads pages through PDFium's functions directly (no page objects to make and
+    # finalize): every page's text is what pypdfium2's get_text_range() gives.
+    import pypdfium2 as pdfium
+
+    from textsearch.documents import _pdf
+
+    made = make_pdf(
+        [["Manip\x01ulation of data\x02ows", "Second line"], [], ["Last page, one line"]],
+        drawn=["uint8_t x"],
+        producer="pdfTeX-1.40.24",
+    )
+    debian = Path("/usr/share/doc/libtasn1-doc/libtasn1.pdf")
+    for data in [made] + ([debian.read_bytes()] if debian.exists() else []):
+        document = pdfium.PdfDocument(data)
+        calls, handle = _pdf._calls(), _pdf._address(document.raw)
+        try:
+            for index in range(len(document)):
+                page = document[index]
+                textpage = page.get_textpage()
+                expected = textpage.get_text_range()
+                textpage.close()
+                page.close()
+                raw_page = calls.load_page(handle, index)
+                raw_text = calls.load_text(raw_page)
+                try:
+                    assert _pdf._text_range(calls, raw_text) == expected, index
+                finally:
+                    calls.close_text(raw_text)
+                    calls.close_page(raw_page)
+        finally:
+            document.close()
+
+
 def test_search_for_a_sentence_on_page_n_returns_page_n(tmp_path: Path) -> None:
     _pdf(tmp_path / "ocean.pdf")
     search = LocalTextSearch()
@@ -416,6 +450,27 @@ def test_formats_force_a_new_reading_by_suffix(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="a format among"):
         list(read_path(tmp_path, formats={".dat": "excel"}))
+
+
+def test_pdf_page_of_huge_text_and_many_rules_makes_no_lookups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each rule's character lookup scans the page's characters: a crafted page of 800,000
+    # characters and 999 rules took 3.9 s (its text alone 0.24 s). Over _MAX_RULE_WORK (rules
+    # times characters) the page is left alone; under it the same rules are read back.
+    from textsearch.documents import _pdf
+    from textsearch.documents._formats import split_file
+
+    calls = _pdf._calls()
+    looked: list[object] = []
+    lookup = calls.char_at
+    monkeypatch.setattr(calls, "char_at", lambda *args: looked.append(args) or lookup(*args))
+    drawn = ["a_" * 200 + "b"]
+    for lines, read_back in ((200, False), (10, True)):  # 20,000+ / 1,000+ characters
+        looked.clear()
+        data = make_pdf([["x" * 100] * lines], drawn=drawn, producer="pdfTeX-1.40.24")
+        text = "\n".join(p.text for p in split_file(data, ".pdf")[1])
+        assert ("a_a_a" in text) is read_back and bool(looked) is read_back
 
 
 def test_pdf_page_of_many_short_rules_is_a_drawing_not_underscores() -> None:

@@ -29,7 +29,12 @@ from textsearch.documents._files import (
     read_file,
     walk,
 )
-from textsearch.documents._formats import fragment_metadata, is_place, stored_place
+from textsearch.documents._formats import (
+    SECTION_LINES,
+    fragment_metadata,
+    is_place,
+    stored_place,
+)
 from textsearch.documents._links import passage_link
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
@@ -54,7 +59,11 @@ def read_path(
     `#L<line>` where a file has no headings; `#page=N`, `#slide=N`, `#sheet=<name>`,
     `#row=N` in PDF, PPTX, XLSX and CSV files) and `metadata` (`path`, relative to the root,
     `section`, the heading, where there is one, `section_index`, the section's place in its
-    file counted from 0, and `page`, `slide`, `sheet` or `row` where the format has them).
+    file counted from 0, and `page`, `slide`, `sheet` or `row` where the format has them). A
+    page (slide, sheet) is one document whichever headings it holds; when it holds more than
+    one, `sections` lists them in order and `section_lines` the line of `text` each starts on
+    (in digits), and every store splits the page there and names each passage by its own
+    heading, as `index_path` does.
     With `section_index`, a store that keeps these documents can give a file back whole, its
     sections in order (the MCP server does so for the file's own URI, the relative path).
 
@@ -113,10 +122,11 @@ def _sections(
 
     A page, slide or sheet is one document whichever headings it holds (named by the first):
     its link names it, so two sections starting on one PDF page would share an id and a store
-    would keep only the last.
+    would keep only the last. Its metadata then says where each heading's passages start
+    (`section_passages`), so that a store names each passage by its own heading.
     """
     group: list[Passage] = []
-    names: list[str] = []  # the headings of the group's passages, in order
+    sections: list[str | None] = []  # the heading of each passage of the group, as stored
     key: tuple[str | None, str | None, int | None] | None = None
     joined: tuple[str | int | None, ...] | None = None  # what the passages of one document share
     index = 0
@@ -125,16 +135,15 @@ def _sections(
         this = (section, anchor, None if anchor else line)
         shared: tuple[str | int | None, ...] = (anchor,) if is_place(anchor) else this
         if group and key is not None and (shared != joined or anchor is None):
-            yield _document(link, relative, title, key, group, index, names)
-            group, names, index = [], [], index + 1
+            yield _document(link, relative, title, key, group, index, sections)
+            group, sections, index = [], [], index + 1
         if not group:
             key = this
         joined = shared
         group.append(passage)
-        if section and section not in names:
-            names.append(section)
+        sections.append(section)
     if group and key is not None:
-        yield _document(link, relative, title, key, group, index, names)
+        yield _document(link, relative, title, key, group, index, sections)
 
 
 def _document(
@@ -144,21 +153,34 @@ def _document(
     key: tuple[str | None, str | None, int | None],
     group: list[Passage],
     index: int,
-    names: list[str],
+    sections: list[str | None],
 ) -> dict[str, Any]:
     section, anchor, line = key
     fragment = anchor or (f"L{line}" if line and line > 1 else None)
     metadata: dict[str, Any] = {"path": relative}
     if section:
         metadata["section"] = section
-    if len(names) > 1:  # a page holding several headings: all of them, in order
-        metadata["sections"] = names
+    texts: list[str] = []
+    starts: list[tuple[int, str]] = []  # (line of the text, heading) where a heading's run starts
+    at_line, previous = 1, None
+    for passage, name in zip(group, sections, strict=True):
+        if name != previous and name:
+            starts.append((at_line, name))
+        previous = name
+        if passage.text:
+            texts.append(passage.text)
+            at_line += passage.text.count("\n") + 2  # the blank line that joins passages
+    if len(starts) > 1 or (starts and starts[0][0] > 1):
+        # a page holding several headings (or one below text that has none): all of them,
+        # in order, and the line of the text where each starts
+        metadata["sections"] = [name for _, name in starts]
+        metadata[SECTION_LINES] = [str(start) for start, _ in starts]
     metadata["section_index"] = index
     metadata.update(fragment_metadata(anchor))
     return {
         "id": f"{relative}#{fragment}" if fragment else relative,
         "title": title,
-        "text": "\n\n".join(p.text for p in group if p.text),
+        "text": "\n\n".join(texts),
         "link": passage_link(link, anchor, line),
         "metadata": metadata,
     }

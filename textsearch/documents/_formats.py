@@ -11,7 +11,7 @@ until a file is read.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.util import find_spec
 from urllib.parse import unquote
 
@@ -21,12 +21,15 @@ from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 __all__ = [
     "BINARY_FORMATS",
     "EXTRA_HINT",
+    "SECTION_LINES",
     "TEXT_MAX_BYTES",
     "NotRead",
     "clean_text",
     "fragment_metadata",
     "is_place",
     "max_bytes",
+    "section_passages",
+    "section_starts",
     "sheet_fragment",
     "split_file",
 ]
@@ -219,3 +222,62 @@ def fragment_metadata(anchor: str | None) -> dict[str, int | str]:
     if found.group(3) is not None:
         return {"sheet": unquote(found.group(3))}
     return {found.group(1): int(found.group(2))}
+
+
+#: ``read_path``'s metadata key: the line of a document's text where each of its
+#: ``metadata["sections"]`` starts (a page, slide or sheet that holds several sections), in
+#: decimal digits (metadata lists hold strings).
+SECTION_LINES = "section_lines"
+
+
+def section_passages(
+    text: str,
+    metadata: Mapping[str, object] | None,
+    split: Callable[[str], Sequence[Passage]],
+) -> list[Passage]:
+    """The passages a store keeps of a document's ``text``, split by ``split``.
+
+    A `read_path` document that holds several sections (a PDF page with two headings on it)
+    says where each starts: ``metadata["sections"]`` names them, ``metadata["section_lines"]``
+    gives the line of ``text`` each starts on (from 1, in digits: ``["1", "7"]``). Each
+    section is then split apart and its passages are named by its heading, as the local
+    index names them; the text before the first has no heading (the document's top). Lines
+    stay lines of the whole ``text``.
+    Any other document is ``split(text)``.
+    """
+    starts = section_starts(metadata)
+    if not starts:
+        return list(split(text))
+    offsets = [0]  # offsets[n]: where line n + 1 starts
+    position = text.find("\n")
+    while position != -1 and len(offsets) < starts[-1][0]:
+        offsets.append(position + 1)
+        position = text.find("\n", position + 1)
+    pieces: list[tuple[str | None, int]] = [(None, 1)] if starts[0][0] > 1 else []
+    pieces += [(name, line) for line, name in starts if line <= len(offsets)]
+    passages: list[Passage] = []
+    for number, (name, line) in enumerate(pieces):
+        end = offsets[pieces[number + 1][1] - 1] if number + 1 < len(pieces) else len(text)
+        for passage in split(text[offsets[line - 1] : end]):
+            shifted = passage.line + line - 1 if passage.line else passage.line
+            passages.append(Passage(name, passage.anchor, shifted, passage.text))
+    return passages
+
+
+def section_starts(metadata: Mapping[str, object] | None) -> list[tuple[int, str]]:
+    """``(line, heading)`` of each section a document's metadata places (see
+    `section_passages`), in order; ``[]`` when it places none or its lists do not agree."""
+    if not metadata:
+        return []
+    names, lines = metadata.get("sections"), metadata.get(SECTION_LINES)
+    if not isinstance(names, list) or not isinstance(lines, list) or len(names) != len(lines):
+        return []
+    starts: list[tuple[int, str]] = []
+    for digits, name in zip(lines, names, strict=True):
+        if not (isinstance(digits, str) and digits.isdecimal() and len(digits) <= 9):
+            return []  # written by another tool: split the text as any other
+        line = int(digits)
+        if not isinstance(name, str) or line < 1 or (starts and line <= starts[-1][0]):
+            return []
+        starts.append((line, name))
+    return starts

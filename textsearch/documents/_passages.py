@@ -37,6 +37,7 @@ class Passage:
 
 # The lookbehind starts a match only at the start of a run (a long run is not rescanned).
 _TRAILING = re.compile(r"(?<![ \t\f\v\r])[ \t\f\v\r]+\n")
+_BLANKS_AT_LINE_END = (" \n", "\t\n", "\f\n", "\v\n", "\r\n")
 # C0 control characters but the line feed and the tab: never text a model should read
 # (docutils marks escapes with NUL; a file may hold anything).
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")
@@ -60,8 +61,12 @@ def _tidy(text: str) -> str:
     # Indentation is kept (code blocks, lists); trailing blanks and blank-line runs are not.
     # Blanks before the first line go, but for an indented list item: a list that starts at
     # a deeper level (a Word list's first item at level 2) keeps its item's depth.
-    if "\n" in text:
-        text = _BLANK_LINES.sub("\n\n", _TRAILING.sub("\n", text))
+    # Each pass only where its characters are: a substring test is a scan in C, a regex
+    # tried at every position is not (on a PDF's pages, most of the packing's cost).
+    if any(blank in text for blank in _BLANKS_AT_LINE_END):
+        text = _TRAILING.sub("\n", text)
+    if "\n\n" in text:  # no blanks at line ends now: a run of blank lines is newlines only
+        text = _BLANK_LINES.sub("\n\n", text)
     if text[:1].isspace():
         lead = _LEADING_BLANK_LINES.sub("", text)
         if INDENTED_ITEM.match(lead):

@@ -17,11 +17,13 @@ is found on its page; without an outline each page is a section.
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import re
 import threading
 import unicodedata
 from collections import Counter
+from itertools import compress, repeat
 from typing import Any
 
 from textsearch.documents._blocks import Block, MarkupSection
@@ -38,6 +40,7 @@ _HEADING_WINDOW = 20_000  # a bookmark's title is looked for this far into its p
 _LOCK = threading.Lock()
 
 _LIGATURES = re.compile("[\ufb00-\ufb06]")
+_LIGATURE_CHARS = tuple(map(chr, range(0xFB00, 0xFB07)))
 # PDFium marks a word hyphenated at a line end with U+FFFE (and some producers use a soft
 # hyphen or U+0002 before the line break): the word is joined again.
 _HYPHEN_BREAK = re.compile("[\ufffe\u00ad\x02]\n?")
@@ -60,6 +63,10 @@ _DIGITS = re.compile(r"\d+")
 _RULE_HEIGHT = 1.5
 _RULE_WIDTH = (1.5, 12.0)
 _MAX_RULES = 1_000  # on one page (nettle's manual: 102 at most)
+# Each rule's character lookup scans the page's characters: rules times characters is bounded
+# (nettle's manual: 293,862 at most), so that a crafted page of huge text and many rules costs
+# a few milliseconds more than its text, not seconds.
+_MAX_RULE_WORK = 2_000_000
 _SPACES = re.compile(r"\s+")
 # PDF error codes of PDFium (FPDF_GetLastError) that name the cause.
 _LOAD_ERRORS = {1: "unknown error", 2: "file not found", 3: "corrupt or not a PDF", 4: "encrypted"}
@@ -112,29 +119,28 @@ def read_pdf(data: bytes, limit: int) -> tuple[str | None, list[Passage]]:
     return title, [Passage(p.heading, f"page={p.line}", 1, p.text) for p in passages]
 
 
-def _page_texts(document: object, count: int, underscores: bool) -> list[str]:
-    import pypdfium2 as pdfium
-
+def _page_texts(document: Any, count: int, underscores: bool) -> list[str]:
+    calls = _calls()
+    handle = _address(document.raw)
     pages: list[str] = []
     total = 0
     for index in range(count):
-        try:
-            page = document[index]  # type: ignore[index]
-        except pdfium.PdfiumError:
+        page = calls.load_page(handle, index)
+        if not page:
             pages.append("")  # a damaged page: the others are still read
             continue
+        text = ""
         try:
-            textpage = page.get_textpage()
-            try:
-                text = textpage.get_text_range()
-                if underscores:
-                    text = drawn_underscores(page, textpage, text)
-            finally:
-                textpage.close()
-        except pdfium.PdfiumError:
-            text = ""
+            textpage = calls.load_text(page)
+            if textpage:  # else a page PDFium cannot read the text of: no text
+                try:
+                    text = _text_range(calls, textpage)
+                    if underscores:
+                        text = drawn_underscores(page, textpage, text)
+                finally:
+                    calls.close_text(textpage)
         finally:
-            page.close()
+            calls.close_page(page)
         text = clean_page(text)
         total += len(text)
         if total > MAX_CHARS:
@@ -143,18 +149,93 @@ def _page_texts(document: object, count: int, underscores: bool) -> list[str]:
     return pages
 
 
-def _underscore_rules(page: Any) -> list[tuple[float, float, float, float]]:
-    """The page's paths shaped like an underscore: a rule at most 1.5 pt high, 1.5-12 pt long."""
-    import pypdfium2.raw as pdfium_c
+def _text_range(calls: _Calls, textpage: int) -> str:
+    """The text page's text, as pypdfium2's ``get_text_range()`` reads it (its calls, minus
+    the page and text page objects it makes and finalizes: ~8% of reading a page).
 
+    Characters at either end that PDFium leaves out of the text are left out of the range
+    asked for, else PDFium reads past it (crbug.com/pdfium/2079).
+    """
+    first, last = 0, calls.count_chars(textpage) - 1
+    start = end = -1
+    while first <= last and (start := calls.text_index(textpage, first)) == -1:
+        first += 1
+    while first <= last and (end := calls.text_index(textpage, last)) == -1:
+        last -= 1
+    if first > last:
+        return ""
+    buffer = (ctypes.c_ushort * (end + 2 - start))()
+    written = calls.get_text(textpage, first, last + 1 - first, buffer)
+    return codecs.decode(memoryview(buffer)[: written - 1], "utf-16-le", "ignore")
+
+
+class _Calls:
+    """PDFium's functions for reading pages, called with plain addresses and numbers.
+
+    pypdfium2's bindings wrap every handle they return in a ctypes pointer object and check
+    it again on the way back in; a page has thousands of objects, each looked at by the
+    underscore pass, so the same functions are bound here once with ``void *`` handles (the
+    same library, the same calling convention): looking at them costs about half as much.
+    """
+
+    def __init__(self) -> None:
+        import pypdfium2.raw as pdfium_c
+
+        handle, number, real = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
+        floats, doubles = ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_double)
+
+        def bind(function: Any, result: Any, *arguments: Any) -> Any:
+            address = ctypes.cast(function, ctypes.c_void_p).value
+            bound = type(function)(address)
+            bound.restype, bound.argtypes = result, arguments
+            return bound
+
+        self.load_page = bind(pdfium_c.FPDF_LoadPage, handle, handle, number)
+        self.close_page = bind(pdfium_c.FPDF_ClosePage, None, handle)
+        self.load_text = bind(pdfium_c.FPDFText_LoadPage, handle, handle)
+        self.close_text = bind(pdfium_c.FPDFText_ClosePage, None, handle)
+        self.text_index = bind(pdfium_c.FPDFText_GetTextIndexFromCharIndex, number, handle, number)
+        shorts = ctypes.POINTER(ctypes.c_ushort)
+        self.get_text = bind(pdfium_c.FPDFText_GetText, number, handle, number, number, shorts)
+        self.count_objects = bind(pdfium_c.FPDFPage_CountObjects, number, handle)
+        self.get_object = bind(pdfium_c.FPDFPage_GetObject, handle, handle, number)
+        self.get_type = bind(pdfium_c.FPDFPageObj_GetType, number, handle)
+        self.get_bounds = bind(pdfium_c.FPDFPageObj_GetBounds, number, handle, *[floats] * 4)
+        self.count_chars = bind(pdfium_c.FPDFText_CountChars, number, handle)
+        self.char_at = bind(
+            pdfium_c.FPDFText_GetCharIndexAtPos, number, handle, real, real, real, real
+        )
+        self.char_box = bind(pdfium_c.FPDFText_GetCharBox, number, handle, number, *[doubles] * 4)
+        self.font_size = bind(pdfium_c.FPDFText_GetFontSize, real, handle, number)
+        self.path = pdfium_c.FPDF_PAGEOBJ_PATH
+
+
+_CALLS: list[_Calls] = []  # made on first use (under _LOCK, as every PDFium call here)
+
+
+def _calls() -> _Calls:
+    if not _CALLS:
+        _CALLS.append(_Calls())
+    return _CALLS[0]
+
+
+def _address(pointer: Any) -> int:
+    return ctypes.cast(pointer, ctypes.c_void_p).value or 0
+
+
+def _underscore_rules(page: int) -> list[tuple[float, float, float, float]]:
+    """The page's paths shaped like an underscore: a rule at most 1.5 pt high, 1.5-12 pt long."""
+    calls = _calls()
+    handle = page
+    count = calls.count_objects(handle)
+    # Each object's type, in C loops (map, compress): no Python statement per object.
+    items = list(map(calls.get_object, repeat(handle, count), range(count)))
+    paths = compress(items, map(calls.path.__eq__, map(calls.get_type, items)))
     left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+    refs = [ctypes.byref(value) for value in (left, bottom, right, top)]
     rules = []
-    handle = page.raw
-    for index in range(pdfium_c.FPDFPage_CountObjects(handle)):
-        item = pdfium_c.FPDFPage_GetObject(handle, index)
-        if pdfium_c.FPDFPageObj_GetType(item) != pdfium_c.FPDF_PAGEOBJ_PATH:
-            continue
-        if not pdfium_c.FPDFPageObj_GetBounds(item, left, bottom, right, top):
+    for item in paths:
+        if not calls.get_bounds(item, *refs):
             continue
         width, height = right.value - left.value, top.value - bottom.value
         if 0 < height <= _RULE_HEIGHT and _RULE_WIDTH[0] <= width <= _RULE_WIDTH[1]:
@@ -162,8 +243,9 @@ def _underscore_rules(page: Any) -> list[tuple[float, float, float, float]]:
     return rules
 
 
-def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
-    """``text`` (the page's text range) with the underscores the page draws as rules put back.
+def drawn_underscores(page: int, textpage: int, text: str) -> str:
+    """``text`` (the page's text range) with the underscores the page draws as rules put back
+    (``page``, ``textpage``: PDFium's handles, as addresses).
 
     TeX sets ``_`` outside its typewriter font as a short rule on the baseline, not as a
     glyph (every ``uint8_t`` and ``asn1_node`` in a Texinfo manual's definitions), so
@@ -172,25 +254,26 @@ def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
     gap wider than a fifth of the font's size beside them is a space as well (``the _update``).
     """
     rules = _underscore_rules(page)
-    if not rules or len(rules) > _MAX_RULES:
+    if not rules or len(rules) > _MAX_RULES or len(rules) * len(text) > _MAX_RULE_WORK:
         return text  # none, or a drawing (hatching, a chart) rather than a page of text
-    import pypdfium2.raw as pdfium_c
-
-    handle = textpage.raw
+    calls = _calls()
+    handle = textpage
     size = len(text)
-    if pdfium_c.FPDFText_CountChars(handle) != size:
+    if calls.count_chars(handle) != size:
         return text  # the text's offsets are not PDFium's character indexes
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    refs = [ctypes.byref(value) for value in (left, right, bottom, top)]
+    char_at, char_box = calls.char_at, calls.char_box
 
     def box(index: int) -> tuple[float, float, float]:
-        pdfium_c.FPDFText_GetCharBox(handle, index, left, right, bottom, top)
+        char_box(handle, index, *refs)
         return left.value, right.value, bottom.value
 
     def before_rule(rule_left: float, y: float) -> int:
         # the character left of a rule; past the rules of a run of underscores (``__x``)
         for step in range(4):
             x = rule_left - 1.0 - step * (_RULE_WIDTH[1] / 2)
-            index: int = pdfium_c.FPDFText_GetCharIndexAtPos(handle, x, y, 1.5, 2.0)
+            index: int = char_at(handle, x, y, 1.5, 2.0)
             if index >= 0:
                 return index
         return -1
@@ -212,7 +295,7 @@ def drawn_underscores(page: Any, textpage: Any, text: str) -> str:
         _, gap_left, before_base = box(before)
         gap_right, _, after_base = box(after)
         base = max(before_base, after_base)
-        space = 0.2 * (pdfium_c.FPDFText_GetFontSize(handle, after) or 10.0)
+        space = 0.2 * (calls.font_size(handle, after) or 10.0)
         cursor, filled = gap_left, []
         for rule_left, rule_right, rule_bottom, rule_top in sorted(found):
             if not (
@@ -249,7 +332,7 @@ def clean_page(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if any(mark in text for mark in _HYPHEN_MARKS):
         text = _HYPHEN_BREAK.sub("", text)
-    if _LIGATURES.search(text):
+    if any(ligature in text for ligature in _LIGATURE_CHARS):
         text = _LIGATURES.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     if "\x0c" in text:
         text = text.replace("\x0c", "\n")

@@ -73,9 +73,11 @@ def _chars_of(version: str) -> int:
 def _passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
     if not chunk:
         return [Passage(None, None, 1, doc.text)]
+    from textsearch.documents._formats import section_passages
     from textsearch.documents._split import split_text  # loaded only to split
 
-    return split_text(doc.text)
+    # a read_path page holding several headings: each passage under its own
+    return section_passages(doc.text, doc.metadata, split_text)
 
 
 class LocalWriting(LocalVectors):

@@ -13,7 +13,13 @@ from typing import Any
 
 from textsearch.connectors._document import StoredDocument
 from textsearch.documents._files import DEFAULT_EXTENSIONS, FileWork, IndexReport, read_file, walk
-from textsearch.documents._formats import fragment_metadata, is_place, stored_place
+from textsearch.documents._formats import (
+    fragment_metadata,
+    is_place,
+    section_passages,
+    section_starts,
+    stored_place,
+)
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import Passage
 from textsearch.documents._shape import LocalDocument, normalize_document
@@ -98,7 +104,8 @@ def passages_of(doc: LocalDocument, chunk: bool) -> list[Passage]:
         return [Passage(None, None, 1, doc.text)]
     from textsearch.documents._split import split_text  # only when chunking
 
-    return split_text(doc.text)
+    # a read_path page holding several headings: each passage under its own (as locally)
+    return section_passages(doc.text, doc.metadata, split_text)
 
 
 def search_texts(
@@ -133,11 +140,20 @@ def document_rows(
     doc_id, title, link = _strip_nul(doc.id), _strip_nul(doc.title), _strip_nul(doc.link)
     site = link_host(doc.link)
     rows = []
+    # A page's document names its first heading; each of its passages, the one it is under.
+    named = bool(section_starts(doc.metadata))
     for number, passage in enumerate(passages):
         section, anchor, line = stored_place(passage, number, doc.title)
         # A page, slide, sheet or row anchor's metadata (``#page=3``: ``{"page": 3}``) is
         # the passage's.
         place = is_place(passage.anchor)
+        row_metadata = metadata
+        if place or (named and metadata.obj.get("section") != section):
+            own = {**metadata.obj, **fragment_metadata(passage.anchor)}
+            if named:
+                own.pop("section", None)
+                own.update({"section": _strip_nul(section)} if section is not None else {})
+            row_metadata = Jsonb(own)
         rows.append(
             (
                 doc_id,
@@ -149,7 +165,7 @@ def document_rows(
                 _strip_nul(passage.text),
                 link,
                 site,
-                Jsonb({**metadata.obj, **fragment_metadata(passage.anchor)}) if place else metadata,
+                row_metadata,
                 source_root,
                 mtime_ns,
                 size,

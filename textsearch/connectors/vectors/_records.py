@@ -182,9 +182,10 @@ def _add_records(
             f"document {doc.id!r}: metadata key {clash[0]!r} is a field this connector "
             f"writes itself; reserved: {', '.join(sorted(own))}"
         )
-    from textsearch.documents._formats import stored_place
+    from textsearch.documents._formats import section_passages, section_starts, stored_place
 
-    passages = split(doc.text) if split else ()
+    # a read_path page holding several headings: each passage under its own (as locally)
+    passages = section_passages(doc.text, doc.metadata, split) if split else ()
     if len(passages) > MAX_PASSAGES:
         return f"document {doc.id!r} has more than {MAX_PASSAGES} passages"
     sites = _sites(doc.link)
@@ -198,8 +199,10 @@ def _add_records(
                 f"{doc.id}#0", doc.id, 0, doc.title, doc.text, doc.link, None, sites, metadata
             )
         )
+    named = split is not None and bool(section_starts(metadata))
     for number, passage in enumerate(passages):
         section, anchor, line = stored_place(passage, number, doc.title)  # as every store
+        kept = _own_section(metadata, section) if named else metadata
         fragment = None
         # A link with a fragment names its place already (read_path's sections: #page=4).
         if doc.link and "#" not in doc.link:
@@ -217,11 +220,22 @@ def _add_records(
                 doc.link,
                 fragment,
                 sites,
-                metadata,
+                kept,
                 section,
             )
         )
     return None
+
+
+def _own_section(metadata: Mapping[str, Any], section: str | None) -> Mapping[str, Any]:
+    """A passage's metadata: its document's, with ``section`` its own heading (a page's
+    document names its first; `section_passages` gives each passage the one it is under)."""
+    if metadata.get("section") == section:
+        return metadata
+    own = {key: value for key, value in metadata.items() if key != "section"}
+    if section is not None:
+        own["section"] = section
+    return own
 
 
 def document_ids(ids: Iterable[str]) -> list[str]:
