@@ -32,12 +32,14 @@ __all__ = [
     "query_terms",
     "query_text",
     "question_text",
+    "split_tokens",
     "question_words",
 ]
 
 #: Version of how CJK text is cut into index tokens; stored with an index, and an index
-#: written with another version is read again once (2: overlapping bigrams).
-TEXT_VERSION = "2"
+#: written with another version is read again once (2: overlapping bigrams; 3: the tantivy
+#: engine keeps CJK tokens in a field of their own, `split_tokens`).
+TEXT_VERSION = "3"
 
 CJK_RANGES = (
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -128,6 +130,50 @@ def index_text(text: str, separator: str = " ") -> str:
         return separator + separator.join(bigrams(match.group())) + separator
 
     return cjk_only_run().sub(fence, text)
+
+
+#: Between two CJK runs `split_tokens` writes this filler: the two characters around it
+#: make one token of 10 bytes or more, which the reading analyzer drops (a CJK token is at
+#: most 8 bytes: two characters of up to 4 bytes in UTF-8).
+GAP = "\x00" * 8
+#: Longest token, in bytes, that a CJK field keeps (`split_tokens`).
+MAX_TOKEN_BYTES = 8
+
+
+class _Doubled(dict[int, str]):
+    """A `str.translate` table writing each character ``c`` as ``c c``, filled as met."""
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        self[code] = value = char + " " + char
+        return value
+
+
+_DOUBLED = _Doubled({0: GAP[0]})
+
+
+def split_tokens(text: str, separator: str = " ") -> tuple[str, str]:
+    """``text`` with each CJK run replaced by ``separator``, and the runs' tokens.
+
+    The tokens are those of `index_text` (each run's bigrams and characters, as many times
+    as it holds them), separated by spaces, in an order of their own (no position is
+    meaningful), and with one over-long token between two runs: an analyzer reading them
+    splits on whitespace and drops tokens longer than `MAX_TOKEN_BYTES`. Built by C loops
+    (a translation writing ``c`` as ``c c`` gives every bigram of a run), not a Python
+    step per token. Text without CJK characters comes back with no tokens.
+    """
+    if not text or text.isascii():
+        return text or "", ""
+    runs = cjk_only_run().findall(text)
+    if not runs:
+        return text, ""
+    rest = cjk_only_run().sub(separator, text)
+    chars = "".join(runs)
+    if len(chars) < 2:
+        return rest, chars
+    # "ab" "cd" -> "a ab b<GAP>c cd d": the first character, every bigram, the last
+    # character, and a dropped token across each gap; the characters between come next.
+    return rest, GAP.join(runs).translate(_DOUBLED) + " " + " ".join(chars[1:-1])
 
 
 def query_text(text: str) -> str:

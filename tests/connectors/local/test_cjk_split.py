@@ -1,0 +1,114 @@
+"""CJK tokens handed to the tantivy engine in a field of their own (`_cjk.split_tokens`).
+
+The tokens are those of `_cjk.bigrams` (each run's bigrams and characters, as often as the
+text holds them), built by C loops; the tantivy engine indexes them in its ``cjk`` field
+with a whitespace analyzer, so its text field no longer folds and stems ~400 CJK tokens a
+passage.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from textsearch import LocalTextSearch
+from textsearch._cjk import MAX_TOKEN_BYTES, TEXT_VERSION, bigrams, cjk_only_run, split_tokens
+
+TEXTS = [
+    "如何停止任务",
+    "用 pip install 安装",
+    "停",
+    "a停b",
+    "数据库每天备份一次，保留三十天。ジョブを停止するには、停止ボタンを押します。",
+    "한국어 텍스트 검색",
+    "\U00020000\U00020001 and \U00020002",  # Extension B: four bytes a character
+    "第1章：概要（2026年）",
+    "Crème brûlée",
+    "",
+]
+
+
+def _expected(text: str) -> Counter[str]:
+    return Counter(t for run in cjk_only_run().findall(text) for t in bigrams(run))
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_split_tokens_are_the_runs_bigrams_and_characters(text: str) -> None:
+    rest, tokens = split_tokens(text, "|")
+    # what the engine's analyzer keeps: whitespace-separated, at most MAX_TOKEN_BYTES
+    kept = [t for t in tokens.split() if len(t.encode()) <= MAX_TOKEN_BYTES]
+    assert Counter(kept) == _expected(text)
+    assert not cjk_only_run().search(rest)  # every run left the text
+    assert rest.replace("|", "") == cjk_only_run().sub("", text)
+
+
+def test_latin_text_has_no_cjk_tokens() -> None:
+    assert split_tokens("Crème brûlée") == ("Crème brûlée", "")
+    assert split_tokens("plain ascii") == ("plain ascii", "")
+
+
+def _tantivy(path: Path) -> LocalTextSearch:
+    pytest.importorskip("tantivy")
+    return LocalTextSearch(path, engine="tantivy")
+
+
+DOCS = [
+    {"id": "stop", "title": "任务", "text": "点击停止按钮即可停止任务。"},
+    {"id": "pip", "title": "Setup", "text": "用 pip install 安装本软件包。"},
+    {"id": "en", "title": "Backups", "text": "Backups are kept for thirty days."},
+]
+
+
+def test_tantivy_keeps_cjk_tokens_in_their_own_field(tmp_path: Path) -> None:
+    with _tantivy(tmp_path / "kb.sqlite3") as search:
+        search.add_documents(DOCS)
+        ranker = search._ranker  # type: ignore[attr-defined]
+        searcher = ranker._index.searcher()
+        assert searcher.doc_freq("cjk", "停止") == 1 and searcher.doc_freq("cjk", "安") == 1
+        assert searcher.doc_freq("text", "停止") == 0  # no longer in the text field
+        assert searcher.doc_freq("text", "backup") == 1  # Latin words as before: stemmed
+        assert searcher.doc_freq("text", "pip") == 1
+        assert [d.id for d in search.get_documents_sync("如何停止任务")][:1] == ["stop"]
+        assert [d.id for d in search.get_documents_sync("pip 安装")][:1] == ["pip"]
+        assert [d.id for d in search.get_documents_sync("install")] == ["pip"]
+    pytest.importorskip("tantivy")
+    with LocalTextSearch(tmp_path / "all.sqlite3", engine="tantivy", match="all") as every:
+        every.add_documents(DOCS)
+        assert [d.id for d in every.get_documents_sync("install 安装")] == ["pip"]
+        assert [d.id for d in every.get_documents_sync("install 停止")] == []
+
+
+def test_tantivy_an_index_with_the_old_field_layout_is_read_again_once(tmp_path: Path) -> None:
+    import tantivy
+
+    db = tmp_path / "kb.sqlite3"
+    with _tantivy(db) as first:
+        first.add_documents(DOCS)
+    # What the last release left: CJK tokens in the text field (its schema had no cjk
+    # field) and text version 2.
+    sidecar = Path(str(db) + ".tantivy")
+    for child in sidecar.iterdir():
+        child.unlink()
+    old = tantivy.SchemaBuilder()
+    old.add_unsigned_field("rowid", indexed=True, fast=True)
+    old.add_unsigned_field("doc", indexed=True, fast=True)
+    old.add_unsigned_field("gen", fast=True)
+    old.add_text_field("text", index_option="position")
+    old.add_text_field("filter", tokenizer_name="raw", index_option="basic")
+    writer = tantivy.Index(old.build(), path=str(sidecar)).writer()
+    writer.commit()
+    writer.wait_merging_threads()
+    del writer
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE textsearch_meta SET value = '2' WHERE key = 'text_version'")
+    con.close()
+    with _tantivy(db) as again:
+        assert [d.id for d in again.get_documents_sync("如何停止任务")][:1] == ["stop"]
+    con = sqlite3.connect(db)
+    version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
+    assert version.fetchone()[0] == TEXT_VERSION
+    con.close()
