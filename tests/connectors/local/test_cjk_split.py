@@ -15,7 +15,15 @@ from pathlib import Path
 import pytest
 
 from textsearch import LocalTextSearch
-from textsearch._cjk import MAX_TOKEN_BYTES, TEXT_VERSION, bigrams, cjk_only_run, split_tokens
+from textsearch._cjk import (
+    MAX_TOKEN_BYTES,
+    TEXT_VERSION,
+    bigrams,
+    cjk_only_run,
+    index_text,
+    index_tokens,
+    split_tokens,
+)
 
 TEXTS = [
     "如何停止任务",
@@ -45,7 +53,26 @@ def test_split_tokens_are_the_runs_bigrams_and_characters(text: str) -> None:
     assert rest.replace("|", "") == cjk_only_run().sub("", text)
 
 
+def _fts5_tokens(text: str) -> Counter[str]:
+    """The tokens SQLite's FTS5 (``unicode61``) makes of ``text``."""
+    con = sqlite3.connect(":memory:")
+    con.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    con.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+    con.execute("INSERT INTO t VALUES (?)", (text,))
+    found = Counter(term for (term,) in con.execute("SELECT term FROM v"))
+    con.close()
+    return found
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_index_tokens_holds_the_tokens_of_index_text(text: str) -> None:
+    # the SQLite engine's order: the rest of the text, then the bigrams, then the characters
+    assert _fts5_tokens(index_tokens(text, "\u200b")) == _fts5_tokens(index_text(text, "\u200b"))
+    assert index_tokens("停止任务", "|") == "||停止|止任|任务|停|止|任|务|"
+
+
 def test_latin_text_has_no_cjk_tokens() -> None:
+    assert index_tokens("Crème brûlée", "|") == "Crème brûlée"
     assert split_tokens("Crème brûlée") == ("Crème brûlée", "")
     assert split_tokens("plain ascii") == ("plain ascii", "")
 
