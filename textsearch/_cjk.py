@@ -33,13 +33,13 @@ __all__ = [
     "query_terms",
     "query_text",
     "question_text",
-    "split_tokens",
+    "split_runs",
     "question_words",
 ]
 
 #: Version of how CJK text is cut into index tokens; stored with an index, and an index
 #: written with another version is read again once (2: overlapping bigrams; 3: the tantivy
-#: engine keeps CJK tokens in a field of their own, `split_tokens`).
+#: engine keeps CJK tokens in a field of their own, `split_runs`).
 TEXT_VERSION = "3"
 
 CJK_RANGES = (
@@ -133,26 +133,6 @@ def index_text(text: str, separator: str = " ") -> str:
     return cjk_only_run().sub(fence, text)
 
 
-#: Between two CJK runs `split_tokens` writes this filler: the two characters around it
-#: make one token of 10 bytes or more, which the reading analyzer drops (a CJK token is at
-#: most 8 bytes: two characters of up to 4 bytes in UTF-8).
-GAP = "\x00" * 8
-#: Longest token, in bytes, that a CJK field keeps (`split_tokens`).
-MAX_TOKEN_BYTES = 8
-
-
-class _Doubled(dict[int, str]):
-    """A `str.translate` table writing each character ``c`` as ``c c``, filled as met."""
-
-    def __missing__(self, code: int) -> str:
-        char = chr(code)
-        self[code] = value = char + " " + char
-        return value
-
-
-_DOUBLED = _Doubled({0: GAP[0]})
-
-
 def index_tokens(text: str, separator: str) -> str:
     """`index_text`'s tokens in another order: ``text`` with each CJK run replaced by
     ``separator``, then every run's bigrams, then its characters, all fenced.
@@ -175,28 +155,20 @@ def index_tokens(text: str, separator: str) -> str:
     return cjk_only_run().sub(separator, text) + separator + pairs + separator + chars + separator
 
 
-def split_tokens(text: str, separator: str = " ") -> tuple[str, str]:
-    """``text`` with each CJK run replaced by ``separator``, and the runs' tokens.
+def split_runs(text: str, separator: str = " ") -> tuple[str, list[str]]:
+    """``text`` with each CJK run replaced by ``separator``, and the runs.
 
-    The tokens are those of `index_text` (each run's bigrams and characters, as many times
-    as it holds them), separated by spaces, in an order of their own (no position is
-    meaningful), and with one over-long token between two runs: an analyzer reading them
-    splits on whitespace and drops tokens longer than `MAX_TOKEN_BYTES`. Built by C loops
-    (a translation writing ``c`` as ``c c`` gives every bigram of a run), not a Python
-    step per token. Text without CJK characters comes back with no tokens.
+    For an engine that cuts the runs itself: the tantivy engine indexes each run as one
+    value of its CJK field, whose n-gram tokenizer gives the run's characters and bigrams
+    (the tokens of `bigrams`) in Rust, with no Python step per token. Text without CJK
+    characters comes back unchanged, with no runs.
     """
     if not text or text.isascii():
-        return text or "", ""
+        return text or "", []
     runs = cjk_only_run().findall(text)
     if not runs:
-        return text, ""
-    rest = cjk_only_run().sub(separator, text)
-    chars = "".join(runs)
-    if len(chars) < 2:
-        return rest, chars
-    # "ab" "cd" -> "a ab b<GAP>c cd d": the first character, every bigram, the last
-    # character, and a dropped token across each gap; the characters between come next.
-    return rest, GAP.join(runs).translate(_DOUBLED) + " " + " ".join(chars[1:-1])
+        return text, []
+    return cjk_only_run().sub(separator, text), runs
 
 
 def query_text(text: str) -> str:

@@ -1,9 +1,9 @@
-"""CJK tokens handed to the tantivy engine in a field of their own (`_cjk.split_tokens`).
+"""CJK tokens as the local engines index them.
 
-The tokens are those of `_cjk.bigrams` (each run's bigrams and characters, as often as the
-text holds them), built by C loops; the tantivy engine indexes them in its ``cjk`` field
-with a whitespace analyzer, so its text field no longer folds and stems ~400 CJK tokens a
-passage.
+tantivy: each CJK run is one value of a field of its own (`_cjk.split_runs`), cut by an
+n-gram tokenizer into the tokens of `_cjk.bigrams` (the run's bigrams and characters), so
+the text field no longer folds and stems ~400 CJK tokens a passage. SQLite: the runs'
+tokens after the rest of the text (`_cjk.index_tokens`), the same FTS5 tokens as before.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ import pytest
 
 from textsearch import LocalTextSearch
 from textsearch._cjk import (
-    MAX_TOKEN_BYTES,
     TEXT_VERSION,
     bigrams,
     cjk_only_run,
     index_text,
     index_tokens,
-    split_tokens,
+    split_runs,
 )
 
 TEXTS = [
@@ -44,11 +43,13 @@ def _expected(text: str) -> Counter[str]:
 
 
 @pytest.mark.parametrize("text", TEXTS)
-def test_split_tokens_are_the_runs_bigrams_and_characters(text: str) -> None:
-    rest, tokens = split_tokens(text, "|")
-    # what the engine's analyzer keeps: whitespace-separated, at most MAX_TOKEN_BYTES
-    kept = [t for t in tokens.split() if len(t.encode()) <= MAX_TOKEN_BYTES]
-    assert Counter(kept) == _expected(text)
+def test_tantivy_cuts_each_run_into_its_bigrams_and_characters(text: str) -> None:
+    pytest.importorskip("tantivy")
+    from textsearch.connectors.local._tantivy import _cjk_analyzer
+
+    rest, runs = split_runs(text, "|")
+    analyzer = _cjk_analyzer()
+    assert Counter(t for run in runs for t in analyzer.analyze(run)) == _expected(text)
     assert not cjk_only_run().search(rest)  # every run left the text
     assert rest.replace("|", "") == cjk_only_run().sub("", text)
 
@@ -73,8 +74,8 @@ def test_index_tokens_holds_the_tokens_of_index_text(text: str) -> None:
 
 def test_latin_text_has_no_cjk_tokens() -> None:
     assert index_tokens("Crème brûlée", "|") == "Crème brûlée"
-    assert split_tokens("Crème brûlée") == ("Crème brûlée", "")
-    assert split_tokens("plain ascii") == ("plain ascii", "")
+    assert split_runs("Crème brûlée") == ("Crème brûlée", [])
+    assert split_runs("plain ascii") == ("plain ascii", [])
 
 
 def _tantivy(path: Path) -> LocalTextSearch:

@@ -25,7 +25,7 @@ from typing import Any
 
 import tantivy
 
-from textsearch._cjk import MAX_TOKEN_BYTES, split_tokens
+from textsearch._cjk import split_runs
 from textsearch._native import native_calls
 from textsearch._types import TextSearchFilter
 from textsearch.connectors.local._filter_tokens import (
@@ -90,13 +90,11 @@ def _analyzer() -> tantivy.TextAnalyzer:
 
 
 def _cjk_analyzer() -> tantivy.TextAnalyzer:
-    # Reads `split_tokens`: its tokens are final (no case, accent or stem to fold), and the
-    # over-long token between two runs goes.
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace())
-        .filter(tantivy.Filter.remove_long(MAX_TOKEN_BYTES + 1))
-        .build()
-    )
+    # One CJK run a value (`split_runs`): its characters and bigrams, the tokens of
+    # `textsearch._cjk.bigrams`, cut in Rust; no case, accent or stem to fold.
+    return tantivy.TextAnalyzerBuilder(
+        tantivy.Tokenizer.ngram(min_gram=1, max_gram=2, prefix_only=False)
+    ).build()
 
 
 def _schema() -> tantivy.Schema:
@@ -105,10 +103,11 @@ def _schema() -> tantivy.Schema:
     builder.add_unsigned_field("doc", indexed=True, fast=True)
     builder.add_unsigned_field("gen", fast=True)
     builder.add_text_field("text", tokenizer_name=_ANALYZER, index_option="position")
-    # CJK bigrams and characters, apart from the text: the analyzer of the text field cost
-    # twice the whole write of a Chinese passage (tokenizing, folding and stemming ~400
-    # tokens), and a one-token term needs no positions (a phrase query is only ever on the
-    # text field). Chinese indexing 0.39x -> 0.5x the English rate (bench_languages.py).
+    # CJK bigrams and characters, apart from the text: the text field's analyzer (folding
+    # and stemming ~400 CJK tokens a passage) and Python building them cost more than the
+    # rest of a Chinese passage's write; here each run is cut by an n-gram tokenizer in
+    # Rust, and a one-token term needs no positions (a phrase query is only ever on the
+    # text field). Chinese indexing 0.39x -> 0.69x the English rate (bench_languages.py).
     builder.add_text_field("cjk", tokenizer_name=_CJK_ANALYZER, index_option="freq")
     builder.add_text_field("filter", tokenizer_name="raw", index_option="basic")
     return builder.build()
@@ -235,11 +234,11 @@ class TantivyRanker:
         document = tantivy.Document()
         document.add_unsigned("rowid", rowid)
         document.add_unsigned("doc", doc)
-        heading, heading_cjk = split_tokens(f"{title or ''}\n{section or ''}", ZWSP)
-        body, body_cjk = split_tokens(text, ZWSP)
+        heading, heading_runs = split_runs(f"{title or ''}\n{section or ''}", ZWSP)
+        body, body_runs = split_runs(text, ZWSP)
         document.add_text("text", (heading + "\n") * TITLE_REPEAT + body)
-        if heading_cjk or body_cjk:
-            document.add_text("cjk", (heading_cjk + " ") * TITLE_REPEAT + body_cjk)
+        for run in heading_runs * TITLE_REPEAT + body_runs:
+            document.add_text("cjk", run)
         for token in tokens:
             document.add_text("filter", token)
         self._pending.append((1, document))
