@@ -4,8 +4,9 @@ Imported only when the tantivy engine is used: ``import textsearch`` never loads
 
 The SQLite file stays the store and the source of truth; tantivy keeps only what ranking and
 filtering need (no text is stored in it): the passage rowid (the key back to SQLite), the
-document rowid (to collapse one result per document), the analyzed title and body, and one
-keyword field of filter tokens. Tantivy's block-max WAND skips the blocks of postings that
+document rowid (to collapse one result per document), the analyzed title and body, their
+CJK runs' bigrams and characters (a field of their own), and one keyword field of filter
+tokens. Tantivy's block-max WAND skips the blocks of postings that
 cannot enter the top k, which SQLite FTS5 cannot do.
 
 Consistency: a tantivy commit and a SQLite commit are not atomic. Each write transaction
