@@ -33,8 +33,8 @@ __all__ = [
     "query_terms",
     "query_text",
     "question_text",
-    "split_runs",
     "question_words",
+    "split_runs",
 ]
 
 #: Version of how CJK text is cut into index tokens; stored with an index, and an index

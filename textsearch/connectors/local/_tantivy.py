@@ -6,8 +6,8 @@ The SQLite file stays the store and the source of truth; tantivy keeps only what
 filtering need (no text is stored in it): the passage rowid (the key back to SQLite), the
 document rowid (to collapse one result per document), the analyzed title and body, their
 CJK runs' bigrams and characters (a field of their own), and one keyword field of filter
-tokens. Tantivy's block-max WAND skips the blocks of postings that
-cannot enter the top k, which SQLite FTS5 cannot do.
+tokens. Tantivy's block-max WAND skips the blocks of postings that cannot enter the top k,
+which SQLite FTS5 cannot do.
 
 Consistency: a tantivy commit and a SQLite commit are not atomic. Each write transaction
 stores a generation number in both (a SQLite meta row, and a tantivy document with rowid 0),
