@@ -149,6 +149,26 @@ def use_segmenter(name: str) -> None:
 
     cjk.bigrams = words  # type: ignore[assignment]
     query.bigrams = words  # type: ignore[assignment]
+    # The engines cut runs their own way at indexing: SQLite through `index_tokens`, tantivy
+    # with an n-gram tokenizer. Both are pointed at `words` instead.
+    import textsearch.connectors.local._schema as schema
+
+    schema.index_tokens = cjk.index_text  # type: ignore[assignment]
+    try:
+        import tantivy
+
+        import textsearch.connectors.local._tantivy as engine
+    except ImportError:
+        return
+
+    def runs_as_words(text: str, separator: str = " ") -> tuple[str, list[str]]:
+        rest, runs = cjk.split_runs(text, separator)
+        return rest, [" ".join(words(run)) for run in runs]
+
+    engine.split_runs = runs_as_words  # type: ignore[assignment]
+    engine._cjk_analyzer = lambda: tantivy.TextAnalyzerBuilder(  # type: ignore[assignment]
+        tantivy.Tokenizer.whitespace()
+    ).build()
 
 
 def local_search(corpus: Corpus, engine: str, embedder: Any = None, mode: str = "keyword") -> Any:

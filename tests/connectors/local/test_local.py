@@ -600,7 +600,8 @@ def test_cjk_runs_are_fenced_bigrams_for_the_tokenizer() -> None:
     from textsearch.connectors.local._schema import ZWSP, for_index
 
     z = ZWSP
-    assert for_index("ab数据c 한") == f"ab{z}数据{z}数{z}据{z}c {z}한{z}"
-    assert for_index("数据库x") == f"{z}数据{z}据库{z}数{z}据{z}库{z}x"
+    # the rest of the text, each run fenced out, then the runs' bigrams, then their characters
+    assert for_index("ab数据c 한") == f"ab{z}c {z}{z}数据{z}数{z}据{z}한{z}"
+    assert for_index("数据库x") == f"{z}x{z}数据{z}据库{z}数{z}据{z}库{z}"
     assert for_index("plain ascii") == "plain ascii"
     assert for_index("Crème brûlée") == "Crème brûlée"

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from textsearch._cjk import TEXT_VERSION, cjk_run, index_text, is_cjk
+from textsearch._cjk import TEXT_VERSION, cjk_run, index_tokens, is_cjk
 from textsearch._ranges import cached_instant
 from textsearch.connectors.local._places import PLACE_FUNCTION, place_of
 from textsearch.documents._shape import (
@@ -62,11 +62,11 @@ ZWSP = "\u200b"
 
 
 def for_index(text: str | None) -> str:
-    """The text as the full-text index sees it: each CJK run as its fenced bigrams and
-    characters (``textsearch._cjk``)."""
+    """The text as the full-text index sees it: the CJK runs' fenced bigrams and characters
+    after the rest (``textsearch._cjk.index_tokens``)."""
     if not text or text.isascii():  # most text: no CJK, and isascii() is a C loop
         return text or ""
-    return index_text(text, ZWSP)
+    return index_tokens(text, ZWSP)
 
 
 def index_title(title: str | None, section: str | None) -> str:
