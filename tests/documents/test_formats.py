@@ -56,6 +56,7 @@ def test_pdf_sections_from_every_outline_level_and_links_per_page(tmp_path: Path
         "path": "ocean.pdf",
         "section": "1 Tides",
         "section_index": 1,  # the file's second section (page 1 is the first)
+        "passage_lines": ["1"],  # one passage of the reader's, kept as it is by stores
         "page": 2,
     }
     assert docs[f"{link}#page=3"]["metadata"]["section"] == "1.1 Spring tides"  # level 2
@@ -287,7 +288,7 @@ def test_csv_and_tsv_rows_with_rfc7111_links(tmp_path: Path) -> None:
             "title": "t",
             "text": "name: alpha; value: 1\nname: beta",
             "link": f"{tmp_path / 't.tsv'}#row=2",
-            "metadata": {"path": "t.tsv", "row": 2, "section_index": 0},
+            "metadata": {"path": "t.tsv", "row": 2, "section_index": 0, "passage_lines": ["1"]},
         }
     ]
 

@@ -151,9 +151,19 @@ def test_rst_nested_lists_keep_depth_and_markers() -> None:
     )
 
 
-def test_indented_text_that_is_no_list_item_is_still_stripped() -> None:
+def test_indented_text_that_is_no_list_item_loses_the_indentation_its_lines_share() -> None:
     _, passages = split_document("   An indented first line\n   and its second.\n", ".txt")
-    assert passages[0].text == "An indented first line\n   and its second."
+    assert passages[0].text == "An indented first line\nand its second."
+
+
+def test_an_indented_code_block_in_a_text_file_keeps_its_relative_indentation() -> None:
+    # Stripping the first line alone gave '# set up\n    client = make()'.
+    text = "Intro.\n\n    # set up\n    client = make()\n    if client:\n        client.go()\n"
+    _, passages = split_document(text, ".txt")
+    assert passages[0].text == ("Intro.\n\n# set up\nclient = make()\nif client:\n    client.go()")
+    # a typographic first-line indent still goes
+    _, passages = split_document("Intro.\n\n   First line\nof a paragraph.\n", ".txt")
+    assert passages[0].text == "Intro.\n\nFirst line\nof a paragraph."
 
 
 def test_long_list_cut_into_passages_keeps_each_items_depth() -> None:

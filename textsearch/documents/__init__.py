@@ -30,6 +30,7 @@ from textsearch.documents._files import (
     walk,
 )
 from textsearch.documents._formats import (
+    PASSAGE_LINES,
     SECTION_LINES,
     fragment_metadata,
     is_place,
@@ -162,6 +163,7 @@ def _document(
         metadata["section"] = section
     texts: list[str] = []
     starts: list[tuple[int, str]] = []  # (line of the text, heading) where a heading's run starts
+    kept: list[str] = []  # the line of the text where each passage starts
     at_line, previous = 1, None
     for passage, name in zip(group, sections, strict=True):
         if name != previous and name:
@@ -169,6 +171,7 @@ def _document(
         previous = name
         if passage.text:
             texts.append(passage.text)
+            kept.append(str(at_line))
             at_line += passage.text.count("\n") + 2  # the blank line that joins passages
     if len(starts) > 1 or (starts and starts[0][0] > 1):
         # a page holding several headings (or one below text that has none): all of them,
@@ -176,6 +179,9 @@ def _document(
         metadata["sections"] = [name for _, name in starts]
         metadata[SECTION_LINES] = [str(start) for start, _ in starts]
     metadata["section_index"] = index
+    # The reader's own passages: a store keeps them as they are, not split again as Markdown
+    # (which would take a code line "# set up" for a heading and drop it from the text).
+    metadata[PASSAGE_LINES] = kept or ["1"]
     metadata.update(fragment_metadata(anchor))
     return {
         "id": f"{relative}#{fragment}" if fragment else relative,

@@ -23,6 +23,7 @@ __all__ = [
     "EXTRA_HINT",
     "SECTION_LINES",
     "TEXT_MAX_BYTES",
+    "PASSAGE_LINES",
     "NotRead",
     "clean_text",
     "fragment_metadata",
@@ -228,6 +229,9 @@ def fragment_metadata(anchor: str | None) -> dict[str, int | str]:
 #: ``metadata["sections"]`` starts (a page, slide or sheet that holds several sections), in
 #: decimal digits (metadata lists hold strings).
 SECTION_LINES = "section_lines"
+#: ``read_path``'s metadata key: the line of a document's text where each of the reader's
+#: passages starts (``["1", "9"]``; passages are joined by a blank line).
+PASSAGE_LINES = "passage_lines"
 
 
 def section_passages(
@@ -237,22 +241,24 @@ def section_passages(
 ) -> list[Passage]:
     """The passages a store keeps of a document's ``text``, split by ``split``.
 
-    A `read_path` document that holds several sections (a PDF page with two headings on it)
-    says where each starts: ``metadata["sections"]`` names them, ``metadata["section_lines"]``
-    gives the line of ``text`` each starts on (from 1, in digits: ``["1", "7"]``). Each
-    section is then split apart and its passages are named by its heading, as the local
-    index names them; the text before the first has no heading (the document's top). Lines
-    stay lines of the whole ``text``.
+    A `read_path` document says where each of the reader's passages starts
+    (``metadata["passage_lines"]``): those passages are kept as they are. Its text is what a
+    model reads, markup gone, so splitting it again as Markdown would misread it (a code
+    line ``# set up the client`` taken for a heading and dropped from the passage).
+    One that holds several sections (a PDF page with two headings on it) also says where
+    each starts: ``metadata["sections"]`` names them, ``metadata["section_lines"]`` gives the
+    line of ``text`` each starts on (from 1, in digits: ``["1", "7"]``), and each passage is
+    named by the heading it is under, as the local index names them; the text before the
+    first has no heading (the document's top). Lines stay lines of the whole ``text``.
     Any other document is ``split(text)``.
     """
     starts = section_starts(metadata)
+    kept = _kept_passages(text, metadata, starts)
+    if kept is not None:
+        return kept
     if not starts:
         return list(split(text))
-    offsets = [0]  # offsets[n]: where line n + 1 starts
-    position = text.find("\n")
-    while position != -1 and len(offsets) < starts[-1][0]:
-        offsets.append(position + 1)
-        position = text.find("\n", position + 1)
+    offsets = _line_offsets(text, starts[-1][0])
     pieces: list[tuple[str | None, int]] = [(None, 1)] if starts[0][0] > 1 else []
     pieces += [(name, line) for line, name in starts if line <= len(offsets)]
     passages: list[Passage] = []
@@ -264,20 +270,64 @@ def section_passages(
     return passages
 
 
+def _line_offsets(text: str, lines: int) -> list[int]:
+    # offsets[n]: where line n + 1 of ``text`` starts, for its first ``lines`` lines at most
+    offsets = [0]
+    position = text.find("\n")
+    while position != -1 and len(offsets) < lines:
+        offsets.append(position + 1)
+        position = text.find("\n", position + 1)
+    return offsets
+
+
+def _kept_passages(
+    text: str, metadata: Mapping[str, object] | None, starts: list[tuple[int, str]]
+) -> list[Passage] | None:
+    """The reader's passages of a `read_path` document, each named by the section it is in;
+    ``None`` when the document does not place them, or places them where its text does not
+    break (written by another tool: then it is split as any other)."""
+    lines = _line_numbers(metadata.get(PASSAGE_LINES) if metadata else None)
+    if not lines or lines[0] != 1:
+        return None
+    offsets = _line_offsets(text, lines[-1])
+    if len(offsets) < lines[-1]:
+        return None
+    passages: list[Passage] = []
+    for number, line in enumerate(lines):
+        last = number + 1 == len(lines)
+        piece = text[offsets[line - 1] : len(text) if last else offsets[lines[number + 1] - 1]]
+        if not last:
+            if not piece.endswith("\n\n"):
+                return None
+            piece = piece[:-2]  # the blank line that joins two passages
+        heading = next((name for at, name in reversed(starts) if at <= line), None)
+        passages.append(Passage(heading, None, line, piece))
+    return passages
+
+
+def _line_numbers(values: object) -> list[int] | None:
+    """Line numbers written as increasing decimal strings (``["1", "7"]``); ``None`` if not."""
+    if not isinstance(values, list) or not values:
+        return None
+    numbers: list[int] = []
+    for digits in values:
+        if not (isinstance(digits, str) and digits.isdecimal() and len(digits) <= 9):
+            return None
+        line = int(digits)
+        if line < 1 or (numbers and line <= numbers[-1]):
+            return None
+        numbers.append(line)
+    return numbers
+
+
 def section_starts(metadata: Mapping[str, object] | None) -> list[tuple[int, str]]:
     """``(line, heading)`` of each section a document's metadata places (see
     `section_passages`), in order; ``[]`` when it places none or its lists do not agree."""
     if not metadata:
         return []
-    names, lines = metadata.get("sections"), metadata.get(SECTION_LINES)
-    if not isinstance(names, list) or not isinstance(lines, list) or len(names) != len(lines):
+    names, lines = metadata.get("sections"), _line_numbers(metadata.get(SECTION_LINES))
+    if not isinstance(names, list) or lines is None or len(names) != len(lines):
         return []
-    starts: list[tuple[int, str]] = []
-    for digits, name in zip(lines, names, strict=True):
-        if not (isinstance(digits, str) and digits.isdecimal() and len(digits) <= 9):
-            return []  # written by another tool: split the text as any other
-        line = int(digits)
-        if not isinstance(name, str) or line < 1 or (starts and line <= starts[-1][0]):
-            return []
-        starts.append((line, name))
-    return starts
+    if not all(isinstance(name, str) for name in names):
+        return []
+    return list(zip(lines, names, strict=True))

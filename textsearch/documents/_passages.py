@@ -71,7 +71,22 @@ def _tidy(text: str) -> str:
         lead = _LEADING_BLANK_LINES.sub("", text)
         if INDENTED_ITEM.match(lead):
             return lead.rstrip()
+        return _dedented(lead)
     return text.strip()
+
+
+def _dedented(text: str) -> str:
+    # An indented block (code in a text file or on a PDF page): the indentation all its
+    # lines share goes, so its lines keep theirs relative to each other (stripping the first
+    # line alone left ``# comment\n    x = 1``). A first line indented alone is a paragraph's
+    # typographic indent: it goes too.
+    from textwrap import dedent
+
+    block = dedent(text).rstrip()
+    first, newline, rest = block.partition("\n")
+    if first[:1].isspace() and not any(line[:1].isspace() for line in rest.split("\n")):
+        return first.lstrip() + newline + rest
+    return block
 
 
 def _trimmed(text: str) -> str:

@@ -39,8 +39,9 @@ __all__ = [
 #: 6: names bounded, Word tables and lists read in one pass, PDF identifiers broken after an
 #: underscore joined. 7: a Word or notebook title heading's later passages link its anchor,
 #: Markdown list items keep their continuation lines' indent, PDF rules typed as text go and
-#: TeX's drawn underscores are read back.
-MARKDOWN_TEXT_VERSION = "7"
+#: TeX's drawn underscores are read back. 8: an indented block (code in a text file, on a
+#: PDF page) loses only the indentation all its lines share.
+MARKDOWN_TEXT_VERSION = "8"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
