@@ -140,3 +140,35 @@ def test_postgres_keeps_the_readers_passages(tmp_path: Path, pg_dsn: str, pg_tab
             found.append((doc["id"], document.text))
     # a document read back whole is its passages joined, none of its lines lost
     assert found == [(doc["id"], doc["text"]) for doc in read_path(folder, passage_chars=150)]
+
+
+def test_a_long_code_block_cut_in_two_is_one_document(tmp_path: Path) -> None:
+    # Both pieces start on the block's line: as two documents they shared the id `#L5` and
+    # a store kept only the second (Flask's tutorial/static.rst lost its CSS this way).
+    css = "\n".join(f"  .rule-{n} {{ margin: {n}px; padding: {n}px; }}" for n in range(40))
+    (tmp_path / "static.rst").write_text(f"Static\n======\n\nThe style sheet::\n\n{css}\n")
+    docs = list(read_path(tmp_path, passage_chars=400))
+    assert len({d["id"] for d in docs}) == len(docs)
+    code = [d for d in docs if ".rule-0 " in d["text"] or ".rule-39 " in d["text"]]
+    assert len(code) == 1 and len(code[0]["metadata"]["passage_lines"]) > 1
+    search = LocalTextSearch()
+    search.add_documents(docs, chunk=True)
+    stored = [t for (t,) in search._db.execute("SELECT text FROM passages ORDER BY rowid")]
+    assert all(any(f".rule-{n} " in t for t in stored) for n in range(40))
+
+
+def test_html_sections_without_anchors_get_ids_of_their_own(tmp_path: Path) -> None:
+    (tmp_path / "page.html").write_text(
+        "<html><head><title>Page</title></head><body><p>Intro text here.</p>"
+        "<h2>Browse</h2><p>Browse the shelves.</p><h2 id='find'>Find</h2><p>Find a book.</p>"
+        "<h2>Borrow</h2><p>Borrow it for a week.</p></body></html>"
+    )
+    docs = list(read_path(tmp_path))
+    ids = [d["id"] for d in docs]
+    assert len(set(ids)) == len(ids) and "page.html#find" in ids
+    assert all(d["link"].endswith(("page.html", "page.html#find")) for d in docs)
+    search = LocalTextSearch()
+    search.add_documents(docs, chunk=True)
+    stored = " ".join(t for (t,) in search._db.execute("SELECT text FROM passages"))
+    for words in ("Intro text", "Browse the shelves", "Find a book", "Borrow it"):
+        assert words in stored

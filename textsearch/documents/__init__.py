@@ -113,13 +113,27 @@ def _documents(
             continue
         report.added += 1
         relative = file.relative_to(top).as_posix()
-        yield from _sections(str(file), relative, work.title, work.passages)
+        yield from _distinct(_sections(str(file), relative, work.title, work.passages))
+
+
+def _distinct(documents: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The documents of one file, each with an id of its own: a store keeps one document per
+    id. Sections whose headings have no anchor (HTML headings without an ``id``) would all be
+    the file's own id; a repeat is told apart by its place, ``#section-<section_index>``
+    (its link stays the one `index_path` gives it)."""
+    seen: set[str] = set()
+    for document in documents:
+        if document["id"] in seen:
+            document["id"] = f"{document['id']}#section-{document['metadata']['section_index']}"
+        seen.add(document["id"])
+        yield document
 
 
 def _sections(
     link: str, relative: str, title: str, passages: list[Passage]
 ) -> Iterator[dict[str, Any]]:
-    """One document per section: passages under one anchor are joined; the rest stand alone.
+    """One document per section: consecutive passages with one place (an anchor, else the
+    section and line: a long code block cut in two starts both on its line) are joined.
 
     A page, slide or sheet is one document whichever headings it holds (named by the first):
     its link names it, so two sections starting on one PDF page would share an id and a store
@@ -135,7 +149,7 @@ def _sections(
         section, anchor, line = stored_place(passage, number, title)  # as every store keeps it
         this = (section, anchor, None if anchor else line)
         shared: tuple[str | int | None, ...] = (anchor,) if is_place(anchor) else this
-        if group and key is not None and (shared != joined or anchor is None):
+        if group and key is not None and shared != joined:
             yield _document(link, relative, title, key, group, index, sections)
             group, sections, index = [], [], index + 1
         if not group:
