@@ -28,6 +28,7 @@ from textsearch.connectors.local._state import (
     stored_rows,
 )
 from textsearch.connectors.local._vectors_mixin import LocalVectors
+from textsearch.documents._blocks import collector_paused
 from textsearch.documents._files import (
     DEFAULT_EXTENSIONS,
     FileWork,
@@ -113,21 +114,26 @@ class LocalWriting(LocalVectors):
                 nothing was written.
             ConfigurationError: The embedder's vectors do not have the index's length.
         """
-        prepared = [normalize_document(d) for d in docs]
-        items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
-        # Embedded before anything is written: a failing embedder leaves the index as it was.
-        digests: list[list[bytes]] = []
-        vectors = None
-        if self.embedder is not None:
-            vectors = self._vectors_for(items, progress, digests)
+        # The batch's documents, passages, rows and vectors all live until the call returns:
+        # collections meanwhile free none of them but walk them again and again (15% of the
+        # caller's CPU at 20k passages, tantivy engine).
+        with collector_paused():
+            prepared = [normalize_document(d) for d in docs]
+            items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
+            # Embedded before anything is written: a failing embedder leaves the index as it
+            # was.
+            digests: list[list[bytes]] = []
+            vectors = None
+            if self.embedder is not None:
+                vectors = self._vectors_for(items, progress, digests)
 
-        def write() -> None:
-            with self._transaction():
-                self._add_many(items, vectors, digests)
+            def write() -> None:
+                with self._transaction():
+                    self._add_many(items, vectors, digests)
 
-        with self._lock, documented_errors(self.path):
-            retry_busy(write, self.path)
-            self._fts.df_cache.clear()
+            with self._lock, documented_errors(self.path):
+                retry_busy(write, self.path)
+                self._fts.df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
