@@ -116,24 +116,32 @@ class LocalWriting(LocalVectors):
         """
         # The batch's documents, passages, rows and vectors all live until the call returns:
         # collections meanwhile free none of them but walk them again and again (15% of the
-        # caller's CPU at 20k passages, tantivy engine).
+        # caller's CPU at 20k passages, tantivy engine). They are dropped before the collector
+        # is on again, so its next collection does not walk them once more.
         with collector_paused():
-            prepared = [normalize_document(d) for d in docs]
-            items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
-            # Embedded before anything is written: a failing embedder leaves the index as it
-            # was.
-            digests: list[list[bytes]] = []
-            vectors = None
-            if self.embedder is not None:
-                vectors = self._vectors_for(items, progress, digests)
+            return self._add_documents(docs, chunk, progress)
 
-            def write() -> None:
-                with self._transaction():
-                    self._add_many(items, vectors, digests)
+    def _add_documents(
+        self,
+        docs: Iterable[LocalDocument | Mapping[str, Any]],
+        chunk: bool,
+        progress: Callable[[int, int], None] | None,
+    ) -> int:
+        prepared = [normalize_document(d) for d in docs]
+        items = [(doc, _passages_of(doc, chunk)) for doc in prepared]
+        # Embedded before anything is written: a failing embedder leaves the index as it was.
+        digests: list[list[bytes]] = []
+        vectors = None
+        if self.embedder is not None:
+            vectors = self._vectors_for(items, progress, digests)
 
-            with self._lock, documented_errors(self.path):
-                retry_busy(write, self.path)
-                self._fts.df_cache.clear()
+        def write() -> None:
+            with self._transaction():
+                self._add_many(items, vectors, digests)
+
+        with self._lock, documented_errors(self.path):
+            retry_busy(write, self.path)
+            self._fts.df_cache.clear()
         return len(prepared)
 
     def remove_documents(self, ids: Iterable[str]) -> int:
