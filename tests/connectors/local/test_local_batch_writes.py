@@ -139,3 +139,34 @@ def test_filter_tokens_kept_per_batch_are_each_documents_own() -> None:
                 metadata = {"v": value, "w": values[-1 - i]}
                 args = (f"id{i}", f"https://x/{i}", site, metadata)
                 assert document_tokens(*args, cache) == document_tokens(*args), (round_, value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_batch_is_written_with_the_collector_off(engine: str, tmp_path: Path) -> None:
+    # Everything a batch builds lives until the call returns, so a collection meanwhile
+    # frees nothing of it: the collector is off while the batch is embedded and written,
+    # and on again after it.
+    import gc
+
+    seen: list[bool] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        seen.append(gc.isenabled())
+        return [[1.0, 0.5, 0.25] for _ in texts]
+
+    embedder = FunctionEmbedder(embed, model="m", dimensions=3)
+    search = LocalTextSearch(str(tmp_path / "i.sqlite3"), engine=engine, embedder=embedder)
+    search._db.set_trace_callback(lambda _: seen.append(gc.isenabled()))
+    search.add_documents(_docs(50))
+    search._db.set_trace_callback(None)
+    assert len(seen) > 3
+    assert not any(seen)
+    assert gc.isenabled()
+    gc.disable()  # a caller that turned it off finds it off still
+    try:
+        search.add_documents(_docs(10, "again"))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert search.document_count == 50
+    search.close()
