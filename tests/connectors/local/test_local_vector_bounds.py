@@ -7,8 +7,6 @@ be skipped), and the ranking a `VectorIndex` returns must be the exact one, ties
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from tests.connectors.local.vector_files import write_vector_files
@@ -73,52 +71,3 @@ def test_the_top_k_from_the_bounds_is_the_exact_ranking(tmp_path: object) -> Non
             )
     db.close()
     store.close()
-
-
-@pytest.mark.parametrize("cores", [2, 3, 4])
-def test_a_scan_split_between_threads_gives_every_row_its_own_product(
-    monkeypatch: pytest.MonkeyPatch, cores: int
-) -> None:
-    rng = np.random.default_rng(9)
-    rows = _rows(rng, 1001, 32)
-    quantised = _vectors._Quantised.of(np, nk, rows)
-    query = rng.standard_normal(32).astype(np.float32)
-    query /= np.linalg.norm(query)
-    whole = quantised.upper(query, None)  # 1,001 rows: one share
-    calls: list[tuple[bool, int]] = []  # (in the caller's thread, rows)
-    scan = nk.cdist
-
-    def counted(query: object, codes: object, **kwargs: object) -> object:
-        calls.append((threading.current_thread() is threading.main_thread(), len(codes)))  # type: ignore[arg-type]
-        return scan(query, codes, **kwargs)
-
-    monkeypatch.setattr(_vectors, "SPLIT_ROWS", 100)
-    monkeypatch.setattr(_vectors, "_cores", lambda: cores)
-    monkeypatch.setattr(quantised._nk, "cdist", counted)
-    split = quantised.upper(query, None)
-    # One share per core: the caller's thread scans one, a thread each the others.
-    assert len(calls) == cores and sum(rows for _, rows in calls) == 1001
-    assert sorted(main for main, _ in calls) == [False] * (cores - 1) + [True]
-    assert split.shape == whole.shape and np.array_equal(split, whole)  # same rows, same order
-    subset = np.arange(0, 1001, 2)  # a broad filter: the whole scan, then its rows
-    assert np.array_equal(quantised.upper(query, subset), whole[subset])
-
-
-def test_a_failure_in_a_share_is_raised_in_the_callers_thread(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    rng = np.random.default_rng(3)
-    quantised = _vectors._Quantised.of(np, nk, _rows(rng, 400, 16))
-    scan = nk.cdist
-
-    def fails_past_the_first_share(query: object, codes: object, **kwargs: object) -> object:
-        if threading.current_thread() is not threading.main_thread():
-            raise MemoryError("no room for this share")
-        return scan(query, codes, **kwargs)
-
-    monkeypatch.setattr(_vectors, "SPLIT_ROWS", 100)
-    monkeypatch.setattr(_vectors, "_cores", lambda: 2)
-    monkeypatch.setattr(quantised._nk, "cdist", fails_past_the_first_share)
-    query = np.ones(16, dtype=np.float32) / 4
-    with pytest.raises(MemoryError, match="no room"):
-        quantised.upper(query, None)

@@ -27,9 +27,7 @@ from __future__ import annotations
 import heapq
 import math
 import operator
-import os
 import sqlite3
-import threading
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -160,7 +158,8 @@ class _Quantised:
         peak = float(np.abs(query).max()) or 1.0
         qstep = peak / 127
         qcodes = np.rint(query / qstep).astype(np.int8)
-        dots = _scan(np, self._nk, qcodes[None, :], codes)
+        dots = self._nk.cdist(qcodes[None, :], codes, metric="dot", out_dtype="float32")
+        dots = np.asarray(dots, dtype=np.float32).reshape(-1)
         if rows is not None and not gather:
             dots = dots[rows]
         return dots, qstep, step, l1
@@ -187,55 +186,6 @@ class _Quantised:
         bound += l1 * np.float32(0.5 * qstep)
         bound += np.float32(_ROUNDING)
         return bound
-
-
-#: Rows per share of a scan from which its rows are split between threads (tests lower it).
-SPLIT_ROWS = 200_000
-
-
-def _scan(np: Any, nk: Any, query: Any, codes: Any) -> Any:
-    """int8 dot products of the one-row ``query`` with every row of ``codes``, as float32.
-
-    numkong lets go of the interpreter lock while it computes, so on a large index the rows
-    are cut into one contiguous share per core (at most 4, each of at least `SPLIT_ROWS`)
-    and the shares are scanned at once: the caller's thread takes the first, a thread each
-    the others. A query then waits for about one share, not the whole scan.
-    """
-    count = len(codes)
-    shares = min(_cores(), 4, count // SPLIT_ROWS) if SPLIT_ROWS > 0 else 1
-    if shares <= 1:
-        dots = nk.cdist(query, codes, metric="dot", out_dtype="float32")
-        return np.asarray(dots, dtype=np.float32).reshape(-1)
-    bounds = [count * i // shares for i in range(shares + 1)]
-    parts: list[Any] = [None] * shares
-    failures: list[BaseException] = []
-
-    def share(i: int) -> None:
-        try:
-            part = nk.cdist(
-                query, codes[bounds[i] : bounds[i + 1]], metric="dot", out_dtype="float32"
-            )
-            parts[i] = np.asarray(part, dtype=np.float32).reshape(-1)
-        except BaseException as exc:  # re-raised in the caller's thread
-            failures.append(exc)
-
-    helpers = [threading.Thread(target=share, args=(i,), daemon=True) for i in range(1, shares)]
-    for helper in helpers:
-        helper.start()
-    share(0)
-    for helper in helpers:
-        helper.join()
-    if failures:
-        raise failures[0]
-    return np.concatenate(parts)
-
-
-def _cores() -> int:
-    # The cores this process may run on (a container's share, not the machine's).
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _remembered(memo: dict[str, Any] | None, key: str, make: Callable[[], Any]) -> Any:
