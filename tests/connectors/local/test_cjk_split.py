@@ -8,6 +8,7 @@ tokens after the rest of the text (`_cjk.index_tokens`), the same FTS5 tokens as
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -109,7 +110,9 @@ def test_tantivy_keeps_cjk_tokens_in_their_own_field(tmp_path: Path) -> None:
         assert [d.id for d in every.get_documents_sync("install 停止")] == []
 
 
-def test_tantivy_an_index_with_the_old_field_layout_is_read_again_once(tmp_path: Path) -> None:
+def test_tantivy_an_index_with_the_old_field_layout_is_read_again_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     import tantivy
 
     db = tmp_path / "kb.sqlite3"
@@ -134,8 +137,12 @@ def test_tantivy_an_index_with_the_old_field_layout_is_read_again_once(tmp_path:
     with con:
         con.execute("UPDATE textsearch_meta SET value = '2' WHERE key = 'text_version'")
     con.close()
+    caplog.set_level(logging.INFO, logger="textsearch")
     with _tantivy(db) as again:
         assert [d.id for d in again.get_documents_sync("如何停止任务")][:1] == ["stop"]
+    # an upgrade, not damage: one warning that says so, none that the sidecar is broken
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "older release" in warnings[0], warnings
     con = sqlite3.connect(db)
     version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
     assert version.fetchone()[0] == TEXT_VERSION

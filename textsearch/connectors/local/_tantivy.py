@@ -172,7 +172,14 @@ class TantivyRanker:
             return index
         except (ValueError, OSError) as exc:
             # A sidecar that cannot be opened is rebuilt from the store, never reported raw.
-            log.warning("ranking index %s cannot be opened (%s): rebuilding", self.directory, exc)
+            # One whose fields an older release laid out is an upgrade, not damage: the
+            # engine's own message says that it is rebuilt, and why.
+            if "schema does not match" in str(exc):
+                log.info("ranking index %s has an older release's fields", self.directory)
+            else:
+                log.warning(
+                    "ranking index %s cannot be opened (%s): rebuilding", self.directory, exc
+                )
             self.damaged = True
             shutil.rmtree(self.directory, ignore_errors=True)
             os.makedirs(self.directory, exist_ok=True)
