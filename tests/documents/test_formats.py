@@ -484,3 +484,20 @@ def test_pdf_page_of_many_short_rules_is_a_drawing_not_underscores() -> None:
     data = make_pdf([["A chart"]], drawn=drawn, producer="pdfTeX-1.40.24")
     text = "\n".join(p.text for p in split_file(data, ".pdf")[1])
     assert "a_a" not in text and "A chart" in text
+
+
+def test_pdf_text_range_is_empty_when_pdfium_reads_nothing() -> None:
+    # FPDFText_GetText returns 0 when it read nothing: the buffer's NULs are no text.
+    from textsearch.documents import _pdf
+
+    class NothingRead:
+        def count_chars(self, textpage: int) -> int:
+            return 3
+
+        def text_index(self, textpage: int, index: int) -> int:
+            return index
+
+        def get_text(self, textpage: int, start: int, count: int, buffer: object) -> int:
+            return 0
+
+    assert _pdf._text_range(NothingRead(), 1) == ""  # type: ignore[arg-type]

@@ -166,7 +166,9 @@ def _text_range(calls: _Calls, textpage: int) -> str:
         return ""
     buffer = (ctypes.c_ushort * (end + 2 - start))()
     written = calls.get_text(textpage, first, last + 1 - first, buffer)
-    return codecs.decode(memoryview(buffer)[: written - 1], "utf-16-le", "ignore")
+    # ``written`` counts the closing NUL; 0 when PDFium read nothing (never the whole buffer)
+    kept = min(max(written - 1, 0), len(buffer))
+    return codecs.decode(memoryview(buffer)[:kept], "utf-16-le", "ignore")
 
 
 class _Calls:
