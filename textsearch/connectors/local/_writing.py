@@ -115,9 +115,10 @@ class LocalWriting(LocalVectors):
             ConfigurationError: The embedder's vectors do not have the index's length.
         """
         # The batch's documents, passages, rows and vectors all live until the call returns:
-        # collections meanwhile free none of them but walk them again and again (15% of the
-        # caller's CPU at 20k passages, tantivy engine). They are dropped before the collector
-        # is on again, so its next collection does not walk them once more.
+        # collections meanwhile free none of them but walk them again and again (the share
+        # of the caller's CPU this cost is in docs/performance.md's indexing profile). They are
+        # dropped before the collector is on again, so its next collection does not walk them
+        # once more.
         with collector_paused():
             return self._add_documents(docs, chunk, progress)
 
