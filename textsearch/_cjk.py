@@ -16,12 +16,15 @@ no dictionary, work the same for Japanese and Korean, and cost no segmenter at i
 
 from __future__ import annotations
 
+import array
 import functools
 import operator
 import re
+import sys
 
 __all__ = [
     "CJK_RANGES",
+    "TANTIVY_TEXT_VERSIONS",
     "TEXT_VERSION",
     "bigrams",
     "cjk_only_run",
@@ -39,8 +42,11 @@ __all__ = [
 
 #: Version of how CJK text is cut into index tokens; stored with an index, and an index
 #: written with another version is read again once (2: overlapping bigrams; 3: the tantivy
-#: engine keeps CJK tokens in a field of their own, `split_runs`).
-TEXT_VERSION = "3"
+#: engine keeps CJK tokens in a field of their own, `split_runs`; 4: the SQLite engine indexes
+#: bigrams and run ends, `index_tokens`).
+TEXT_VERSION = "4"
+#: The versions whose tantivy index is still current (4 changed only the SQLite engine).
+TANTIVY_TEXT_VERSIONS = frozenset({"3", TEXT_VERSION})
 
 CJK_RANGES = (
     "\u3040-\u30ff"  # Hiragana, Katakana
@@ -134,25 +140,55 @@ def index_text(text: str, separator: str = " ") -> str:
 
 
 def index_tokens(text: str, separator: str) -> str:
-    """`index_text`'s tokens in another order: ``text`` with each CJK run replaced by
-    ``separator``, then every run's bigrams, then its characters, all fenced.
+    """``text`` with each CJK run replaced by ``separator``, then every run's bigrams and the
+    character that ends each run, all fenced.
 
-    For an index that reads no position of a CJK token (the SQLite engine: a CJK query term
-    is one token, never a phrase): the same tokens as `index_text` (a bigram holding a
-    character that is no letter, such as ``・``, is left out: the tokenizer would have cut it
-    to one character), built by C loops over the whole text instead of a Python step per
-    run, a quarter less time.
+    For the SQLite engine, whose CJK query terms are single tokens (never phrases): it looks
+    a query's character up as a prefix (``"停"*``), which every bigram starting with it and
+    every run it ends match, so its frequency in a passage is the count of the character,
+    as if each character were indexed too, with half the tokens (the characters were half of
+    FTS5's indexing time for Chinese text: docs/languages.md). A run is cut at a character
+    that is no letter (``・``: the tokenizer would cut it apart). ``separator`` is one
+    character the tokenizer splits on.
     """
     if not text or text.isascii():
         return text
-    runs = cjk_only_run().findall(text)
-    if not runs:
+    parts = _cjk_pieces().split(text)  # other text, a run, other text, ...
+    if len(parts) == 1:
         return text
-    joined = "\x00".join(runs)
-    # pairs across a gap hold "\x00", which is no letter
-    pairs = separator.join(filter(str.isalnum, map(operator.add, joined[:-1], joined[1:])))
-    chars = separator.join(joined.replace("\x00", ""))
-    return cjk_only_run().sub(separator, text) + separator + pairs + separator + chars + separator
+    runs = parts[1::2]
+    if not "".join(runs).isalnum():
+        runs = [piece for run in runs for piece in _NOT_LETTER.split(run) if piece]
+    # The tokens are the pairs (first[k], second[k]): each character with the one after it
+    # in its run, or with ``separator`` when it ends the run (that token is the character
+    # alone); the gap between runs pairs two separators (no token). The pairs are written
+    # by interleaving the three strings' code points (UTF-32), C loops over the whole text.
+    first = _code_points(separator.join(runs))
+    second = _code_points((separator + separator).join([run[1:] for run in runs]) + separator)
+    interleaved = array.array(_UINT32, bytes(12 * len(first)))
+    interleaved[0::3] = first
+    interleaved[1::3] = second
+    interleaved[2::3] = array.array(_UINT32, [ord(separator)]) * len(first)
+    rest = separator.join(parts[0::2])
+    return rest + separator + interleaved.tobytes().decode("utf-32-le" if _LITTLE else "utf-32-be")
+
+
+_UINT32 = "I" if array.array("I").itemsize == 4 else "L"
+_LITTLE = sys.byteorder == "little"
+
+
+def _code_points(text: str) -> array.array[int]:
+    points = array.array(_UINT32)
+    points.frombytes(text.encode("utf-32-le" if _LITTLE else "utf-32-be"))
+    return points
+
+
+@functools.cache
+def _cjk_pieces() -> re.Pattern[str]:
+    return re.compile(f"([{CJK_RANGES}]+)")
+
+
+_NOT_LETTER = re.compile(r"[\W_]+")
 
 
 def split_runs(text: str, separator: str = " ") -> tuple[str, list[str]]:

@@ -3,12 +3,14 @@
 tantivy: each CJK run is one value of a field of its own (`_cjk.split_runs`), cut by an
 n-gram tokenizer into the tokens of `_cjk.bigrams` (the run's bigrams and characters), so
 the text field no longer folds and stems ~400 CJK tokens a passage. SQLite: the runs'
-tokens after the rest of the text (`_cjk.index_tokens`), the same FTS5 tokens as before.
+bigrams and the character ending each run after the rest of the text (`_cjk.index_tokens`);
+a query's character is a prefix there, which finds it as often as it occurs.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -20,7 +22,6 @@ from textsearch._cjk import (
     TEXT_VERSION,
     bigrams,
     cjk_only_run,
-    index_text,
     index_tokens,
     split_runs,
 )
@@ -66,11 +67,42 @@ def _fts5_tokens(text: str) -> Counter[str]:
     return found
 
 
-@pytest.mark.parametrize("text", TEXTS)
-def test_index_tokens_holds_the_tokens_of_index_text(text: str) -> None:
-    # the SQLite engine's order: the rest of the text, then the bigrams, then the characters
-    assert _fts5_tokens(index_tokens(text, "\u200b")) == _fts5_tokens(index_text(text, "\u200b"))
-    assert index_tokens("停止任务", "|") == "||停止|止任|任务|停|止|任|务|"
+def _letter_runs(text: str) -> list[str]:
+    """The CJK runs of ``text`` cut where a character is no letter (as FTS5 cuts them)."""
+    return [p for run in cjk_only_run().findall(text) for p in re.split(r"[\W_]+", run) if p]
+
+
+@pytest.mark.parametrize("text", [*TEXTS, "ア・イ猫は゠ねこ", "か\u3099き"])
+def test_index_tokens_are_the_bigrams_and_the_ends_of_runs(text: str) -> None:
+    runs = _letter_runs(text)
+    expected = Counter(run[k : k + 2] for run in runs for k in range(len(run)))
+    tokens = _fts5_tokens(index_tokens(text, "\u200b"))
+    latin = _fts5_tokens(cjk_only_run().sub(" ", text))
+    assert tokens - latin == expected
+    # a query's character is a prefix: the tokens it starts number its occurrences
+    for char in set("".join(runs)):
+        assert sum(n for t, n in tokens.items() if t.startswith(char) and not t.isascii()) == sum(
+            run.count(char) for run in runs
+        )
+    assert index_tokens("停止任务", "|") == "||停止|止任|任务|务||"
+
+
+def test_the_sqlite_engine_finds_a_character_wherever_a_run_holds_it() -> None:
+    search = LocalTextSearch(engine="sqlite")
+    search.add_documents(
+        [
+            {"id": "start", "text": "猫很可爱"},
+            {"id": "middle", "text": "我的猫在睡觉"},
+            {"id": "end", "text": "我喜欢猫"},
+            {"id": "alone", "text": "猫"},
+            {"id": "none", "text": "狗在睡觉"},
+        ]
+    )
+    found = {r.id for r in search.get_search_results_sync("猫", top=10).results}
+    assert found == {"start", "middle", "end", "alone"}
+    # ranked by how often: a passage saying it twice first
+    search.add_documents([{"id": "twice", "text": "猫和猫"}])
+    assert search.get_search_results_sync("猫", top=1).results[0].id == "twice"
 
 
 def test_latin_text_has_no_cjk_tokens() -> None:
@@ -147,3 +179,43 @@ def test_tantivy_an_index_with_the_old_field_layout_is_read_again_once(
     version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
     assert version.fetchone()[0] == TEXT_VERSION
     con.close()
+
+
+def test_sqlite_an_index_of_text_version_3_is_read_again_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "kb.sqlite3"
+    with LocalTextSearch(db, engine="sqlite") as first:
+        first.add_documents([{"id": "cat", "text": "我喜欢猫"}])
+    # What release 3 left: lone characters in the FTS5 index and no bigram-led prefix of them
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE textsearch_meta SET value = '3' WHERE key = 'text_version'")
+        con.execute("INSERT INTO passages_fts(passages_fts) VALUES ('delete-all')")
+    con.close()
+    caplog.set_level(logging.INFO, logger="textsearch")
+    with LocalTextSearch(db, engine="sqlite") as again:
+        assert [d.id for d in again.get_documents_sync("猫")] == ["cat"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "older release" in warnings[0], warnings
+    con = sqlite3.connect(db)
+    version = con.execute("SELECT value FROM textsearch_meta WHERE key='text_version'")
+    assert version.fetchone()[0] == TEXT_VERSION == "4"
+    con.close()
+
+
+def test_tantivy_an_index_of_text_version_3_is_not_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    pytest.importorskip("tantivy")
+    db = tmp_path / "kb.sqlite3"
+    with _tantivy(db) as first:
+        first.add_documents(DOCS)
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE textsearch_meta SET value = '3' WHERE key = 'text_version'")
+    con.close()
+    caplog.set_level(logging.INFO, logger="textsearch")
+    with _tantivy(db) as again:  # version 4 changed the SQLite engine's tokens only
+        assert [d.id for d in again.get_documents_sync("如何停止任务")][:1] == ["stop"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

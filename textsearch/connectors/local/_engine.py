@@ -17,7 +17,7 @@ from importlib.util import find_spec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from textsearch._cjk import TEXT_VERSION
+from textsearch._cjk import TANTIVY_TEXT_VERSIONS, TEXT_VERSION
 from textsearch._types import SearchOptions
 from textsearch.connectors.local._files import Batch, Transaction
 from textsearch.connectors.local._fts import FtsRanker
@@ -99,7 +99,7 @@ class EngineMixin:
                 if (
                     meta.get("ranking_engine") == "tantivy"
                     and meta.get("filter_tokens") == FILTER_TOKENS
-                    and meta.get("text_version") == TEXT_VERSION
+                    and meta.get("text_version") in TANTIVY_TEXT_VERSIONS
                     and not self._ranker.damaged
                     and self._ranker.stored_generation() == int(meta.get("ranking_generation", "0"))
                 ):
@@ -148,7 +148,7 @@ class EngineMixin:
             current = meta.get("ranking_engine") == "tantivy"
             tokens_current = (
                 meta.get("filter_tokens") == FILTER_TOKENS
-                and meta.get("text_version") == TEXT_VERSION
+                and meta.get("text_version") in TANTIVY_TEXT_VERSIONS
             )
             if (
                 current

@@ -12,6 +12,7 @@ from typing import Any
 
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.local._filters import filter_sql
+from textsearch.connectors.local._query import cjk_common_limit, fts_term, rare_cjk, term_word
 from textsearch.connectors.local._schema import FTS_HASH_CONFIG, for_index, index_title
 
 # BM25 with a title (document title + section heading) match worth four body matches:
@@ -68,14 +69,16 @@ class FtsRanker:
     def rare_cjk(self, terms: list[str], depth: int) -> list[str]:
         """Quoted ``terms`` less the CJK characters most passages hold, when the rest fill
         ``depth`` results (`textsearch.connectors.local._query.rare_cjk`)."""
-        from textsearch.connectors.local._query import cjk_common_limit, rare_cjk
-
         passages = self._approx_count()
         # plan_any's cap: both read the same cached counts
         cap = max(cjk_common_limit(passages), int(max(_COMMON_FLOOR, _COMMON_SHARE * passages))) + 1
-        words = [t[1:-1] for t in terms]
-        kept = rare_cjk(words, lambda w: self._document_frequency(f'"{w}"', cap), passages, depth)
-        return terms if len(kept) == len(words) else ['"' + w + '"' for w in kept]
+        words = [term_word(t) for t in terms]
+
+        def held(word: str) -> int:
+            return self._document_frequency(fts_term(word), cap)
+
+        kept = rare_cjk(words, held, passages, depth)
+        return terms if len(kept) == len(words) else [fts_term(w) for w in kept]
 
     def plan_any(self, terms: list[str], options: SearchOptions) -> tuple[str, list[str]]:
         """Leave very common words out of an any-word query when the rest fill the page.
@@ -107,7 +110,7 @@ class FtsRanker:
             rare_match, options, wanted
         ):
             return " OR ".join(terms), []
-        return rare_match, list(dict.fromkeys(t.strip('"') for n, t in counts if n > limit))
+        return rare_match, list(dict.fromkeys(term_word(t) for n, t in counts if n > limit))
 
     def _fills(self, match: str, options: SearchOptions, wanted: int) -> bool:
         """Whether ``match`` (with the filter) finds at least ``wanted`` passages."""

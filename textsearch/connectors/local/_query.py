@@ -10,7 +10,15 @@ from textsearch._cjk import bigrams, query_terms
 from textsearch.connectors.local._filters import filter_sql
 from textsearch.connectors.local._schema import cjk_run, is_cjk
 
-__all__ = ["QueryPlan", "cjk_characters", "filter_sql", "plan_query", "rare_cjk"]
+__all__ = [
+    "QueryPlan",
+    "cjk_characters",
+    "filter_sql",
+    "fts_term",
+    "plan_query",
+    "rare_cjk",
+    "term_word",
+]
 
 _WORD = re.compile(r"\w+")
 MAX_QUERY_TERMS = 32
@@ -102,9 +110,24 @@ def plan_query(query: str) -> QueryPlan:
     chosen = list(words or stop)[:limit]
     cjk = limit == MAX_CJK_TERMS  # a CJK run was read
     if not repeats:
-        return QueryPlan(['"' + w + '"' for w in chosen], chosen, cjk=cjk)
+        return QueryPlan([fts_term(w) for w in chosen], chosen, cjk=cjk)
     ranked = [w for w in chosen for _ in range(min(MAX_CJK_REPEAT, repeats.get(w, 1)))]
-    return QueryPlan(['"' + w + '"' for w in ranked], chosen, ranked, cjk)
+    return QueryPlan([fts_term(w) for w in ranked], chosen, ranked, cjk)
+
+
+def fts_term(word: str) -> str:
+    """A query word as FTS5 reads it: quoted (inside ``"..."`` nothing is an operator); a
+    single CJK character as a prefix (``"停"*``), which the bigrams it starts and the runs it
+    ends match (the SQLite engine indexes no lone characters: `textsearch._cjk.index_tokens`).
+    """
+    if len(word) == 1 and not word.isascii() and is_cjk().match(word):
+        return '"' + word + '"*'
+    return '"' + word + '"'
+
+
+def term_word(term: str) -> str:
+    """The word of an FTS5 string made by `fts_term`."""
+    return term[1 : term.rindex('"')]
 
 
 def cjk_characters(words: list[str]) -> bool:

@@ -41,7 +41,7 @@ from textsearch.connectors.local import _engine as _engine
 from textsearch.connectors.local._filters import filter_sql, validate_filter
 from textsearch.connectors.local._fts import FtsRanker
 from textsearch.connectors.local._places import has_place_clause
-from textsearch.connectors.local._query import cjk_characters, plan_query
+from textsearch.connectors.local._query import cjk_characters, plan_query, term_word
 from textsearch.connectors.local._reads import LocalReads
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
@@ -518,7 +518,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             match, left_out = self._fts.plan_any(terms, options)
             if len(terms) < len(plan.terms):  # common CJK characters, left out first
                 left_out = [
-                    *dict.fromkeys(t[1:-1] for t in plan.terms if t not in terms),
+                    *dict.fromkeys(term_word(t) for t in plan.terms if t not in terms),
                     *left_out,
                 ]
             if left_out:
