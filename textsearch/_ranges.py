@@ -27,10 +27,13 @@ __all__ = [
     "check_range_value",
     "datetime_of",
     "instant_of",
+    "number_fault",
     "range_bound",
     "utc_text",
 ]
 
+#: The integers every store keeps and compares exactly (SQLite, PostgreSQL ``bigint``, the
+#: vector stores' int64 fields, OData's ``Edm.Int64``).
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: Most values one ``any_of`` clause may list.
 MAX_ANY_OF = 256
@@ -120,6 +123,21 @@ def instant_of(text: object) -> int | None:
 cached_instant = functools.lru_cache(maxsize=65_536)(instant_of)
 
 
+def number_fault(value: object) -> str | None:
+    """What keeps ``value`` from being a number every store keeps and compares alike:
+    ``"is not finite"`` (NaN, infinity), ``"does not fit in 64 bits"`` (an integer past
+    int64), else ``None`` (a usable number, or no number at all: a ``bool`` is none here).
+
+    The one check behind metadata values, filter values and range bounds, so that a value
+    one path accepts is never one another path refuses.
+    """
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "is not finite"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None if INT64_MIN <= value <= INT64_MAX else "does not fit in 64 bits"
+    return None
+
+
 def check_range_value(kind: str, field_name: str, value: object) -> int | float | str:
     """The bound of a range clause, checked when the clause is built.
 
@@ -131,14 +149,13 @@ def check_range_value(kind: str, field_name: str, value: object) -> int | float 
             f"{kind}({field_name!r}, ...) takes a number or an ISO-8601 date "
             f"(2024-05-01, 2024-05-01T10:30:00Z), not {type(value).__name__}"
         )
-    if isinstance(value, float) and not math.isfinite(value):
+    fault = number_fault(value)
+    if fault is not None:
+        digits = len(str(value).lstrip("-"))
+        shown = repr(value) if isinstance(value, float) else f"a number of {digits} digits"
         raise InvalidRequestError(
-            f"{kind}({field_name!r}, ...): a range bound must be a finite number, not {value}"
-        )
-    if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
-        raise InvalidRequestError(
-            f"{kind}({field_name!r}, ...): a range bound must fit in 64 bits "
-            f"(a number with {len(str(abs(value)))} digits does not)"
+            f"{kind}({field_name!r}, ...): a range bound must be a finite number that fits in "
+            f"64 bits; {shown} {fault}"
         )
     if isinstance(value, str) and instant_of(value) is None:
         shown = value if len(value) <= 40 else value[:40] + "..."

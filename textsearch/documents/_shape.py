@@ -8,13 +8,13 @@ the same documents.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field, ValidationError
 
+from textsearch._ranges import INT64_MAX, INT64_MIN, number_fault
 from textsearch._types import is_valid_text
 from textsearch.connectors._document import StoredDocument
 from textsearch.errors import InvalidRequestError
@@ -31,9 +31,6 @@ __all__ = [
 MetadataValue = str | int | float | bool | list[str] | None
 RESERVED_FILTER_FIELDS = ("id", "link", "site")
 _METADATA_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,63}")
-
-# SQLite integers are 64-bit; a bigger Python int cannot be bound as a parameter.
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 class LocalDocument(StoredDocument):
@@ -104,16 +101,12 @@ def normalize_document(doc: LocalDocument | Mapping[str, Any]) -> LocalDocument:
                 f"metadata key {key!r} is not allowed: use letters, digits, '_' or '-' "
                 f"(starting with a letter or '_'), and none of {RESERVED_FILTER_FIELDS}"
             )
-        if isinstance(value, float) and not math.isfinite(value):
+        fault = number_fault(value)
+        if fault is not None:  # SQLite and the stores keep finite numbers of 64 bits
             raise InvalidRequestError(
-                f"document {result.id!r}: metadata {key!r} is {value!r}; "
-                "numbers must be finite (no NaN or infinity)"
+                f"document {result.id!r}: metadata {key!r} {fault} "
+                "(numbers must be finite and fit in 64 bits)"
             )
-        if isinstance(value, int) and not isinstance(value, bool):
-            if not INT64_MIN <= value <= INT64_MAX:
-                raise InvalidRequestError(
-                    f"document {result.id!r}: metadata {key!r} does not fit in 64 bits"
-                )
         if isinstance(value, list):
             strings.extend(value)
         elif isinstance(value, str):

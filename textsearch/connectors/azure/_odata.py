@@ -16,12 +16,11 @@ own. The guarantees that the connector relies on:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Collection, Iterable
 
 from textsearch import _types
-from textsearch._ranges import range_bound, utc_text
+from textsearch._ranges import number_fault, range_bound, utc_text
 from textsearch._types import FilterClause, FilterValue, TextSearchFilter
 from textsearch.errors import ConfigurationError, InvalidRequestError, UnsupportedFilterError
 
@@ -84,17 +83,15 @@ def odata_literal(value: FilterValue) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return "'" + value.replace("'", "''") + "'"
-    if isinstance(value, int):
-        if not -(2**63) <= value < 2**63:
+    if isinstance(value, (int, float)):
+        fault = number_fault(value)
+        if fault is not None:
+            shown = repr(value) if isinstance(value, float) else f"{len(str(abs(value)))} digits"
             raise InvalidRequestError(
-                "an OData filter integer must be a 64-bit integer (Edm.Int64), "
-                f"got one with {len(str(abs(value)))} digits"
+                "an OData filter number must be finite and 64-bit (Edm.Double, Edm.Int64); "
+                f"{shown} {fault}"
             )
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidRequestError(f"an OData filter value must be a finite number, not {value}")
-        return repr(value)
+        return str(value) if isinstance(value, int) else repr(value)
     raise InvalidRequestError(
         f"OData filter values must be str, int, float, bool or None, not {type(value).__name__}"
     )

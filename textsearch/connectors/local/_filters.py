@@ -20,13 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from textsearch._ranges import range_bound
+from textsearch._ranges import number_fault, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, EqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.connectors.local._places import PLACE_FIELDS, place_condition
 from textsearch.connectors.local._schema import (
     INSTANT_FUNCTION,
-    INT64_MAX,
-    INT64_MIN,
     RESERVED_FILTER_FIELDS,
 )
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
@@ -59,9 +57,9 @@ def validate_filter(search_filter: TextSearchFilter | None, allowed: Sequence[st
 
 
 def _bindable(value: Any) -> Any:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise InvalidRequestError(f"filter value {value} does not fit in 64 bits")
+    fault = number_fault(value)
+    if fault is not None:
+        raise InvalidRequestError(f"filter value {value} {fault}")
     return value
 
 

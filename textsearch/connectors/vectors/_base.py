@@ -79,8 +79,6 @@ from textsearch.errors import (
 __all__ = [
     "FIELD_NAME",
     "FRAGMENT_KEY",
-    "INT64_MAX",
-    "INT64_MIN",
     "Clause",
     "ClientCall",
     "PassageRecord",
@@ -102,7 +100,6 @@ __all__ = [
 NativeT = TypeVar("NativeT", bound=VectorDocument)
 T = TypeVar("T")
 
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: The field holding ``#anchor`` / ``#L12`` of a passage within its document's link.
 FRAGMENT_KEY = "link_fragment"
 

@@ -19,13 +19,12 @@ on Milvus, for booleans told apart from numbers).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from textsearch._ranges import INT64_MAX, INT64_MIN, instant_of, range_bound
+from textsearch._ranges import instant_of, number_fault, range_bound
 from textsearch._types import AnyOf, AnyTagEqualTo, NotEqualTo, Range, TextSearchFilter
 from textsearch.errors import InvalidRequestError, UnsupportedFilterError
 
@@ -90,11 +89,9 @@ def _checked(connector: str, target: str, name: str, value: object, how: str) ->
         raise UnsupportedFilterError(
             f"{connector}: a filter on {name!r} needs a non-empty value", field_name=name
         )
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InvalidRequestError(f"filter value for {name!r} must be finite, got {value}")
-    if isinstance(value, int) and not isinstance(value, bool):
-        if not INT64_MIN <= value <= INT64_MAX:
-            raise InvalidRequestError(f"filter value for {name!r} does not fit in 64 bits: {value}")
+    fault = number_fault(value)
+    if fault is not None:
+        raise InvalidRequestError(f"filter value for {name!r} {fault}: {value}")
     if target == "site":
         assert isinstance(value, str)
         return value.strip().lower().rstrip(".")

@@ -20,7 +20,6 @@ Japanese questions find their passages; a collection made before keeps its own a
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Literal
@@ -29,6 +28,7 @@ from typing_extensions import Unpack
 
 from textsearch._cjk import question_words
 from textsearch._http._redact import register_secret
+from textsearch._ranges import number_fault
 from textsearch._types import SearchOptions, result_window
 from textsearch.connectors.vectors import _base as vs
 from textsearch.connectors.vectors._base import Plan, Step, call
@@ -75,8 +75,9 @@ def literal(value: str | int | float | bool) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidRequestError(f"filter values must be finite, got {value}")
+        fault = number_fault(value)
+        if fault is not None:
+            raise InvalidRequestError(f"filter value {value} {fault}")
         return repr(value)
     return '"' + "".join(_ESCAPES.get(ch, ch) for ch in value) + '"'
 
