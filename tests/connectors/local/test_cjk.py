@@ -178,7 +178,11 @@ def test_a_cjk_query_blends_standardized_scores() -> None:
     # by far. Scaled 0..1, the keyword leader wins; standardized, 3 does.
     keyword = [(1, 9.0), (2, 8.0), (3, 2.0), (4, 1.9), (5, 1.8), (6, 1.7), (7, 1.6), (8, 1.5)]
     meaning = [(3, 0.95), (1, 0.80), (4, 0.79), (5, 0.78), (6, 0.77), (7, 0.76), (8, 0.75)]
-    cosine = {**dict(meaning), 2: 0.74}.get
+    table = {**dict(meaning), 2: 0.74}
+
+    def cosine(rowids: list[int]) -> list[float | None]:
+        return [table.get(r) for r in rowids]
+
     assert fuse(keyword, meaning, cosine, "blend")[0][0] == 1
     fused = fuse(keyword, meaning, cosine, "blend", standard=True)
     assert [rowid for rowid, _ in fused[:2]] == [3, 1]
@@ -200,12 +204,12 @@ def test_local_hybrid_standardizes_only_a_cjk_query_on_both_engines(
     def recording(
         keyword: list[tuple[int, float]],
         semantic: list[tuple[int, float]],
-        cosine_of: Callable[[int], float | None],
+        cosines_of: Callable[[list[int]], list[float | None]],
         method: Literal["blend", "rrf"],
         standard: bool = False,
     ) -> list[tuple[int, float]]:
         seen.append(standard)
-        return real(keyword, semantic, cosine_of, method, standard=standard)
+        return real(keyword, semantic, cosines_of, method, standard=standard)
 
     monkeypatch.setattr(hybrid, "fuse", recording)
     search = LocalTextSearch(embedder=CountingEmbedder(), mode="hybrid")  # both engines

@@ -96,7 +96,7 @@ def group_count_sql(rowid_source: str, by_document: bool) -> str:
 def fuse(
     keyword: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
-    cosine_of: Callable[[int], float | None],
+    cosines_of: Callable[[list[int]], list[float | None]],
     method: Fusion,
     standard: bool = False,
 ) -> list[tuple[int, float]]:
@@ -104,8 +104,9 @@ def fuse(
 
     ``"rrf"``: reciprocal rank fusion. ``"blend"``: ``BLEND_WEIGHT`` times the cosine and
     the rest times BM25, each scaled to 0..1 over its arm's list; a keyword hit outside the
-    meaning arm's list still gets its exact cosine (every passage's is known), scaled the same
-    way and floored at 0. Ties go to the lower rowid, so the order is reproducible.
+    meaning arm's list still gets its exact cosine (every passage's is known: ``cosines_of``
+    gives them for a list of rowids at once), scaled the same way and floored at 0. Ties go
+    to the lower rowid, so the order is reproducible.
 
     ``standard`` (a query holding CJK words): the blend scales each score by its arm's mean
     and standard deviation instead, with `CJK_BLEND_WEIGHT`; a keyword hit outside the meaning
@@ -115,7 +116,7 @@ def fuse(
     XQuAD-R Chinese with e5, SQLite 0.872 -> 0.876, tantivy 0.870 -> 0.875 (bench_languages.py).
     """
     if method == "blend":
-        return _blend(keyword, semantic, cosine_of, standard)
+        return _blend(keyword, semantic, cosines_of, standard)
     scores: dict[int, float] = {}
     for ranking in (keyword, semantic):
         for rank, (rowid, _) in enumerate(ranking, start=1):
@@ -123,49 +124,62 @@ def fuse(
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def _scaled(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
-    """A score scaled to 0..1 over ``ranking``'s scores (best first), clamped beyond them."""
+def _scaling(ranking: list[tuple[int, float]], standard: bool) -> tuple[float, float, bool]:
+    """``(offset, unit, clamped)``: a score maps to ``(score - offset) / unit``, clamped to
+    0..1 when ``clamped``; a unit of 0 maps every score to 1. Scaled to 0..1 over
+    ``ranking``'s scores (best first), or standardized by their mean and deviation."""
+    if standard:
+        values = [score for _, score in ranking]
+        mean = statistics.fmean(values)
+        return mean, statistics.pstdev(values, mean) or 1.0, False
     high, low = ranking[0][1], ranking[-1][1]
-    span = high - low
-    return lambda score: min(1.0, max(0.0, (score - low) / span)) if span > 0 else 1.0
+    return low, max(high - low, 0.0), True
 
 
-def _standardized(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
-    """A score as standard deviations above the mean of ``ranking``'s scores."""
-    values = [score for _, score in ranking]
-    mean = statistics.fmean(values)
-    spread = statistics.pstdev(values, mean) or 1.0
-    return lambda score: (score - mean) / spread
+def _scaled(values: list[float], scaling: tuple[float, float, bool]) -> list[float]:
+    offset, unit, clamped = scaling
+    if not unit:
+        return [1.0] * len(values)
+    if clamped:
+        return [min(1.0, max(0.0, (v - offset) / unit)) for v in values]
+    return [(v - offset) / unit for v in values]
 
 
 def _blend(
     keyword: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
-    cosine_of: Callable[[int], float | None],
+    cosines_of: Callable[[list[int]], list[float | None]],
     standard: bool,
 ) -> list[tuple[int, float]]:
     """`fuse`'s blend: each arm's scores scaled to 0..1, or standardized (``standard``)."""
     weight = CJK_BLEND_WEIGHT if standard else BLEND_WEIGHT
-    scale = _standardized if standard else _scaled
     scores: dict[int, float] = {}
     if keyword:
-        words = scale(keyword)
-        for rowid, score in keyword:
-            scores[rowid] = (1 - weight) * words(score)
+        words = _scaling(keyword, standard)
+        bm25 = _scaled([score for _, score in keyword], words)
+        for (rowid, _), scaled in zip(keyword, bm25, strict=True):
+            scores[rowid] = (1 - weight) * scaled
     if semantic:
-        meaning = scale(semantic)
+        meaning = _scaling(semantic, standard)
+        cosines = _scaled([cosine for _, cosine in semantic], meaning)
+        for (rowid, _), scaled in zip(semantic, cosines, strict=True):
+            scores[rowid] = scores.get(rowid, 0.0) + weight * scaled
         # a keyword hit outside the meaning arm's list: its exact cosine, scaled the same
         # way; unknown, it counts as the arm's last (standardized) or as nothing (0..1)
-        unknown = meaning(semantic[-1][1]) if standard else 0.0
-        for rowid, cosine in semantic:
-            scores[rowid] = scores.get(rowid, 0.0) + weight * meaning(cosine)
+        unknown = cosines[-1] if standard else 0.0
         in_semantic = {rowid for rowid, _ in semantic}
-        for rowid, _ in keyword:
-            if rowid not in in_semantic:
-                exact = cosine_of(rowid)
-                scores[rowid] += weight * (unknown if exact is None else meaning(exact))
+        outside = [rowid for rowid, _ in keyword if rowid not in in_semantic]
+        exact = cosines_of(outside) if outside else []
+        known = _scaled([c for c in exact if c is not None], meaning)
+        at = 0
+        for rowid, cosine in zip(outside, exact, strict=True):
+            if cosine is None:
+                scores[rowid] += weight * unknown
+            else:
+                scores[rowid] += weight * known[at]
+                at += 1
         if standard and keyword:
-            last = (1 - weight) * words(keyword[-1][1])
+            last = (1 - weight) * bm25[-1]
             in_keyword = {rowid for rowid, _ in keyword}
             for rowid, _ in semantic:
                 if rowid not in in_keyword:

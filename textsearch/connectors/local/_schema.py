@@ -6,6 +6,7 @@ lives in ``textsearch.documents``; it is re-exported here for the local index's 
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -43,8 +44,15 @@ __all__ = [
     "normalize_document",
 ]
 
+log = logging.getLogger("textsearch.local")
+
 #: The SQL function that reads a stored string as an ISO-8601 instant (NULL: not a date).
 INSTANT_FUNCTION = "textsearch_instant"
+#: The covering index of each passage's document and anchor, by rowid: a hybrid or semantic
+#: search groups a few hundred ranked passages into sections, and reading those from this
+#: index instead of the passage rows (1-2 KB each, spread over the whole file) is what keeps
+#: that step small on a large index (docs/performance.md, semantic and hybrid search).
+SHAPE_INDEX = "passages_shape"
 
 
 SCHEMA_VERSION = "6"
@@ -111,6 +119,9 @@ CREATE TABLE passages(
     text TEXT NOT NULL
 );
 CREATE INDEX passages_doc ON passages(doc);
+-- What grouping reads of a ranked passage, in a few small pages instead of one seek into the
+-- large passage rows each (see SHAPE_INDEX).
+CREATE INDEX passages_shape ON passages(rowid, doc, anchor);
 CREATE INDEX documents_source_root ON documents(source_root);
 CREATE INDEX documents_site ON documents(site);
 CREATE TABLE metadata_fields(name TEXT PRIMARY KEY);
@@ -236,6 +247,7 @@ def _init_schema(db: sqlite3.Connection, path: str) -> None:
     if _check_existing(db):
         if _stored_version(db) in _MIGRATED_FROM:
             _migrate(db, path)
+        _add_shape_index(db, path)
         return
     # Another process may be creating the same file: take the write lock, then look again.
     db.execute("BEGIN IMMEDIATE")
@@ -272,6 +284,37 @@ def _migrate(db: sqlite3.Connection, path: str) -> None:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def has_shape_index(db: sqlite3.Connection) -> bool:
+    """Whether the file has `SHAPE_INDEX` (a file made before it may not)."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (SHAPE_INDEX,)
+    ).fetchone()
+    return found is not None
+
+
+def _add_shape_index(db: sqlite3.Connection, path: str) -> None:
+    """Give a file made before `SHAPE_INDEX` existed that index, once (a scan of its
+    passages); a file this process cannot write is read without it, as before."""
+    if has_shape_index(db):
+        return
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            count = db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0
+            if count > 100_000:
+                log.info("adding the passages' shape index to %s (once, %d passages)", path, count)
+            db.execute(
+                f"CREATE INDEX IF NOT EXISTS {SHAPE_INDEX} ON passages(rowid, doc, anchor)"
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc):  # "attempt to write a readonly database"
+            raise
 
 
 def _check_existing(db: sqlite3.Connection) -> bool:

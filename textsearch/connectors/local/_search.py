@@ -45,10 +45,12 @@ from textsearch.connectors.local._query import cjk_characters, plan_query, term_
 from textsearch.connectors.local._reads import LocalReads
 from textsearch.connectors.local._schema import (
     RESERVED_FILTER_FIELDS,
+    SHAPE_INDEX,
     LocalDocument,
     MetadataValue,
     connect,
     documented_errors,
+    has_shape_index,
     normalize_document,
     retry_busy,
 )
@@ -269,6 +271,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         # check_filter and the other pre-checks compare with, without waiting for the lock.
         self._known_fields: list[str] | None = None
         self._db = connect(self.path)
+        self._shape_index = has_shape_index(self._db)
         self._fts = FtsRanker(self._db)
         self._tv: ModuleType | None = None
         self._ranker: Any = None  # the TantivyRanker when engine == "tantivy"
@@ -440,9 +443,11 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 if row is not None:
                     shapes[rowid] = (row[1], row[5])
             return
-        # The text is the row's last column: these are read without touching it.
+        # From the covering index where the file has it (a few small pages), else from the
+        # rows, without touching their text (the last column).
+        source = f"INDEXED BY {SHAPE_INDEX} " if self._shape_index else ""
         for rowid, doc, anchor in self._rows_in(
-            "SELECT p.rowid, p.doc, p.anchor FROM passages AS p ", wanted
+            f"SELECT p.rowid, p.doc, p.anchor FROM passages AS p {source}", wanted
         ):
             shapes[rowid] = (doc, anchor)
 
@@ -493,14 +498,14 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
             if vector is None:
                 return words, len(words) < arm_depth, total
         assert vector is not None
-        meaning, cosine_of, admitted, meaning_total = self._semantic_arm(
+        meaning, cosines_of, admitted, meaning_total = self._semantic_arm(
             vector, options, arm_depth, memo, count
         )
         if count:
             total = max(total or 0, meaning_total or 0)
         if not keyword:
             return meaning, len(meaning) >= admitted, total
-        fused = fuse(words, meaning, cosine_of, self._fusion, standard=plan.cjk)
+        fused = fuse(words, meaning, cosines_of, self._fusion, standard=plan.cjk)
         exhausted = len(words) < arm_depth and len(meaning) >= admitted
         return fused, exhausted, total
 
@@ -534,7 +539,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
         depth: int,
         memo: dict[str, Any],
         count: bool,
-    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int, int | None]:
+    ) -> tuple[list[tuple[int, float]], Callable[[list[int]], list[float | None]], int, int | None]:
         from textsearch.connectors.local._hybrid import group_count_sql
         from textsearch.connectors.local._vectors import VectorIndex
 
@@ -566,7 +571,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 self.embedder.model,
                 len(vector),
             )
-        ranked, cosine_of, admitted = index.search(vector, depth, allowed, memo, rows)
+        ranked, cosines_of, admitted = index.search(vector, depth, allowed, memo, rows)
         total: int | None = None
         if count:
             source = (
@@ -582,7 +587,7 @@ class LocalTextSearch(LocalReads, LocalWriting, BaseTextSearch[LocalDocument]):
                 if len(index)
                 else 0
             )
-        return ranked, cosine_of, admitted, total
+        return ranked, cosines_of, admitted, total
 
     def _to_text_search_result(self, item: LocalDocument) -> TextSearchResult:
         name = f"{item.title} › {item.section}" if item.title and item.section else item.title

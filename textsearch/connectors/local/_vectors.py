@@ -362,20 +362,21 @@ class VectorIndex:
         allowed_docs: Iterable[int] | None,
         memo: dict[str, Any] | None = None,
         allowed_rows: Iterable[int] | None = None,
-    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int]:
+    ) -> tuple[list[tuple[int, float]], Callable[[list[int]], list[float | None]], int]:
         """The ``k`` nearest passages as ``(rowid, cosine)``, best first.
 
         ``allowed_docs``: only passages of these documents; ``allowed_rows``: only these
         passages (a filter on a passage's page).
 
-        Also returns the cosine of any admitted passage by rowid (``None``: no vector, or
-        not admitted), for fusing with the keyword arm, and how many passages are admitted.
+        Also returns the cosines of admitted passages by rowid, many at a time (``None``:
+        no vector, or not admitted), for fusing with the keyword arm, and how many passages
+        are admitted.
         ``memo`` (one per query) keeps the scores, so that asking again for a larger ``k``
         (a page short after merging sections) costs a partial sort, not another product.
         """
         count = self._live_count
         if not count or k <= 0:
-            return [], _none, 0
+            return [], _nones, 0
         if len(query) != self.dimensions:
             raise ConfigurationError(
                 f"the query vector has {len(query)} dimensions and the index's vectors "
@@ -391,7 +392,11 @@ class VectorIndex:
         )
         best = heapq.nsmallest(k, pairs, key=lambda p: (-p[1], p[0]))
         lookup = dict(pairs)
-        return [(int(r), float(s)) for r, s in best], lookup.get, len(pairs)
+        return (
+            [(int(r), float(s)) for r, s in best],
+            lambda rowids: [lookup.get(r) for r in rowids],
+            len(pairs),
+        )
 
     def _score(
         self,
@@ -424,12 +429,12 @@ class VectorIndex:
 
     def _top(
         self, scored: _Scored, k: int
-    ) -> tuple[list[tuple[int, float]], Callable[[int], float | None], int]:
+    ) -> tuple[list[tuple[int, float]], Callable[[list[int]], list[float | None]], int]:
         np = self._np
         admitted = len(scored.scores)
         k = min(k, admitted)
         if k <= 0:
-            return [], _none, 0
+            return [], _nones, 0
         if not scored.bounded:
             top = _largest(np, scored.scores, k)
             exact = scored.scores[top]
@@ -441,7 +446,7 @@ class VectorIndex:
             (int(r), float(s))
             for r, s in zip(rowids[order].tolist(), exact[order].tolist(), strict=True)
         ]
-        return ranked, self._cosine_of(scored), admitted
+        return ranked, self._cosines_of(scored), admitted
 
     def _rescored(self, scored: _Scored, k: int) -> tuple[Any, Any]:
         """The rows that can be in the top ``k`` by their upper bounds, scored exactly.
@@ -468,21 +473,26 @@ class VectorIndex:
             return top, every[top]
         return reach, matrix[scored.matrix_rows(reach)] @ unit
 
-    def _cosine_of(self, scored: _Scored) -> Callable[[int], float | None]:
-        """The exact cosine of any admitted passage by rowid (``None``: no vector, or not
-        admitted by the filter)."""
+    def _cosines_of(self, scored: _Scored) -> Callable[[list[int]], list[float | None]]:
+        """The exact cosines of passages by rowid, in one product (``None``: no vector, or
+        not admitted by the filter): the keyword hits that fusion scores by meaning too."""
+        np = self._np
         keep = scored.keep
         every = scored.scores if scored.rows is None and not scored.bounded else None
 
-        def cosine_of(rowid: int) -> float | None:
-            row = self.row_of(rowid)
-            if row is None or (keep is not None and not keep[row]):
-                return None
-            if every is not None:
-                return float(every[row])
-            return float(self._matrix[row] @ scored.unit)
+        def cosines_of(rowids: list[int]) -> list[float | None]:
+            rows = self._rows_of(rowids)
+            found = rows >= 0
+            if keep is not None:
+                found &= keep[np.where(found, rows, 0)]
+            hits = rows[found]
+            values = every[hits] if every is not None else self._matrix[hits] @ scored.unit
+            out: list[float | None] = [None] * len(rowids)
+            for at, value in zip(np.flatnonzero(found).tolist(), values.tolist(), strict=True):
+                out[at] = float(value)
+            return out
 
-        return cosine_of
+        return cosines_of
 
     def _pairs_py(
         self,
@@ -505,11 +515,16 @@ class VectorIndex:
 
     def row_of(self, rowid: int) -> int | None:
         """The matrix row of a live passage vector (``None``: it has none)."""
-        np = self._np
-        if np is None:
+        if self._np is None:
             if self._row_of is None:
                 self._row_of = {int(r): i for i, r in enumerate(self._rowids)}
             return self._row_of.get(rowid)
+        row = int(self._rows_of([rowid])[0])
+        return row if row >= 0 else None
+
+    def _rows_of(self, rowids: list[int]) -> Any:
+        """The matrix rows of live passage vectors, as an array (-1: none), by one search."""
+        np = self._np
         if self._sorted is None:
             rows = self._live_rows if self._live_rows is not None else np.arange(len(self._rowids))
             keys = self._rowids[rows]
@@ -519,14 +534,15 @@ class VectorIndex:
                 keys, rows = keys[order], rows[order]
             self._sorted = (np.ascontiguousarray(keys), rows)
         keys, rows = self._sorted
-        at = int(np.searchsorted(keys, rowid))
-        if at < len(keys) and int(keys[at]) == rowid:
-            return int(rows[at])
-        return None
+        wanted = np.asarray(rowids, dtype=np.int64)
+        if not len(keys):
+            return np.full(len(wanted), -1, dtype=np.int64)
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        return np.where(keys[at] == wanted, rows[at], -1)
 
 
-def _none(rowid: int) -> float | None:
-    return None
+def _nones(rowids: list[int]) -> list[float | None]:
+    return [None] * len(rowids)
 
 
 def _largest(np: Any, scores: Any, k: int) -> Any:
