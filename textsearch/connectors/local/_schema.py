@@ -305,9 +305,7 @@ def _add_shape_index(db: sqlite3.Connection, path: str) -> None:
             count = db.execute("SELECT max(rowid) FROM passages").fetchone()[0] or 0
             if count > 100_000:
                 log.info("adding the passages' shape index to %s (once, %d passages)", path, count)
-            db.execute(
-                f"CREATE INDEX IF NOT EXISTS {SHAPE_INDEX} ON passages(rowid, doc, anchor)"
-            )
+            db.execute(f"CREATE INDEX IF NOT EXISTS {SHAPE_INDEX} ON passages(rowid, doc, anchor)")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
