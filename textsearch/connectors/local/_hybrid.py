@@ -124,25 +124,19 @@ def fuse(
     return sorted(scores.items(), key=lambda item: (-item[1], item[0]))
 
 
-def _scaling(ranking: list[tuple[int, float]], standard: bool) -> tuple[float, float, bool]:
-    """``(offset, unit, clamped)``: a score maps to ``(score - offset) / unit``, clamped to
-    0..1 when ``clamped``; a unit of 0 maps every score to 1. Scaled to 0..1 over
-    ``ranking``'s scores (best first), or standardized by their mean and deviation."""
-    if standard:
-        values = [score for _, score in ranking]
-        mean = statistics.fmean(values)
-        return mean, statistics.pstdev(values, mean) or 1.0, False
+def _scaled(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
+    """A score scaled to 0..1 over ``ranking``'s scores (best first), clamped beyond them."""
     high, low = ranking[0][1], ranking[-1][1]
-    return low, max(high - low, 0.0), True
+    span = high - low
+    return lambda score: min(1.0, max(0.0, (score - low) / span)) if span > 0 else 1.0
 
 
-def _scaled(values: list[float], scaling: tuple[float, float, bool]) -> list[float]:
-    offset, unit, clamped = scaling
-    if not unit:
-        return [1.0] * len(values)
-    if clamped:
-        return [min(1.0, max(0.0, (v - offset) / unit)) for v in values]
-    return [(v - offset) / unit for v in values]
+def _standardized(ranking: list[tuple[int, float]]) -> Callable[[float], float]:
+    """A score as standard deviations above the mean of ``ranking``'s scores."""
+    values = [score for _, score in ranking]
+    mean = statistics.fmean(values)
+    spread = statistics.pstdev(values, mean) or 1.0
+    return lambda score: (score - mean) / spread
 
 
 def _blend(
@@ -153,33 +147,26 @@ def _blend(
 ) -> list[tuple[int, float]]:
     """`fuse`'s blend: each arm's scores scaled to 0..1, or standardized (``standard``)."""
     weight = CJK_BLEND_WEIGHT if standard else BLEND_WEIGHT
+    scale = _standardized if standard else _scaled
     scores: dict[int, float] = {}
     if keyword:
-        words = _scaling(keyword, standard)
-        bm25 = _scaled([score for _, score in keyword], words)
-        for (rowid, _), scaled in zip(keyword, bm25, strict=True):
-            scores[rowid] = (1 - weight) * scaled
+        words = scale(keyword)
+        for rowid, score in keyword:
+            scores[rowid] = (1 - weight) * words(score)
     if semantic:
-        meaning = _scaling(semantic, standard)
-        cosines = _scaled([cosine for _, cosine in semantic], meaning)
-        for (rowid, _), scaled in zip(semantic, cosines, strict=True):
-            scores[rowid] = scores.get(rowid, 0.0) + weight * scaled
-        # a keyword hit outside the meaning arm's list: its exact cosine, scaled the same
-        # way; unknown, it counts as the arm's last (standardized) or as nothing (0..1)
-        unknown = cosines[-1] if standard else 0.0
+        meaning = scale(semantic)
+        # a keyword hit outside the meaning arm's list: its exact cosine (all of them looked
+        # up at once), scaled the same way; unknown, it counts as the arm's last
+        # (standardized) or as nothing (0..1)
+        unknown = meaning(semantic[-1][1]) if standard else 0.0
+        for rowid, cosine in semantic:
+            scores[rowid] = scores.get(rowid, 0.0) + weight * meaning(cosine)
         in_semantic = {rowid for rowid, _ in semantic}
         outside = [rowid for rowid, _ in keyword if rowid not in in_semantic]
-        exact = cosines_of(outside) if outside else []
-        known = _scaled([c for c in exact if c is not None], meaning)
-        at = 0
-        for rowid, cosine in zip(outside, exact, strict=True):
-            if cosine is None:
-                scores[rowid] += weight * unknown
-            else:
-                scores[rowid] += weight * known[at]
-                at += 1
+        for rowid, exact in zip(outside, cosines_of(outside) if outside else [], strict=True):
+            scores[rowid] += weight * (unknown if exact is None else meaning(exact))
         if standard and keyword:
-            last = (1 - weight) * bm25[-1]
+            last = (1 - weight) * words(keyword[-1][1])
             in_keyword = {rowid for rowid, _ in keyword}
             for rowid, _ in semantic:
                 if rowid not in in_keyword:

@@ -311,7 +311,7 @@ def _add_shape_index(db: sqlite3.Connection, path: str) -> None:
             db.execute("ROLLBACK")
             raise
     except sqlite3.OperationalError as exc:
-        if "readonly" not in str(exc):  # "attempt to write a readonly database"
+        if "readonly" not in str(exc):  # SQLITE_READONLY: "attempt to write a readonly ..."
             raise
 
 
