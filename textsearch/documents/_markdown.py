@@ -22,6 +22,7 @@ from textsearch.documents._blocks import (
     github_slug,
     strip_tags,
 )
+from textsearch.documents._mkdocs import unfold
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -99,16 +100,17 @@ def _accepted(url: str) -> bool:
 # The characters at which an inline rule can start (escape, code, emphasis, strikethrough,
 # link, image, autolink, raw HTML, entity, MyST role). Content without any is its own text.
 _INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&{]")
-# The lookbehind starts a match only where a run of blanks starts: without it, a long run
-# not followed by a newline is rescanned from each of its characters (quadratic).
-_TRAILING_BLANKS = re.compile(r"(?<![ \t])[ \t]+\n")
+# A line break with the blanks around it (the inline parser drops both). The lookbehind
+# starts a match only where a run of blanks starts: without it, a long run not followed by a
+# newline is rescanned from each of its characters (quadratic).
+_LINE_BREAK = re.compile(r"(?<![ \t])[ \t]*\n[ \t]*")
 
 
 def _inline_of(token: Token, env: dict[str, Any]) -> str:
     content = token.content
     if _INLINE_MARKUP.search(content) is None:
         # What the inline parser would make: soft and hard breaks as newlines.
-        return _TRAILING_BLANKS.sub("\n", content).rstrip()
+        return _LINE_BREAK.sub("\n", content).rstrip()
     children: list[Token] = []
     parser = _parser()
     parser.inline.parse(content, parser, env, children)
@@ -175,9 +177,12 @@ _WORD = re.compile(r"\w+")
 class _Reader(SectionWriter):
     """Walks markdown-it's tokens into sections; one per file (and per directive body)."""
 
-    def __init__(self, rst: Callable[[str, int], list[Block]] | None) -> None:
+    def __init__(
+        self, rst: Callable[[str, int], list[Block]] | None, anchors: dict[int, str]
+    ) -> None:
         super().__init__()
         self.rst = rst
+        self.anchors = anchors  # a top-level heading's own id (MkDocs' ``{ #id }``), by line
 
     def read(self, source: str, offset: int, depth: int, *, sections: bool) -> None:
         env: dict[str, Any] = {}
@@ -198,7 +203,12 @@ class _Reader(SectionWriter):
                 top = sections and token.level == 0 and not lists and not quote_depth
                 if top and text:
                     first = (token.map[1] if token.map else 0) + offset + 1
-                    self.open_section(text, github_slug(text, self.used), first)
+                    anchor = self.anchors.get(line - 1)
+                    if anchor is None:
+                        anchor = github_slug(text, self.used)
+                    else:
+                        self.used[anchor] = self.used.get(anchor, 0) + 1
+                    self.open_section(text, anchor, first)
                 else:
                     self.add_block(line, text)
                 i += 3
@@ -291,9 +301,10 @@ class _Reader(SectionWriter):
 
 
 def _indent(text: str, indent: str) -> str:
-    if not indent:
+    """``text`` with ``indent`` before each of its lines that is not empty."""
+    if not indent or not text:
         return text
-    return "\n".join(indent + part for part in text.split("\n"))
+    return "\n".join(indent + part if part else part for part in text.split("\n"))
 
 
 def _directive_body(content: str) -> tuple[str, int]:
@@ -329,13 +340,15 @@ def markdown_sections(
 
     Sections start at each top-level heading; the title is the front matter's ``title:``,
     else the first heading. ``rst`` reads a MyST ``{eval-rst}`` body (``(text, line offset)``
-    to blocks), when reStructuredText can be read.
+    to blocks), when reStructuredText can be read. MkDocs' extension syntax (admonitions,
+    tabs, pymdown blocks, attribute lists...) is read as what it shows (`_mkdocs.unfold`).
 
     Raises:
         ImportError: markdown-it-py or mdit-py-plugins is not installed.
     """
-    reader = _Reader(rst)
-    reader.read(raw, 0, 0, sections=True)
+    text, anchors = unfold(raw)
+    reader = _Reader(rst, anchors)
+    reader.read(text, 0, 0, sections=True)
     reader.close_section()
     return reader.title, reader.sections
 

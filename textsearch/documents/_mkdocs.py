@@ -1,0 +1,264 @@
+"""MkDocs' Markdown extensions read as CommonMark, so that their markers never reach a model.
+
+Most Python projects document with MkDocs and Material for MkDocs, whose pages lean on
+Python-Markdown's and pymdown-extensions' syntax. Read as plain CommonMark, an admonition's
+``!!! note`` line stays text and its indented body becomes a code block, kept verbatim with
+its links and backticks; ``/// tip | Title`` blocks, ``=== "Tab"`` tabs, mkdocstrings'
+``::: package.module`` lines, snippet includes, attribute lists and icon shortcodes all reach
+the passage as written. `unfold` rewrites them, line for line, into what they show:
+
+- ``!!! note "Title"`` / ``??? note`` / ``???+ note`` (admonitions, collapsible details) and
+  ``=== "Tab"`` (content tabs): the title (or the type, as Python-Markdown shows it) as a line
+  ``Title:``, and the indented body moved out four columns and read as Markdown;
+- ``/// type | title`` ... ``///`` (pymdown's blocks): the title as above, the options under
+  the header and the closing line dropped; ``html``, ``define`` and caption blocks show only
+  their body;
+- ``::: package.module`` (mkdocstrings) and its indented options, ``--8<--`` (snippets):
+  dropped, as they include text from elsewhere;
+- ``*[HTML]: Hyper Text Markup Language`` (abbreviations): ``HTML: Hyper Text...``;
+  footnotes ``[^1]`` and ``[^1]: text``: ``[1]`` and ``[1] text``;
+- inline, outside code spans: attribute lists (``{: .class }``, ``{ #id }``) dropped (a
+  heading's ``#id`` becomes its anchor, as on the site), icon shortcodes
+  (``:material-check:``) dropped, ``==mark==`` and ``^^insert^^`` as their text,
+  ``++ctrl+alt+del++`` as ``Ctrl+Alt+Del``.
+
+Fenced code is never touched, so a page showing the syntax keeps it in its examples. The
+text keeps its line count, so every block keeps its line number (and its ``#L`` link).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["unfold"]
+
+# Any of the syntax below; a page without it is returned as it is.
+_TRIGGER = re.compile(
+    r"^[ \t]*(?:!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[|\[\^)|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^"
+    r"|:[a-z][a-z0-9]*-[a-z0-9-]+:",
+    re.M,
+)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_CONTAINER = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?P<marker>!!!|\?\?\?\+?)[ ]*(?P<kind>[\w-]+(?:[ ]+[\w-]+)*)"
+    r"(?:[ ]+\"(?P<title>[^\"]*)\")?|===[!+]{0,2}[ ]+\"(?P<tab>[^\"]*)\")[ ]*$"
+)
+_BLOCK = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<slashes>/{3,})[ ]*(?P<kind>[\w-]+)[ ]*(?:\|[ ]*(?P<title>.*?))?[ ]*$"
+)
+_BLOCK_END = re.compile(r"^[ \t]*(/{3,})[ ]*$")
+_MKDOCSTRINGS = re.compile(r"^(?P<indent>[ \t]*):::[ ]+[A-Za-z_][\w.:-]*[ ]*$")
+_COLON_CLOSE = re.compile(r"^[ \t]*:{3,}[ \t]*$", re.M)
+_SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}[ ]*(?P<file>\"[^\"]*\"|'[^']*'|\S+)?[ ]*$")
+_ABBREVIATION = re.compile(r"^(?P<indent>[ \t]*)\*\[(?P<term>[^\]]+)\]:[ ]*(?P<text>.*)$")
+_FOOTNOTE = re.compile(r"^(?P<indent>[ \t]*)\[\^(?P<label>[^\]\s]+)\]:[ ]?")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]")
+_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+_INLINE = re.compile(r"\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-")
+_ATTRIBUTE = r"(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[\w.%-]+))"
+_ATTRIBUTES = re.compile(
+    r"[ \t]*(?:\{:[^}\n]*\}|\{[ ]*" + _ATTRIBUTE + r"(?:[ ]+" + _ATTRIBUTE + r")*[ ]*\})"
+)
+_ANCHOR = re.compile(r"#([\w-]+)")
+_ICON = re.compile(r":[a-z][a-z0-9]*(?:-[a-z0-9]+)+:")
+_EMPTY_LINK = re.compile(r"\[[ \t]*\](?:\[[^\]\n]*\]|\([^)\n]*\))?")
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
+_MARK = re.compile(r"==(?=[^\s=])(.+?)(?<=[^\s=])==")
+_INSERT = re.compile(r"\^\^(?=\S)(.+?)(?<=\S)\^\^")
+_KEYS = re.compile(r"\+\+([\w-]+(?:\+[\w-]+)*)\+\+")
+# Blocks that only wrap their body (no title shown); the others are admonitions or tabs.
+_WRAPPERS = frozenset({"html", "define", "caption", "figure-caption", "table-caption", "markdown"})
+_UNTITLED = frozenset({"admonition", "details", "tab"})
+_MAX_DEPTH = 16
+
+
+@dataclass
+class _Page:
+    mkdocstrings: bool  # ``::: name`` is mkdocstrings' (no colon fence closes in the page)
+    anchors: dict[int, str] = field(default_factory=dict)
+
+
+def unfold(raw: str) -> tuple[str, dict[int, str]]:
+    """MkDocs' extension syntax in ``raw`` rewritten as CommonMark, line for line.
+
+    Returns:
+        The text, with as many lines as ``raw``, and the anchors that attribute lists give
+        top-level headings (``# Title { #id }``), by the heading's line index (from 0).
+    """
+    if _TRIGGER.search(raw) is None:
+        return raw, {}
+    page = _Page(mkdocstrings=_COLON_CLOSE.search(raw) is None)
+    lines = _unfold(raw.split("\n"), page, 0)
+    return "\n".join(lines), page.anchors
+
+
+def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
+    out: list[str] = []
+    fence: tuple[str, int] | None = None
+    blocks: list[int] = []  # the open ``///`` blocks' slash counts
+    index, count = 0, len(lines)
+    while index < count:
+        line = lines[index]
+        index += 1
+        if fence is not None:
+            out.append(line)
+            found = _FENCE.match(line)
+            if found and found.group(1)[0] == fence[0] and len(found.group(1)) >= fence[1]:
+                if not line[found.end() :].strip():
+                    fence = None
+            continue
+        found = _FENCE.match(line)
+        if found:
+            fence = (found.group(1)[0], len(found.group(1)))
+            out.append(line)
+            continue
+        found = _CONTAINER.match(line)
+        if found and depth < _MAX_DEPTH:
+            end = _body_end(lines, index, _width(found.group("indent")) + 4)
+            body = _unfold([_outdent(part) for part in lines[index:end]], page, depth + 1)
+            if found.group("tab") is not None:
+                title: str | None = found.group("tab")
+            else:
+                title = found.group("title")
+                if title is None:
+                    title = found.group("kind").split()[0].replace("-", " ").capitalize()
+            first = next((n for n, part in enumerate(body) if part.strip()), None)
+            if first is None or not title:
+                out.append("")
+            elif first == 0:
+                out.append(found.group("indent") + _titled(title))
+            else:  # on the blank line above the body's text, so that the two read as one
+                out.append("")
+                body[first - 1] = found.group("indent") + _titled(title)
+            out.extend(body)
+            index = end
+            continue
+        found = _BLOCK.match(line)
+        if found:
+            kind = found.group("kind").lower()
+            title = found.group("title")
+            if kind in _WRAPPERS:
+                title = None
+            elif not title and kind not in _UNTITLED:
+                title = kind.replace("-", " ").capitalize()
+            out.append("")
+            blocks.append(len(found.group("slashes")))
+            # The block's options: indented YAML right under its header.
+            limit = _width(found.group("indent")) + 4
+            while index < count and lines[index].strip() and _width(lines[index]) >= limit:
+                out.append("")
+                index += 1
+            while index < count and not lines[index].strip():
+                out.append("")
+                index += 1
+            if title:  # just above the body's text, so that the two read as one
+                out[-1] = found.group("indent") + _titled(title)
+            continue
+        found = _BLOCK_END.match(line)
+        if found and blocks and len(found.group(1)) == blocks[-1]:
+            blocks.pop()
+            out.append("")
+            continue
+        found = _MKDOCSTRINGS.match(line) if page.mkdocstrings else None
+        if found:
+            end = _body_end(lines, index, _width(found.group("indent")) + 1)
+            out.extend("" for _ in range(index - 1, end))
+            index = end
+            continue
+        found = _SNIPPET.match(line)
+        if found:
+            out.append("")
+            if found.group("file") is None:  # a block of file names up to the next marker
+                close = next(
+                    (n for n in range(index, min(count, index + 50)) if _bare_snippet(lines[n])),
+                    None,
+                )
+                if close is not None:
+                    out.extend("" for _ in range(index, close + 1))
+                    index = close + 1
+            continue
+        found = _ABBREVIATION.match(line)
+        if found:
+            out.append(f"{found.group('indent')}{found.group('term')}: {found.group('text')}")
+            continue
+        found = _FOOTNOTE.match(line)
+        if found:
+            line = f"{found.group('indent')}[{found.group('label')}] {line[found.end() :]}"
+        if _INLINE.search(line):
+            line = _inline(line, len(out) if depth == 0 else None, page)
+        out.append(line)
+    return out
+
+
+def _titled(title: str) -> str:
+    title = title.strip()
+    return title if not title or title[-1] in ":.?!" else title + ":"
+
+
+def _width(text: str) -> int:
+    """Columns of leading blanks (a tab to the next multiple of four)."""
+    width = 0
+    for char in text:
+        if char == " ":
+            width += 1
+        elif char == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _outdent(line: str) -> str:
+    """``line`` four columns further left (a body line of a container)."""
+    rest = line.lstrip(" \t")
+    width = _width(line)
+    return " " * (width - 4) + rest if width > 4 else rest
+
+
+def _body_end(lines: list[str], start: int, indent: int) -> int:
+    """Where the body that starts at ``start``, indented ``indent`` columns, ends: before
+    the first line indented less that is not blank (trailing blank lines are not in it)."""
+    end = start
+    for position in range(start, len(lines)):
+        line = lines[position]
+        if not line.strip():
+            continue
+        if _width(line) < indent:
+            break
+        end = position + 1
+    return end
+
+
+def _bare_snippet(line: str) -> bool:
+    found = _SNIPPET.match(line)
+    return found is not None and found.group("file") is None
+
+
+def _inline(line: str, line_index: int | None, page: _Page) -> str:
+    """The inline syntax of one line rewritten, outside its code spans."""
+    heading = line_index is not None and _HEADING.match(line) is not None
+    parts: list[str] = []
+    last = 0
+    for span in _CODE_SPAN.finditer(line):
+        parts.append(_words(line[last : span.start()], line_index if heading else None, page))
+        parts.append(span.group(0))
+        last = span.end()
+    parts.append(_words(line[last:], line_index if heading else None, page))
+    return "".join(parts)
+
+
+def _words(text: str, heading: int | None, page: _Page) -> str:
+    if heading is not None:
+        for found in _ATTRIBUTES.finditer(text):
+            anchor = _ANCHOR.search(found.group(0))
+            if anchor:
+                page.anchors[heading] = anchor.group(1)
+    text = _ATTRIBUTES.sub("", text)
+    if _ICON.search(text):
+        # an icon was often all of a link's text: ``[:octicons-file-code-24:][source]``
+        text = _EMPTY_LINK.sub("", _ICON.sub("", text))
+    text = _FOOTNOTE_REFERENCE.sub(r"[\1]", text)
+    text = _MARK.sub(r"\1", text)
+    text = _INSERT.sub(r"\1", text)
+    return _KEYS.sub(lambda keys: "+".join(k.capitalize() for k in keys.group(1).split("+")), text)
