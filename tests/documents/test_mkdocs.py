@@ -143,6 +143,19 @@ def test_fenced_examples_of_the_syntax_stay_exact() -> None:
     assert code == [example.rstrip("\n"), "/// tip\nx\n///"]
 
 
+def test_containers_inside_a_quote_and_icons_in_titles() -> None:
+    page = (
+        '> TIP: **Hint**\n>\n> === ":simple-python: pip"\n>     ```bash\n>     pip install x\n'
+        ">     ```\n>\n> !!! note\n>     Inside the quote.\n\n[](){#command-3.x}\n"
+    )
+    assert _blocks(page) == [
+        (1, False, "TIP: Hint"),
+        (3, False, "pip:"),
+        (4, True, "pip install x"),
+        (8, False, "Note:\nInside the quote."),
+    ]
+
+
 def test_a_page_without_the_syntax_is_left_as_it_is() -> None:
     plain = "# Title\n\nSome `code` and a [link](x.md).\n\n    indented code\n"
     assert unfold(plain) == (plain, {})
@@ -210,6 +223,9 @@ _LINES = st.sampled_from(
         "[^1]: note",
         "# H { #id }",
         "x {: .c } ==m== ++a+b++ :material-x: [^2]",
+        "> !!! note",
+        ">     quoted body",
+        "> ```",
     ]
 )
 

@@ -35,11 +35,12 @@ __all__ = ["unfold"]
 
 # Any of the syntax below; a page without it is returned as it is.
 _TRIGGER = re.compile(
-    r"^[ \t]*(?:!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[|\[\^)|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^"
+    r"^[ \t>]*(?:!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[|\[\^)|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^"
     r"|:[a-z][a-z0-9]*-[a-z0-9-]+:",
     re.M,
 )
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_QUOTE = re.compile(r"^ {0,3}> ?")
 _CONTAINER = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>!!!|\?\?\?\+?)[ ]*(?P<kind>[\w-]+(?:[ ]+[\w-]+)*)"
     r"(?:[ ]+\"(?P<title>[^\"]*)\")?|===[!+]{0,2}[ ]+\"(?P<tab>[^\"]*)\")[ ]*$"
@@ -56,11 +57,11 @@ _FOOTNOTE = re.compile(r"^(?P<indent>[ \t]*)\[\^(?P<label>[^\]\s]+)\]:[ ]?")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]")
 _CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 _INLINE = re.compile(r"\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-")
-_ATTRIBUTE = r"(?:[.#][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[\w.%-]+))"
+_ATTRIBUTE = r"(?:\.[\w-]+|#[\w.:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[\w.%-]+))"
 _ATTRIBUTES = re.compile(
     r"[ \t]*(?:\{:[^}\n]*\}|\{[ ]*" + _ATTRIBUTE + r"(?:[ ]+" + _ATTRIBUTE + r")*[ ]*\})"
 )
-_ANCHOR = re.compile(r"#([\w-]+)")
+_ANCHOR = re.compile(r"#([\w.:-]+)")
 _ICON = re.compile(r":[a-z][a-z0-9]*(?:-[a-z0-9]+)+:")
 _EMPTY_LINK = re.compile(r"\[[ \t]*\](?:\[[^\]\n]*\]|\([^)\n]*\))?")
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
@@ -108,6 +109,22 @@ def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
                 if not line[found.end() :].strip():
                     fence = None
             continue
+        found = _QUOTE.match(line)
+        if found and depth < _MAX_DEPTH:  # a quote's lines read without their markers
+            end = index
+            while end < count and _QUOTE.match(lines[end]):
+                end += 1
+            markers, inner = [], []
+            for part in lines[index - 1 : end]:
+                marker = _QUOTE.match(part).group(0)  # type: ignore[union-attr]
+                markers.append(marker)
+                inner.append(part[len(marker) :])
+            inner = _unfold(inner, page, depth + 1)
+            out.extend(
+                (m + part if part else m.rstrip()) for part, m in zip(inner, markers, strict=True)
+            )
+            index = end
+            continue
         found = _FENCE.match(line)
         if found:
             fence = (found.group(1)[0], len(found.group(1)))
@@ -118,10 +135,12 @@ def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
             end = _body_end(lines, index, _width(found.group("indent")) + 4)
             body = _unfold([_outdent(part) for part in lines[index:end]], page, depth + 1)
             if found.group("tab") is not None:
-                title: str | None = found.group("tab")
+                title: str | None = _ICON.sub("", found.group("tab"))
             else:
                 title = found.group("title")
-                if title is None:
+                if title is not None:
+                    title = _ICON.sub("", title)
+                else:
                     title = found.group("kind").split()[0].replace("-", " ").capitalize()
             first = next((n for n, part in enumerate(body) if part.strip()), None)
             if first is None or not title:
