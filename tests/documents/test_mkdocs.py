@@ -156,6 +156,20 @@ def test_containers_inside_a_quote_and_icons_in_titles() -> None:
     ]
 
 
+def test_github_alerts_and_colon_containers_show_their_titles() -> None:
+    page = (
+        "> [!WARNING]\n> Back up first.\n\n:::tip[Short cut]\nPress Tab.\n:::\n\n"
+        "::: details Click me\nHidden text.\n:::\n"
+    )
+    assert [text for _, _, text in _blocks(page)] == [
+        "Warning:\nBack up first.",
+        "Short cut",
+        "Press Tab.",
+        "Click me",
+        "Hidden text.",
+    ]
+
+
 def test_a_page_without_the_syntax_is_left_as_it_is() -> None:
     plain = "# Title\n\nSome `code` and a [link](x.md).\n\n    indented code\n"
     assert unfold(plain) == (plain, {})

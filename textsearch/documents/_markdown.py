@@ -280,7 +280,11 @@ class _Reader(SectionWriter):
 
     def directive(self, token: Token, line: int, depth: int) -> None:
         info = token.info.strip()
-        name, _, argument = info.partition("}")
+        if info.startswith("{"):  # MyST: {name} argument
+            name, _, argument = info.partition("}")
+        else:  # Docusaurus, VitePress: ``:::tip Title``, ``:::tip[Title]``
+            found = _CONTAINER_INFO.match(info)
+            name, argument = (found.group(1), found.group(2)) if found else (info, "")
         name = name.lstrip("{").strip().lower()
         argument = argument.strip()
         body, skipped = _directive_body(token.content)
@@ -298,6 +302,9 @@ class _Reader(SectionWriter):
             self.add_block(body_line, body)
         else:
             self.read(body, body_line - 1, depth + 1, sections=False)
+
+
+_CONTAINER_INFO = re.compile(r"([\w-]*)\[?(.*?)\]?$", re.S)
 
 
 def _indent(text: str, indent: str) -> str:

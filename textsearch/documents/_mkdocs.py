@@ -20,7 +20,8 @@ the passage as written. `unfold` rewrites them, line for line, into what they sh
 - inline, outside code spans: attribute lists (``{: .class }``, ``{ #id }``) dropped (a
   heading's ``#id`` becomes its anchor, as on the site), icon shortcodes
   (``:material-check:``) dropped, ``==mark==`` and ``^^insert^^`` as their text,
-  ``++ctrl+alt+del++`` as ``Ctrl+Alt+Del``.
+  ``++ctrl+alt+del++`` as ``Ctrl+Alt+Del``;
+- GitHub's alerts (``> [!NOTE]``, a quote's first line): ``Note:``.
 
 Fenced code is never touched, so a page showing the syntax keeps it in its examples. The
 text keeps its line count, so every block keeps its line number (and its ``#L`` link).
@@ -35,12 +36,13 @@ __all__ = ["unfold"]
 
 # Any of the syntax below; a page without it is returned as it is.
 _TRIGGER = re.compile(
-    r"^[ \t>]*(?:!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[|\[\^)|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^"
-    r"|:[a-z][a-z0-9]*-[a-z0-9-]+:",
+    r"^[ \t>]*(?:\[!\w+\]|!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[)"
+    r"|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-[a-z0-9-]+:",
     re.M,
 )
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _QUOTE = re.compile(r"^ {0,3}> ?")
+_ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*$", re.I)
 _CONTAINER = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>!!!|\?\?\?\+?)[ ]*(?P<kind>[\w-]+(?:[ ]+[\w-]+)*)"
     r"(?:[ ]+\"(?P<title>[^\"]*)\")?|===[!+]{0,2}[ ]+\"(?P<tab>[^\"]*)\")[ ]*$"
@@ -119,6 +121,9 @@ def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
                 marker = _QUOTE.match(part).group(0)  # type: ignore[union-attr]
                 markers.append(marker)
                 inner.append(part[len(marker) :])
+            alert = _ALERT.match(inner[0])
+            if alert:  # GitHub's alerts: ``> [!NOTE]``
+                inner[0] = alert.group(1).capitalize() + ":"
             inner = _unfold(inner, page, depth + 1)
             out.extend(
                 (m + part if part else m.rstrip()) for part, m in zip(inner, markers, strict=True)
