@@ -28,6 +28,7 @@ __all__ = [
 DEFAULT_EXTENSIONS = (
     ".md",
     ".markdown",
+    ".mdx",
     ".txt",
     ".rst",
     ".html",

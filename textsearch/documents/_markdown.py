@@ -22,7 +22,7 @@ from textsearch.documents._blocks import (
     github_slug,
     strip_tags,
 )
-from textsearch.documents._mkdocs import unfold
+from textsearch.documents._dialects import unfold
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -341,19 +341,20 @@ def _front_matter_title(content: str) -> str | None:
 
 
 def markdown_sections(
-    raw: str, rst: Callable[[str, int], list[Block]] | None = None
+    raw: str, rst: Callable[[str, int], list[Block]] | None = None, *, mdx: bool = False
 ) -> tuple[str | None, list[MarkupSection]]:
     """``(title, sections)`` of a Markdown or MyST document.
 
     Sections start at each top-level heading; the title is the front matter's ``title:``,
     else the first heading. ``rst`` reads a MyST ``{eval-rst}`` body (``(text, line offset)``
     to blocks), when reStructuredText can be read. MkDocs' extension syntax (admonitions,
-    tabs, pymdown blocks, attribute lists...) is read as what it shows (`_mkdocs.unfold`).
+    tabs, pymdown blocks, attribute lists...) is read as what it shows (`_dialects.unfold`);
+    ``mdx``: the page is MDX (its ``import``/``export`` blocks and JSX comments dropped).
 
     Raises:
         ImportError: markdown-it-py or mdit-py-plugins is not installed.
     """
-    text, anchors = unfold(raw)
+    text, anchors = unfold(raw, mdx=mdx)
     reader = _Reader(rst, anchors)
     reader.read(text, 0, 0, sections=True)
     reader.close_section()

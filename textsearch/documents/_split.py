@@ -227,11 +227,12 @@ def _string_blocks(sections: list[_Section]) -> list[MarkupSection]:
 # -- formats ----------------------------------------------------------------------------------
 
 #: The formats ``index_path(..., formats=...)`` can force for a file suffix.
-FORMATS = ("markdown", "myst", "rst", "html", "text")
+FORMATS = ("markdown", "myst", "mdx", "rst", "html", "text")
 _FORMAT_OF_SUFFIX = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".myst": "markdown",
+    ".mdx": "mdx",
     ".rst": "rst",
     ".rest": "rst",
     ".html": "html",
@@ -245,11 +246,11 @@ def readers() -> str:
     return "markdown-it+docutils"
 
 
-def _markdown(raw: str) -> tuple[str | None, list[MarkupSection]]:
+def _markdown(raw: str, *, mdx: bool = False) -> tuple[str | None, list[MarkupSection]]:
     from textsearch.documents import _markdown, _rst
 
     try:
-        return _markdown.markdown_sections(raw, _rst.rst_blocks)
+        return _markdown.markdown_sections(raw, _rst.rst_blocks, mdx=mdx)
     except RecursionError:
         # Nesting deeper than the parsers take (a crafted file): its words, as plain text.
         return _plain_blocks(raw)
@@ -298,8 +299,8 @@ def split_document(
     A file's bytes are decoded here: UTF-8 (a BOM ignored, bad bytes replaced), except
     HTML, which the HTML converter decodes as a browser would (BOM, ``<meta charset>``).
     A ``.txt`` file that is reStructuredText (title adornments, directives) is read as
-    such; ``formats`` (suffix to ``"markdown"``, ``"myst"``, ``"rst"``, ``"html"`` or
-    ``"text"``) forces a reading.
+    such; ``formats`` (suffix to ``"markdown"``, ``"myst"``, ``"mdx"``, ``"rst"``, ``"html"``
+    or ``"text"``) forces a reading.
     """
     kind = format_of(suffix, None, formats)
     if kind == "html":
@@ -315,9 +316,9 @@ def split_document(
         raw = _INPUT_CONTROLS.sub("", raw)
     if kind == "text":
         kind = format_of(suffix, raw, formats)
-    if kind == "markdown":
+    if kind == "markdown" or kind == "mdx":
         with collector_paused():
-            title, blocks = _markdown(raw)
+            title, blocks = _markdown(raw, mdx=kind == "mdx")
     elif kind == "rst":
         with collector_paused():
             title, blocks = _rst(raw)

@@ -40,9 +40,11 @@ __all__ = [
 #: underscore joined. 7: a Word or notebook title heading's later passages link its anchor,
 #: Markdown list items keep their continuation lines' indent, PDF rules typed as text go and
 #: TeX's drawn underscores are read back. 8: an indented block (code in a text file, on a
-#: PDF page) loses only the indentation all its lines share.
-MARKDOWN_TEXT_VERSION = "8"
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".rst", ".txt")
+#: PDF page) loses only the indentation all its lines share. 9: MkDocs' extension syntax
+#: (admonitions, tabs, blocks, attribute lists...) and GitHub's alerts read as they show,
+#: list items without trailing blanks.
+MARKDOWN_TEXT_VERSION = "9"
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".ipynb")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
 SPEC_KEY = "embedding_spec"

@@ -1,4 +1,4 @@
-"""MkDocs' Markdown extensions read as CommonMark, so that their markers never reach a model.
+"""Markdown dialects (MkDocs, GitHub, MDX) read as CommonMark: their markers never reach a model.
 
 Most Python projects document with MkDocs and Material for MkDocs, whose pages lean on
 Python-Markdown's and pymdown-extensions' syntax. Read as plain CommonMark, an admonition's
@@ -21,7 +21,9 @@ the passage as written. `unfold` rewrites them, line for line, into what they sh
   heading's ``#id`` becomes its anchor, as on the site), icon shortcodes
   (``:material-check:``) dropped, ``==mark==`` and ``^^insert^^`` as their text,
   ``++ctrl+alt+del++`` as ``Ctrl+Alt+Del``;
-- GitHub's alerts (``> [!NOTE]``, a quote's first line): ``Note:``.
+- GitHub's alerts (``> [!NOTE]``, a quote's first line): ``Note:``;
+- in MDX (``.mdx``, Docusaurus): the ``import``/``export`` blocks and ``{/* comments */}``
+  dropped; JSX tags are HTML to the reader, which keeps the text between them.
 
 Fenced code is never touched, so a page showing the syntax keeps it in its examples. The
 text keeps its line count, so every block keeps its line number (and its ``#L`` link).
@@ -42,6 +44,8 @@ _TRIGGER = re.compile(
 )
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _QUOTE = re.compile(r"^ {0,3}> ?")
+_ESM = re.compile(r"^(?:import|export)[ \t{*]", re.M)
+_JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 _ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*$", re.I)
 _CONTAINER = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>!!!|\?\?\?\+?)[ ]*(?P<kind>[\w-]+(?:[ ]+[\w-]+)*)"
@@ -82,18 +86,47 @@ class _Page:
     anchors: dict[int, str] = field(default_factory=dict)
 
 
-def unfold(raw: str) -> tuple[str, dict[int, str]]:
-    """MkDocs' extension syntax in ``raw`` rewritten as CommonMark, line for line.
+def unfold(raw: str, *, mdx: bool = False) -> tuple[str, dict[int, str]]:
+    """The dialects' syntax in ``raw`` rewritten as CommonMark, line for line.
+
+    Args:
+        raw: The page.
+        mdx: The page is MDX: its ESM blocks and JSX comments are dropped too.
 
     Returns:
         The text, with as many lines as ``raw``, and the anchors that attribute lists give
         top-level headings (``# Title { #id }``), by the heading's line index (from 0).
     """
+    if mdx:
+        raw = _without_mdx(raw)
     if _TRIGGER.search(raw) is None:
         return raw, {}
     page = _Page(mkdocstrings=_COLON_CLOSE.search(raw) is None)
     lines = _unfold(raw.split("\n"), page, 0)
     return "\n".join(lines), page.anchors
+
+
+def _without_mdx(raw: str) -> str:
+    """``raw`` without MDX's ``import``/``export`` blocks (up to the next blank line, as MDX
+    reads them) and ``{/* comments */}``, each dropped line left blank."""
+    raw = _JSX_COMMENT.sub(lambda comment: "\n" * comment.group(0).count("\n"), raw)
+    if _ESM.search(raw) is None:
+        return raw
+    lines = raw.split("\n")
+    fence: str | None = None
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        found = _FENCE.match(line)
+        if found and (fence is None or found.group(1).startswith(fence)):
+            fence = found.group(1) if fence is None else None
+        elif fence is None and _ESM.match(line):
+            while index < len(lines) and lines[index].strip():
+                lines[index] = ""
+                index += 1
+            continue
+        index += 1
+    return "\n".join(lines)
 
 
 def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from textsearch import LocalTextSearch
 from textsearch.documents import read_path
+from textsearch.documents._dialects import unfold
 from textsearch.documents._markdown import markdown_sections
-from textsearch.documents._mkdocs import unfold
 
 # What MkDocs syntax looks like when it leaks into prose.
 _LEAKS = re.compile(
@@ -252,3 +252,52 @@ def test_any_mix_keeps_its_line_count(lines: list[str]) -> None:
     assert len(unfolded.split("\n")) == len(raw.split("\n"))
     assert all(0 <= index < len(lines) for index in anchors)
     markdown_sections(raw)  # and the reader takes it
+
+
+MDX_PAGE = """\
+---
+title: Install
+---
+import Tabs from '@theme/Tabs';
+import {
+  Foo,
+} from '../components';
+
+export const meta = {
+  author: 'me',
+};
+
+# Installation
+
+{/* a comment
+that spans lines */}
+
+<Tabs>
+  <TabItem value="pip" label="pip">
+
+```python
+import textsearch
+```
+
+  </TabItem>
+</Tabs>
+
+:::note[Heads up]
+Use **Python 3.10** or newer.
+:::
+"""
+
+
+def test_an_mdx_page_is_indexed_without_its_code_of_page(tmp_path: Path) -> None:
+    docs = tmp_path / "site"
+    docs.mkdir()
+    (docs / "install.mdx").write_text(MDX_PAGE, encoding="utf-8")
+    (document,) = read_path(docs)
+    assert document["title"] == "Install"
+    # the ESM blocks and the comment are gone; the import inside the fence is code, kept
+    assert document["text"] == "import textsearch\n\nHeads up\n\nUse Python 3.10 or newer."
+    with LocalTextSearch(str(tmp_path / "index.sqlite3")) as search:
+        report = search.index_path(docs)
+        assert report.added == 1
+        (hit,) = search.get_text_search_results_sync("python newer").results
+        assert hit.link.endswith("install.mdx#installation")
