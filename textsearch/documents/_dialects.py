@@ -42,38 +42,50 @@ _TRIGGER = re.compile(
     r"|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-[a-z0-9-]+:",
     re.M,
 )
+# CommonMark's own: a code fence's opening or closing line, a quote's marker.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _QUOTE = re.compile(r"^ {0,3}> ?")
+# MDX: an ESM block's first line, a JSX comment. GitHub: an alert, a quote's first line.
 _ESM = re.compile(r"^(?:import|export)[ \t{*]", re.M)
 _JSX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 _ALERT = re.compile(r"^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*$", re.I)
+# ``!!! kind "title"``, ``??? kind``, ``???+ kind`` and ``=== "tab"``: the body is indented.
 _CONTAINER = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>!!!|\?\?\?\+?)[ ]*(?P<kind>[\w-]+(?:[ ]+[\w-]+)*)"
     r"(?:[ ]+\"(?P<title>[^\"]*)\")?|===[!+]{0,2}[ ]+\"(?P<tab>[^\"]*)\")[ ]*$"
 )
+# ``/// kind | title`` up to a line of as many slashes: the body is not indented.
 _BLOCK = re.compile(
     r"^(?P<indent>[ \t]*)(?P<slashes>/{3,})[ ]*(?P<kind>[\w-]+)[ ]*(?:\|[ ]*(?P<title>.*?))?[ ]*$"
 )
 _BLOCK_END = re.compile(r"^[ \t]*(/{3,})[ ]*$")
+# mkdocstrings' ``::: package.module``; a page with a closing ``:::`` has colon fences.
 _MKDOCSTRINGS = re.compile(r"^(?P<indent>[ \t]*):::[ ]+[A-Za-z_][\w.:-]*[ ]*$")
 _COLON_CLOSE = re.compile(r"^[ \t]*:{3,}[ \t]*$", re.M)
+# ``--8<-- "file"``, or a bare ``--8<--`` around a block of file names.
 _SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}[ ]*(?P<file>\"[^\"]*\"|'[^']*'|\S+)?[ ]*$")
+# ``*[HTML]: text`` and ``[^label]: text``, each at a line's start.
 _ABBREVIATION = re.compile(r"^(?P<indent>[ \t]*)\*\[(?P<term>[^\]]+)\]:[ ]*(?P<text>.*)$")
 _FOOTNOTE = re.compile(r"^(?P<indent>[ \t]*)\[\^(?P<label>[^\]\s]+)\]:[ ]?")
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]")
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+# Inline: where a line may hold some; a heading line (whose ``{ #id }`` is its anchor).
 _INLINE = re.compile(r"\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]")
+_ICON = r":[a-z][a-z0-9]*(?:-[a-z0-9]+)+:"
 _ATTRIBUTE = r"(?:\.[\w-]+|#[\w.:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[\w.%-]+))"
-_ATTRIBUTES = re.compile(
-    r"[ \t]*(?:\{:[^}\n]*\}|\{[ ]*" + _ATTRIBUTE + r"(?:[ ]+" + _ATTRIBUTE + r")*[ ]*\})"
+# One pass over a line, in this order: a code span (left as it is), a link whose text is
+# only icons (``[:octicons-file-code-24:][source]``), an icon, an attribute list (``{: .c }``,
+# ``{ #id key="v" }``), a footnote reference, ``==mark==``, ``^^insert^^``, ``++ctrl+c++``.
+_INLINE_SYNTAX = re.compile(
+    r"(?P<code>(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
+    rf"|(?P<iconlink>\[[ \t]*(?:{_ICON}[ \t]*)+\](?:\[[^\]\n]*\]|\([^)\n]*\))?)"
+    rf"|(?P<icon>{_ICON})"
+    rf"|(?P<attributes>[ \t]*(?:\{{:[^}}\n]*\}}|\{{[ ]*{_ATTRIBUTE}(?:[ ]+{_ATTRIBUTE})*[ ]*\}}))"
+    r"|\[\^(?P<footnote>[^\]\s]+)\]"
+    r"|==(?=[^\s=])(?P<mark>.+?)(?<=[^\s=])=="
+    r"|\^\^(?=\S)(?P<insert>.+?)(?<=\S)\^\^"
+    r"|\+\+(?P<keys>[\w-]+(?:\+[\w-]+)*)\+\+"
 )
 _ANCHOR = re.compile(r"#([\w.:-]+)")
-_ICON = re.compile(r":[a-z][a-z0-9]*(?:-[a-z0-9]+)+:")
-_EMPTY_LINK = re.compile(r"\[[ \t]*\](?:\[[^\]\n]*\]|\([^)\n]*\))?")
-_FOOTNOTE_REFERENCE = re.compile(r"\[\^([^\]\s]+)\]")
-_MARK = re.compile(r"==(?=[^\s=])(.+?)(?<=[^\s=])==")
-_INSERT = re.compile(r"\^\^(?=\S)(.+?)(?<=\S)\^\^")
-_KEYS = re.compile(r"\+\+([\w-]+(?:\+[\w-]+)*)\+\+")
 # Blocks that only wrap their body (no title shown); the others are admonitions or tabs.
 _WRAPPERS = frozenset({"html", "define", "caption", "figure-caption", "table-caption", "markdown"})
 _UNTITLED = frozenset({"admonition", "details", "tab"})
@@ -173,11 +185,11 @@ def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
             end = _body_end(lines, index, _width(found.group("indent")) + 4)
             body = _unfold([_outdent(part) for part in lines[index:end]], page, depth + 1)
             if found.group("tab") is not None:
-                title: str | None = _ICON.sub("", found.group("tab"))
+                title: str | None = _inline(found.group("tab"), None, page)
             else:
                 title = found.group("title")
                 if title is not None:
-                    title = _ICON.sub("", title)
+                    title = _inline(title, None, page)
                 else:
                     title = found.group("kind").split()[0].replace("-", " ").capitalize()
             first = next((n for n, part in enumerate(body) if part.strip()), None)
@@ -294,28 +306,25 @@ def _bare_snippet(line: str) -> bool:
 
 def _inline(line: str, line_index: int | None, page: _Page) -> str:
     """The inline syntax of one line rewritten, outside its code spans."""
-    heading = line_index is not None and _HEADING.match(line) is not None
-    parts: list[str] = []
-    last = 0
-    for span in _CODE_SPAN.finditer(line):
-        parts.append(_words(line[last : span.start()], line_index if heading else None, page))
-        parts.append(span.group(0))
-        last = span.end()
-    parts.append(_words(line[last:], line_index if heading else None, page))
-    return "".join(parts)
+    heading = line_index if line_index is not None and _HEADING.match(line) else None
 
-
-def _words(text: str, heading: int | None, page: _Page) -> str:
-    if heading is not None:
-        for found in _ATTRIBUTES.finditer(text):
-            anchor = _ANCHOR.search(found.group(0))
-            if anchor:
+    def rewrite(found: re.Match[str]) -> str:
+        if found.group("code") is not None:
+            return found.group(0)
+        attributes = found.group("attributes")
+        if attributes is not None:
+            anchor = _ANCHOR.search(attributes) if heading is not None else None
+            if anchor is not None and heading is not None:
                 page.anchors[heading] = anchor.group(1)
-    text = _ATTRIBUTES.sub("", text)
-    if _ICON.search(text):
-        # an icon was often all of a link's text: ``[:octicons-file-code-24:][source]``
-        text = _EMPTY_LINK.sub("", _ICON.sub("", text))
-    text = _FOOTNOTE_REFERENCE.sub(r"[\1]", text)
-    text = _MARK.sub(r"\1", text)
-    text = _INSERT.sub(r"\1", text)
-    return _KEYS.sub(lambda keys: "+".join(k.capitalize() for k in keys.group(1).split("+")), text)
+            return ""
+        if found.group("footnote") is not None:
+            return f"[{found.group('footnote')}]"
+        for kept in ("mark", "insert"):
+            if found.group(kept) is not None:
+                return found.group(kept)
+        keys = found.group("keys")
+        if keys is not None:
+            return "+".join(key.capitalize() for key in keys.split("+"))
+        return ""  # an icon, or a link of icons only
+
+    return _INLINE_SYNTAX.sub(rewrite, line)
