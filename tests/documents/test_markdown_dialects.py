@@ -301,3 +301,53 @@ def test_an_mdx_page_is_indexed_without_its_code_of_page(tmp_path: Path) -> None
         assert report.added == 1
         (hit,) = search.get_text_search_results_sync("python newer").results
         assert hit.link.endswith("install.mdx#installation")
+
+
+QUARTO_PAGE = """\
+---
+title: "Analysis"
+---
+
+## Load
+
+```{python}
+#| echo: false
+# Read the data
+import pandas as pd
+```
+
+```{r setup, include=FALSE}
+library(dplyr)
+```
+
+::: {.callout-note}
+Quarto **callout** text.
+:::
+
+```{.python filename="x.py"}
+print("pandoc's class form")
+```
+
+```{note}
+A MyST directive is still read as Markdown.
+```
+"""
+
+
+def test_code_cells_of_quarto_and_r_markdown_are_code(tmp_path: Path) -> None:
+    blocks = _blocks(QUARTO_PAGE)
+    assert [(code, text) for _, code, text in blocks] == [
+        (True, "#| echo: false\n# Read the data\nimport pandas as pd"),
+        (True, "library(dplyr)"),
+        (False, "Quarto callout text."),
+        (True, 'print("pandoc\'s class form")'),
+        (False, "A MyST directive is still read as Markdown."),
+    ]
+    (tmp_path / "analysis.qmd").write_text(QUARTO_PAGE, encoding="utf-8")
+    (tmp_path / "report.Rmd").write_text(QUARTO_PAGE, encoding="utf-8")
+    documents = list(read_path(tmp_path))
+    assert sorted(document["metadata"]["path"] for document in documents) == [
+        "analysis.qmd",
+        "report.Rmd",
+    ]
+    assert all(document["title"] == "Analysis" for document in documents)

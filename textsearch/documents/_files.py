@@ -29,6 +29,8 @@ DEFAULT_EXTENSIONS = (
     ".md",
     ".markdown",
     ".mdx",
+    ".qmd",
+    ".rmd",
     ".txt",
     ".rst",
     ".html",

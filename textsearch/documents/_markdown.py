@@ -286,6 +286,9 @@ class _Reader(SectionWriter):
             found = _CONTAINER_INFO.match(info)
             name, argument = (found.group(1), found.group(2)) if found else (info, "")
         name = name.lstrip("{").strip().lower()
+        if token.type == "fence" and _code_cell(name):
+            self.add_block(line, token.content.rstrip("\n"), code=True)
+            return
         argument = argument.strip()
         body, skipped = _directive_body(token.content)
         body_line = line + 1 + skipped
@@ -305,6 +308,18 @@ class _Reader(SectionWriter):
 
 
 _CONTAINER_INFO = re.compile(r"([\w-]*)\[?(.*?)\]?$", re.S)
+# A fence's ``{language ...}`` that runs code (Quarto, R Markdown, Jupytext), not a directive.
+_CELL_LANGUAGES = frozenset(
+    {"python", "r", "julia", "bash", "sh", "shell", "sql", "ojs", "js", "javascript",
+     "typescript", "mermaid", "dot", "c", "cpp", "rust", "go", "java", "scala", "ruby",
+     "perl", "powershell", "matlab", "octave", "stata", "sas", "rcpp", "stan", "ipython3"}
+)  # fmt: skip
+
+
+def _code_cell(name: str) -> bool:
+    """Whether a fence's ``{name}`` is code: a language (``{python}``, ``{r setup, echo=FALSE}``)
+    or pandoc's class form (``{.python}``)."""
+    return name.startswith(".") or re.split(r"[\s,]", name, maxsplit=1)[0] in _CELL_LANGUAGES
 
 
 def _indent(text: str, indent: str) -> str:

@@ -233,6 +233,8 @@ _FORMAT_OF_SUFFIX = {
     ".markdown": "markdown",
     ".myst": "markdown",
     ".mdx": "mdx",
+    ".qmd": "markdown",
+    ".rmd": "markdown",
     ".rst": "rst",
     ".rest": "rst",
     ".html": "html",

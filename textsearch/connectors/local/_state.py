@@ -44,7 +44,7 @@ __all__ = [
 #: (admonitions, tabs, blocks, attribute lists...) and GitHub's alerts read as they show,
 #: list items without trailing blanks.
 MARKDOWN_TEXT_VERSION = "9"
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".rst", ".txt", ".ipynb")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
 SPEC_KEY = "embedding_spec"
