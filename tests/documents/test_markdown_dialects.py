@@ -170,6 +170,11 @@ def test_github_alerts_and_colon_containers_show_their_titles() -> None:
     ]
 
 
+def test_windows_line_ends() -> None:
+    page = '# T\r\n\r\n!!! note "Heads up"\r\n    Body text.\r\n\r\n=== "pip"\r\n    Run it.\r\n'
+    assert _blocks(page) == [(3, False, "Heads up:\nBody text."), (6, False, "pip:\nRun it.")]
+
+
 def test_a_page_without_the_syntax_is_left_as_it_is() -> None:
     plain = "# Title\n\nSome `code` and a [link](x.md).\n\n    indented code\n"
     assert unfold(plain) == (plain, {})

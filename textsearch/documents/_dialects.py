@@ -36,11 +36,17 @@ from dataclasses import dataclass, field
 
 __all__ = ["unfold"]
 
-# Any of the syntax below; a page without it is returned as it is.
-_TRIGGER = re.compile(
-    r"^[ \t>]*(?:\[!\w+\]|!!!|\?\?\?|===|/{3}|::: |-{1,}8<|\*\[)"
-    r"|\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-[a-z0-9-]+:",
-    re.M,
+# An icon of Material for MkDocs' sets (``:material-check:``, ``:fontawesome-brands-github:``).
+_ICON_SETS = "material|fontawesome|octicons|simple|lucide"
+_ICON = rf":(?:{_ICON_SETS})-[a-z0-9-]+:"
+# Any of the syntax below, at a line's start or inline; a page without it is returned as it
+# is. Each line's start is found by the newline before it (a pattern led by a character, not
+# by ``^``, is skipped through in C), the first line's by `_BLOCK_START`.
+_LEADING = r"[ \t>]*(?:\[!\w+\]|!!!|\?\?\?|===[!+]*[ ]+\"|/{3}|::: |-{1,}8<|\*\[)"
+_BLOCK_START = re.compile(_LEADING)
+_SYNTAX = re.compile(
+    rf"\n{_LEADING}|\{{[:.#]|\{{ +[.#]|\[\^|==[^\s=][^\n]*?[^\s=]==|\+\+[\w-]+(?:\+[\w-]+)*\+\+"
+    rf"|\^\^\S|{_ICON}"
 )
 # CommonMark's own: a code fence's opening or closing line, a quote's marker.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -68,9 +74,10 @@ _SNIPPET = re.compile(r"^[ \t]*-{1,}8<-{1,}[ ]*(?P<file>\"[^\"]*\"|'[^']*'|\S+)?
 _ABBREVIATION = re.compile(r"^(?P<indent>[ \t]*)\*\[(?P<term>[^\]]+)\]:[ ]*(?P<text>.*)$")
 _FOOTNOTE = re.compile(r"^(?P<indent>[ \t]*)\[\^(?P<label>[^\]\s]+)\]:[ ]?")
 # Inline: where a line may hold some; a heading line (whose ``{ #id }`` is its anchor).
-_INLINE = re.compile(r"\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:[a-z][a-z0-9]*-")
+_INLINE = re.compile(
+    r"\{[:.#]|\{ +[.#]|\[\^|==|\+\+|\^\^|:(?:material|fontawesome|octicons|simple|lucide)-"
+)
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]")
-_ICON = r":[a-z][a-z0-9]*(?:-[a-z0-9]+)+:"
 _ATTRIBUTE = r"(?:\.[\w-]+|#[\w.:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[\w.%-]+))"
 # One pass over a line, in this order: a code span (left as it is), a link whose text is
 # only icons (``[:octicons-file-code-24:][source]``), an icon, an attribute list (``{: .c }``,
@@ -109,13 +116,19 @@ def unfold(raw: str, *, mdx: bool = False) -> tuple[str, dict[int, str]]:
         The text, with as many lines as ``raw``, and the anchors that attribute lists give
         top-level headings (``# Title { #id }``), by the heading's line index (from 0).
     """
+    if "\r" in raw:  # line ends as CommonMark counts them (markdown-it does the same)
+        raw = raw.replace("\r\n", "\n").replace("\r", "\n")
     if mdx:
         raw = _without_mdx(raw)
-    if _TRIGGER.search(raw) is None:
+    if not _has_syntax(raw):
         return raw, {}
     page = _Page(mkdocstrings=_COLON_CLOSE.search(raw) is None)
     lines = _unfold(raw.split("\n"), page, 0)
     return "\n".join(lines), page.anchors
+
+
+def _has_syntax(raw: str) -> bool:
+    return _BLOCK_START.match(raw) is not None or _SYNTAX.search(raw) is not None
 
 
 def _without_mdx(raw: str) -> str:

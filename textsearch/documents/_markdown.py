@@ -103,7 +103,7 @@ _INLINE_MARKUP = re.compile(r"[\\`*_~\[\]!<&{]")
 # A line break with the blanks around it (the inline parser drops both). The lookbehind
 # starts a match only where a run of blanks starts: without it, a long run not followed by a
 # newline is rescanned from each of its characters (quadratic).
-_LINE_BREAK = re.compile(r"(?<![ \t])[ \t]*\n[ \t]*")
+_LINE_BREAK = re.compile(r"(?<![ \t])[ \t]+\n[ \t]*|\n[ \t]+")
 
 
 def _inline_of(token: Token, env: dict[str, Any]) -> str:
