@@ -98,21 +98,21 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
     """
     from pathlib import Path
 
-    import textsearch.connectors.local._search as local  # where index_path finds read_file
+    import textsearch.connectors.local._writing as local  # where index_path finds read_file
     from textsearch import _html
 
     used = _html.use_parser(None if parser == "auto" else parser)
     read_cpu = [0.0]
-    read_file = local.read_file
+    read_file = local.read_file  # type: ignore[attr-defined]
 
-    def timed_read_file(*args: Any) -> Any:
+    def timed_read_file(*args: Any, **kwargs: Any) -> Any:
         start = time.process_time()
         try:
-            return read_file(*args)
+            return read_file(*args, **kwargs)
         finally:
             read_cpu[0] += time.process_time() - start
 
-    local.read_file = timed_read_file  # type: ignore[assignment]
+    local.read_file = timed_read_file  # type: ignore[attr-defined]
     files = [p for p in Path(folder).rglob("*") if p.suffix.lower() in (".html", ".htm")]
     megabytes = sum(p.stat().st_size for p in files if p.is_file()) / 1e6
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,7 +123,7 @@ def bench_html(folder: str, parser: str, engine_choice: str) -> int:
         passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
         engine = search.engine
         search.close()
-    local.read_file = read_file
+    local.read_file = read_file  # type: ignore[attr-defined]
     print(
         f"[{used}] indexed {report.indexed:,} HTML files "
         f"({megabytes:.1f} MB, {len(files):,} found) "
@@ -203,14 +203,7 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         load_ms = (time.perf_counter() - load) * 1000
         index = search._vector_index
         assert index is not None
-        quantise_ms = None
-        # Before index format 6 the int8 copy was built by the first query of each process
-        # (timed here); it is now built when vectors are written.
-        if index.quantised and not hasattr(_vectors._Quantised, "of"):
-            nk = _vectors._numkong()
-            t0 = time.perf_counter()
-            _vectors._Quantised(np, nk, index._matrix)
-            quantise_ms = (time.perf_counter() - t0) * 1000
+        quantised = index.quantised  # the int8 copy is written with the vectors
 
         search.mode = "hybrid"
         for q in queries[:50]:  # warm the page cache and the ranking index, as for keywords
@@ -259,11 +252,10 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
         f"`import textsearch` ({fresh['open_ms']:,.0f} ms of it open + query), "
         f"max RSS {fresh['rss_mb']:,.0f} MB"
     )
-    how = "int8 scan + exact float32 re-score" if quantise_ms is not None else "float32 product"
+    how = "int8 scan + exact float32 re-score" if quantised else "float32 product"
     print(
-        f"search by meaning: {how}; first query in this process (maps or reads the vectors"
-        f"{', builds the int8 copy' if quantise_ms is not None else ''}): {load_ms:,.0f} ms"
-        + (f", of which the int8 copy {quantise_ms:,.0f} ms" if quantise_ms is not None else "")
+        f"search by meaning: {how}; first query in this process (maps the vectors): "
+        f"{load_ms:,.0f} ms"
     )
     blas = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
     print(f"BLAS threads: {blas}; load average at the end: {os.getloadavg()[0]:.1f}")
@@ -346,24 +338,24 @@ def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
     """
     from pathlib import Path
 
-    import textsearch.connectors.local._search as local  # where index_path finds read_file
+    import textsearch.connectors.local._writing as local  # where index_path finds read_file
 
     suffixes = (".md", ".markdown", ".rst", ".txt")
     files = [p for p in Path(folder).rglob("*") if p.suffix.lower() in suffixes and p.is_file()]
     megabytes = sum(p.stat().st_size for p in files) / 1e6
-    read_file = local.read_file
+    read_file = local.read_file  # type: ignore[attr-defined]
     best: tuple[float, float, float] | None = None
     for _ in range(repeat):
         read_cpu = [0.0]
 
-        def timed_read_file(*args: Any, _cpu: list[float] = read_cpu) -> Any:
+        def timed_read_file(*args: Any, _cpu: list[float] = read_cpu, **kwargs: Any) -> Any:
             start = time.process_time()
             try:
-                return read_file(*args)
+                return read_file(*args, **kwargs)
             finally:
                 _cpu[0] += time.process_time() - start
 
-        local.read_file = timed_read_file  # type: ignore[assignment]
+        local.read_file = timed_read_file  # type: ignore[attr-defined]
         with tempfile.TemporaryDirectory() as tmp:
             search = LocalTextSearch(os.path.join(tmp, "m.sqlite3"), engine=engine_choice)  # type: ignore[arg-type]
             start, cpu = time.perf_counter(), time.process_time()
@@ -371,7 +363,7 @@ def bench_markup(folder: str, engine_choice: str, repeat: int = 3) -> int:
             seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
             passages = search._db.execute("SELECT count(*) FROM passages").fetchone()[0]
             search.close()
-        local.read_file = read_file
+        local.read_file = read_file  # type: ignore[attr-defined]
         if best is None or cpu < best[1]:
             best = (seconds, cpu, read_cpu[0])
     assert best is not None
