@@ -44,7 +44,13 @@ def test_every_upper_bound_is_at_least_the_exact_cosine() -> None:
         assert np.allclose(part, upper[subset], rtol=0, atol=1e-6)
 
 
-def test_the_top_k_from_the_bounds_is_the_exact_ranking(tmp_path: object) -> None:
+@pytest.mark.parametrize("sampled", [False, True], ids=["partial sort", "sampled threshold"])
+def test_the_top_k_from_the_bounds_is_the_exact_ranking(
+    tmp_path: object, sampled: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if sampled:  # the threshold read off a sample, at this small size too
+        monkeypatch.setattr(_vectors, "_SAMPLED_FROM", 256)
+        monkeypatch.setattr(_vectors, "_SAMPLE", 64)
     rng = np.random.default_rng(4)
     count, dims = 2500, 48
     rows = _rows(rng, count, dims)
@@ -71,3 +77,38 @@ def test_the_top_k_from_the_bounds_is_the_exact_ranking(tmp_path: object) -> Non
             )
     db.close()
     store.close()
+
+
+def _score_sets() -> list[tuple[str, object]]:
+    rng = np.random.default_rng(8)
+    count = _vectors._SAMPLED_FROM * 2 + 17
+    normal = rng.standard_normal(count).astype(np.float32)
+    sets = [
+        ("normal", normal),
+        ("ascending", np.sort(normal)),
+        ("descending", np.sort(normal)[::-1].copy()),
+        ("constant", np.full(count, 0.25, dtype=np.float32)),
+        ("few values", rng.integers(0, 5, count).astype(np.float32)),
+    ]
+    # the sample's own positions hold the largest scores, the rest sit just below them
+    spaced = np.full(count, 0.5, dtype=np.float32)
+    spaced[:: count // _vectors._SAMPLE] = 1.0
+    sets.append(("sample holds the top", spaced))
+    low = normal.copy()
+    low[:: count // _vectors._SAMPLE] = -np.inf  # the sample sees nothing of the top
+    sets.append(("sample holds the bottom", low))
+    return sets
+
+
+_SETS = _score_sets()
+
+
+@pytest.mark.parametrize(("name", "scores"), _SETS, ids=[name for name, _ in _SETS])
+def test_highest_picks_what_a_partial_sort_picks(name: str, scores: object) -> None:
+    count = len(scores)  # type: ignore[arg-type]
+    for k in (1, 7, 132, 1000, count // 3, count - 1):
+        got = _vectors._highest(np, scores, k)
+        assert len(got) == k and len(set(got.tolist())) == k, (name, k)
+        want = np.argpartition(scores, count - k)[count - k :]
+        # the same scores (which of several tied positions is free)
+        assert np.array_equal(np.sort(scores[got]), np.sort(scores[want])), (name, k)  # type: ignore[index]

@@ -463,7 +463,7 @@ class VectorIndex:
         count = len(upper)
         depth = min(count, k + 32)
         # Ties among these bounds need no care: they only pick rows for the floor.
-        first = np.argpartition(upper, count - depth)[count - depth :]
+        first = _highest(np, upper, depth)
         exact = matrix[scored.matrix_rows(first)] @ unit
         floor = np.partition(exact, len(exact) - k)[len(exact) - k]
         reach = np.flatnonzero(upper >= floor)
@@ -554,11 +554,39 @@ def _largest(np: Any, scores: Any, k: int) -> Any:
     count = len(scores)
     if k >= count:
         return np.arange(count)
-    top = np.argpartition(scores, count - k)[count - k :]
+    top = _highest(np, scores, k)
     kth = scores[top].min()
     if np.count_nonzero(scores == kth) > np.count_nonzero(scores[top] == kth):
         return np.flatnonzero(scores >= kth)
     return top
+
+
+#: Scores from which `_highest` first cuts them down by a threshold read off a sample.
+_SAMPLED_FROM = 65_536
+_SAMPLE = 16_384
+
+
+def _highest(np: Any, scores: Any, k: int) -> Any:
+    """Positions of ``k`` of the largest scores (ties broken anyhow), unordered.
+
+    A partial sort of a million scores walks them several times; most are far below the
+    k-th. So a threshold is read off an evenly spaced sample, where about four times ``k``
+    of all the scores should lie above it, and only the scores above it are partially
+    sorted. The positions are those a partial sort of all of them gives (the same set, ties
+    aside): when fewer than ``k`` reach the threshold, all of them are sorted after all.
+    """
+    count = len(scores)
+    wanted = max(4 * k * _SAMPLE // max(count, 1), 8)
+    if count < _SAMPLED_FROM or wanted >= _SAMPLE // 2:
+        return np.argpartition(scores, count - k)[count - k :]
+    sample = scores[:: count // _SAMPLE]
+    size = len(sample)
+    threshold = np.partition(sample, size - 1 - wanted)[size - 1 - wanted]
+    above = np.flatnonzero(scores >= threshold)
+    if len(above) < k:
+        return np.argpartition(scores, count - k)[count - k :]
+    picked = np.argpartition(scores[above], len(above) - k)[len(above) - k :]
+    return above[picked]
 
 
 def _ids_dtype(np: Any) -> Any:
