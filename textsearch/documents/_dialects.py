@@ -45,8 +45,8 @@ _ICON = rf":(?:{_ICON_SETS})-[a-z0-9-]+:"
 _LEADING = r"[ \t>]*(?:\[!\w+\]|!!!|\?\?\?|===[!+]*[ ]+\"|/{3}|::: |-{1,}8<|\*\[)"
 _BLOCK_START = re.compile(_LEADING)
 _SYNTAX = re.compile(
-    rf"\n{_LEADING}|\{{[:.#]|\{{ +[.#]|\[\^|==[^\s=][^\n]*?[^\s=]==|\+\+[\w-]+(?:\+[\w-]+)*\+\+"
-    rf"|\^\^\S|{_ICON}"
+    rf"\n{_LEADING}|\{{[:.#]|\{{ +[.#]|\[\^|==[^\s=](?:[^=\n]*[^\s=])?=="
+    rf"|\+\+[\w-]+(?:\+[\w-]+)*\+\+|\^\^\S|{_ICON}"
 )
 # CommonMark's own: a code fence's opening or closing line, a quote's marker.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -86,10 +86,12 @@ _INLINE_SYNTAX = re.compile(
     r"(?P<code>(?P<ticks>`+)(?!`).*?(?<!`)(?P=ticks)(?!`))"
     rf"|(?P<iconlink>\[[ \t]*(?:{_ICON}[ \t]*)+\](?:\[[^\]\n]*\]|\([^)\n]*\))?)"
     rf"|(?P<icon>{_ICON})"
-    rf"|(?P<attributes>[ \t]*(?:\{{:[^}}\n]*\}}|\{{[ ]*{_ATTRIBUTE}(?:[ ]+{_ATTRIBUTE})*[ ]*\}}))"
+    # (the lookbehind: blanks are tried from a run's start only, or a long run costs its square)
+    rf"|(?P<attributes>(?<![ \t])[ \t]*"
+    rf"(?:\{{:[^{{}}\n]*\}}|\{{[ ]*{_ATTRIBUTE}(?:[ ]+{_ATTRIBUTE})*[ ]*\}}))"
     r"|\[\^(?P<footnote>[^\]\s]+)\]"
-    r"|==(?=[^\s=])(?P<mark>.+?)(?<=[^\s=])=="
-    r"|\^\^(?=\S)(?P<insert>.+?)(?<=\S)\^\^"
+    r"|==(?P<mark>[^\s=](?:[^=\n]*[^\s=])?)=="
+    r"|\^\^(?P<insert>[^\s^](?:[^^\n]*[^\s^])?)\^\^"
     r"|\+\+(?P<keys>[\w-]+(?:\+[\w-]+)*)\+\+"
 )
 _ANCHOR = re.compile(r"#([\w.:-]+)")
@@ -138,20 +140,33 @@ def _without_mdx(raw: str) -> str:
     if _ESM.search(raw) is None:
         return raw
     lines = raw.split("\n")
-    fence: str | None = None
+    fence: tuple[str, int] | None = None
     index = 0
     while index < len(lines):
         line = lines[index]
-        found = _FENCE.match(line)
-        if found and (fence is None or found.group(1).startswith(fence)):
-            fence = found.group(1) if fence is None else None
-        elif fence is None and _ESM.match(line):
+        if fence is not None:
+            if _closes(line, fence):
+                fence = None
+        elif found := _FENCE.match(line):
+            fence = (found.group(1)[0], len(found.group(1)))
+        elif _ESM.match(line):
             while index < len(lines) and lines[index].strip():
                 lines[index] = ""
                 index += 1
             continue
         index += 1
     return "\n".join(lines)
+
+
+def _closes(line: str, fence: tuple[str, int]) -> bool:
+    """Whether ``line`` closes a code fence of this character and length."""
+    found = _FENCE.match(line)
+    return (
+        found is not None
+        and found.group(1)[0] == fence[0]
+        and len(found.group(1)) >= fence[1]
+        and not line[found.end() :].strip()
+    )
 
 
 def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
@@ -164,10 +179,8 @@ def _unfold(lines: list[str], page: _Page, depth: int) -> list[str]:
         index += 1
         if fence is not None:
             out.append(line)
-            found = _FENCE.match(line)
-            if found and found.group(1)[0] == fence[0] and len(found.group(1)) >= fence[1]:
-                if not line[found.end() :].strip():
-                    fence = None
+            if _closes(line, fence):
+                fence = None
             continue
         found = _QUOTE.match(line)
         if found and depth < _MAX_DEPTH:  # a quote's lines read without their markers

@@ -63,6 +63,21 @@ CASES: dict[str, tuple[str, Callable[[float], str]]] = {
     "md-colon-fences": ("a.md", lambda k: ":::{note}\n" * _n(10_000, k)),
     "md-setext-runs": ("a.md", lambda k: "a\n=\n" * _n(30_000, k)),
     "md-reference-defs": ("a.md", lambda k: "[a]: <" * _n(20_000, k) + "\n"),
+    # MkDocs' inline syntax (_dialects): an opener without its closer scanned the rest of the
+    # line from every opener: 80 KB of "==a " took 14 s
+    "md-marks-unclosed": ("a.md", lambda k: "==a " * _n(10_000, k) + "\n"),
+    "md-inserts-unclosed": ("a.md", lambda k: "^^a " * _n(10_000, k) + "\n"),
+    "md-keys-unclosed": ("a.md", lambda k: "++a+" * _n(10_000, k) + "\n"),
+    "md-attributes": ("a.md", lambda k: "{: " * _n(10_000, k) + "{ #a\n"),
+    "md-attribute-blanks": ("a.md", lambda k: "a {: .b }" + " " * _n(30_000, k) + "c\n"),
+    "md-code-spans-and-marks": ("a.md", lambda k: "``a` ==b " * _n(5_000, k) + "\n"),
+    "md-admonitions": ("a.md", lambda k: "!!! note\n" * _n(10_000, k)),
+    "md-nested-admonitions": (
+        "a.md",
+        lambda k: "".join("    " * (n % 20) + "!!! note\n" for n in range(_n(5_000, k))),
+    ),
+    "md-blocks-unclosed": ("a.md", lambda k: "/// note | t\n" * _n(10_000, k)),
+    "md-snippet-blocks": ("a.md", lambda k: "--8<--\n" + "a.md\n" * _n(10_000, k)),
     "rst-adornments": ("a.rst", lambda k: "====\n" * _n(50_000, k)),
     "rst-titles": (
         "a.rst",
