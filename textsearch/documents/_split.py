@@ -249,13 +249,21 @@ def readers() -> str:
 
 
 def _markdown(raw: str, *, mdx: bool = False) -> tuple[str | None, list[MarkupSection]]:
-    from textsearch.documents import _markdown, _rst
+    from textsearch.documents import _markdown
 
     try:
-        return _markdown.markdown_sections(raw, _rst.rst_blocks, mdx=mdx)
+        return _markdown.markdown_sections(raw, _eval_rst, mdx=mdx)
     except RecursionError:
         # Nesting deeper than the parsers take (a crafted file): its words, as plain text.
         return _plain_blocks(raw)
+
+
+def _eval_rst(raw: str, offset: int) -> list[Block]:
+    # The reStructuredText reader is imported with the first MyST ``{eval-rst}`` body, so a
+    # folder of plain Markdown never loads it.
+    from textsearch.documents import _rst
+
+    return _rst.rst_blocks(raw, offset)
 
 
 def _rst(raw: str) -> tuple[str | None, list[MarkupSection]]:
