@@ -163,10 +163,8 @@ def test_github_alerts_and_colon_containers_show_their_titles() -> None:
     )
     assert [text for _, _, text in _blocks(page)] == [
         "Warning:\nBack up first.",
-        "Short cut",
-        "Press Tab.",
-        "Click me",
-        "Hidden text.",
+        "Short cut:\nPress Tab.",
+        "Click me:\nHidden text.",
     ]
 
 
@@ -300,7 +298,7 @@ def test_an_mdx_page_is_indexed_without_its_code_of_page(tmp_path: Path) -> None
     (document,) = read_path(docs)
     assert document["title"] == "Install"
     # the ESM blocks and the comment are gone; the import inside the fence is code, kept
-    assert document["text"] == "import textsearch\n\nHeads up\n\nUse Python 3.10 or newer."
+    assert document["text"] == "import textsearch\n\nHeads up:\nUse Python 3.10 or newer."
     with LocalTextSearch(str(tmp_path / "index.sqlite3")) as search:
         report = search.index_path(docs)
         assert report.added == 1
@@ -346,7 +344,7 @@ def test_code_cells_of_quarto_and_r_markdown_are_code(tmp_path: Path) -> None:
         (True, "library(dplyr)"),
         (False, "Quarto callout text."),
         (True, 'print("pandoc\'s class form")'),
-        (False, "A MyST directive is still read as Markdown."),
+        (False, "Note:\nA MyST directive is still read as Markdown."),
     ]
     (tmp_path / "analysis.qmd").write_text(QUARTO_PAGE, encoding="utf-8")
     (tmp_path / "report.Rmd").write_text(QUARTO_PAGE, encoding="utf-8")

@@ -13,7 +13,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Block", "MarkupSection", "SectionWriter", "collector_paused", "strip_tags"]
+__all__ = [
+    "Block",
+    "MarkupSection",
+    "SectionWriter",
+    "collector_paused",
+    "Label",
+    "directive_label",
+    "put_label",
+    "strip_tags",
+]
 
 
 @dataclass(slots=True)
@@ -73,6 +82,71 @@ class SectionWriter:
         self.heading, self.anchor, self.first = heading, anchor, first
         if self.title is None:
             self.title = heading
+
+
+# What a rendered page shows before a version directive's text (Sphinx's words) and the title
+# an admonition shows, by the directive's name. Without them a passage read "3.1 Use bar
+# instead." where the page says "Deprecated since version 3.1: Use bar instead."
+_VERSION_LABELS = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+_ADMONITION_LABELS = {
+    "note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important",
+    "caution": "Caution", "danger": "Danger", "error": "Error", "hint": "Hint",
+    "attention": "Attention", "seealso": "See also", "info": "Info",
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """What a directive's text shows under: ``text`` (``Note``, ``Changed in version 2.4``),
+    what is left of the argument as text (``rest``), and whether the label is a sentence of
+    its own when the directive holds no text (``alone``: a version directive's)."""
+
+    text: str
+    rest: str
+    alone: bool = False
+
+
+def directive_label(name: str, argument: str) -> Label | None:
+    """The label a directive's text shows under, ``None`` for a directive that shows none.
+
+    ``name`` is the directive's name (a domain's prefix is ignored); ``argument`` the text
+    after it on its line. An ``admonition``'s argument is its title; a version directive's
+    first word is the version, the rest its first text.
+    """
+    short = name.rpartition(":")[2].lower()
+    argument = argument.strip()
+    if short in _VERSION_LABELS:
+        version, *rest = argument.split(None, 1) or [""]
+        text = f"{_VERSION_LABELS[short]} {version}".rstrip()
+        return Label(text, rest[0].strip() if rest else "", alone=True)
+    if short == "admonition":
+        return Label(argument, "") if argument else None
+    if short in _ADMONITION_LABELS:
+        return Label(_ADMONITION_LABELS[short], argument)
+    return None
+
+
+def put_label(blocks: list[Block], start: int, label: Label, line: int) -> None:
+    """Show ``label`` above the blocks from ``start`` (a directive's body), as a rendered
+    page shows it: the first line of the first block when that is prose (``Note:``), a block
+    of its own before code; with no block at all, a version label as a sentence (``Changed
+    in version 2.4.``) and an admonition's not at all."""
+    text = label.text.rstrip(":")
+    if start >= len(blocks):
+        if label.alone:
+            blocks.append(Block(line, text + "."))
+        return
+    first = blocks[start]
+    if first.code:
+        blocks.insert(start, Block(line, text + ":"))
+    else:
+        first.text = f"{text}:\n{first.text}"
+        first.line = min(first.line, line)
 
 
 def strip_tags(html: str) -> str:

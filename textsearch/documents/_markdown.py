@@ -17,9 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from textsearch.documents._blocks import (
     Block,
+    Label,
     MarkupSection,
     SectionWriter,
+    directive_label,
     github_slug,
+    put_label,
     strip_tags,
 )
 from textsearch.documents._dialects import unfold
@@ -39,7 +42,9 @@ _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "contents", "include", "literalinclude", "raw", "highlight", "currentmodule",
      "image", "index", "tableofcontents", "bibliography"}
 )  # fmt: skip
-_ARGUMENT_NOT_TEXT = _CODE_DIRECTIVES | {"figure", "eval-rst", "only", "ifconfig"}
+_ARGUMENT_NOT_TEXT = _CODE_DIRECTIVES | {
+    "figure", "eval-rst", "only", "ifconfig", "module", "program"
+}  # fmt: skip
 
 
 def dropped_directive(name: str) -> bool:
@@ -295,6 +300,12 @@ class _Reader(SectionWriter):
         short = name.rpartition(":")[2]  # a domain's directive (py:function) by its name
         if dropped_directive(name):
             return
+        label = directive_label(name, argument)
+        if not info.startswith("{") and argument:
+            label = Label(argument, "")  # Docusaurus, VitePress: ``:::tip Title``: the title
+        if label is not None:
+            argument = label.rest
+        start = len(self.blocks)
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)
         if name in _CODE_DIRECTIVES or "example" in name:
@@ -305,6 +316,8 @@ class _Reader(SectionWriter):
             self.add_block(body_line, body)
         else:
             self.read(body, body_line - 1, depth + 1, sections=False)
+        if label is not None:
+            put_label(self.blocks, start, label, line)
 
 
 _CONTAINER_INFO = re.compile(r"([\w-]*)\[?(.*?)\]?$", re.S)

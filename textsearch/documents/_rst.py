@@ -19,10 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from textsearch.documents._blocks import (
     Block,
+    Label,
     MarkupSection,
     SectionWriter,
     collector_paused,
+    directive_label,
     docutils_slug,
+    put_label,
 )
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_fast import (  # the lists: tests check them against docutils
@@ -35,6 +38,8 @@ from textsearch.documents._rst_sniff import (
     _ADORNMENT,
     _ARGUMENT_NOT_TEXT,
     _directive_kind,
+    _from_source,
+    _source_lines,
     looks_like_rst,
 )
 
@@ -139,8 +144,13 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             container = nodes.container()
             container.line = self.lineno
             short = self.name.rpartition(":")[2]
-            if self.arguments and short not in _ARGUMENT_NOT_TEXT:
-                inline, _ = self.state.inline_text(self.arguments[0], self.lineno)
+            argument = self.arguments[0] if self.arguments else ""
+            label = directive_label(short, argument)
+            if label is not None:  # seealso, versionadded...: the walker shows the label
+                container[_LABEL] = label
+                argument = label.rest
+            if argument and short not in _ARGUMENT_NOT_TEXT:
+                inline, _ = self.state.inline_text(argument, self.lineno)
                 paragraph = nodes.paragraph("", "", *inline)
                 paragraph.line = self.lineno
                 container += paragraph
@@ -155,8 +165,8 @@ def _directive_for(name: str) -> type[Any] | None:
     kind = _directive_kind(name)
     if kind is None:
         return None
-    code, dropped, _ = _directive_classes()
-    return code if kind == "code" else dropped
+    code, dropped, generic = _directive_classes()
+    return code if kind == "code" else dropped if kind == "dropped" else generic
 
 
 # Names docutils did not know: it looked for them in every language module and built a
@@ -359,6 +369,11 @@ _LISTS = frozenset(
     {"bullet_list", "enumerated_list", "definition_list", "field_list", "option_list"}
 )
 _CODE_NODES = frozenset({"literal_block", "doctest_block", "math_block"})
+# docutils' own admonitions (``admonition``, with a title of its own, apart).
+_ADMONITION_NODES = frozenset(
+    {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention"}
+)
+_LABEL = "textsearch-label"  # where a generic directive's node keeps its `Label`
 
 
 _SUBSTITUTION_CHARS = 100_000  # at least this much text from substitutions, per document
@@ -535,9 +550,40 @@ class _Walker(SectionWriter):
             text = text.replace("\n", "\n" + " " * len(lead))
             self.add(node, (prefix if prefix is not None else indent) + text, join=joined)
             return None
+        label = self.label(node)
+        if label is not None:
+            body = [child for child in node.children if child.tagname != "title"]
+            if not indent and prefix is None:
+                line, start = self._line(node), len(self.blocks)
+                for child in body:
+                    self.walk(child)
+                put_label(self.blocks, start, label, line)
+                return None
+            # In a list item or a field: the label leads the item's first line.
+            lead = (prefix if prefix is not None else indent) + label.text.rstrip(":")
+            first: str | None = lead + ": "
+            for child in body:
+                first = self.walk(child, indent, first)
+            if first is not None and label.alone:
+                self.add(node, lead + ".", join=True)
+            return None
         for child in node.children:
             prefix = self.walk(child, indent, prefix)
         return prefix
+
+    def label(self, node: Any) -> Label | None:
+        """The label a directive's node shows its text under (`directive_label`)."""
+        tag = node.tagname
+        if tag == "container":
+            found: Label | None = node.get(_LABEL)
+            return found
+        if tag == "admonition":
+            title = node.children[0] if node.children else None
+            if title is None or title.tagname != "title":
+                return None
+            text = self.placeholders.restore(" ".join(self.inline(title).split()), code=False)
+            return Label(text, "") if text else None
+        return directive_label(tag, "") if tag in _ADMONITION_NODES else None
 
     def code(self, node: Any) -> str:
         """A code block's text as the file has it: docutils expanded its tabs and dropped
@@ -577,58 +623,6 @@ class _Walker(SectionWriter):
         for child in children[1 if title is not None else 0 :]:
             prefix = self.walk(child, indent, prefix)
         return prefix
-
-
-def _source_lines(text: str) -> list[str]:
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")
-
-
-def _columns(line: str) -> str:
-    """A line as docutils reads it: tabs to columns of 8, form feeds spaces, blanks off."""
-    return line.replace("\v", " ").replace("\f", " ").expandtabs(8).rstrip()
-
-
-def _from_column(line: str, column: int) -> str:
-    """What follows display column ``column`` of ``line`` (tabs at columns of 8); a tab that
-    straddles the column leaves the spaces past it."""
-    if "\t" not in line[:column]:
-        return line[column:]  # no tab before it: a column is a character
-    at = 0
-    for index, char in enumerate(line):
-        if at >= column:
-            return line[index:]
-        at = (at // 8 + 1) * 8 if char == "\t" else at + 1
-        if at > column:
-            return " " * (at - column) + line[index + 1 :]
-    return ""
-
-
-def _from_source(text: str, start: int, source: list[str]) -> str:
-    """``text`` (docutils' lines of a code block whose first line is source line ``start``,
-    0-based) as the source has it; ``text`` itself when the lines do not match up."""
-    code = text.split("\n")
-    end = start + len(code)
-    if start < 0 or end > len(source):
-        return text
-    lines = source[start:end]
-    if lines == code:
-        return text  # the common case: no indent, no tab, no trailing blank
-    indent: int | None = None
-    for want, have in zip(code, lines, strict=True):
-        if not want:
-            if _columns(have):
-                return text
-            continue
-        seen = _columns(have)
-        width = len(seen) - len(want)
-        if width < 0 or seen[width:] != want or seen[:width].strip() or indent not in (None, width):
-            return text
-        indent = width
-    if indent is None:
-        return text
-    return "\n".join(_from_column(have, indent) for have in lines)
 
 
 def _is_adornment(line: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from textsearch.documents import _rst_sniff as base
-from textsearch.documents._blocks import Block
+from textsearch.documents._blocks import Block, directive_label, put_label
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT
 
@@ -166,6 +166,10 @@ def _fast_directive(
         if text.strip():
             blocks.append(Block(content_line + 1, text, True))
     elif kind == "generic":
+        label = directive_label(name, argument)
+        start = len(blocks)
+        if label is not None:
+            argument = label.rest
         if argument and name.rpartition(":")[2] not in base._ARGUMENT_NOT_TEXT:
             words = _plain_inline(argument)
             if words is None:
@@ -176,6 +180,8 @@ def _fast_directive(
             depth >= _MAX_FAST_DEPTH or not _read_fast(content, content_line, blocks, depth + 1)
         ):
             return -1  # fmt: skip
+        if label is not None:
+            put_label(blocks, start, label, lineno)
     elif kind == "table":
         rows = _list_table(argument, options, content)
         if rows is None:
@@ -293,7 +299,10 @@ def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) ->
                     or not all(_OPTION.match(text.lstrip()) and text[:1] == " "
                                for text in item[1:])):  # fmt: skip
                 return -1
-            text = _plain_inline(argument)
+            label = directive_label(name, argument)
+            text = _plain_inline(argument if label is None else label.rest)
+            if label is not None and text is not None:
+                text = f"{label.text}: {text}" if text.strip() else f"{label.text}."
         else:
             text = _paragraph(item)
         if text is None or not text.strip():

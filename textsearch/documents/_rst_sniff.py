@@ -1,4 +1,6 @@
-"""Whether a ``.txt`` file is reStructuredText (Django's docs are), told without docutils."""
+"""What both reStructuredText readers share, without docutils: whether a ``.txt`` file is
+reStructuredText (Django's docs are), the directive vocabulary, and a code block's lines as
+the source has them."""
 
 from __future__ import annotations
 
@@ -42,9 +44,20 @@ _CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "sh
 _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "include", "literalinclude", "raw", "highlight", "currentmodule", "index",
      "contents", "sectnum", "meta", "image", "default-role", "role", "autosummary", "only-toc",
-     "tabularcolumns", "header", "footer", "title", "class", "target-notes", "django-admin-option"}
+     "tabularcolumns", "header", "footer", "title", "target-notes", "django-admin-option"}
 )  # fmt: skip
-_ARGUMENT_NOT_TEXT = frozenset({"only", "ifconfig", "figure", "tab", "container"})
+# Names docutils has a directive of its own for, but that mean Sphinx's in its projects:
+# ``.. class:: Field(...)`` describes a class (docutils' sets the next element's classes,
+# and refused the signature, losing the whole description).
+_SPHINX_MEANING = frozenset({"class"})
+# Directives whose argument is no text of the page: a condition, a file, or a name the
+# directive only makes a link target of (Sphinx's ``module``, ``program``; Django's
+# ``setting``, ``templatetag``, ``templatefilter``, ``fieldlookup``), shown by nothing, or
+# by the heading that follows.
+_ARGUMENT_NOT_TEXT = frozenset(
+    {"only", "ifconfig", "figure", "tab", "container", "module", "program", "setting",
+     "templatetag", "templatefilter", "fieldlookup"}
+)  # fmt: skip
 _ADMONITIONS = frozenset(
     {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention",
      "seealso", "versionadded", "versionchanged", "deprecated", "versionremoved"}
@@ -52,7 +65,10 @@ _ADMONITIONS = frozenset(
 
 
 def _directive_kind(name: str) -> str | None:
-    """``"code"`` (body kept exactly), ``"dropped"``, or ``None`` (docutils' own, else generic)."""
+    """``"code"`` (body kept exactly), ``"dropped"``, ``"generic"`` (its argument, then its
+    body), or ``None`` (docutils' own, else generic)."""
+    if name in _SPHINX_MEANING:
+        return "generic"
     short = name.rpartition(":")[2]
     if name in _CODE_DIRECTIVES or short in _CODE_DIRECTIVES:
         return "code"
@@ -63,3 +79,58 @@ def _directive_kind(name: str) -> str | None:
     if ":" in name and any(hint in short for hint in _CODE_HINTS):
         return "code"
     return None
+
+
+# -- a code block's lines as the source has them (docutils expands tabs, drops blanks) ---
+
+
+def _source_lines(text: str) -> list[str]:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")
+
+
+def _columns(line: str) -> str:
+    """A line as docutils reads it: tabs to columns of 8, form feeds spaces, blanks off."""
+    return line.replace("\v", " ").replace("\f", " ").expandtabs(8).rstrip()
+
+
+def _from_column(line: str, column: int) -> str:
+    """What follows display column ``column`` of ``line`` (tabs at columns of 8); a tab that
+    straddles the column leaves the spaces past it."""
+    if "\t" not in line[:column]:
+        return line[column:]  # no tab before it: a column is a character
+    at = 0
+    for index, char in enumerate(line):
+        if at >= column:
+            return line[index:]
+        at = (at // 8 + 1) * 8 if char == "\t" else at + 1
+        if at > column:
+            return " " * (at - column) + line[index + 1 :]
+    return ""
+
+
+def _from_source(text: str, start: int, source: list[str]) -> str:
+    """``text`` (docutils' lines of a code block whose first line is source line ``start``,
+    0-based) as the source has it; ``text`` itself when the lines do not match up."""
+    code = text.split("\n")
+    end = start + len(code)
+    if start < 0 or end > len(source):
+        return text
+    lines = source[start:end]
+    if lines == code:
+        return text  # the common case: no indent, no tab, no trailing blank
+    indent: int | None = None
+    for want, have in zip(code, lines, strict=True):
+        if not want:
+            if _columns(have):
+                return text
+            continue
+        seen = _columns(have)
+        width = len(seen) - len(want)
+        if width < 0 or seen[width:] != want or seen[:width].strip() or indent not in (None, width):
+            return text
+        indent = width
+    if indent is None:
+        return text
+    return "\n".join(_from_column(have, indent) for have in lines)

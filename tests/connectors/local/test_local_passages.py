@@ -521,7 +521,7 @@ def test_myst_roles_directives_and_targets_become_text() -> None:
     (passage,) = passages
     assert passage.heading == "Testing"
     assert passage.text == (
-        "Use CliRunner and see the guide or invoke.\n\nA note with code.\n\nimport click"
+        "Use CliRunner and see the guide or invoke.\n\nNote:\nA note with code.\n\nimport click"
     )
 
 
@@ -697,6 +697,17 @@ EVAL_RST_BODIES = [
     (".. autoclass:: x\n   :members:\n\n      Quoted body.\n", True),
     (".. autoclass:: *x*\n", True),
     (".. note:: plain\n", True),
+    # Version directives and seealso: their label (Sphinx's words) above their text.
+    (".. versionchanged:: 2.4\n", False),
+    (".. versionadded:: 3.0\n   The ``foo`` argument.\n", True),  # an argument of two lines
+    (".. deprecated:: 3.1 Use :func:`bar`.\n\n   More words.\n", False),
+    (".. seealso:: :ref:`other`\n", False),
+    (".. versionadded:: 1.0\n\n   .. code-block:: python\n\n      x = 1\n", False),
+    ("- .. versionadded:: 2.0 in a list\n- .. seealso:: x\n- .. deprecated:: 3\n", False),
+    # Sphinx's class (not docutils'), and names only made link targets of.
+    (".. class:: Field(verbose_name=None)\n\n    A field.\n", True),
+    (".. class:: Field\n\n    A field.\n", False),
+    (".. setting:: DEBUG\n\n.. module:: django.urls\n   :synopsis: URLs\n\nSome text.\n", False),
     (".. figure:: x.png\n", True),
     # Roles, titles and literals in words.
     (

@@ -42,8 +42,11 @@ __all__ = [
 #: TeX's drawn underscores are read back. 8: an indented block (code in a text file, on a
 #: PDF page) loses only the indentation all its lines share. 9: MkDocs' extension syntax
 #: (admonitions, tabs, blocks, attribute lists...) and GitHub's alerts read as they show,
-#: list items without trailing blanks.
-MARKDOWN_TEXT_VERSION = "9"
+#: list items without trailing blanks. 10: Sphinx's ``.. class::`` descriptions read (docutils'
+#: own ``class`` directive had dropped them), admonitions and version directives under the
+#: label a page shows (``Note:``, ``Deprecated since version 3.1:``), the names ``module``,
+#: ``setting``... only make link targets of left out.
+MARKDOWN_TEXT_VERSION = "10"
 MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb")
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).

@@ -1,0 +1,150 @@
+"""Sphinx's directives read as a rendered page shows them.
+
+Admonitions and version directives keep the label a rendered page shows above their text.
+
+Sphinx renders ``.. deprecated:: 3.1`` as "Deprecated since version 3.1: ...", and every
+admonition under its title; read as their bodies alone, "3.1 Use bar instead." tells a model
+nothing of a deprecation. Each reader (docutils, the reStructuredText fast path of MyST
+``{eval-rst}`` bodies, MyST, Docusaurus containers) shows the label the way MkDocs
+admonitions and GitHub alerts already read: ``Label:`` on the first line of the text.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from textsearch.documents._split import split_document
+
+RST = """Title
+=====
+
+.. versionchanged:: 2.4
+
+Text after.
+
+.. versionadded:: 3.0
+   The ``foo`` argument.
+
+.. deprecated:: 3.1
+    Use :func:`bar` instead.
+
+.. note::
+   A note body.
+
+.. seealso:: :ref:`other`
+
+.. warning:: Careful here.
+
+.. admonition:: Mind the *gap*
+
+   Between train and platform.
+
+.. versionadded:: 1.1
+
+   .. code-block:: python
+
+      x = 1
+
+.. note::
+
+- .. versionadded:: 2.0 in a list
+"""
+
+RST_TEXT = [
+    "Changed in version 2.4.",
+    "Text after.",
+    "Added in version 3.0:\nThe foo argument.",
+    "Deprecated since version 3.1:\nUse bar instead.",
+    "Note:\nA note body.",
+    "See also:\nother",
+    "Warning:\nCareful here.",
+    "Mind the gap:\nBetween train and platform.",
+    "Added in version 1.1:",
+    "x = 1",
+    "- Added in version 2.0: in a list",  # in a list item: on the item's line
+]
+
+
+def _texts(raw: str, suffix: str) -> list[str]:
+    _, passages = split_document(raw, suffix)
+    return "\n\n".join(p.text for p in passages).split("\n\n")
+
+
+def test_rst_directives_keep_their_labels() -> None:
+    pytest.importorskip("docutils")
+    assert _texts(RST, ".rst") == RST_TEXT
+
+
+def test_an_eval_rst_body_reads_the_same_labels() -> None:
+    pytest.importorskip("docutils")
+    body = RST.split("\n", 3)[3]  # without the title
+    page = f"# Title\n\n```{{eval-rst}}\n{body}```\n"
+    assert _texts(page, ".md") == RST_TEXT
+
+
+def test_myst_and_docusaurus_directives_keep_their_labels() -> None:
+    page = (
+        "# Title\n\n```{versionchanged} 2.4\n```\n\n"
+        "```{deprecated} 3.1\nUse `bar` instead.\n```\n\n"
+        ":::{note}\nA note body.\n:::\n\n"
+        "```{admonition} Mind the gap\nBetween train and platform.\n```\n\n"
+        "````{tip}\n```python\nx = 1\n```\n````\n\n"
+        ":::danger\nDo not.\n:::\n\n"
+        ":::info[Heads up]\nRead this.\n:::\n\n"
+        "```{versionadded} 1.0 With words on its line.\n```\n"
+    )
+    assert _texts(page, ".md") == [
+        "Changed in version 2.4.",
+        "Deprecated since version 3.1:\nUse bar instead.",
+        "Note:\nA note body.",
+        "Mind the gap:\nBetween train and platform.",
+        "Tip:",
+        "x = 1",
+        "Danger:\nDo not.",
+        "Heads up:\nRead this.",
+        "Added in version 1.0:\nWith words on its line.",
+    ]
+
+
+def test_a_directive_that_shows_no_label_reads_as_before() -> None:
+    page = "# Title\n\n```{topic} Words\nBody.\n```\n\n:::{note}\n:::\n"
+    assert _texts(page, ".md") == ["Words", "Body."]
+
+
+def test_a_sphinx_class_description_is_read_not_dropped() -> None:
+    # docutils' own ``class`` directive refused the signature: the whole description of
+    # every ``.. class::`` (720 in Django's docs) was lost.
+    pytest.importorskip("docutils")
+    page = (
+        "Fields\n======\n\n.. class:: Field(verbose_name=None)\n\n"
+        "    ``Field`` is an abstract class.\n\n    .. attribute:: Field.null\n\n"
+        "        If ``True``, store ``NULL``.\n\n.. rst-class:: wide\n\nAfter.\n"
+    )
+    assert _texts(page, ".rst") == [
+        "Field(verbose_name=None)",
+        "Field is an abstract class.",
+        "Field.null",
+        "If True, store NULL.",
+        "After.",
+    ]
+
+
+def test_names_a_directive_only_makes_a_target_of_are_not_text() -> None:
+    # Django's settings: the name is the heading that follows, not a line at the end of
+    # the section before it.
+    pytest.importorskip("docutils")
+    page = (
+        "Settings\n========\n\nThe end of one.\n\n.. setting:: DEBUG\n\n``DEBUG``\n"
+        "---------\n\nDefault: ``False``\n\n.. module:: django.urls\n   :synopsis: URLs\n\n"
+        ".. templatetag:: cycle\n\nWords.\n"
+    )
+    _, passages = split_document(page, ".rst")
+    assert [(p.heading, p.text) for p in passages] == [
+        ("Settings", "The end of one."),
+        ("DEBUG", "Default: False\n\nWords."),
+    ]
+
+
+def test_myst_module_directives_show_no_module_name() -> None:
+    page = "# API\n\n```{py:module} pkg.mod\n```\n\nText.\n"
+    assert _texts(page, ".md") == ["Text."]
