@@ -148,3 +148,17 @@ def test_names_a_directive_only_makes_a_target_of_are_not_text() -> None:
 def test_myst_module_directives_show_no_module_name() -> None:
     page = "# API\n\n```{py:module} pkg.mod\n```\n\nText.\n"
     assert _texts(page, ".md") == ["Text."]
+
+
+def test_a_command_option_directive_shows_the_option() -> None:
+    # Django's ``django-admin-option`` (125 in django-admin.txt) names the flag its text
+    # describes; dropped, "--tag" was nowhere in the index.
+    pytest.importorskip("docutils")
+    page = (
+        "check\n=====\n\n.. django-admin-option:: --tag TAGS, -t TAGS\n\n"
+        "The system check framework performs many checks.\n"
+    )
+    assert _texts(page, ".rst") == [
+        "--tag TAGS, -t TAGS",
+        "The system check framework performs many checks.",
+    ]

@@ -44,7 +44,7 @@ _CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "sh
 _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "include", "literalinclude", "raw", "highlight", "currentmodule", "index",
      "contents", "sectnum", "meta", "image", "default-role", "role", "autosummary", "only-toc",
-     "tabularcolumns", "header", "footer", "title", "target-notes", "django-admin-option"}
+     "tabularcolumns", "header", "footer", "title", "target-notes"}
 )  # fmt: skip
 # Names docutils has a directive of its own for, but that mean Sphinx's in its projects:
 # ``.. class:: Field(...)`` describes a class (docutils' sets the next element's classes,
