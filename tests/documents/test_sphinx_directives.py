@@ -136,7 +136,7 @@ def test_names_a_directive_only_makes_a_target_of_are_not_text() -> None:
     page = (
         "Settings\n========\n\nThe end of one.\n\n.. setting:: DEBUG\n\n``DEBUG``\n"
         "---------\n\nDefault: ``False``\n\n.. module:: django.urls\n   :synopsis: URLs\n\n"
-        ".. templatetag:: cycle\n\nWords.\n"
+        ".. templatetag:: cycle\n\n.. cssclass:: longtable, standard\n\nWords.\n"
     )
     _, passages = split_document(page, ".rst")
     assert [(p.heading, p.text) for p in passages] == [
@@ -162,3 +162,28 @@ def test_a_command_option_directive_shows_the_option() -> None:
         "--tag TAGS, -t TAGS",
         "The system check framework performs many checks.",
     ]
+
+
+def test_the_options_a_page_shows_are_text() -> None:
+    # Sphinx shows a confval's type and default (232 of each in its own docs) and an
+    # attribute's type and value; other options (``:no-index:``) are not text.
+    pytest.importorskip("docutils")
+    rst = (
+        "Conf\n====\n\n.. confval:: html_theme\n   :type: :code-py:`str`\n"
+        "   :default: :code-py:`'alabaster'`\n\n   The theme for HTML output.\n\n"
+        ".. py:attribute:: Foo.size\n   :type: int\n   :value: 3\n   :no-index:\n"
+    )
+    myst = (
+        "# Conf\n\n```{confval} html_theme\n:type: `str`\n:default: {code-py}`'alabaster'`\n\n"
+        "The theme for HTML output.\n```\n\n```{py:attribute} Foo.size\n---\ntype: int\n"
+        "value: 3\nno-index:\n---\n```\n"
+    )
+    expected = [
+        "html_theme",
+        "Type: str\nDefault: 'alabaster'",
+        "The theme for HTML output.",
+        "Foo.size",
+        "Type: int\nValue: 3",
+    ]
+    assert _texts(rst, ".rst") == expected
+    assert _texts(myst, ".md") == expected

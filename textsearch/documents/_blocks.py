@@ -9,18 +9,20 @@ exactly (``code=True``): the packer never re-indents or re-flows them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 __all__ = [
     "Block",
     "MarkupSection",
+    "SHOWN_OPTIONS",
     "SectionWriter",
     "collector_paused",
     "Label",
     "directive_label",
     "put_label",
+    "shown_options",
     "strip_tags",
 ]
 
@@ -109,6 +111,21 @@ class Label:
     text: str
     rest: str
     alone: bool = False
+
+
+#: The options of an object description a rendered page shows (Sphinx's ``confval`` and
+#: ``py:attribute``: ``Type: str``, ``Default: 'alabaster'``), by name, with their label.
+SHOWN_OPTIONS = {"type": "Type", "default": "Default", "value": "Value"}
+
+
+def shown_options(options: Iterable[tuple[str, str]]) -> str:
+    """The lines a page shows for a directive's options (`SHOWN_OPTIONS`; others are not
+    text), one ``Label: value`` a line; empty when none is shown."""
+    return "\n".join(
+        f"{SHOWN_OPTIONS[key]}: {value.strip()}"
+        for key, value in options
+        if key in SHOWN_OPTIONS and value and value.strip()
+    )
 
 
 def directive_label(name: str, argument: str) -> Label | None:

@@ -11,7 +11,7 @@ lets a crafted file not stall indexing (tests/connectors/test_local_crafted_inpu
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from textsearch.documents._blocks import (
     directive_label,
     github_slug,
     put_label,
+    shown_options,
     strip_tags,
 )
 from textsearch.documents._dialects import unfold
@@ -308,6 +309,9 @@ class _Reader(SectionWriter):
         start = len(self.blocks)
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)
+        options = shown_options(_options(token.content.split("\n", skipped)[:skipped]))
+        if options:  # read as Markdown: a value may hold a role or a code span
+            self.read(options, line, depth + 1, sections=False)
         if name in _CODE_DIRECTIVES or "example" in name:
             self.add_block(body_line, body.rstrip("\n"), code=True)
         elif name == "eval-rst" and self.rst is not None:
@@ -359,6 +363,15 @@ def _directive_body(content: str) -> tuple[str, int]:
     if skipped and skipped < len(lines) and not lines[skipped].strip():
         skipped += 1
     return "\n".join(lines[skipped:]), skipped
+
+
+def _options(lines: list[str]) -> Iterator[tuple[str, str]]:
+    """A MyST directive's options (``:key: value`` lines, or ``key: value`` in a ``---``
+    block) as ``(key, value)``."""
+    for line in lines:
+        key, colon, value = line.strip().lstrip(":").partition(":")
+        if colon and key and " " not in key:
+            yield key.lower(), value
 
 
 def _front_matter_title(content: str) -> str | None:

@@ -26,6 +26,7 @@ from textsearch.documents._blocks import (
     directive_label,
     docutils_slug,
     put_label,
+    shown_options,
 )
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_fast import (  # the lists: tests check them against docutils
@@ -149,11 +150,13 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             if label is not None:  # seealso, versionadded...: the walker shows the label
                 container[_LABEL] = label
                 argument = label.rest
-            if argument and short not in _ARGUMENT_NOT_TEXT:
-                inline, _ = self.state.inline_text(argument, self.lineno)
-                paragraph = nodes.paragraph("", "", *inline)
-                paragraph.line = self.lineno
-                container += paragraph
+            options = shown_options((key, str(value)) for key, value in self.options.items())
+            for text in (argument if short not in _ARGUMENT_NOT_TEXT else "", options):
+                if text:
+                    inline, _ = self.state.inline_text(text, self.lineno)
+                    paragraph = nodes.paragraph("", "", *inline)
+                    paragraph.line = self.lineno
+                    container += paragraph
             if self.content:
                 self.state.nested_parse(self.content, self.content_offset, container)
             return [container]

@@ -53,10 +53,10 @@ _SPHINX_MEANING = frozenset({"class"})
 # Directives whose argument is no text of the page: a condition, a file, or a name the
 # directive only makes a link target of (Sphinx's ``module``, ``program``; Django's
 # ``setting``, ``templatetag``, ``templatefilter``, ``fieldlookup``), shown by nothing, or
-# by the heading that follows.
+# by the heading that follows; or HTML classes (Sphinx's ``cssclass``).
 _ARGUMENT_NOT_TEXT = frozenset(
     {"only", "ifconfig", "figure", "tab", "container", "module", "program", "setting",
-     "templatetag", "templatefilter", "fieldlookup"}
+     "templatetag", "templatefilter", "fieldlookup", "cssclass"}
 )  # fmt: skip
 _ADMONITIONS = frozenset(
     {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention",

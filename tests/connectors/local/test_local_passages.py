@@ -707,6 +707,8 @@ EVAL_RST_BODIES = [
     # Sphinx's class (not docutils'), and names only made link targets of.
     (".. class:: Field(verbose_name=None)\n\n    A field.\n", True),
     (".. class:: Field\n\n    A field.\n", False),
+    (".. confval:: x\n   :type: int\n\n   Words.\n", True),  # an option the page shows
+    (".. confval:: x\n   :no-index:\n\n   Words.\n", False),
     (".. setting:: DEBUG\n\n.. module:: django.urls\n   :synopsis: URLs\n\nSome text.\n", False),
     (".. figure:: x.png\n", True),
     # Roles, titles and literals in words.
