@@ -187,3 +187,14 @@ def test_the_options_a_page_shows_are_text() -> None:
     ]
     assert _texts(rst, ".rst") == expected
     assert _texts(myst, ".md") == expected
+
+
+def test_a_grammar_is_code() -> None:
+    # Sphinx's productionlist shows a grammar as written (its backquoted names included).
+    pytest.importorskip("docutils")
+    grammar = '   try_stmt: try1_stmt | try2_stmt\n   try1_stmt: "try" ":" `suite`\n'
+    page = f"Grammar\n=======\n\n.. productionlist::\n{grammar}"
+    expected = 'try_stmt: try1_stmt | try2_stmt\ntry1_stmt: "try" ":" `suite`'
+    assert _texts(page, ".rst") == [expected]
+    myst = f"# Grammar\n\n```{{productionlist}}\n{expected}\n```\n"
+    assert _texts(myst, ".md") == [expected]

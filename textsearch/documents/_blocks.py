@@ -100,6 +100,7 @@ _ADMONITION_LABELS = {
     "caution": "Caution", "danger": "Danger", "error": "Error", "hint": "Hint",
     "attention": "Attention", "seealso": "See also", "info": "Info",
 }  # fmt: skip
+_LABELLED = frozenset({*_VERSION_LABELS, *_ADMONITION_LABELS, "admonition"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +137,8 @@ def directive_label(name: str, argument: str) -> Label | None:
     first word is the version, the rest its first text.
     """
     short = name.rpartition(":")[2].lower()
+    if short not in _LABELLED:
+        return None
     argument = argument.strip()
     if short in _VERSION_LABELS:
         version, *rest = argument.split(None, 1) or [""]

@@ -37,7 +37,7 @@ __all__ = ["available", "markdown_sections", "source_sections"]
 # MyST directives whose body is code (kept exactly) or is not text for a reader.
 _CODE_DIRECTIVES = frozenset(
     {"code", "code-block", "sourcecode", "code-cell", "doctest", "testcode", "testoutput",
-     "ipython", "jupyter-execute", "math", "prompt", "console"}
+     "ipython", "jupyter-execute", "math", "prompt", "console", "productionlist"}
 )  # fmt: skip
 _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "contents", "include", "literalinclude", "raw", "highlight", "currentmodule",
@@ -309,8 +309,10 @@ class _Reader(SectionWriter):
         start = len(self.blocks)
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)
-        options = shown_options(_options(token.content.split("\n", skipped)[:skipped]))
-        if options:  # read as Markdown: a value may hold a role or a code span
+        options = ""
+        if skipped:  # read as Markdown: a value may hold a role or a code span
+            options = shown_options(_options(token.content.split("\n", skipped)[:skipped]))
+        if options:
             self.read(options, line, depth + 1, sections=False)
         if name in _CODE_DIRECTIVES or "example" in name:
             self.add_block(body_line, body.rstrip("\n"), code=True)

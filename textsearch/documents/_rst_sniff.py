@@ -37,7 +37,8 @@ def looks_like_rst(text: str) -> bool:
 # The directive vocabulary both RST readers (docutils' and the fast path) share.
 _CODE_DIRECTIVES = frozenset(
     {"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "testsetup",
-     "testcleanup", "ipython", "jupyter-execute", "prompt", "console", "highlight-block"}
+     "testcleanup", "ipython", "jupyter-execute", "prompt", "console", "highlight-block",
+     "productionlist"}
 )  # fmt: skip
 # Parts of a directive's name that say its body is code (click:example, click:run, ...).
 _CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "shell", "run")
