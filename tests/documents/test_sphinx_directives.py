@@ -198,3 +198,48 @@ def test_a_grammar_is_code() -> None:
     assert _texts(page, ".rst") == [expected]
     myst = f"# Grammar\n\n```{{productionlist}}\n{expected}\n```\n"
     assert _texts(myst, ".md") == [expected]
+
+
+def test_only_what_the_html_pages_show() -> None:
+    # pytest's plugin list is a table for HTML and a definition list for LaTeX: both read,
+    # every plugin was in the index twice.
+    pytest.importorskip("docutils")
+    page = (
+        "Plugins\n=======\n\n.. only:: not latex\n\n   For the web.\n\n"
+        ".. only:: latex\n\n   For the PDF.\n\n.. only:: html and (epub or format_html)\n\n"
+        "   Both.\n\n.. only:: ((\n\n   Kept: an expression that cannot be read.\n"
+    )
+    expected = ["For the web.", "Both.", "Kept: an expression that cannot be read."]
+    assert _texts(page, ".rst") == expected
+    body = page.split("\n", 3)[3]
+    assert _texts(f"# Plugins\n\n```{{eval-rst}}\n{body}```\n", ".md") == expected
+    myst = (
+        "# Plugins\n\n```{only} not latex\nFor the web.\n```\n\n```{only} latex\nFor the PDF.\n"
+        "```\n\n```{only} html and (epub or format_html)\nBoth.\n```\n\n```{only} ((\n"
+        "Kept: an expression that cannot be read.\n```\n"
+    )
+    assert _texts(myst, ".md") == expected
+
+
+def test_a_simple_table_too_large_for_docutils_reads_as_rows_of_cells() -> None:
+    # Over 5,000 cells a table is not given to docutils (its parser is quadratic); its rows
+    # kept their column padding and roles. Cut at the border's columns, counted as docutils
+    # counts them (a Chinese character or an emoji is two columns wide).
+    pytest.importorskip("docutils")
+    summaries = ["用于测试的插件", "Logging checks 🪵", "Plain words"]  # 14, 17, 11 columns
+    widths = {summaries[0]: 14, summaries[1]: 17, summaries[2]: 11}
+    rows = []
+    for n in range(2100):
+        name = f":pypi:`plugin-{n}`"
+        summary = summaries[n % 3]
+        rows.append(f"{name:<24}{summary}{' ' * (26 - widths[summary])}``pytest>=7``")
+    border = "=" * 22 + "  " + "=" * 24 + "  " + "=" * 12
+    page = "Plugins\n=======\n\n" + "\n".join([border, *rows, border]) + "\n"
+    _, passages = split_document(page, ".rst")
+    lines = [line for p in passages for line in p.text.split("\n") if line]
+    assert len(lines) == 2100
+    assert lines[:3] == [
+        "plugin-0; 用于测试的插件; pytest>=7.",
+        "plugin-1; Logging checks 🪵; pytest>=7.",
+        "plugin-2; Plain words; pytest>=7.",
+    ]

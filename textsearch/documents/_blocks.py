@@ -9,6 +9,7 @@ exactly (``code=True``): the packer never re-indents or re-flows them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ __all__ = [
     "collector_paused",
     "Label",
     "directive_label",
+    "only_shows",
     "put_label",
     "shown_options",
     "strip_tags",
@@ -167,6 +169,61 @@ def put_label(blocks: list[Block], start: int, label: Label, line: int) -> None:
     else:
         first.text = f"{text}:\n{first.text}"
         first.line = min(first.line, line)
+
+
+# The tags Sphinx sets for its HTML builder: an ``only`` block holding anything else
+# (``.. only:: latex``) is not on the site, and often repeats what is (pytest's list of
+# 1,641 plugins, once as a table and once for LaTeX).
+_HTML_TAGS = frozenset({"html", "format_html", "builder_html", "html5"})
+_TAG_TOKEN = re.compile(r"\(|\)|[\w.-]+|\S")
+
+
+def only_shows(expression: str) -> bool:
+    """Whether an ``only`` directive's body is on a page Sphinx's HTML builder makes:
+    ``expression`` (``not latex``, ``html or epub``) with the HTML builder's tags set;
+    ``True`` for an expression that cannot be read (the body is kept)."""
+    tokens = _TAG_TOKEN.findall(expression)
+    position = 0
+
+    def either() -> bool:
+        nonlocal position
+        value = both()
+        while position < len(tokens) and tokens[position] == "or":
+            position += 1
+            value = both() or value
+        return value
+
+    def both() -> bool:
+        nonlocal position
+        value = single()
+        while position < len(tokens) and tokens[position] == "and":
+            position += 1
+            value = single() and value
+        return value
+
+    def single() -> bool:
+        nonlocal position
+        if position >= len(tokens):
+            raise ValueError(expression)
+        token = tokens[position]
+        position += 1
+        if token == "not":
+            return not single()
+        if token == "(":
+            value = either()
+            if position >= len(tokens) or tokens[position] != ")":
+                raise ValueError(expression)
+            position += 1
+            return value
+        if token in (")", "and", "or") or not (token[0].isalnum() or token[0] == "_"):
+            raise ValueError(expression)
+        return token in _HTML_TAGS
+
+    try:
+        shown = either()
+    except (ValueError, RecursionError):
+        return True
+    return shown if position == len(tokens) else True
 
 
 def strip_tags(html: str) -> str:

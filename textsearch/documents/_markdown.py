@@ -22,6 +22,7 @@ from textsearch.documents._blocks import (
     SectionWriter,
     directive_label,
     github_slug,
+    only_shows,
     put_label,
     shown_options,
     strip_tags,
@@ -299,7 +300,7 @@ class _Reader(SectionWriter):
         body, skipped = _directive_body(token.content)
         body_line = line + 1 + skipped
         short = name.rpartition(":")[2]  # a domain's directive (py:function) by its name
-        if dropped_directive(name):
+        if dropped_directive(name) or short == "only" and not only_shows(argument):
             return
         label = directive_label(name, argument)
         if not info.startswith("{") and argument:

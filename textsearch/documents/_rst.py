@@ -25,6 +25,7 @@ from textsearch.documents._blocks import (
     collector_paused,
     directive_label,
     docutils_slug,
+    only_shows,
     put_label,
     shown_options,
 )
@@ -146,6 +147,8 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             container.line = self.lineno
             short = self.name.rpartition(":")[2]
             argument = self.arguments[0] if self.arguments else ""
+            if short == "only" and not only_shows(argument):
+                return []  # not on the HTML pages (``.. only:: latex``)
             label = directive_label(short, argument)
             if label is not None:  # seealso, versionadded...: the walker shows the label
                 container[_LABEL] = label

@@ -9,7 +9,13 @@ from __future__ import annotations
 import re
 
 from textsearch.documents import _rst_sniff as base
-from textsearch.documents._blocks import SHOWN_OPTIONS, Block, directive_label, put_label
+from textsearch.documents._blocks import (
+    SHOWN_OPTIONS,
+    Block,
+    directive_label,
+    only_shows,
+    put_label,
+)
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT
 
@@ -168,6 +174,8 @@ def _fast_directive(
         if text.strip():
             blocks.append(Block(content_line + 1, text, True))
     elif kind == "generic":
+        if name == "only" and not only_shows(argument):
+            return end  # not on the HTML pages (``.. only:: latex``)
         label = directive_label(name, argument)
         start = len(blocks)
         if label is not None:

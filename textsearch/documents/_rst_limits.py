@@ -11,12 +11,15 @@ Long lines and wide tables are handed to docutils as a placeholder word at the s
 indentation, so the document keeps its shape and its line numbers, and the reader puts
 the words back into the text it made: the line itself (code keeps it exactly), or for a
 table row its cells joined with ``"; "``; a table's border lines go. A wide table then reads
-as the rows of a narrow one would, and a long line is kept, as the Markdown reader keeps it.
+as the rows of a narrow one would (a simple table's rows cut at its border's columns, their
+roles and literals as their words), and a long line is kept, as the Markdown reader keeps it.
 """
 
 from __future__ import annotations
 
 import re
+
+from textsearch.documents._markdown import role_text
 
 __all__ = ["LINE_LIMIT", "Placeholders", "guard_lines"]
 
@@ -31,6 +34,9 @@ _PLACEHOLDER = re.compile(f"{_OPEN}([0-9]{{1,9}}){_CLOSE}")
 _GRID_BORDER = re.compile(r"\+(?:[-=]+\+)+")
 _SIMPLE_BORDER = re.compile(r"=+(?: +=+)+")
 _SIMPLE_RULE = re.compile(r"[-=]+(?: +[-=]+)*")
+_COLUMN = re.compile(r"=+")
+# ``:role:`text```, ````literal````, ```title``` and ```ref`_``, left to right
+_CELL_MARKUP = re.compile(r"(?::[A-Za-z][\w:+.-]*:)?(``?)([^`]+)\1_{0,2}")
 
 
 class Placeholders:
@@ -84,12 +90,13 @@ def guard_lines(lines: list[str]) -> tuple[list[str], Placeholders]:
         elif _SIMPLE_BORDER.fullmatch(body):
             end = _simple_end(lines, index, indent)
             if _too_big(len(body.split()), end - index):
+                starts = [column.start() for column in _COLUMN.finditer(body)]
                 for number in range(index, end):
                     row = lines[number][len(indent) :]
                     if _SIMPLE_RULE.fullmatch(row):
                         out[number] = placeholders.add(indent, "", row)
-                    elif len(lines[number]) > LINE_LIMIT:
-                        out[number] = placeholders.add(indent, row.strip(), row)
+                    elif row.strip():
+                        out[number] = placeholders.add(indent, _simple_row(row, starts), row)
                 index = end
                 continue
         if len(line) > LINE_LIMIT:
@@ -139,8 +146,52 @@ def _grid_row(row: str) -> str:
     """The words of a grid table's line: its cells joined with "; ", a border nothing."""
     if row.startswith("+"):
         return ""
-    cells = [cell.strip() for cell in row.strip().strip("|").split("|")]
-    text = "; ".join(cell for cell in cells if cell)
+    return _row_words(row.strip().strip("|").split("|"))
+
+
+def _simple_row(row: str, starts: list[int]) -> str:
+    """The words of a simple table's line, cut at its columns (``starts``: where each run
+    of ``=`` of its border begins), joined with "; "."""
+    cuts = starts if row.isascii() else _indexes_at(row, starts)
+    ends = [*cuts[1:], len(row)]
+    return _row_words([row[start:end] for start, end in zip(cuts, ends, strict=True)])
+
+
+def _indexes_at(row: str, columns: list[int]) -> list[int]:
+    """Where in ``row`` each display column of ``columns`` starts, as docutils counts them
+    (a wide character, Chinese or an emoji, is two columns; a combining one none)."""
+    from unicodedata import combining, east_asian_width
+
+    indexes: list[int] = []
+    width = 0
+    wanted = iter(columns)
+    column = next(wanted, None)
+    for index, char in enumerate(row):
+        while column is not None and width >= column:
+            indexes.append(index)
+            column = next(wanted, None)
+        if column is None:
+            break
+        width += 0 if combining(char) else 2 if east_asian_width(char) in "WF" else 1
+    while len(indexes) < len(columns):
+        indexes.append(len(row))
+    return indexes
+
+
+def _row_words(cells: list[str]) -> str:
+    words = (_cell_words(cell.strip()) for cell in cells)
+    text = "; ".join(word for word in words if word)
     if text and text[-1] not in ".!?:;":
         text += "."
     return text
+
+
+def _cell_words(cell: str) -> str:
+    """A cell's words: its roles, literals and references as a reader sees them (these
+    cells never reach docutils)."""
+    if "`" not in cell:
+        return cell
+    return _CELL_MARKUP.sub(
+        lambda found: found.group(2) if found.group(1) == "``" else role_text(found.group(2)),
+        cell,
+    )
