@@ -255,11 +255,10 @@ def test_realistic_pages_come_out_clean_and_sectioned(convert: Converter) -> Non
     assert title == "Retry policies — Guide 0 documentation"
     assert [(h, a) for h, a, _ in sections] == [
         (None, None),
-        ("Retry policies¶", "retry-policies"),
-        ("Exponential backoff¶", "backoff-0"),
-        ("Idempotency¶", "idempotency"),
-        ("Navigation", None),  # a <div role="navigation"> is not taken for chrome
-    ]
+        ("Retry policies", "retry-policies"),  # no "¶" link (class="headerlink")
+        ("Exponential backoff", "backoff-0"),
+        ("Idempotency", "idempotency"),
+    ]  # the sidebar, a <div role="navigation">, is page chrome as a <nav> is
     backoff = sections[2][2]
     assert "delay = 2 ** attempt" in backoff and "1\xa0s" not in backoff and "1 s;" in backoff
     assert "30 s & the total" in backoff
@@ -299,7 +298,8 @@ def test_anchors_from_docbook_and_wiki_pages(convert: Converter) -> None:
         ("xsltApplyOne ()", "xsltApplyOne"),
         ("xsltIf ()", "xsltIf"),  # not xsltApplyOne, which HTML5 re-opens inside this heading
     ]
-    assert "void xsltIf (xsltTransformContextPtr ctxt,\nxmlNodePtr node)" in sections[3][2]
+    # a <pre> as written: its tabs and its indentation are the code's
+    assert "void\txsltIf\t(xsltTransformContextPtr ctxt,\n\txmlNodePtr node)" in sections[3][2]
     _, sections = convert(_wiki(0))
     assert [(h, a) for h, a, _ in sections][1:] == [
         ("Okapi BM25", "firstHeading"),
@@ -426,7 +426,8 @@ def test_a_head_never_closed_keeps_the_body(convert: Converter) -> None:
 
 def test_pre_keeps_its_lines_and_drops_the_first_newline(convert: Converter) -> None:
     _, sections = convert("<div>intro<pre>\nfn main() {\n    run();\n}</pre>after</div>")
-    assert sections == [(None, None, "intro\nfn main() {\nrun();\n}\nafter")]
+    # the code as written, indentation and all, a block of its own
+    assert sections == [(None, None, "intro\n\nfn main() {\n    run();\n}\n\nafter")]
 
 
 def test_a_title_falls_back_to_the_first_heading(convert: Converter) -> None:
@@ -514,8 +515,43 @@ def test_converter_text_is_tidy_enough_to_pack_without_a_second_pass(convert: Co
     # right while the converters' text has no blanks at line ends and no blank-line runs.
     from textsearch.documents._split import _pack
 
-    hostile = "<pre>a  \n\n\n  b\t\n</pre><p>x \u00a0\n\n \ny</p><div>\r\n\f\v</div>"
+    hostile = "<p>x \u00a0\n\n \ny</p><div>\r\n\f\v</div><p>a  \n\n\n  b\t\n</p>"
     for page in [*PAGES, hostile]:
         _, sections = convert(page)
         rows = [(h, a, 0, text) for h, a, text in sections]
         assert _pack(rows, 300, tidy=False) == _pack(rows, 300)
+    # Code is kept as written, less blanks at its line ends and blank lines around it.
+    _, sections = convert("<pre>\n\n  a  \n\n\n  b\t\n\n</pre><p>x</p>")
+    assert sections == [(None, None, "  a\n\n\n  b\n\nx")]
+
+
+def test_sphinx_and_mkdocs_code_reads_as_written(convert: Converter) -> None:
+    # Pygments' line numbers (a table column, or a span before each line), the "¶" link of
+    # headings and definitions, and a <div role="navigation"> are no text; code keeps its
+    # indentation (every method body lost it: Python that no longer parses).
+    page = (
+        '<div class="related" role="navigation"><ul><li><a href="/">Django</a> »</li></ul>'
+        '<div>nested <div>deeper</div></div></div>'
+        '<h1>Fields<a class="headerlink" href="#f">¶</a></h1>'
+        '<dl><dt id="F"><span class="pre">class</span> Field<a class="headerlink" href="#F">¶'
+        "</a></dt><dd><p>An abstract class.</p></dd></dl>"
+        '<div class="highlight"><table class="highlighttable"><tr><td class="linenos">'
+        '<div class="linenodiv"><pre><span class="normal">1</span>\n<span class="normal">2'
+        '</span></pre></div></td><td class="code"><div class="highlight"><pre><span></span>'
+        '<span class="k">def</span> <span class="nf">f</span>():\n    <span class="k">return'
+        "</span> 1\n</pre></div></td></tr></table></div>"
+        '<pre><span class="linenos">1</span>for x in y:\n<span class="linenos">2</span>'
+        "\tprint(x)\n</pre><p>After.</p>"
+    )
+    _, sections = convert(page)
+    assert sections == [
+        (None, None, ""),
+        ("Fields", None, "class Field\n\nAn abstract class.\n\ndef f():\n    return 1\n\n"
+         "for x in y:\n\tprint(x)\n\nAfter."),
+    ]  # fmt: skip
+
+
+def test_markers_of_code_in_a_page_are_not_taken_for_ours(convert: Converter) -> None:
+    # the private-use characters that mark code while a page is read, written by the page
+    _, sections = convert("<p>a\ue010 b\ue011 c</p><pre>\ue011  x\ue010</pre><p>d</p>")
+    assert sections == [(None, None, "a b c\n\n  x\n\nd")]

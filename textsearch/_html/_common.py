@@ -27,7 +27,8 @@ SKIP = frozenset(
         "button",
     }
 )
-# Page chrome: never text for a reader either (menus, banners, search forms).
+# Page chrome: never text for a reader either (menus, banners, search forms); an element
+# with ``role="navigation"`` too (Sphinx's "related" bar and sidebar are <div>s).
 CHROME = frozenset({"nav", "header", "footer", "aside", "form"})
 HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # Tags that end a line of text (and a heading left open: <h2>Title<p>...).
@@ -60,6 +61,13 @@ BLOCK = frozenset(
     }
     | HEADINGS
 )
+# Elements that are no text of the page although they hold characters, by class: the
+# "¶" link after each heading (Sphinx, MkDocs: headerlink; Docusaurus: hash-link) and the
+# line numbers beside a code block (Pygments: linenos, linenodiv).
+NOT_TEXT_CLASSES = ("headerlink", "hash-link", "linenos", "linenodiv")
+# What a <pre> holds is kept as written (its indentation is the code's): between these two
+# characters (private use: never text of a page; dropped from it) while the page is read.
+CODE_OPEN, CODE_CLOSE = "\ue010", "\ue011"
 # Where the main content is, when a page says so.
 MAIN = frozenset({"main", "article"})
 # Elements whose id (or name) can be the anchor of the heading that follows or holds them.
@@ -70,7 +78,31 @@ _SPACES = re.compile(r"[\t\r\f\v\u00a0][ \t\r\f\v\u00a0]*| [ \t\r\f\v\u00a0]+")
 
 
 def tidy(text: str) -> str:
-    """Runs of blanks to one space, no blanks at line ends, at most one empty line in a row."""
+    """Runs of blanks to one space, no blanks at line ends, at most one empty line in a row;
+    code (between `CODE_OPEN` and `CODE_CLOSE`) as written, a block of its own."""
+    if CODE_OPEN in text:
+        return _tidy_with_code(text)
+    return _tidy_prose(text)
+
+
+def _tidy_with_code(text: str) -> str:
+    first, *blocks = text.split(CODE_OPEN)
+    parts = [_tidy_prose(first.replace(CODE_CLOSE, ""))]
+    for piece in blocks:
+        code, closed, prose = piece.partition(CODE_CLOSE)
+        if not closed:
+            code, prose = "", piece  # a block never closed (a section ended in it): prose
+        lines = [line.rstrip() for line in code.split("\n")]
+        while lines and not lines[0]:
+            lines.pop(0)
+        while lines and not lines[-1]:
+            lines.pop()
+        parts.append("\n".join(lines))
+        parts.append(_tidy_prose(prose.replace(CODE_CLOSE, "")))
+    return "\n\n".join(part for part in parts if part)
+
+
+def _tidy_prose(text: str) -> str:
     # One substitution over the whole text, not one per line: most of the cost was calls.
     text = "\n".join([line.strip() for line in _SPACES.sub(" ", text).split("\n")])
     while "\n\n\n" in text:  # str.replace runs in C: faster than a regex for this
@@ -107,8 +139,8 @@ class Output:
     ``[heading, anchor, parts]``. Both converters write through this one class."""
 
     __slots__ = (
-        "heading", "inside", "last_anchor", "main", "main_chars", "main_parts", "whole",
-        "whole_chars", "whole_parts",
+        "code", "heading", "inside", "last_anchor", "main", "main_chars", "main_parts",
+        "whole", "whole_chars", "whole_parts",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -120,8 +152,11 @@ class Output:
         self.main = 0  # how many <main>/<article> elements are open
         self.heading: Heading | None = None  # the heading being read
         self.last_anchor: str | None = None  # an anchor with no text after it yet
+        self.code = 0  # how many <pre> elements are open
 
     def text(self, text: str) -> None:
+        if CODE_OPEN in text or CODE_CLOSE in text:
+            text = text.replace(CODE_OPEN, "").replace(CODE_CLOSE, "")
         heading = self.heading
         if heading is not None:
             heading.parts.append(text)
@@ -140,6 +175,24 @@ class Output:
         self.whole_parts.append("\n")
         if self.main:
             self.main_parts.append("\n")
+
+    def open_code(self) -> None:
+        """A ``<pre>`` starts: its text is kept as written, up to its end."""
+        self.code += 1
+        if self.code == 1 and self.heading is None:
+            self._mark(CODE_OPEN)
+
+    def close_code(self) -> None:
+        if self.code == 0:
+            return
+        self.code -= 1
+        if self.code == 0 and self.heading is None:
+            self._mark(CODE_CLOSE)
+
+    def _mark(self, mark: str) -> None:
+        self.whole_parts.append(mark)
+        if self.main:
+            self.main_parts.append(mark)
 
     def open_heading(self, anchor: str | None) -> None:
         self.heading = Heading(anchor, self.last_anchor)

@@ -21,7 +21,13 @@ from textsearch._html._regex import html_sections as regex_sections
 __all__ = ["html_sections"]
 
 # One CSS query finds them all: strip_tags would walk the whole tree once per tag name.
-_DROP = ",".join(sorted((common.SKIP | common.CHROME) - {"head"}))
+_DROP = ",".join(
+    [
+        *sorted((common.SKIP | common.CHROME) - {"head"}),
+        *(f".{name}" for name in common.NOT_TEXT_CLASSES),
+        "[role=navigation]",
+    ]
+)
 
 
 def _tag_ids() -> dict[str, int]:
@@ -50,6 +56,7 @@ _HEADINGS = frozenset(_IDS[n] for n in common.HEADINGS)
 _MAIN = frozenset(_IDS[n] for n in common.MAIN)
 _ANCHORS = frozenset(_IDS[n] for n in common.ANCHORS)
 _LINE_BREAKS = frozenset(_IDS[n] for n in ("br", "hr"))
+_PRE = _IDS["pre"]
 # Elements the walk does something for; any other element is only descended into.
 _STATEFUL = _BLOCK | _ANCHORS | {_TITLE}
 
@@ -142,6 +149,8 @@ def html_sections(html: str | bytes) -> Sections:
             parent, tag = stack.pop()
             node = parent.next
             if tag in _STATEFUL:
+                if tag == _PRE:
+                    out.close_code()
                 out.close(tag in _MAIN, tag in _HEADINGS, tag in _BLOCK, None)
             continue
         tag = node.tag_id
@@ -187,5 +196,7 @@ def html_sections(html: str | bytes) -> Sections:
             out.anchor(anchor)
         if tag in _BLOCK:
             out.newline()
+            if tag == _PRE:
+                out.open_code()
         node = node.first_child
     return out.finish(title, None)

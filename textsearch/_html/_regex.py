@@ -20,6 +20,7 @@ from textsearch._html._common import (
     CHROME,
     HEADINGS,
     MAIN,
+    NOT_TEXT_CLASSES,
     SKIP,
     Output,
     Sections,
@@ -68,6 +69,58 @@ _CLOSES_P = BLOCK - {"br", "li", "tr", "td", "th", "dd", "dt", "title", "body", 
 _STATEFUL = SKIP | CHROME | BLOCK | {"title", "a"}
 
 
+_CLASS_ATTR = re.compile(r"""(?:^|\s)class\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
+
+
+def _not_text(attrs: str) -> bool:
+    """Whether an element is no text of the page by its class (``NOT_TEXT_CLASSES``) or
+    its role (``role="navigation"``, as ``<nav>``)."""
+    if "navigation" in attrs and _ROLE_NAVIGATION.search(attrs):
+        return True
+    found = _CLASS_ATTR.search(attrs)
+    if found is None:
+        return False
+    classes = next((group for group in found.groups() if group is not None), "").split()
+    return not set(NOT_TEXT_CLASSES).isdisjoint(classes)
+
+
+_HINT = re.compile("|".join(["navigation", *NOT_TEXT_CLASSES]))
+_ROLE_NAVIGATION = re.compile(r"""(?:^|\s)role\s*=\s*["']?navigation\b""", re.I)
+# Elements that never hold one of their own: skipped up to their end (or the next start
+# tag of theirs); any other one is left out as page chrome is, on the stack.
+_FLAT = frozenset({"a", "span", "td"})
+_FLAT_END = {tag: re.compile(rf"</?{tag}(?=[\s/>])", re.I) for tag in _FLAT}
+
+
+def _hidden(match: re.Match[str]) -> bool:
+    """Whether a start tag's element is no text (`_not_text`)."""
+    attrs = match.group(3)
+    return (
+        bool(attrs) and not match.group(1) and _HINT.search(attrs) is not None and _not_text(attrs)
+    )
+
+
+def _flat_end(html: str, position: int, tag: str) -> int:
+    """Where an ``<a>``, ``<span>`` or ``<td>`` whose start tag ends at ``position`` ends:
+    after its end tag, or at the next start tag of its own; the page's end if neither."""
+    found = _FLAT_END[tag].search(html, position)
+    if found is None:
+        return len(html)
+    if html[found.start() + 1] != "/":
+        return found.start()
+    end = html.find(">", found.end())
+    return len(html) if end == -1 else end + 1
+
+
+def popped(stack: list[str], open_count: dict[str, int], chrome_at: list[int]) -> int:
+    """Close the element on top of ``stack``; 1 when it was page chrome, else 0."""
+    open_count[stack.pop()] -= 1
+    if chrome_at and chrome_at[-1] == len(stack):
+        chrome_at.pop()
+        return 1
+    return 0
+
+
 def _attr_id(attrs: str) -> str | None:
     # Most tags asked about (links) have neither: substring tests in C spare the regex.
     lowered = attrs.lower()
@@ -96,7 +149,8 @@ def html_sections(html: str | bytes) -> Sections:
     # How many of each tag are open: `tag in stack` in O(1), since pages often leave <p>,
     # <li> or <td> unclosed and the stack grows deep (a scan per end tag was quadratic).
     open_count: dict[str, int] = {}
-    chrome = 0
+    chrome = 0  # how many elements of page chrome are open (their text is left out)
+    chrome_at: list[int] = []  # where on the stack each of them is
     in_title = False
     position = 0
     length = len(html)
@@ -118,6 +172,10 @@ def html_sections(html: str | bytes) -> Sections:
             continue
         tag = tag.lower()
         if tag not in _STATEFUL:
+            if tag == "span" and "linenos" in match.group(3) and _hidden(match):
+                # a code block's line numbers
+                position = _flat_end(html, position, tag)
+                continue
             # Inline markup (span, em, code...): no effect on the text, but an id on it
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
             if out.heading is not None and not match.group(1):
@@ -145,24 +203,28 @@ def html_sections(html: str | bytes) -> Sections:
                 out.newline()
                 continue
             attrs = match.group(3)
+            hidden = bool(attrs) and _HINT.search(attrs) is not None and _not_text(attrs)
+            if hidden and tag in _FLAT:  # a heading's "¶" link, a code block's line numbers
+                position = _flat_end(html, position, tag)
+                continue
             anchor = _attr_id(attrs) if attrs and (tag in ANCHORS or tag in HEADINGS) else None
             if out.heading is not None and tag in BLOCK:
                 # A block inside a heading means the heading was never closed (<h2>Title<p>..):
                 # end it here, or it would swallow the rest of the page.
                 out.end_heading(unescape)
             if tag in _CLOSES_P and stack and stack[-1] == "p" and tag != "p":
-                stack.pop()
-                open_count["p"] -= 1
+                chrome -= popped(stack, open_count, chrome_at)
                 out.newline()
             if tag in _SELF_CLOSING_SIBLINGS and stack and stack[-1] == tag:
-                stack.pop()  # <p>a<p>b, <li>a<li>b: the new one closes the previous one
-                open_count[tag] -= 1
+                # <p>a<p>b, <li>a<li>b: the new one closes the previous one
+                chrome -= popped(stack, open_count, chrome_at)
                 if tag in BLOCK:
                     out.newline()
             stack.append(tag)
             open_count[tag] = open_count.get(tag, 0) + 1
-            if tag in CHROME:
+            if tag in CHROME or hidden:
                 chrome += 1
+                chrome_at.append(len(stack) - 1)
             elif tag in MAIN:
                 out.main += 1
             elif tag in HEADINGS and chrome == 0:
@@ -172,8 +234,10 @@ def html_sections(html: str | bytes) -> Sections:
                 out.anchor(anchor)
             if tag in BLOCK:
                 out.newline()
-                if tag == "pre" and html.startswith("\n", position):
-                    position += 1  # a browser drops the newline right after <pre>
+                if tag == "pre":
+                    out.open_code()
+                    if html.startswith("\n", position):
+                        position += 1  # a browser drops the newline right after <pre>
         else:
             if tag == "title":
                 in_title = False
@@ -183,8 +247,11 @@ def html_sections(html: str | bytes) -> Sections:
             while stack:
                 top = stack.pop()
                 open_count[top] -= 1
-                if top in CHROME:
+                if chrome_at and chrome_at[-1] == len(stack):
+                    chrome_at.pop()
                     chrome -= 1
+                if top == "pre":
+                    out.close_code()
                 out.close(top in MAIN, top in HEADINGS, top in BLOCK, unescape)
                 if top == tag:
                     break
