@@ -106,18 +106,19 @@ def test_markdown_files_indexed_before_plain_text_are_read_again_once(tmp_path: 
     notes.mkdir()
     (notes / "a.md").write_text(MARKDOWN_SYNTAX)
     (notes / "b.txt").write_text("plain | text `kept`")
+    (notes / "c.html").write_text("<h1>Code</h1><pre>def f():\n    return 1\n</pre>")
     db = tmp_path / "kb.sqlite3"
     s = LocalTextSearch(db)
     first = s.index_path(notes)
-    assert (first.added, first.updated, first.unchanged) == (2, 0, 0)
-    # An index made by an earlier version has no mark: its Markdown, reStructuredText and
-    # .txt files (which may be reStructuredText) are read again.
+    assert (first.added, first.updated, first.unchanged) == (3, 0, 0)
+    # An index made by an earlier version has no mark: its Markdown, reStructuredText,
+    # .txt (which may be reStructuredText) and HTML files are read again.
     s._db.execute("DELETE FROM textsearch_meta WHERE key LIKE 'markdown_text:%'")
     again = s.index_path(notes)
-    assert (again.added, again.updated, again.unchanged) == (0, 2, 0)
-    assert s.document_count == 2
+    assert (again.added, again.updated, again.unchanged) == (0, 3, 0)
+    assert s.document_count == 3
     settled = s.index_path(notes)
-    assert (settled.added, settled.updated, settled.unchanged) == (0, 0, 2)
+    assert (settled.added, settled.updated, settled.unchanged) == (0, 0, 3)
     hits = s.get_text_search_results_sync("subdomains").results
     value = hits[0].value or ""
     assert "subdomains too" in value and "|---" not in value and "`" not in value

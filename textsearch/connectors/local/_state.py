@@ -45,9 +45,13 @@ __all__ = [
 #: list items without trailing blanks. 10: Sphinx's ``.. class::`` descriptions read (docutils'
 #: own ``class`` directive had dropped them), admonitions and version directives under the
 #: label a page shows (``Note:``, ``Deprecated since version 3.1:``), the names ``module``,
-#: ``setting``... only make link targets of left out.
+#: ``setting``... only make link targets of left out; HTML code (``<pre>``) as written.
 MARKDOWN_TEXT_VERSION = "10"
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb")
+#: The files read again when the version above changes.
+MARKDOWN_SUFFIXES = (
+    ".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb", ".html", ".htm",
+    ".xhtml",
+)  # fmt: skip
 BATCH_FILES = 100
 #: Meta key: the spec of the embedder the vectors were made with (see ``embedding_spec``).
 SPEC_KEY = "embedding_spec"
