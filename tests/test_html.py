@@ -531,7 +531,7 @@ def test_sphinx_and_mkdocs_code_reads_as_written(convert: Converter) -> None:
     # indentation (every method body lost it: Python that no longer parses).
     page = (
         '<div class="related" role="navigation"><ul><li><a href="/">Django</a> »</li></ul>'
-        '<div>nested <div>deeper</div></div></div>'
+        "<div>nested <div>deeper</div></div></div>"
         '<h1>Fields<a class="headerlink" href="#f">¶</a></h1>'
         '<dl><dt id="F"><span class="pre">class</span> Field<a class="headerlink" href="#F">¶'
         "</a></dt><dd><p>An abstract class.</p></dd></dl>"
