@@ -555,3 +555,21 @@ def test_markers_of_code_in_a_page_are_not_taken_for_ours(convert: Converter) ->
     # the private-use characters that mark code while a page is read, written by the page
     _, sections = convert("<p>a\ue010 b\ue011 c</p><pre>\ue011  x\ue010</pre><p>d</p>")
     assert sections == [(None, None, "a b c\n\n  x\n\nd")]
+
+
+def test_a_headings_permalink_glyph_is_not_its_text(convert: Converter) -> None:
+    # Node.js' docs end each heading with <a class="mark" href="#id" id="id">#</a>: the
+    # heading read "Event: 'exit'#". Only a glyph standing on its own after the text goes.
+    page = (
+        '<h2>Event: \'exit\'<span><a class="mark" href="#ev" id="ev">#</a></span></h2><p>a</p>'
+        '<h2>Using C#</h2><p>b</p><h3>Para<a href="#p">&para;</a> </h3><p>c</p>'
+        "<h3>Only <code>#</code></h3><p>d</p><h3>#</h3><p>e</p>"
+    )
+    _, sections = convert(page)
+    assert [(h, a) for h, a, _ in sections][1:] == [
+        ("Event: 'exit'", "ev"),
+        ("Using C#", None),
+        ("Para", None),
+        ("Only", None),  # the limit of the rule: a heading ending in a code "#" loses it
+        ("#", None),
+    ]

@@ -65,6 +65,7 @@ BLOCK = frozenset(
 # "¶" link after each heading (Sphinx, MkDocs: headerlink; Docusaurus: hash-link) and the
 # line numbers beside a code block (Pygments: linenos, linenodiv).
 NOT_TEXT_CLASSES = ("headerlink", "hash-link", "linenos", "linenodiv")
+_PERMALINKS = frozenset({"#", "¶", "§", "🔗", "⚓", "&#182;", "&para;", "&sect;", "&#35;"})
 # What a <pre> holds is kept as written (its indentation is the code's): between these two
 # characters (private use: never text of a page; dropped from it) while the page is read.
 CODE_OPEN, CODE_CLOSE = "\ue010", "\ue011"
@@ -127,8 +128,14 @@ class Heading:
         self.before = before  # an anchor right before it, with no text in between
 
     def section(self, decode: Callable[[str], str] | None) -> list[Any]:
-        """A new ``[heading, anchor, parts]`` section headed by it."""
-        text = "".join(self.parts)
+        """A new ``[heading, anchor, parts]`` section headed by it, less a permalink's glyph
+        after its text (Node.js' ``#`` link: the heading's last piece of text, on its own)."""
+        parts = self.parts
+        while len(parts) > 1 and not parts[-1].strip():
+            parts.pop()
+        if len(parts) > 1 and parts[-1].strip() in _PERMALINKS:
+            parts.pop()
+        text = "".join(parts)
         heading = one_line(decode(text) if decode is not None else text)
         return [heading or None, self.own or self.inside or self.before, []]
 
