@@ -533,7 +533,9 @@ def test_sphinx_and_mkdocs_code_reads_as_written(convert: Converter) -> None:
         '<div class="related" role="navigation"><ul><li><a href="/">Django</a> »</li></ul>'
         "<div>nested <div>deeper</div></div></div>"
         '<h1>Fields<a class="headerlink" href="#f">¶</a></h1>'
-        '<dl><dt id="F"><span class="pre">class</span> Field<a class="headerlink" href="#F">¶'
+        '<dl><dt id="F"><span class="pre">class</span> Field<a class="reference internal" '
+        'href="_modules/f.html#F"><span class="viewcode-link"><span class="pre">[source]</span>'
+        '</span></a><a class="headerlink" href="#F">¶'
         "</a></dt><dd><p>An abstract class.</p></dd></dl>"
         '<div class="highlight"><table class="highlighttable"><tr><td class="linenos">'
         '<div class="linenodiv"><pre><span class="normal">1</span>\n<span class="normal">2'

@@ -62,9 +62,10 @@ BLOCK = frozenset(
     | HEADINGS
 )
 # Elements that are no text of the page although they hold characters, by class: the
-# "¶" link after each heading (Sphinx, MkDocs: headerlink; Docusaurus: hash-link) and the
-# line numbers beside a code block (Pygments: linenos, linenodiv).
-NOT_TEXT_CLASSES = ("headerlink", "hash-link", "linenos", "linenodiv")
+# "¶" link after each heading (Sphinx, MkDocs: headerlink; Docusaurus: hash-link), the
+# line numbers beside a code block (Pygments: linenos, linenodiv) and Sphinx's "[source]"
+# link after a definition (viewcode-link).
+NOT_TEXT_CLASSES = ("headerlink", "hash-link", "linenos", "linenodiv", "viewcode-link")
 _PERMALINKS = frozenset({"#", "¶", "§", "🔗", "⚓", "&#182;", "&para;", "&sect;", "&#35;"})
 # What a <pre> holds is kept as written (its indentation is the code's): between these two
 # characters (private use: never text of a page; dropped from it) while the page is read.

@@ -102,14 +102,28 @@ def _hidden(match: re.Match[str]) -> bool:
 
 def _flat_end(html: str, position: int, tag: str) -> int:
     """Where an ``<a>``, ``<span>`` or ``<td>`` whose start tag ends at ``position`` ends:
-    after its end tag, or at the next start tag of its own; the page's end if neither."""
-    found = _FLAT_END[tag].search(html, position)
-    if found is None:
-        return len(html)
-    if html[found.start() + 1] != "/":
-        return found.start()
-    end = html.find(">", found.end())
-    return len(html) if end == -1 else end + 1
+    after its end tag; an ``<a>`` or ``<td>`` at the next start tag of its own too, a
+    ``<span>`` counting the spans inside it (Sphinx's ``[source]`` link holds one) within
+    ``_SPAN_REACH`` characters, else where it starts (its text kept: broken markup)."""
+    pattern = _FLAT_END[tag]
+    if tag != "span":
+        found = pattern.search(html, position)
+        if found is None:
+            return len(html)
+        if html[found.start() + 1] != "/":
+            return found.start()
+        end = html.find(">", found.end())
+        return len(html) if end == -1 else end + 1
+    depth = 1
+    for found in pattern.finditer(html, position, position + _SPAN_REACH):
+        depth += -1 if html[found.start() + 1] == "/" else 1
+        if depth == 0:
+            end = html.find(">", found.end())
+            return len(html) if end == -1 else end + 1
+    return position
+
+
+_SPAN_REACH = 4_000  # line numbers and source links are short: a bound on each look
 
 
 def popped(stack: list[str], open_count: dict[str, int], chrome_at: list[int]) -> int:
@@ -172,10 +186,12 @@ def html_sections(html: str | bytes) -> Sections:
             continue
         tag = tag.lower()
         if tag not in _STATEFUL:
-            if tag == "span" and "linenos" in match.group(3) and _hidden(match):
-                # a code block's line numbers
-                position = _flat_end(html, position, tag)
-                continue
+            if tag == "span":
+                attrs = match.group(3)
+                if ("linenos" in attrs or "viewcode" in attrs) and _hidden(match):
+                    # a code block's line numbers, Sphinx's "[source]" link
+                    position = _flat_end(html, position, tag)
+                    continue
             # Inline markup (span, em, code...): no effect on the text, but an id on it
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
             if out.heading is not None and not match.group(1):
