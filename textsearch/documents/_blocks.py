@@ -185,20 +185,14 @@ def only_shows(expression: str) -> bool:
     tokens = _TAG_TOKEN.findall(expression)
     position = 0
 
-    def either() -> bool:
+    def chain(word: str) -> bool:
+        # "or" joins "and" chains, "and" joins single terms; both evaluate every operand
         nonlocal position
-        value = both()
-        while position < len(tokens) and tokens[position] == "or":
+        value = chain("and") if word == "or" else single()
+        while position < len(tokens) and tokens[position] == word:
             position += 1
-            value = both() or value
-        return value
-
-    def both() -> bool:
-        nonlocal position
-        value = single()
-        while position < len(tokens) and tokens[position] == "and":
-            position += 1
-            value = single() and value
+            right = chain("and") if word == "or" else single()
+            value = (value or right) if word == "or" else (value and right)
         return value
 
     def single() -> bool:
@@ -210,7 +204,7 @@ def only_shows(expression: str) -> bool:
         if token == "not":
             return not single()
         if token == "(":
-            value = either()
+            value = chain("or")
             if position >= len(tokens) or tokens[position] != ")":
                 raise ValueError(expression)
             position += 1
@@ -220,7 +214,7 @@ def only_shows(expression: str) -> bool:
         return token in _HTML_TAGS
 
     try:
-        shown = either()
+        shown = chain("or")
     except (ValueError, RecursionError):
         return True
     return shown if position == len(tokens) else True

@@ -8,14 +8,9 @@ from __future__ import annotations
 
 import re
 
+from textsearch.documents import _blocks
 from textsearch.documents import _rst_sniff as base
-from textsearch.documents._blocks import (
-    SHOWN_OPTIONS,
-    Block,
-    directive_label,
-    only_shows,
-    put_label,
-)
+from textsearch.documents._blocks import Block, directive_label, only_shows, put_label
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT
 
@@ -156,7 +151,7 @@ def _fast_directive(
     names = [text[1:].partition(":")[0].lower() for text in options]
     if len(set(names)) < len(names):
         return -1  # docutils refuses a repeated option, and the directive with it
-    if kind == "generic" and not SHOWN_OPTIONS.keys().isdisjoint(names):
+    if kind == "generic" and not _blocks.SHOWN_OPTIONS.keys().isdisjoint(names):
         return -1  # an option the page shows (``:type:``): docutils reads it as text
     if not all(_OPTION.match(text) for text in options):
         if kind != "code" or argument or options[0][0] in ": ":
