@@ -102,7 +102,10 @@ _ADMONITION_LABELS = {
     "caution": "Caution", "danger": "Danger", "error": "Error", "hint": "Hint",
     "attention": "Attention", "seealso": "See also", "info": "Info",
 }  # fmt: skip
-_LABELLED = frozenset({*_VERSION_LABELS, *_ADMONITION_LABELS, "admonition"})
+# Directives whose argument is the label: ``admonition``; the tabs of sphinx-tabs
+# (``tab``, ``group-tab``) and sphinx-design (``tab-item``).
+_TITLED = frozenset({"admonition", "tab", "group-tab", "tab-item"})
+_LABELLED = frozenset({*_VERSION_LABELS, *_ADMONITION_LABELS, *_TITLED})
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,8 @@ def directive_label(name: str, argument: str) -> Label | None:
     """The label a directive's text shows under, ``None`` for a directive that shows none.
 
     ``name`` is the directive's name (a domain's prefix is ignored); ``argument`` the text
-    after it on its line. An ``admonition``'s argument is its title; a version directive's
+    after it on its line. An ``admonition``'s argument is its title, a tab's its label; a
+    version directive's
     first word is the version, the rest its first text.
     """
     short = name.rpartition(":")[2].lower()
@@ -146,7 +150,7 @@ def directive_label(name: str, argument: str) -> Label | None:
         version, *rest = argument.split(None, 1) or [""]
         text = f"{_VERSION_LABELS[short]} {version}".rstrip()
         return Label(text, rest[0].strip() if rest else "", alone=True)
-    if short == "admonition":
+    if short in _TITLED:  # an admonition's title, a tab's label (as MkDocs' "=== Tab")
         return Label(argument, "") if argument else None
     if short in _ADMONITION_LABELS:
         return Label(_ADMONITION_LABELS[short], argument)

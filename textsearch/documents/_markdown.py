@@ -349,6 +349,9 @@ def _indent(text: str, indent: str) -> str:
     return "\n".join(indent + part if part else part for part in text.split("\n"))
 
 
+_OPTION_LINE = re.compile(r":[\w.+-]+:(?:\s|$)")
+
+
 def _directive_body(content: str) -> tuple[str, int]:
     """A MyST directive's body without its options (``:key: value`` lines or a ``---`` block).
 
@@ -361,7 +364,8 @@ def _directive_body(content: str) -> tuple[str, int]:
         if end is not None:
             skipped = end + 1
     else:
-        while skipped < len(lines) and lines[skipped].startswith(":"):
+        # ``:key: value`` (not a nested ``:::{tab-item}`` fence, which is body)
+        while skipped < len(lines) and _OPTION_LINE.match(lines[skipped]):
             skipped += 1
     if skipped and skipped < len(lines) and not lines[skipped].strip():
         skipped += 1

@@ -56,7 +56,7 @@ _SPHINX_MEANING = frozenset({"class"})
 # ``setting``, ``templatetag``, ``templatefilter``, ``fieldlookup``), shown by nothing, or
 # by the heading that follows; or HTML classes (Sphinx's ``cssclass``).
 _ARGUMENT_NOT_TEXT = frozenset(
-    {"only", "ifconfig", "figure", "tab", "container", "module", "program", "setting",
+    {"only", "ifconfig", "figure", "container", "module", "program", "setting",
      "templatetag", "templatefilter", "fieldlookup", "cssclass"}
 )  # fmt: skip
 _ADMONITIONS = frozenset(

@@ -808,7 +808,8 @@ def test_myst_eval_rst_bodies_without_markup_need_no_docutils_import() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert "Powershell\n\n> echo $LASTEXITCODE\n\nBash" in done.stdout and "x()" in done.stdout
+    # each tab under its label (as MkDocs' tabs read), the code as written
+    assert "Powershell:\n\n> echo $LASTEXITCODE\n\nBash:" in done.stdout and "x()" in done.stdout
 
 
 def test_txt_files_that_are_rst_are_read_as_rst_and_formats_force_a_reading(
