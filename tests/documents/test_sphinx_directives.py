@@ -249,14 +249,14 @@ def test_tabs_read_under_their_labels() -> None:
     # sphinx-tabs and sphinx-design tabs, as MkDocs' content tabs read ("pip:", then the body)
     pytest.importorskip("docutils")
     rst = (
-        "Install\n=======\n\n.. tabs::\n\n   .. tab:: Linux\n\n      Use apt.\n\n"
+        "Install\n=======\n\n.. tabs::\n\n   .. tab:: ``apt`` (Linux)\n\n      Use apt.\n\n"
         "   .. group-tab:: Windows\n\n      .. code-block:: powershell\n\n         winget x\n\n"
         ".. tab-set::\n\n   .. tab-item:: macOS\n\n      Use brew.\n"
     )
-    expected = ["Linux:\nUse apt.", "Windows:", "winget x", "macOS:\nUse brew."]
+    expected = ["apt (Linux):\nUse apt.", "Windows:", "winget x", "macOS:\nUse brew."]
     assert _texts(rst, ".rst") == expected
     myst = (
-        "# Install\n\n::::{tab-set}\n:::{tab-item} Linux\nUse apt.\n:::\n"
+        "# Install\n\n::::{tab-set}\n:::{tab-item} `apt` (Linux)\nUse apt.\n:::\n"
         ":::{tab-item} Windows\n```powershell\nwinget x\n```\n:::\n"
         ":::{tab-item} macOS\nUse brew.\n:::\n::::\n"
     )

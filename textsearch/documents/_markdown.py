@@ -124,6 +124,14 @@ def _inline_of(token: Token, env: dict[str, Any]) -> str:
     return inline_text(children)
 
 
+def _inline_words(text: str) -> str:
+    """What a reader sees of one line of Markdown (a directive's argument)."""
+    children: list[Token] = []
+    parser = _parser()
+    parser.inline.parse(text, parser, {}, children)
+    return " ".join(inline_text(children).split())
+
+
 def role_text(content: str) -> str:
     """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"."""
     content = content.strip()
@@ -307,6 +315,8 @@ class _Reader(SectionWriter):
             label = Label(argument, "")  # Docusaurus, VitePress: ``:::tip Title``: the title
         if label is not None:
             argument = label.rest
+            if _INLINE_MARKUP.search(label.text):  # a tab labelled `netstat` (Linux)
+                label = Label(_inline_words(label.text), label.rest, label.alone)
         start = len(self.blocks)
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)

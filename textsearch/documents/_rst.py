@@ -151,7 +151,8 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
                 return []  # not on the HTML pages (``.. only:: latex``)
             label = directive_label(short, argument)
             if label is not None:  # seealso, versionadded...: the walker shows the label
-                container[_LABEL] = label
+                words, _ = self.state.inline_text(label.text, self.lineno)  # ``netstat``
+                container[_LABEL] = (label, nodes.paragraph("", "", *words))
                 argument = label.rest
             options = shown_options((key, str(value)) for key, value in self.options.items())
             for text in (argument if short not in _ARGUMENT_NOT_TEXT else "", options):
@@ -379,7 +380,8 @@ _CODE_NODES = frozenset({"literal_block", "doctest_block", "math_block"})
 _ADMONITION_NODES = frozenset(
     {"note", "warning", "tip", "important", "caution", "danger", "error", "hint", "attention"}
 )
-_LABEL = "textsearch-label"  # where a generic directive's node keeps its `Label`
+# where a generic directive's node keeps its `Label` and the label's words parsed
+_LABEL = "textsearch-label"
 
 
 _SUBSTITUTION_CHARS = 100_000  # at least this much text from substitutions, per document
@@ -581,8 +583,12 @@ class _Walker(SectionWriter):
         """The label a directive's node shows its text under (`directive_label`)."""
         tag = node.tagname
         if tag == "container":
-            found: Label | None = node.get(_LABEL)
-            return found
+            found = node.get(_LABEL)
+            if found is None:
+                return None
+            label, words = found
+            text = self.placeholders.restore(" ".join(self.inline(words).split()), code=False)
+            return Label(text, label.rest, label.alone) if text else None
         if tag == "admonition":
             title = node.children[0] if node.children else None
             if title is None or title.tagname != "title":

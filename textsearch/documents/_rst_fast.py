@@ -10,7 +10,7 @@ import re
 
 from textsearch.documents import _blocks
 from textsearch.documents import _rst_sniff as base
-from textsearch.documents._blocks import Block, directive_label, only_shows, put_label
+from textsearch.documents._blocks import Block, Label, directive_label, only_shows, put_label
 from textsearch.documents._markdown import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT
 
@@ -174,6 +174,10 @@ def _fast_directive(
         label = directive_label(name, argument)
         start = len(blocks)
         if label is not None:
+            words = _plain_inline(label.text)
+            if words is None:
+                return -1
+            label = Label(words, label.rest, label.alone)
             argument = label.rest
         if argument and name.rpartition(":")[2] not in base._ARGUMENT_NOT_TEXT:
             words = _plain_inline(argument)
@@ -306,8 +310,11 @@ def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) ->
                 return -1
             label = directive_label(name, argument)
             text = _plain_inline(argument if label is None else label.rest)
-            if label is not None and text is not None:
-                text = f"{label.text}: {text}" if text.strip() else f"{label.text}."
+            words = _plain_inline(label.text) if label is not None else None
+            if label is not None and (words is None or text is None):
+                return -1
+            if words is not None and text is not None:
+                text = f"{words}: {text}" if text.strip() else f"{words}."
         else:
             text = _paragraph(item)
         if text is None or not text.strip():

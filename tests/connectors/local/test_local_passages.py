@@ -705,6 +705,7 @@ EVAL_RST_BODIES = [
     (".. seealso:: :ref:`other`\n", False),
     (".. versionadded:: 1.0\n\n   .. code-block:: python\n\n      x = 1\n", False),
     ("- .. versionadded:: 2.0 in a list\n- .. seealso:: x\n- .. deprecated:: 3\n", False),
+    (".. tabs::\n\n   .. tab:: ``netstat`` (Linux)\n\n      Words.\n", False),
     # Sphinx's class (not docutils'), and names only made link targets of.
     (".. class:: Field(verbose_name=None)\n\n    A field.\n", True),
     (".. class:: Field\n\n    A field.\n", False),
