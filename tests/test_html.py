@@ -575,3 +575,21 @@ def test_a_headings_permalink_glyph_is_not_its_text(convert: Converter) -> None:
         ("Only", None),  # the limit of the rule: a heading ending in a code "#" loses it
         ("#", None),
     ]
+
+
+def test_each_code_element_of_a_pre_is_a_block(convert: Converter) -> None:
+    # Node.js' pages hold an example's ESM and CommonJS forms as two <code> in one <pre>
+    # (a toggle shows one): read as one text, "code: 0const process = ..." was glued.
+    page = (
+        '<pre><code class="language-js mjs">import x from "x";\n\nx.on(() => {\n  go();\n});'
+        '</code><code class="language-js cjs">const x = require("x");</code>'
+        '<button class="copy-button">copy</button></pre><p>a <code>b</code> c</p>'
+    )
+    _, sections = convert(page)
+    assert sections == [
+        (
+            None,
+            None,
+            'import x from "x";\n\nx.on(() => {\n  go();\n});\n\nconst x = require("x");\n\na b c',
+        )
+    ]

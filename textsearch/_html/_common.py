@@ -190,6 +190,14 @@ class Output:
         if self.code == 1 and self.heading is None:
             self._mark(CODE_OPEN)
 
+    def split_code(self) -> None:
+        """A ``<code>`` inside a ``<pre>`` starts: a block of its own (Node.js' pages hold
+        the ESM and the CommonJS variant of an example as two ``<code>`` in one ``<pre>``,
+        with nothing between them; an empty block before the first one goes)."""
+        if self.code == 1 and self.heading is None:
+            self._mark(CODE_CLOSE)
+            self._mark(CODE_OPEN)
+
     def close_code(self) -> None:
         if self.code == 0:
             return

@@ -36,7 +36,7 @@ def _tag_ids() -> dict[str, int]:
     tree = LexborHTMLParser("<p>x</p>")
     found = {
         name: tree.create_node(name).tag_id
-        for name in common.BLOCK | common.MAIN | common.ANCHORS | {"title"}
+        for name in common.BLOCK | common.MAIN | common.ANCHORS | {"title", "code"}
     }
     paragraph = tree.css_first("p")
     assert paragraph is not None and paragraph.first_child is not None
@@ -57,6 +57,7 @@ _MAIN = frozenset(_IDS[n] for n in common.MAIN)
 _ANCHORS = frozenset(_IDS[n] for n in common.ANCHORS)
 _LINE_BREAKS = frozenset(_IDS[n] for n in ("br", "hr"))
 _PRE = _IDS["pre"]
+_CODE = _IDS["code"]
 # Elements the walk does something for; any other element is only descended into.
 _STATEFUL = _BLOCK | _ANCHORS | {_TITLE}
 
@@ -160,6 +161,8 @@ def html_sections(html: str | bytes) -> Sections:
             node = node.next
             continue
         if tag not in _STATEFUL:
+            if tag == _CODE and out.code:
+                out.split_code()
             # Inline markup, comments, unknown elements: only their text counts, but an id
             # inside a heading names the heading (<h2><span id="Usage">Usage</span></h2>).
             if out.heading is not None and tag != _COMMENT:

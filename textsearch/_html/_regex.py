@@ -186,7 +186,9 @@ def html_sections(html: str | bytes) -> Sections:
             continue
         tag = tag.lower()
         if tag not in _STATEFUL:
-            if tag == "span":
+            if tag == "code" and out.code and not match.group(1):
+                out.split_code()
+            elif tag == "span":
                 attrs = match.group(3)
                 if ("linenos" in attrs or "viewcode" in attrs) and _hidden(match):
                     # a code block's line numbers, Sphinx's "[source]" link
