@@ -81,9 +81,10 @@ def _not_text(attrs: str) -> bool:
     if found is None:
         return False
     classes = next((group for group in found.groups() if group is not None), "").split()
-    return not set(NOT_TEXT_CLASSES).isdisjoint(classes)
+    return not _NOT_TEXT.isdisjoint(classes)
 
 
+_NOT_TEXT = frozenset(NOT_TEXT_CLASSES)
 _HINT = re.compile("|".join(["navigation", *NOT_TEXT_CLASSES]))
 _ROLE_NAVIGATION = re.compile(r"""(?:^|\s)role\s*=\s*["']?navigation\b""", re.I)
 # Elements that never hold one of their own: skipped up to their end (or the next start
@@ -263,11 +264,8 @@ def html_sections(html: str | bytes) -> Sections:
             if not open_count.get(tag):
                 continue
             while stack:
-                top = stack.pop()
-                open_count[top] -= 1
-                if chrome_at and chrome_at[-1] == len(stack):
-                    chrome_at.pop()
-                    chrome -= 1
+                top = stack[-1]
+                chrome -= popped(stack, open_count, chrome_at)
                 if top == "pre":
                     out.close_code()
                 out.close(top in MAIN, top in HEADINGS, top in BLOCK, unescape)

@@ -9,7 +9,6 @@ exactly (``code=True``): the packer never re-indents or re-flows them.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -139,8 +138,7 @@ def directive_label(name: str, argument: str) -> Label | None:
 
     ``name`` is the directive's name (a domain's prefix is ignored); ``argument`` the text
     after it on its line. An ``admonition``'s argument is its title, a tab's its label; a
-    version directive's
-    first word is the version, the rest its first text.
+    version directive's first word is the version, the rest its first text.
     """
     short = name.rpartition(":")[2].lower()
     if short not in _LABELLED:
@@ -179,49 +177,29 @@ def put_label(blocks: list[Block], start: int, label: Label, line: int) -> None:
 # (``.. only:: latex``) is not on the site, and often repeats what is (pytest's list of
 # 1,641 plugins, once as a table and once for LaTeX).
 _HTML_TAGS = frozenset({"html", "format_html", "builder_html", "html5"})
-_TAG_TOKEN = re.compile(r"\(|\)|[\w.-]+|\S")
 
 
 def only_shows(expression: str) -> bool:
     """Whether an ``only`` directive's body is on a page Sphinx's HTML builder makes:
-    ``expression`` (``not latex``, ``html or epub``) with the HTML builder's tags set;
-    ``True`` for an expression that cannot be read (the body is kept)."""
-    tokens = _TAG_TOKEN.findall(expression)
-    position = 0
+    ``expression`` (``not latex``, ``html or epub``: tag names, ``and``, ``or``, ``not``,
+    brackets) with the HTML builder's tags set; ``True`` for an expression that cannot be
+    read (the body is kept). Python's own parser reads it; nothing is evaluated."""
+    import ast
 
-    def chain(word: str) -> bool:
-        # "or" joins "and" chains, "and" joins single terms; both evaluate every operand
-        nonlocal position
-        value = chain("and") if word == "or" else single()
-        while position < len(tokens) and tokens[position] == word:
-            position += 1
-            right = chain("and") if word == "or" else single()
-            value = (value or right) if word == "or" else (value and right)
-        return value
-
-    def single() -> bool:
-        nonlocal position
-        if position >= len(tokens):
-            raise ValueError(expression)
-        token = tokens[position]
-        position += 1
-        if token == "not":
-            return not single()
-        if token == "(":
-            value = chain("or")
-            if position >= len(tokens) or tokens[position] != ")":
-                raise ValueError(expression)
-            position += 1
-            return value
-        if token in (")", "and", "or") or not (token[0].isalnum() or token[0] == "_"):
-            raise ValueError(expression)
-        return token in _HTML_TAGS
+    def value(node: ast.expr) -> bool:
+        if isinstance(node, ast.BoolOp):
+            values = [value(operand) for operand in node.values]
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not value(node.operand)
+        if isinstance(node, ast.Name):
+            return node.id in _HTML_TAGS
+        raise ValueError(expression)
 
     try:
-        shown = chain("or")
-    except (ValueError, RecursionError):
+        return value(ast.parse(expression.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
-    return shown if position == len(tokens) else True
 
 
 def strip_tags(html: str) -> str:

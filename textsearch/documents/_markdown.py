@@ -114,7 +114,11 @@ _LINE_BREAK = re.compile(r"(?<![ \t])[ \t]+\n[ \t]*|\n[ \t]+")
 
 
 def _inline_of(token: Token, env: dict[str, Any]) -> str:
-    content = token.content
+    return _inline(token.content, env)
+
+
+def _inline(content: str, env: dict[str, Any]) -> str:
+    """What a reader sees of inline Markdown (a paragraph's, a directive argument's)."""
     if _INLINE_MARKUP.search(content) is None:
         # What the inline parser would make: soft and hard breaks as newlines.
         return _LINE_BREAK.sub("\n", content).rstrip()
@@ -122,14 +126,6 @@ def _inline_of(token: Token, env: dict[str, Any]) -> str:
     parser = _parser()
     parser.inline.parse(content, parser, env, children)
     return inline_text(children)
-
-
-def _inline_words(text: str) -> str:
-    """What a reader sees of one line of Markdown (a directive's argument)."""
-    children: list[Token] = []
-    parser = _parser()
-    parser.inline.parse(text, parser, {}, children)
-    return " ".join(inline_text(children).split())
 
 
 def role_text(content: str) -> str:
@@ -315,8 +311,8 @@ class _Reader(SectionWriter):
             label = Label(argument, "")  # Docusaurus, VitePress: ``:::tip Title``: the title
         if label is not None:
             argument = label.rest
-            if _INLINE_MARKUP.search(label.text):  # a tab labelled `netstat` (Linux)
-                label = Label(_inline_words(label.text), label.rest, label.alone)
+            words = " ".join(_inline(label.text, {}).split())  # a tab labelled `netstat`
+            label = Label(words, label.rest, label.alone)
         start = len(self.blocks)
         if argument and name not in _ARGUMENT_NOT_TEXT and short not in _ARGUMENT_NOT_TEXT:
             self.add_block(line, argument)

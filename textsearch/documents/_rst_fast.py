@@ -313,6 +313,8 @@ def _fast_list(lines: list[str], index: int, first: int, blocks: list[Block]) ->
             words = _plain_inline(label.text) if label is not None else None
             if label is not None and (words is None or text is None):
                 return -1
+            if label is not None and not label.alone and text is not None and not text.strip():
+                return -1  # a tab with no text: docutils shows nothing of the item
             if words is not None and text is not None:
                 text = f"{words}: {text}" if text.strip() else f"{words}."
         else:

@@ -706,6 +706,7 @@ EVAL_RST_BODIES = [
     (".. versionadded:: 1.0\n\n   .. code-block:: python\n\n      x = 1\n", False),
     ("- .. versionadded:: 2.0 in a list\n- .. seealso:: x\n- .. deprecated:: 3\n", False),
     (".. tabs::\n\n   .. tab:: ``netstat`` (Linux)\n\n      Words.\n", False),
+    ("- .. tab:: Linux\n- .. versionadded:: 2.0\n", True),  # a tab with no text in a list
     # Sphinx's class (not docutils'), and names only made link targets of.
     (".. class:: Field(verbose_name=None)\n\n    A field.\n", True),
     (".. class:: Field\n\n    A field.\n", False),
