@@ -27,6 +27,7 @@ from textsearch.documents._files import (
     IndexReport,
     checked_formats,
     read_file,
+    references,
     walk,
 )
 from textsearch.documents._formats import (
@@ -68,6 +69,9 @@ def read_path(
     With `section_index`, a store that keeps these documents can give a file back whole, its
     sections in order (the MCP server does so for the file's own URI, the relative path).
 
+    A bare cross-reference of reStructuredText or MyST (``:ref:`label```, ``:doc:`path```)
+    reads as the title of the section or document it links to, wherever in ``path`` that is.
+
     Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
     leading outside the root never followed). A file that cannot be read is left out and,
     when `report` is given, listed in `report.failed` with the reason (`report.skipped`
@@ -107,8 +111,11 @@ def _documents(
 ) -> Iterator[dict[str, Any]]:
     files = [root] if root.is_file() else sorted(walk(root, wanted))
     top = root.parent if root.is_file() else root
+    doc_set = references(root, files)
     for file in files:
-        work = read_file(file, None, report, formats, limit=passage_chars, root=root)
+        work = read_file(
+            file, None, report, formats, limit=passage_chars, root=root, doc_set=doc_set
+        )
         if work is None or work.title is None:
             continue
         report.added += 1

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache, partial
 from pathlib import Path
 
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
+from textsearch.documents._references import MAX_SCAN_BYTES, DocSet, reading, scan, scanned
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "checked_formats",
     "files_to_index",
     "read_file",
+    "references",
     "walk",
 ]
 
@@ -143,8 +146,12 @@ def read_file(
     *,
     limit: int = DEFAULT_PASSAGE_CHARS,
     root: Path | None = None,
+    doc_set: Callable[[], DocSet] | None = None,
 ) -> FileWork | None:
     """Read one file into passages, or ``None`` (unchanged, or failed: then in ``report``).
+
+    Bare cross-references resolve in the doc set ``doc_set`` gives (see `references`; asked
+    only when a file is read), the file's name in it taken from ``root``.
 
     Only a regular file is read: a FIFO, socket or device is never opened (opening a FIFO
     waits for a writer, and the index lock would be held meanwhile). The file is opened
@@ -184,7 +191,8 @@ def read_file(
     from textsearch.documents._formats import NotRead, split_file  # index time only
 
     try:
-        title, passages = split_file(data, file.suffix, limit=limit, formats=formats)
+        with reading(doc_set() if doc_set is not None else None, file, root):
+            title, passages = split_file(data, file.suffix, limit=limit, formats=formats)
     except NotRead as exc:
         (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
         return None
@@ -260,6 +268,46 @@ def _real_path_of(fd: int) -> Path | None:
         return Path(os.readlink(f"/proc/self/fd/{fd}"))
     except OSError:
         return None
+
+
+def references(root: Path, files: Sequence[Path]) -> Callable[[], DocSet]:
+    """The labels and document titles of the sources among ``files`` (see `_references`),
+    scanned at the first call (an index run whose files are all unchanged never scans):
+    each is opened as `read_file` opens a file; one that cannot be read is left out here and
+    reported when it is read."""
+    return cache(partial(_references, root, tuple(files)))
+
+
+def _references(root: Path, files: tuple[Path, ...]) -> DocSet:
+    return scan(
+        root,
+        (
+            (file, data)
+            for file in files
+            if scanned(file) and (data := open_bounded(file, MAX_SCAN_BYTES)) is not None
+        ),
+    )
+
+
+def open_bounded(file: Path, cap: int) -> bytes | None:
+    """The bytes of ``file`` when it is a regular file of at most ``cap`` bytes and not a
+    link (a link is left to `read_file`, which checks where it leads); ``None`` for
+    anything else or any failure. Never waits on a FIFO."""
+    import stat as stat_module
+
+    try:
+        fd = os.open(file, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        if not stat_module.S_ISREG(stat.st_mode) or stat.st_size > cap:
+            return None
+        return _read_bounded(fd, cap)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _read_bounded(fd: int, cap: int) -> bytes:

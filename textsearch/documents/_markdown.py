@@ -128,14 +128,21 @@ def _inline(content: str, env: dict[str, Any]) -> str:
     return inline_text(children)
 
 
-def role_text(content: str) -> str:
-    """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"."""
+def role_text(content: str, role: str | None = None) -> str:
+    """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"; a bare
+    ``ref`` or ``doc`` ``role`` is the title it links to, where the doc set has it."""
     content = content.strip()
     if content.endswith(">") and "<" in content:
         # Sphinx's explicit title: "text <target>", the blank before "<" optional
         title = content[: content.rindex("<")].strip()
         if title:
             return title
+    if role is not None:
+        from textsearch.documents._references import resolved
+
+        linked = resolved(role, content)
+        if linked:
+            return linked
     if content.startswith(".") and len(content) > 1 and content[1].isalpha():
         content = content[1:]  # Sphinx's relative target (.Field.choices) shows no dot
     if content.startswith(("~", "!")):
@@ -176,7 +183,7 @@ def inline_text(tokens: Sequence[Token]) -> str:
         elif kind == "image":
             out.append(inline_text(token.children or ()))  # its alt text
         elif kind == "myst_role":
-            out.append(role_text(token.content))
+            out.append(role_text(token.content, token.meta.get("name")))
         # html_inline: one tag, comment or CDATA section; the text around it is text
         index += 1
     return "".join(out)

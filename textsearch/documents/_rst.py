@@ -94,7 +94,7 @@ def _generic_role(
 ) -> tuple[list[Any], list[Any]]:
     from docutils import nodes, utils
 
-    return [nodes.literal(rawtext, role_text(utils.unescape(text)))], []
+    return [nodes.literal(rawtext, role_text(utils.unescape(text), name))], []
 
 
 @lru_cache(maxsize=1)

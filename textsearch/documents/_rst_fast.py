@@ -397,7 +397,7 @@ def _plain_inline(line: str) -> str | None:
         elif role.lower() in _DOCUTILS_ROLES:
             return None
         else:
-            out.append(role_text(text))
+            out.append(role_text(text, role))
         position = end
     rest = line[position:]
     if _PLAIN_RUN.fullmatch(rest) is None:

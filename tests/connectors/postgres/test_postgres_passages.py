@@ -274,6 +274,21 @@ def test_index_path_stores_passages_and_reindexes_whole_files(
     assert search.count_documents_sync() == 2
 
 
+def test_index_path_reads_bare_references_as_local_does(
+    search: PostgresTextSearch, tmp_path: Path
+) -> None:
+    (tmp_path / "usage.rst").write_text(".. _install:\n\nInstalling it\n=============\n\nRun it.\n")
+    (tmp_path / "index.rst").write_text(
+        "Welcome\n=======\n\nWalruses first read :ref:`install`, then :doc:`usage`.\n"
+    )
+    search.index_path(tmp_path)
+    local = LocalTextSearch()
+    local.index_path(tmp_path)
+    ours = search.get_search_results_sync("walruses")[0].text
+    assert "Walruses first read Installing it, then Installing it." in ours
+    assert ours == local.get_search_results_sync("walruses")[0].text
+
+
 # -- a table made by the first version (one row per document) ------------------------------
 
 _OLD_DDL = """

@@ -36,6 +36,7 @@ from textsearch.documents._files import (
     checked_formats,
     files_to_index,
     read_file,
+    references,
 )
 from textsearch.documents._links import link_host
 from textsearch.documents._passages import (
@@ -418,6 +419,10 @@ class LocalWriting(LocalVectors):
                 self._mark(mark, version)
                 reread = False
             seen: set[str] = set()
+            # Every file of the run is read alike; bare cross-references resolve across them.
+            read = partial(
+                read_file, limit=self.passage_chars, root=root, doc_set=references(root, files)
+            )
             for begin in range(0, len(files), BATCH_FILES):
                 batch = files[begin : begin + BATCH_FILES]
                 done = begin
@@ -435,13 +440,12 @@ class LocalWriting(LocalVectors):
                         seen.add(doc_id)
                         previous = known.get(doc_id)
                         suffix = file.suffix.lower()
-                        limit = self.passage_chars
                         if reread and (
                             reread_all or suffix in MARKDOWN_SUFFIXES or suffix in forced
                         ):  # read again: compared with nothing
-                            item = read_file(file, None, report, forced, limit=limit, root=root)
+                            item = read(file, None, report, forced)
                         else:
-                            item = read_file(file, previous, report, forced, limit=limit, root=root)
+                            item = read(file, previous, report, forced)
                         group.append((doc_id, item, previous))
                         if item is not None and item.title is not None:
                             waiting += len(item.passages)

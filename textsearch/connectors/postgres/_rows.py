@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from textsearch.connectors._document import StoredDocument
-from textsearch.documents._files import DEFAULT_EXTENSIONS, FileWork, IndexReport, read_file, walk
+from textsearch.documents._files import (
+    DEFAULT_EXTENSIONS,
+    FileWork,
+    IndexReport,
+    read_file,
+    references,
+    walk,
+)
 from textsearch.documents._formats import (
     fragment_metadata,
     is_place,
@@ -206,10 +213,11 @@ def index_files(
     pending: list[tuple[Any, ...]] = []
     pending_files = 0
     touched: list[tuple[Any, ...]] = []
+    doc_set = references(Path(root_key), files)
     for done, file in enumerate(files, start=1):
         doc_id = str(file)
         previous = known.get(doc_id)
-        work = read_file(file, previous, report, root=Path(root_key))
+        work = read_file(file, previous, report, root=Path(root_key), doc_set=doc_set)
         if work is not None and work.title is None:  # same bytes, new modification time
             touched.append((work.mtime_ns, work.size, doc_id))
             report.unchanged += 1

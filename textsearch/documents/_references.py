@@ -1,0 +1,246 @@
+"""What a bare cross-reference shows: a Sphinx ``:ref:`label``` and ``:doc:`path``` read as
+the title they link to, the way a rendered page shows them, not as the label or path.
+
+A label names the section after it (``.. _label:`` in reStructuredText, ``(label)=`` in
+MyST), and a document's title is its first section's; both can be in another file of the
+doc set. So before a folder is read, `scan` reads every reStructuredText and Markdown source
+once for its labels and titles (a scan by pattern: no parser, a few milliseconds for a
+thousand files), and the readers resolve a bare reference through `resolved` while a file of
+that folder is read (`reading`). A reference with an explicit title (``:ref:`text <label>```)
+reads as its title, as before; one whose target the scan did not find reads as its label.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["MAX_SCAN_BYTES", "DocSet", "reading", "resolved", "scan", "scanned"]
+
+#: The sources a scan reads (``.txt``: Django's docs are reStructuredText in ``.txt`` files).
+_RST = (".rst", ".rest", ".txt")
+_MARKDOWN = (".md", ".markdown", ".myst")
+#: A source larger than this is not scanned (its own references still read as labels).
+MAX_SCAN_BYTES = 4 << 20
+
+# A title: an optional overline, a line of text at the margin, an underline of one
+# punctuation character repeated.
+_ADORNMENT = r"([!-/:-@\[-`{-~])\1+[ \t]*"
+_TITLE = re.compile(rf"^(?:{_ADORNMENT}\n)?([^\s][^\n]*)\n([!-/:-@\[-`{{-~])\3+[ \t]*$", re.M)
+# An internal target, its name bare or quoted, with nothing after the colon.
+_RST_LABEL = re.compile(r"^\.\. _(`[^`\n]+`|[^:`\n][^:\n]*?):[ \t]*$", re.M)
+_MYST_LABEL = re.compile(r"^\(([^()\s][^()\n]*)\)=[ \t]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S[^\n]*)$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})")
+_INLINE = re.compile(
+    r":[\w.+-]{1,40}(?::[\w.+-]{1,40}){0,3}:`([^`]+)`|``([^`]+)``|`([^`]+)`_{0,2}"
+    r"|\*\*?([^*]+)\*\*?"
+)
+#: Characters of a title kept (as `read_file` keeps of a heading).
+_TITLE_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class DocSet:
+    """The labels and document titles of one folder's sources.
+
+    Attributes:
+        labels: A label, normalized as Sphinx does (lower case, blanks collapsed), to the
+            title of the section it names.
+        titles: A document's name (its path from the folder, ``/``-separated, without the
+            suffix) to its title.
+        sources: The folders, from the root, that hold a ``conf.py``: an absolute
+            ``:doc:`/a/b``` is read from the nearest one above the file that names it.
+    """
+
+    labels: dict[str, str] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    sources: frozenset[str] = frozenset()
+
+
+#: The labels Sphinx itself defines, and the titles its pages show for them.
+_SPHINX_LABELS = {
+    "genindex": "Index",
+    "modindex": "Module Index",
+    "py-modindex": "Python Module Index",
+    "search": "Search Page",
+}
+
+_READING: ContextVar[tuple[DocSet, str] | None] = ContextVar("textsearch_doc_set", default=None)
+
+
+def scanned(file: Path) -> bool:
+    """Whether `scan` reads ``file`` (a reStructuredText or Markdown source)."""
+    suffix = file.suffix.lower()
+    return suffix in _RST or suffix in _MARKDOWN
+
+
+def scan(root: Path, sources: Iterable[tuple[Path, bytes]]) -> DocSet:
+    """The labels and titles of the sources read (each file under ``root``, with its bytes)."""
+    found = DocSet()
+    folders: set[str] = set()
+    base = root.parent if root.is_file() else root
+    for file, data in sources:
+        suffix = file.suffix.lower()
+        text = data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
+        name = _name(file, base)
+        folders.add(posixpath.dirname(name))
+        scanned = _scan_rst(text, found.labels) if suffix in _RST else _scan_md(text, found.labels)
+        if scanned is not None:
+            found.titles.setdefault(name, scanned)
+    projects = frozenset(f for f in folders if (base / f / "conf.py").is_file())
+    return DocSet(found.labels, found.titles, projects)
+
+
+@contextmanager
+def reading(doc_set: DocSet | None, file: Path, root: Path | None) -> Iterator[None]:
+    """While a file is read, its bare references resolve in ``doc_set`` (none: as labels)."""
+    if doc_set is None or root is None:
+        yield
+        return
+    token = _READING.set((doc_set, _name(file, root.parent if root.is_file() else root)))
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+def resolved(role: str | None, target: str) -> str | None:
+    """The title a bare ``:ref:`` or ``:doc:`` to ``target`` shows, or ``None`` (another
+    role, no doc set being read, or a target the scan did not find)."""
+    if role is None:
+        return None
+    current = _READING.get()
+    if current is None:
+        return None
+    doc_set, name = current
+    role = role.lower().removeprefix("std:")
+    if role == "ref":
+        label = _label(target)
+        return doc_set.labels.get(label) or _SPHINX_LABELS.get(label)
+    if role != "doc":
+        return None
+    if target.startswith("/"):
+        base = next((s for s in _ancestors(posixpath.dirname(name)) if s in doc_set.sources), "")
+        wanted = posixpath.join(base, target.lstrip("/"))
+    else:
+        wanted = posixpath.join(posixpath.dirname(name), target)
+    wanted = posixpath.normpath(wanted)
+    for suffix in ("", *(s for s in (*_RST, *_MARKDOWN) if wanted.endswith(s))):
+        title = doc_set.titles.get(wanted.removesuffix(suffix) if suffix else wanted)
+        if title is not None:
+            return title
+    return None
+
+
+def _ancestors(folder: str) -> Iterator[str]:
+    while folder:
+        yield folder
+        folder = posixpath.dirname(folder)
+    yield ""
+
+
+def _name(file: Path, base: Path) -> str:
+    try:
+        relative = file.relative_to(base).as_posix()
+    except ValueError:
+        relative = file.name
+    return os.path.splitext(relative)[0]
+
+
+def _label(name: str) -> str:
+    return " ".join(name.strip("`").lower().split())
+
+
+def _words(title: str) -> str:
+    """A title's words, its inline markup read as a page shows it."""
+    title = title[:_TITLE_CHARS]
+    if "`" not in title and "*" not in title:
+        return title
+    from textsearch.documents._markdown import role_text
+
+    def words(found: re.Match[str]) -> str:
+        role, literal, interpreted, emphasis = found.groups()
+        if role is not None:
+            return role_text(role)
+        return literal or interpreted or emphasis or ""
+
+    return _INLINE.sub(words, title).replace("\\", "")
+
+
+def _scan_rst(text: str, labels: dict[str, str]) -> str | None:
+    """Records the labels of ``text`` that name a section; returns its first title."""
+    first = _TITLE.search(text)
+    if "\n.. _" in text or text.startswith(".. _"):
+        # Labels in a row name one section: the walk past them is made once for all.
+        reached, title = -1, None
+        for target in _RST_LABEL.finditer(text):
+            if target.start() > reached:
+                reached, title = _title_after(text, target.end())
+            if title is not None:
+                labels.setdefault(_label(target.group(1)), title)
+    return _words(first.group(2).rstrip()) if first is not None else None
+
+
+def _title_after(text: str, end: int) -> tuple[int, str | None]:
+    """Where the walk from a label ending at ``end`` stopped, and the title of the section
+    that starts there, if one does: past blank lines and more labels (several may name one
+    section)."""
+    while True:
+        line_end = text.find("\n", end + 1)
+        line = text[end + 1 : line_end if line_end >= 0 else len(text)]
+        if line.strip() == "" or _RST_LABEL.match(line):
+            if line_end < 0:
+                return len(text), None
+            end = line_end
+            continue
+        if line[:1].isspace():
+            return end, None  # an indented line: the target's URL, or a block: no section
+        title = _TITLE.match(text, end + 1)
+        return end, _words(title.group(2).rstrip()) if title is not None else None
+
+
+def _closed(heading: str) -> str:
+    """An ATX heading's text without its closing run of ``#`` (after a blank) or blanks."""
+    text = heading.rstrip()
+    bare = text.rstrip("#")
+    return bare.rstrip() if bare != text and (not bare or bare[-1] in " \t") else text
+
+
+def _scan_md(text: str, labels: dict[str, str]) -> str | None:
+    """The MyST labels of ``text`` that name a heading; returns its first ``#`` heading."""
+    first: str | None = None
+    pending: list[str] = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened is not None and opened.group(1)[0] == fence[0]:
+                if len(opened.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
+                    fence = None
+            continue
+        if opened is not None and not opened.group(1).startswith(":"):
+            fence = opened.group(1)
+            pending.clear()
+            continue
+        label = _MYST_LABEL.match(line)
+        if label is not None:
+            pending.append(_label(label.group(1)))
+            continue
+        heading = _ATX.match(line)
+        if heading is not None:
+            title = _words(_closed(heading.group(2)))
+            if first is None:
+                first = title  # a document's title is its first heading, whatever its level
+            for name in pending:
+                labels.setdefault(name, title)
+            pending.clear()
+        elif line.strip():
+            pending.clear()
+    return first
