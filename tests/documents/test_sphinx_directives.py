@@ -189,6 +189,39 @@ def test_the_options_a_page_shows_are_text() -> None:
     assert _texts(myst, ".md") == expected
 
 
+def test_a_changelog_shows_its_versions_tags_and_tickets() -> None:
+    # SQLAlchemy's (and Alembic's, Mako's) changelog extension: a release's version and date
+    # head it on the page, each change shows its tags and tickets. Its changes write their
+    # options deeper than their text, which docutils takes for an argument: 394 sections of
+    # SQLAlchemy's docs read ":tags: sql" and "  :tickets: 719" as text.
+    pytest.importorskip("docutils")
+    rst = (
+        "Changelog\n=========\n\n.. changelog::\n    :version: 0.3.11\n"
+        "    :released: Sun Oct 14 2007\n\n    .. change::\n        :tags: sql\n"
+        "        :tickets: 719\n\n      Fixed detection of :bind$params.\n\n"
+        "    .. change::\n        :tags: orm\n        :tickets:\n        :no-show: x\n\n"
+        "      A :class:`.Query` fix.\n\n.. callout:: A title: on the directive's line\n"
+    )
+    myst = (
+        "# Changelog\n\n```{changelog}\n:version: 0.3.11\n:released: Sun Oct 14 2007\n\n"
+        "```{change}\n:tags: sql\n:tickets: 719\n\nFixed detection of :bind$params.\n```\n"
+        "```\n"
+    )
+    assert _texts(rst, ".rst") == [
+        "Version: 0.3.11\nReleased: Sun Oct 14 2007",
+        "Tags: sql\nTickets: 719",
+        "Fixed detection of :bind$params.",
+        "Tags: orm",
+        "A Query fix.",
+        "A title: on the directive's line",
+    ]
+    assert _texts(myst, ".md")[:3] == [
+        "Version: 0.3.11\nReleased: Sun Oct 14 2007",
+        "Tags: sql\nTickets: 719",
+        "Fixed detection of :bind$params.",
+    ]
+
+
 def test_a_grammar_is_code() -> None:
     # Sphinx's productionlist shows a grammar as written (its backquoted names included).
     pytest.importorskip("docutils")

@@ -22,6 +22,7 @@ __all__ = [
     "Label",
     "directive_label",
     "only_shows",
+    "option_labels",
     "put_label",
     "shown_options",
     "strip_tags",
@@ -121,15 +122,28 @@ class Label:
 #: The options of an object description a rendered page shows (Sphinx's ``confval`` and
 #: ``py:attribute``: ``Type: str``, ``Default: 'alabaster'``), by name, with their label.
 SHOWN_OPTIONS = {"type": "Type", "default": "Default", "value": "Value"}
+#: Options only some directives show: the ``changelog`` extension's (SQLAlchemy, Alembic,
+#: Mako), whose pages head each release with its version and date and tag each change.
+_DIRECTIVE_OPTIONS = {
+    "changelog": {"version": "Version", "released": "Released"},
+    "change": {"tags": "Tags", "tickets": "Tickets", "versions": "Versions"},
+}
 
 
-def shown_options(options: Iterable[tuple[str, str]]) -> str:
-    """The lines a page shows for a directive's options (`SHOWN_OPTIONS`; others are not
+def option_labels(directive: str) -> dict[str, str]:
+    """The options a directive's page shows, by name, with the label each shows under."""
+    extra = _DIRECTIVE_OPTIONS.get(directive.rpartition(":")[2].lower())
+    return SHOWN_OPTIONS if extra is None else {**SHOWN_OPTIONS, **extra}
+
+
+def shown_options(options: Iterable[tuple[str, str]], directive: str = "") -> str:
+    """The lines a page shows for a directive's options (`option_labels`; others are not
     text), one ``Label: value`` a line; empty when none is shown."""
+    labels = option_labels(directive)
     return "\n".join(
-        f"{SHOWN_OPTIONS[key]}: {value.strip()}"
+        f"{labels[key]}: {value.strip()}"
         for key, value in options
-        if key in SHOWN_OPTIONS and value and value.strip()
+        if key in labels and value and value.strip()
     )
 
 

@@ -325,7 +325,8 @@ class _Reader(SectionWriter):
             self.add_block(line, argument)
         options = ""
         if skipped:  # read as Markdown: a value may hold a role or a code span
-            options = shown_options(_options(token.content.split("\n", skipped)[:skipped]))
+            lines = token.content.split("\n", skipped)[:skipped]
+            options = shown_options(_options(lines), name)
         if options:
             self.read(options, line, depth + 1, sections=False)
         if name in _CODE_DIRECTIVES or "example" in name:

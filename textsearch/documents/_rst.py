@@ -11,6 +11,7 @@ included (``.. include::``, ``:file:``) and raw markup is dropped; docutils repo
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -154,7 +155,13 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
                 words, _ = self.state.inline_text(label.text, self.lineno)  # ``netstat``
                 container[_LABEL] = (label, nodes.paragraph("", "", *words))
                 argument = label.rest
-            options = shown_options((key, str(value)) for key, value in self.options.items())
+            given = [(key, str(value)) for key, value in self.options.items()]
+            marker = self.block_text.split("\n", 1)[0]
+            lines = argument.split("\n")
+            if not given and not marker.partition("::")[2].strip() and len(lines) > 0:
+                if all(_INDENTED_OPTION.match(line.strip()) for line in lines):
+                    given, argument = [_option(line) for line in lines], ""
+            options = shown_options(given, short)
             for text in (argument if short not in _ARGUMENT_NOT_TEXT else "", options):
                 if text:
                     inline, _ = self.state.inline_text(text, self.lineno)
@@ -166,6 +173,18 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             return [container]
 
     return Code, Dropped, Generic
+
+
+# A directive's options written deeper than its content: docutils takes them for the
+# directive's argument, as its own options must start at the content's margin; Sphinx's
+# extensions (SQLAlchemy's ``.. change::`` with ``:tags:`` and ``:tickets:``) read them as
+# options.
+_INDENTED_OPTION = re.compile(r":([\w-]+):(?: |$)")
+
+
+def _option(line: str) -> tuple[str, str]:
+    name, _, value = line.strip()[1:].partition(":")
+    return name.lower(), value
 
 
 def _directive_for(name: str) -> type[Any] | None:

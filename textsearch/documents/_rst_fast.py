@@ -151,7 +151,7 @@ def _fast_directive(
     names = [text[1:].partition(":")[0].lower() for text in options]
     if len(set(names)) < len(names):
         return -1  # docutils refuses a repeated option, and the directive with it
-    if kind == "generic" and not _blocks.SHOWN_OPTIONS.keys().isdisjoint(names):
+    if kind == "generic" and not _blocks.option_labels(name).keys().isdisjoint(names):
         return -1  # an option the page shows (``:type:``): docutils reads it as text
     if not all(_OPTION.match(text) for text in options):
         if kind != "code" or argument or options[0][0] in ": ":
