@@ -151,3 +151,26 @@ def test_the_scan_opens_no_fifo(tmp_path: Path) -> None:
     assert [d["metadata"]["path"] for d in documents] == ["a.rst"]
     assert "See pipe." in documents[0]["text"]
     assert [Path(path).name for path, _ in report.failed] == ["pipe.rst"]
+
+
+def test_each_project_resolves_its_own_labels(tmp_path: Path) -> None:
+    # A folder of two projects' docs (each with its conf.py): a label is its project's own.
+    for project, title in (("alpha", "Installing Alpha"), ("beta", "Installing Beta")):
+        docs = tmp_path / project / "docs"
+        (docs / "guide").mkdir(parents=True)
+        (docs / "conf.py").write_text("")
+        (docs / "guide" / "install.rst").write_text(
+            f".. _install:\n.. _{project}-only:\n\n{title}\n{'=' * len(title)}\n\nSteps.\n"
+        )
+        other = "beta" if project == "alpha" else "alpha"
+        (docs / "guide" / "next.rst").write_text(
+            f"Next\n====\n\nRead :ref:`install`, :doc:`/guide/install` and :ref:`{other}-only`.\n"
+        )
+    texts = _texts(tmp_path)
+    assert (
+        "Read Installing Alpha, Installing Alpha and beta-only."
+        in texts["alpha/docs/guide/next.rst"]
+    )
+    assert (
+        "Read Installing Beta, Installing Beta and alpha-only." in texts["beta/docs/guide/next.rst"]
+    )

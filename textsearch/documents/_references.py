@@ -51,17 +51,24 @@ class DocSet:
     """The labels and document titles of one folder's sources.
 
     Attributes:
-        labels: A label, normalized as Sphinx does (lower case, blanks collapsed), to the
-            title of the section it names.
+        labels: By project (see `project`): a label, normalized as Sphinx does (lower
+            case, blanks collapsed), to the title of the section it names. Labels are a
+            project's own, as in Sphinx: a folder of several projects' docs resolves each
+            one's references in its own labels.
         titles: A document's name (its path from the folder, ``/``-separated, without the
             suffix) to its title.
         sources: The folders, from the root, that hold a ``conf.py``: an absolute
             ``:doc:`/a/b``` is read from the nearest one above the file that names it.
     """
 
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, dict[str, str]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     sources: frozenset[str] = frozenset()
+
+    def project(self, name: str) -> str:
+        """The project a document belongs to: the nearest folder above it holding a
+        ``conf.py`` (``""``, the root, when none does)."""
+        return next((s for s in _ancestors(posixpath.dirname(name)) if s in self.sources), "")
 
 
 #: The labels Sphinx itself defines, and the titles its pages show for them.
@@ -83,19 +90,28 @@ def scanned(file: Path) -> bool:
 
 def scan(root: Path, sources: Iterable[tuple[Path, bytes]]) -> DocSet:
     """The labels and titles of the sources read (each file under ``root``, with its bytes)."""
-    found = DocSet()
+    titles: dict[str, str] = {}
+    labelled: list[tuple[str, dict[str, str]]] = []
     folders: set[str] = set()
     base = root.parent if root.is_file() else root
     for file, data in sources:
         suffix = file.suffix.lower()
         text = data.decode("utf-8", "replace").lstrip("\ufeff").replace("\r\n", "\n")
         name = _name(file, base)
-        folders.add(posixpath.dirname(name))
-        scanned = _scan_rst(text, found.labels) if suffix in _RST else _scan_md(text, found.labels)
-        if scanned is not None:
-            found.titles.setdefault(name, scanned)
+        folders.update(_ancestors(posixpath.dirname(name)))
+        labels: dict[str, str] = {}
+        title = _scan_rst(text, labels) if suffix in _RST else _scan_md(text, labels)
+        if title is not None:
+            titles.setdefault(name, title)
+        if labels:
+            labelled.append((name, labels))
     projects = frozenset(f for f in folders if (base / f / "conf.py").is_file())
-    return DocSet(found.labels, found.titles, projects)
+    found = DocSet({}, titles, projects)
+    for name, labels in labelled:
+        into = found.labels.setdefault(found.project(name), {})
+        for label, title in labels.items():
+            into.setdefault(label, title)
+    return found
 
 
 @contextmanager
@@ -123,12 +139,12 @@ def resolved(role: str | None, target: str) -> str | None:
     role = role.lower().removeprefix("std:")
     if role == "ref":
         label = _label(target)
-        return doc_set.labels.get(label) or _SPHINX_LABELS.get(label)
+        own = doc_set.labels.get(doc_set.project(name), {})
+        return own.get(label) or _SPHINX_LABELS.get(label)
     if role != "doc":
         return None
     if target.startswith("/"):
-        base = next((s for s in _ancestors(posixpath.dirname(name)) if s in doc_set.sources), "")
-        wanted = posixpath.join(base, target.lstrip("/"))
+        wanted = posixpath.join(doc_set.project(name), target.lstrip("/"))
     else:
         wanted = posixpath.join(posixpath.dirname(name), target)
     wanted = posixpath.normpath(wanted)
