@@ -174,3 +174,58 @@ def test_each_project_resolves_its_own_labels(tmp_path: Path) -> None:
     assert (
         "Read Installing Beta, Installing Beta and alpha-only." in texts["beta/docs/guide/next.rst"]
     )
+
+
+PYTHON_ROLES = (
+    "Call :func:`setup`, :meth:`~pkg.Runner.run`, :func:`stop()`, :func:`go <pkg.go>`,\n"
+    ":class:`.Runner`, :py:meth:`!plain`, :attr:`pkg.Runner.state` and :mod:`pkg`.\n"
+)
+
+
+def _one(folder: Path, name: str) -> str:
+    return _texts(folder)[name]
+
+
+def test_functions_and_methods_show_their_parentheses(tmp_path: Path) -> None:
+    # Sphinx's add_function_parentheses is on unless conf.py turns it off.
+    (tmp_path / "a.rst").write_text("A\n=\n\n" + PYTHON_ROLES)
+    (tmp_path / "b.md").write_text("# B\n\nCall {py:func}`setup` and {class}`Runner`.\n")
+    expected = "Call setup(), run(), stop(), go,\nRunner, plain(), pkg.Runner.state and pkg."
+    assert expected in _one(tmp_path, "a.rst")
+    assert "Call setup() and Runner." in _one(tmp_path, "b.md")
+    (tmp_path / "conf.py").write_text("project = 'x'\nadd_function_parentheses = False\n")
+    assert "Call setup, run, stop(), go," in _one(tmp_path, "a.rst")
+
+
+def test_zzzeeksphinx_names_read_as_its_pages_show_them(tmp_path: Path) -> None:
+    # SQLAlchemy's conf.py: zzzeeksphinx and its module shorthands (7,923 of its 15,244
+    # roles use one: "_orm.Session" read as written is a name no page shows).
+    (tmp_path / "conf.py").write_text(
+        "extensions = ['sphinx.ext.autodoc', 'zzzeeksphinx']\n"
+        "zzzeeksphinx_module_prefixes = {'_orm': 'sqlalchemy.orm', '_sql': 'sqlalchemy.sql'}\n"
+    )
+    (tmp_path / "orm.rst").write_text(
+        "ORM\n===\n\nA :class:`_orm.Session` runs :meth:`_orm.Session.execute` on a\n"
+        ":func:`_sql.select`, see :paramref:`_orm.relationship.lazy`,\n"
+        ":attr:`.Session.info`, :class:`sqlalchemy.orm.Query` and :func:`.aliased`.\n"
+    )
+    assert (
+        "A Session runs Session.execute() on a\nselect(), see relationship.lazy,\n"
+        "Session.info, sqlalchemy.orm.Query and aliased()." in _one(tmp_path, "orm.rst")
+    )
+
+
+@pytest.mark.parametrize(
+    "conf",
+    [
+        "this is not python (\n",
+        "x = " + "(" * 5000 + ")" * 5000 + "\nadd_function_parentheses = False\n",
+        "add_function_parentheses = False\n" + "# padding\n" * 200_000,  # over 1 MB: not read
+        "import pathlib\npathlib.Path(__file__).with_name('ran').write_text('x')\n",
+    ],
+)
+def test_a_conf_py_is_read_never_run(tmp_path: Path, conf: str) -> None:
+    (tmp_path / "conf.py").write_text(conf)
+    (tmp_path / "a.rst").write_text("A\n=\n\nCall :func:`setup`.\n")
+    assert "Call setup()." in _one(tmp_path, "a.rst")
+    assert not (tmp_path / "ran").exists()

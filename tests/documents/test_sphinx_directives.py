@@ -54,7 +54,7 @@ RST_TEXT = [
     "Changed in version 2.4.",
     "Text after.",
     "Added in version 3.0:\nThe foo argument.",
-    "Deprecated since version 3.1:\nUse bar instead.",
+    "Deprecated since version 3.1:\nUse bar() instead.",
     "Note:\nA note body.",
     "See also:\nother",
     "Warning:\nCareful here.",

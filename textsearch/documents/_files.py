@@ -14,7 +14,14 @@ from functools import cache, partial
 from pathlib import Path
 
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
-from textsearch.documents._references import MAX_SCAN_BYTES, DocSet, reading, scan, scanned
+from textsearch.documents._references import (
+    MAX_CONF_BYTES,
+    MAX_SCAN_BYTES,
+    DocSet,
+    reading,
+    scan,
+    scanned,
+)
 from textsearch.errors import ConfigurationError
 
 __all__ = [
@@ -286,6 +293,7 @@ def _references(root: Path, files: tuple[Path, ...]) -> DocSet:
             for file in files
             if scanned(file) and (data := open_bounded(file, MAX_SCAN_BYTES)) is not None
         ),
+        lambda conf: open_bounded(conf, MAX_CONF_BYTES),
     )
 
 

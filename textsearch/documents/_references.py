@@ -15,13 +15,23 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["MAX_SCAN_BYTES", "DocSet", "reading", "resolved", "scan", "scanned"]
+__all__ = [
+    "MAX_CONF_BYTES",
+    "MAX_SCAN_BYTES",
+    "DocSet",
+    "Project",
+    "python_title",
+    "reading",
+    "resolved",
+    "scan",
+    "scanned",
+]
 
 #: The sources a scan reads (``.txt``: Django's docs are reStructuredText in ``.txt`` files).
 _RST = (".rst", ".rest", ".txt")
@@ -47,6 +57,30 @@ _TITLE_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
+class Project:
+    """What a project's ``conf.py`` says about how its pages show a Python object's name.
+
+    Attributes:
+        parens: ``add_function_parentheses`` (Sphinx's default: on): ``:func:`f``` shows
+            ``f()``.
+        zzzeek: The project renders its names with zzzeeksphinx (SQLAlchemy, Alembic,
+            Mako): ``:meth:`a.B.c``` shows ``B.c()``.
+        prefixes: zzzeeksphinx's module shorthands (``_orm`` for ``sqlalchemy.orm``):
+            ``:class:`_orm.Session``` shows ``Session``.
+    """
+
+    parens: bool = True
+    zzzeek: bool = False
+    prefixes: frozenset[str] = frozenset()
+
+
+#: How a page shows names when no ``conf.py`` says otherwise.
+_DEFAULT_PROJECT = Project()
+#: A ``conf.py`` larger than this is not read (its project keeps Sphinx's defaults).
+MAX_CONF_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
 class DocSet:
     """The labels and document titles of one folder's sources.
 
@@ -59,11 +93,13 @@ class DocSet:
             suffix) to its title.
         sources: The folders, from the root, that hold a ``conf.py``: an absolute
             ``:doc:`/a/b``` is read from the nearest one above the file that names it.
+        configs: By project, what its ``conf.py`` says (see `Project`).
     """
 
     labels: dict[str, dict[str, str]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
     sources: frozenset[str] = frozenset()
+    configs: dict[str, Project] = field(default_factory=dict)
 
     def project(self, name: str) -> str:
         """The project a document belongs to: the nearest folder above it holding a
@@ -88,8 +124,13 @@ def scanned(file: Path) -> bool:
     return suffix in _RST or suffix in _MARKDOWN
 
 
-def scan(root: Path, sources: Iterable[tuple[Path, bytes]]) -> DocSet:
-    """The labels and titles of the sources read (each file under ``root``, with its bytes)."""
+def scan(
+    root: Path,
+    sources: Iterable[tuple[Path, bytes]],
+    read: Callable[[Path], bytes | None] = lambda path: None,
+) -> DocSet:
+    """The labels and titles of the sources read (each file under ``root``, with its bytes);
+    ``read`` gives a project's ``conf.py`` (``None``: unreadable)."""
     titles: dict[str, str] = {}
     labelled: list[tuple[str, dict[str, str]]] = []
     folders: set[str] = set()
@@ -106,7 +147,8 @@ def scan(root: Path, sources: Iterable[tuple[Path, bytes]]) -> DocSet:
         if labels:
             labelled.append((name, labels))
     projects = frozenset(f for f in folders if (base / f / "conf.py").is_file())
-    found = DocSet({}, titles, projects)
+    configs = {f: _project(read(base / f / "conf.py")) for f in projects}
+    found = DocSet({}, titles, projects, configs)
     for name, labels in labelled:
         into = found.labels.setdefault(found.project(name), {})
         for label, title in labels.items():
@@ -153,6 +195,78 @@ def resolved(role: str | None, target: str) -> str | None:
         if title is not None:
             return title
     return None
+
+
+def python_title(role: str, target: str, title: str) -> str:
+    """What a page shows for a Python role's ``target`` (no explicit title) that Sphinx's
+    own rules show as ``title``: ``f()`` for a function or method (``add_function_parentheses``),
+    and zzzeeksphinx's short names in a project that uses it."""
+    domain, _, kind = role.lower().rpartition(":")
+    if domain not in ("", "py") or kind not in _PYTHON_ROLES:
+        return title
+    current = _READING.get()
+    project = _DEFAULT_PROJECT
+    if current is not None:
+        doc_set, name = current
+        project = doc_set.configs.get(doc_set.project(name), _DEFAULT_PROJECT)
+    if project.zzzeek:
+        title = _zzzeek_title(kind, target, title, project.prefixes)
+    if kind in ("func", "meth") and project.parens and title and not title.endswith("()"):
+        title += "()"
+    return title
+
+
+_PYTHON_ROLES = frozenset({"func", "meth", "class", "attr", "paramref", "obj", "data", "mod"})
+
+
+def _zzzeek_title(kind: str, target: str, title: str, prefixes: frozenset[str]) -> str:
+    """zzzeeksphinx's name for a reference (its ``render_pydomains``): a module shorthand
+    (``_orm.``) is never shown, a method or attribute shows its class and its name, a
+    function or class its name alone."""
+    tokens = target.lstrip("~.!").removesuffix("()").split(".")
+    short = tokens[0] in prefixes
+    if kind in ("meth", "attr", "paramref"):
+        need = 3 if kind == "paramref" and len(tokens) >= 3 and tokens[-3][:1].isupper() else 2
+        return ".".join(tokens[-need:])
+    if kind == "class" and (short or target.startswith(".")):
+        return tokens[-1]
+    if kind != "class" and (short or target.startswith((".", "~"))):
+        return tokens[-1]
+    return title
+
+
+def _project(conf: bytes | None) -> Project:
+    """What a ``conf.py`` sets of `Project`, read as a syntax tree: nothing is run."""
+    if conf is None or len(conf) > MAX_CONF_BYTES:
+        return _DEFAULT_PROJECT
+    import ast
+
+    try:
+        tree = ast.parse(conf)
+    except Exception:  # any file at all (a SyntaxError, nesting too deep): Sphinx's defaults
+        return _DEFAULT_PROJECT
+    values: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    values[target.id] = node.value
+    parens = values.get("add_function_parentheses")
+    extensions = values.get("extensions")
+    prefixes = values.get("zzzeeksphinx_module_prefixes")
+    return Project(
+        parens=not (isinstance(parens, ast.Constant) and parens.value is False),
+        zzzeek=isinstance(extensions, (ast.List, ast.Tuple))
+        and any(
+            isinstance(item, ast.Constant) and item.value == "zzzeeksphinx"
+            for item in extensions.elts
+        ),
+        prefixes=frozenset(
+            key.value
+            for key in (prefixes.keys if isinstance(prefixes, ast.Dict) else ())
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)
+        ),
+    )
 
 
 def _ancestors(folder: str) -> Iterator[str]:

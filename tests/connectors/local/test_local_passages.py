@@ -522,7 +522,7 @@ def test_myst_roles_directives_and_targets_become_text() -> None:
     (passage,) = passages
     assert passage.heading == "Testing"
     assert passage.text == (
-        "Use CliRunner and see the guide or invoke.\n\nNote:\nA note with code.\n\nimport click"
+        "Use CliRunner and see the guide or invoke().\n\nNote:\nA note with code.\n\nimport click"
     )
 
 

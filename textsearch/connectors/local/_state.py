@@ -47,7 +47,8 @@ __all__ = [
 #: label a page shows (``Note:``, ``Deprecated since version 3.1:``), the names ``module``,
 #: ``setting``... only make link targets of left out; HTML code (``<pre>``) as written.
 #: 11: a bare ``:ref:`label``` or ``:doc:`path``` reads as the title it links to; options
-#: written deeper than a directive's text are options (SQLAlchemy's changelog).
+#: written deeper than a directive's text are options (SQLAlchemy's changelog); functions
+#: and methods show their parentheses, zzzeeksphinx projects their short names.
 MARKDOWN_TEXT_VERSION = "11"
 #: The files read again when the version above changes.
 MARKDOWN_SUFFIXES = (
