@@ -36,7 +36,7 @@ _SIMPLE_BORDER = re.compile(r"=+(?: +=+)+")
 _SIMPLE_RULE = re.compile(r"[-=]+(?: +[-=]+)*")
 _COLUMN = re.compile(r"=+")
 # ``:role:`text```, ````literal````, ```title``` and ```ref`_``, left to right
-_CELL_MARKUP = re.compile(r"(?::[A-Za-z][\w:+.-]*:)?(``?)([^`]+)\1_{0,2}")
+_CELL_MARKUP = re.compile(r"(?::([A-Za-z][\w:+.-]*):)?(``?)([^`]+)\2_{0,2}")
 
 
 class Placeholders:
@@ -192,6 +192,8 @@ def _cell_words(cell: str) -> str:
     if "`" not in cell:
         return cell
     return _CELL_MARKUP.sub(
-        lambda found: found.group(2) if found.group(1) == "``" else role_text(found.group(2)),
+        lambda found: (
+            found.group(3) if found.group(2) == "``" else role_text(found.group(3), found.group(1))
+        ),
         cell,
     )
