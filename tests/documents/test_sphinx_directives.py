@@ -222,6 +222,25 @@ def test_a_changelog_shows_its_versions_tags_and_tickets() -> None:
     ]
 
 
+def test_sqlalchemy_sql_marks_are_not_code() -> None:
+    # zzzeeksphinx's pycon+sql lexer shows a statement's SQL in a box of its own; its marks
+    # ({execsql}, {stop}: 742 in SQLAlchemy's docs) are not on the page. Other code keeps
+    # the same text. The first page goes through docutils (a changelog's shown option).
+    pytest.importorskip("docutils")
+    code = "    >>> session.execute(stmt)\n    {execsql}SELECT users.id\n    FROM users{stop}\n"
+    python = ".. code-block:: python\n\n    x = '{stop}'\n"
+    fast = f"T\n=\n\n.. sourcecode:: pycon+sql\n\n{code}\n{python}"
+    nested = code.replace("    ", "        ")
+    docutils = (
+        f"T\n=\n\n.. changelog::\n    :version: 2.0\n\n    .. sourcecode:: python+sql\n\n{nested}"
+    )
+    markdown = "# T\n\n```pycon+sql\n>>> q\n{printsql}SELECT 1{stop}\n```\n"
+    shown = ">>> session.execute(stmt)\nSELECT users.id\nFROM users"
+    assert _texts(fast, ".rst") == [shown, "x = '{stop}'"]
+    assert _texts(docutils, ".rst") == ["Version: 2.0", shown]
+    assert _texts(markdown, ".md") == [">>> q\nSELECT 1"]
+
+
 def test_a_grammar_is_code() -> None:
     # Sphinx's productionlist shows a grammar as written (its backquoted names included).
     pytest.importorskip("docutils")

@@ -9,6 +9,7 @@ exactly (``code=True``): the packer never re-indents or re-flows them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ __all__ = [
     "Label",
     "directive_label",
     "only_shows",
+    "shown_code",
     "option_labels",
     "put_label",
     "shown_options",
@@ -128,6 +130,20 @@ _DIRECTIVE_OPTIONS = {
     "changelog": {"version": "Version", "released": "Released"},
     "change": {"tags": "Tags", "tickets": "Tickets", "versions": "Versions"},
 }
+
+
+#: zzzeeksphinx's lexers (SQLAlchemy's docs), whose code marks where the SQL a statement
+#: emits starts and stops: the page shows that SQL in a box of its own, not the marks.
+_SQL_MARKED = ("pycon+sql", "python+sql")
+_SQL_MARKS = re.compile(r"\{(?:sql|execsql|opensql|printsql|stop)\}")
+
+
+def shown_code(language: str, code: str) -> str:
+    """A code block as its page shows it: exactly as written, but for zzzeeksphinx's SQL
+    marks (``{execsql}SELECT ...``, ``{stop}``) in ``pycon+sql`` and ``python+sql``."""
+    if language.strip().lower() not in _SQL_MARKED or "{" not in code:
+        return code
+    return _SQL_MARKS.sub("", code)
 
 
 def option_labels(directive: str) -> dict[str, str]:

@@ -24,6 +24,7 @@ from textsearch.documents._blocks import (
     github_slug,
     only_shows,
     put_label,
+    shown_code,
     shown_options,
     strip_tags,
 )
@@ -275,7 +276,10 @@ class _Reader(SectionWriter):
             elif kind == "blockquote_close":
                 quote_depth -= 1
             elif kind == "code_block" or kind == "fence" and not token.info.startswith("{"):
-                self.add_block(line, token.content.rstrip("\n"), code=True)
+                code = shown_code(
+                    token.info.split(maxsplit=1)[0] if token.info.strip() else "", token.content
+                )
+                self.add_block(line, code.rstrip("\n"), code=True)
                 item_prefix = None
             elif kind == "fence" or kind == "colon_fence":
                 self.directive(token, line, depth)
@@ -334,7 +338,7 @@ class _Reader(SectionWriter):
         if options:
             self.read(options, line, depth + 1, sections=False)
         if name in _CODE_DIRECTIVES or "example" in name:
-            self.add_block(body_line, body.rstrip("\n"), code=True)
+            self.add_block(body_line, shown_code(argument, body).rstrip("\n"), code=True)
         elif name == "eval-rst" and self.rst is not None:
             self.blocks.extend(self.rst(body, body_line - 1))
         elif depth >= _MAX_DIRECTIVE_DEPTH:

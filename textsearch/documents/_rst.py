@@ -28,6 +28,7 @@ from textsearch.documents._blocks import (
     docutils_slug,
     only_shows,
     put_label,
+    shown_code,
     shown_options,
 )
 from textsearch.documents._markdown import role_text
@@ -134,7 +135,8 @@ def _directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
                 gap = first - (self.lineno + 1) - len(head)
                 lines = head + [""] * gap + lines if lines else head
                 first = self.lineno + 1
-            node = nodes.literal_block("", "\n".join(lines))
+            language = marker.partition("::")[2]
+            node = nodes.literal_block("", shown_code(language, "\n".join(lines)))
             node.line = first
             return [node]
 

@@ -165,7 +165,7 @@ def _fast_directive(
             blocks.append(Block(lineno + 1, text, True))
         return end
     if kind == "code":
-        text = "\n".join(content)
+        text = _blocks.shown_code(argument, "\n".join(content))
         if text.strip():
             blocks.append(Block(content_line + 1, text, True))
     elif kind == "generic":
