@@ -29,6 +29,7 @@ from textsearch.documents._blocks import (
     strip_tags,
 )
 from textsearch.documents._dialects import unfold
+from textsearch.documents._references import role_text
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -127,35 +128,6 @@ def _inline(content: str, env: dict[str, Any]) -> str:
     parser = _parser()
     parser.inline.parse(content, parser, env, children)
     return inline_text(children)
-
-
-def role_text(content: str, role: str | None = None) -> str:
-    """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"; a bare
-    ``ref`` or ``doc`` ``role`` is the title it links to, where the doc set has it, a
-    function or method ``f()`` (`python_title`)."""
-    content = content.strip()
-    if content.endswith(">") and "<" in content:
-        # Sphinx's explicit title: "text <target>", the blank before "<" optional
-        title = content[: content.rindex("<")].strip()
-        if title:
-            return title
-    if role is None:
-        return _target_title(content)
-    from textsearch.documents._references import python_title, resolved
-
-    return resolved(role, content) or python_title(role, content, _target_title(content))
-
-
-def _target_title(content: str) -> str:
-    """What Sphinx shows of a reference's target when it has no explicit title."""
-    if content.startswith(".") and len(content) > 1 and content[1].isalpha():
-        content = content[1:]  # Sphinx's relative target (.Field.choices) shows no dot
-    if content.startswith(("~", "!")):
-        content = content[1:]
-        if "." in content and not content.endswith("."):
-            # Sphinx shows only the last name of ~a.b.c
-            return content.rsplit(".", 1)[1]
-    return content
 
 
 def inline_text(tokens: Sequence[Token]) -> str:

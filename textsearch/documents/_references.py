@@ -29,6 +29,7 @@ __all__ = [
     "python_title",
     "reading",
     "resolved",
+    "role_text",
     "scan",
     "scanned",
 ]
@@ -197,6 +198,33 @@ def resolved(role: str | None, target: str) -> str | None:
     return None
 
 
+def role_text(content: str, role: str | None = None) -> str:
+    """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"; a bare
+    ``ref`` or ``doc`` ``role`` is the title it links to, where the doc set has it, a
+    function or method ``f()`` (`python_title`)."""
+    content = content.strip()
+    if content.endswith(">") and "<" in content:
+        # Sphinx's explicit title: "text <target>", the blank before "<" optional
+        title = content[: content.rindex("<")].strip()
+        if title:
+            return title
+    if role is None:
+        return _target_title(content)
+    return resolved(role, content) or python_title(role, content, _target_title(content))
+
+
+def _target_title(content: str) -> str:
+    """What Sphinx shows of a reference's target when it has no explicit title."""
+    if content.startswith(".") and len(content) > 1 and content[1].isalpha():
+        content = content[1:]  # Sphinx's relative target (.Field.choices) shows no dot
+    if content.startswith(("~", "!")):
+        content = content[1:]
+        if "." in content and not content.endswith("."):
+            # Sphinx shows only the last name of ~a.b.c
+            return content.rsplit(".", 1)[1]
+    return content
+
+
 def python_title(role: str, target: str, title: str) -> str:
     """What a page shows for a Python role's ``target`` (no explicit title) that Sphinx's
     own rules show as ``title``: ``f()`` for a function or method (``add_function_parentheses``),
@@ -293,7 +321,6 @@ def _words(title: str) -> str:
     title = title[:_TITLE_CHARS]
     if "`" not in title and "*" not in title:
         return title
-    from textsearch.documents._markdown import role_text
 
     def words(found: re.Match[str]) -> str:
         role, literal, interpreted, emphasis = found.groups()

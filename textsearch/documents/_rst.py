@@ -31,7 +31,7 @@ from textsearch.documents._blocks import (
     shown_code,
     shown_options,
 )
-from textsearch.documents._markdown import role_text
+from textsearch.documents._references import role_text
 from textsearch.documents._rst_fast import (  # the lists: tests check them against docutils
     _DOCUTILS_DIRECTIVES,  # noqa: F401
     _DOCUTILS_ROLES,  # noqa: F401

@@ -11,7 +11,7 @@ import re
 from textsearch.documents import _blocks
 from textsearch.documents import _rst_sniff as base
 from textsearch.documents._blocks import Block, Label, directive_label, only_shows, put_label
-from textsearch.documents._markdown import role_text
+from textsearch.documents._references import role_text
 from textsearch.documents._rst_limits import LINE_LIMIT
 
 __all__ = ["_DOCUTILS_DIRECTIVES", "_DOCUTILS_ROLES", "_directives_only"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from textsearch.documents._markdown import role_text
+from textsearch.documents._references import role_text
 
 __all__ = ["LINE_LIMIT", "Placeholders", "guard_lines"]
 
