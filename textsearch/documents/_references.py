@@ -21,6 +21,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from textsearch.documents._dialects import _FENCE  # the fences the dialect pass knows
+
 __all__ = [
     "MAX_CONF_BYTES",
     "MAX_SCAN_BYTES",
@@ -48,7 +50,6 @@ _TITLE = re.compile(rf"^(?:{_ADORNMENT}\n)?([^\s][^\n]*)\n([!-/:-@\[-`{{-~])\3+[
 _RST_LABEL = re.compile(r"^\.\. _(`[^`\n]+`|[^:`\n][^:\n]*?):[ \t]*$", re.M)
 _MYST_LABEL = re.compile(r"^\(([^()\s][^()\n]*)\)=[ \t]*$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(\S[^\n]*)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}|:{3,})")
 _INLINE = re.compile(
     r":[\w.+-]{1,40}(?::[\w.+-]{1,40}){0,3}:`([^`]+)`|``([^`]+)``|`([^`]+)`_{0,2}"
     r"|\*\*?([^*]+)\*\*?"
@@ -382,7 +383,7 @@ def _scan_md(text: str, labels: dict[str, str]) -> str | None:
                 if len(opened.group(1)) >= len(fence) and not line.strip().strip(fence[0]):
                     fence = None
             continue
-        if opened is not None and not opened.group(1).startswith(":"):
+        if opened is not None:
             fence = opened.group(1)
             pending.clear()
             continue
