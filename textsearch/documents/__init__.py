@@ -69,8 +69,9 @@ def read_path(
     With `section_index`, a store that keeps these documents can give a file back whole, its
     sections in order (the MCP server does so for the file's own URI, the relative path).
 
-    A bare cross-reference of reStructuredText or MyST (``:ref:`label```, ``:doc:`path```)
-    reads as the title of the section or document it links to, wherever in ``path`` that is.
+    A bare cross-reference of reStructuredText or MyST (a ``ref`` or ``doc`` role with no
+    title of its own) reads as the title of the section or document it links to, wherever
+    in ``path`` that is.
 
     Folders are walked as `index_path` walks them (hidden and tool folders skipped, links
     leading outside the root never followed). A file that cannot be read is left out and,
