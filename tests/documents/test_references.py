@@ -229,3 +229,21 @@ def test_a_conf_py_is_read_never_run(tmp_path: Path, conf: str) -> None:
     (tmp_path / "a.rst").write_text("A\n=\n\nCall :func:`setup`.\n")
     assert "Call setup()." in _one(tmp_path, "a.rst")
     assert not (tmp_path / "ran").exists()
+
+
+def test_the_folder_is_scanned_only_for_a_bare_reference(tmp_path: Path) -> None:
+    # A run over files with no bare reference (an incremental run of a large folder whose
+    # changed files hold none) never reads the folder's other sources.
+    from textsearch.documents._files import read_file, references
+
+    (tmp_path / "a.md").write_text("# A\n\nPlain words and a {py:func}`call`.\n")
+    (tmp_path / "b.rst").write_text("B\n=\n\nSee :ref:`a-label`.\n")
+    (tmp_path / "c.rst").write_text(".. _a-label:\n\nC title\n=======\n\nText.\n")
+    files = sorted(tmp_path.iterdir())
+    folder = references(tmp_path, files)
+    first = read_file(files[0], None, IndexReport(), root=tmp_path, doc_set=folder)
+    assert first is not None and "Plain words and a call()." in first.passages[0].text
+    assert folder._doc_set is None  # not scanned: nothing needed it
+    second = read_file(files[1], None, IndexReport(), root=tmp_path, doc_set=folder)
+    assert second is not None and "See C title." in second.passages[0].text
+    assert folder._doc_set is not None

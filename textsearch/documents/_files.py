@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
 from pathlib import Path
 
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.documents._references import (
     MAX_CONF_BYTES,
     MAX_SCAN_BYTES,
-    DocSet,
+    Folder,
     reading,
-    scan,
     scanned,
 )
 from textsearch.errors import ConfigurationError
@@ -153,12 +151,12 @@ def read_file(
     *,
     limit: int = DEFAULT_PASSAGE_CHARS,
     root: Path | None = None,
-    doc_set: Callable[[], DocSet] | None = None,
+    doc_set: Folder | None = None,
 ) -> FileWork | None:
     """Read one file into passages, or ``None`` (unchanged, or failed: then in ``report``).
 
-    Bare cross-references resolve in the doc set ``doc_set`` gives (see `references`; asked
-    only when a file is read), the file's name in it taken from ``root``.
+    Bare cross-references resolve in ``doc_set``, the folder the file is read with (see
+    `references`).
 
     Only a regular file is read: a FIFO, socket or device is never opened (opening a FIFO
     waits for a writer, and the index lock would be held meanwhile). The file is opened
@@ -198,7 +196,7 @@ def read_file(
     from textsearch.documents._formats import NotRead, split_file  # index time only
 
     try:
-        with reading(doc_set() if doc_set is not None else None, file, root):
+        with reading(doc_set, file):
             title, passages = split_file(data, file.suffix, limit=limit, formats=formats)
     except NotRead as exc:
         (report.skipped if exc.missing else report.failed).append((str(file), exc.reason))
@@ -277,24 +275,19 @@ def _real_path_of(fd: int) -> Path | None:
         return None
 
 
-def references(root: Path, files: Sequence[Path]) -> Callable[[], DocSet]:
-    """The labels and document titles of the sources among ``files`` (see `_references`),
-    scanned at the first call (an index run whose files are all unchanged never scans):
-    each is opened as `read_file` opens a file; one that cannot be read is left out here and
-    reported when it is read."""
-    return cache(partial(_references, root, tuple(files)))
+def references(root: Path, files: Sequence[Path]) -> Folder:
+    """What reading ``files`` (under ``root``) shares (see `Folder`): a source is opened
+    as `read_file` opens a file, when a bare reference first needs the folder's labels;
+    one that cannot be read is left out there and reported when it is read."""
+    listed = tuple(files)
 
+    def sources() -> Iterator[tuple[Path, bytes]]:
+        for file in listed:
+            if scanned(file) and (data := open_bounded(file, MAX_SCAN_BYTES)) is not None:
+                yield file, data
 
-def _references(root: Path, files: tuple[Path, ...]) -> DocSet:
-    return scan(
-        root,
-        (
-            (file, data)
-            for file in files
-            if scanned(file) and (data := open_bounded(file, MAX_SCAN_BYTES)) is not None
-        ),
-        lambda conf: open_bounded(conf, MAX_CONF_BYTES),
-    )
+    base = root.parent if root.is_file() else root
+    return Folder(base, sources, lambda conf: open_bounded(conf, MAX_CONF_BYTES))
 
 
 def open_bounded(file: Path, cap: int) -> bytes | None:
