@@ -354,3 +354,19 @@ def test_code_cells_of_quarto_and_r_markdown_are_code(tmp_path: Path) -> None:
         "report.Rmd",
     ]
     assert all(document["title"] == "Analysis" for document in documents)
+
+
+def test_mkdocstrings_cross_references_read_as_their_text() -> None:
+    # mkdocs-autorefs' [text][identifier] and [identifier][] have no reference definition:
+    # CommonMark leaves brackets and identifier as written, the site shows a link's text.
+    page = (
+        "# Models\n\nSubclass [`BaseModel`][pydantic.BaseModel] or [the *model*][pydantic.main"
+        ".BaseModel]; see [pydantic.Field][], [a section][field-types] and [the docs][docs].\n\n"
+        "Left as written: [Field][], [Field], [text][1], matrix[i][j] and `m[k][v.w]`.\n\n"
+        "[docs]: https://example.org/docs\n"
+    )
+    prose = [text for _, code, text in _blocks(page) if not code]
+    assert prose == [
+        "Subclass BaseModel or the model; see pydantic.Field, a section and the docs.",
+        "Left as written: [Field][], [Field], [text][1], matrix[i][j] and m[k][v.w].",
+    ]

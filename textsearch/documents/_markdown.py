@@ -33,6 +33,7 @@ from textsearch.documents._references import role_text
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_inline import StateInline
     from markdown_it.token import Token
 
 __all__ = ["available", "markdown_sections", "source_sections"]
@@ -88,6 +89,7 @@ def _parser() -> MarkdownIt:
         .use(myst_block_plugin)
         .use(colon_fence_plugin)
     )
+    parser.inline.ruler.before("link", "autoref", _autoref)
     # Link targets are never shown: normalizing and checking them was ~20% of the parse.
     parser.normalizeLink = _same  # type: ignore[method-assign]
     parser.normalizeLinkText = _same  # type: ignore[method-assign,assignment]
@@ -96,6 +98,44 @@ def _parser() -> MarkdownIt:
     # text_join only merges tokens the reader joins anyway.
     parser.disable(["inline", "text_join"])
     return parser
+
+
+# mkdocs-autorefs' identifiers: a dotted (or ``module:object``) name, or a heading's anchor.
+_AUTOREF_ID = re.compile(r"[A-Za-z_][\w-]*(?:[.:][A-Za-z_][\w-]*)+|[A-Za-z][\w]*(?:-[\w]+)+")
+
+
+def _autoref(state: StateInline, silent: bool) -> bool:
+    """A cross-reference of mkdocs-autorefs (mkdocstrings' sites: pydantic, FastAPI...):
+    ``[`BaseModel`][pydantic.BaseModel]`` and ``[pydantic.Field][]`` have no reference
+    definition, so CommonMark leaves them as written, brackets and identifier; the site shows
+    a link, its text alone. Read so, with the text's own markup; a defined reference is left
+    to the link rule, and an identifier must look like one (``a[i][j]`` stays)."""
+    src, start = state.src, state.pos
+    if src[start] != "[" or start and src[start - 1].isalnum():
+        return False
+    end = state.md.helpers.parseLinkLabel(state, start, True)
+    second = end + 1
+    if end < 0 or second >= state.posMax or src[second] != "[":
+        return False
+    close = src.find("]", second + 1, state.posMax)
+    if close < 0:
+        return False
+    identifier = src[second + 1 : close] or src[start + 1 : end].strip("`")
+    if not _AUTOREF_ID.fullmatch(identifier):
+        return False
+    from markdown_it.common.utils import normalizeReference
+
+    if normalizeReference(identifier) in state.env.get("references", {}):
+        return False  # a reference the page defines: the link rule's
+    if not silent:
+        limit = state.posMax
+        state.pos, state.posMax = start + 1, end
+        state.push("link_open", "a", 1)
+        state.md.inline.tokenize(state)
+        state.push("link_close", "a", -1)
+        state.posMax = limit
+    state.pos = close + 1
+    return True
 
 
 def _same(url: str) -> str:

@@ -102,6 +102,8 @@ CASES: dict[str, tuple[str, Callable[[float], str]]] = {
         lambda k: ".. _a:\n\n" + ":a:a" * _n(30_000, k) + "\n" + "=" * _n(120_000, k) + "\n",
     ),
     "rst-doc-refs": ("a.rst", lambda k: "T\n=\n\n" + ":doc:`a` :ref:`b` " * _n(10_000, k) + "\n"),
+    "md-autorefs-unclosed": ("a.md", lambda k: "[a][b.c " * _n(20_000, k) + "\n"),
+    "md-autorefs": ("a.md", lambda k: "[`a`][b.c] " * _n(20_000, k) + "\n"),
     "md-myst-labels": ("a.md", lambda k: "(a)=\n" * _n(30_000, k) + "# T\n\n{ref}`a`\n"),
     "rst-txt-sniffed": ("a.txt", lambda k: "Title\n=====\n\n" + ":a:`b` " * _n(20_000, k) + "\n"),
     "html-unclosed-tags": ("a.html", lambda k: "<a " * _n(50_000, k)),

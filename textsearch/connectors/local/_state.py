@@ -48,7 +48,8 @@ __all__ = [
 #: ``setting``... only make link targets of left out; HTML code (``<pre>``) as written.
 #: 11: a bare ``:ref:`label``` or ``:doc:`path``` reads as the title it links to; options
 #: written deeper than a directive's text are options (SQLAlchemy's changelog); functions
-#: and methods show their parentheses, zzzeeksphinx projects their short names.
+#: and methods show their parentheses, zzzeeksphinx projects their short names; mkdocs-autorefs
+#: cross-references read as their text.
 MARKDOWN_TEXT_VERSION = "11"
 #: The files read again when the version above changes.
 MARKDOWN_SUFFIXES = (
