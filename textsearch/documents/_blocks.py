@@ -81,7 +81,7 @@ class SectionWriter:
         self.sections.append((self.heading, self.anchor, self.first, self.blocks))
         self.blocks = []
 
-    def open_section(self, heading: str, anchor: str, first: int) -> None:
+    def open_section(self, heading: str, anchor: str | None, first: int) -> None:
         """End the section so far; the next blocks are under ``heading`` (the first names
         the document unless something else did)."""
         self.close_section()

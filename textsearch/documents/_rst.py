@@ -28,6 +28,7 @@ from textsearch.documents._blocks import (
     put_label,
 )
 from textsearch.documents._references import role_text
+from textsearch.documents._rst_directives import ANCHOR as _ANCHOR
 from textsearch.documents._rst_directives import LABEL as _LABEL
 from textsearch.documents._rst_directives import directive_classes, directive_for
 from textsearch.documents._rst_fast import (  # the lists: tests check them against docutils
@@ -544,13 +545,18 @@ class _Walker(SectionWriter):
         title = children[0] if children and children[0].tagname == "title" else None
         heading = " ".join(self.inline(title).split()) if title is not None else ""
         heading = self.placeholders.restore(heading, code=False)[:500]
+        made = node.get(_ANCHOR)  # a section a directive made (a changelog's release)
+        outer = (self.heading, self.anchor)
         if self.with_sections and heading:
-            anchor = docutils_slug(heading, self.used)
+            anchor = made or docutils_slug(heading, self.used)
             self.open_section(heading, anchor, self._line(title) + 1)
         elif heading:
             self.add(title, heading)
         for child in children[1 if title is not None else 0 :]:
             prefix = self.walk(child, indent, prefix)
+        if made and self.with_sections and heading and outer[0] is not None:
+            # what follows the directive is the enclosing section's again
+            self.open_section(outer[0], outer[1], self._line(node) + 1)
         return prefix
 
 

@@ -12,10 +12,12 @@ from typing import Any
 from textsearch.documents._blocks import directive_label, only_shows, shown_code, shown_options
 from textsearch.documents._rst_sniff import _ARGUMENT_NOT_TEXT, _directive_kind
 
-__all__ = ["LABEL", "directive_classes", "directive_for"]
+__all__ = ["ANCHOR", "LABEL", "directive_classes", "directive_for"]
 
 #: Where a generic directive's node keeps its `Label` and the label's words parsed.
 LABEL = "textsearch-label"
+#: Where a section a directive makes keeps the anchor its page gives it.
+ANCHOR = "textsearch-anchor"
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +67,7 @@ def directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
 
     class Generic(Lenient):
         def run(self) -> list[Any]:
-            container = nodes.container()
+            container: nodes.Element = nodes.container()
             container.line = self.lineno
             short = self.name.rpartition(":")[2]
             argument = self.arguments[0] if self.arguments else ""
@@ -82,6 +84,14 @@ def directive_classes() -> tuple[type[Any], type[Any], type[Any]]:
             if not given and not marker.partition("::")[2].strip() and len(lines) > 0:
                 if all(_INDENTED_OPTION.match(line.strip()) for line in lines):
                     given, argument = [_option(line) for line in lines], ""
+            version = dict(given).get("version", "").strip() if short == "changelog" else ""
+            if version:  # the changelog extension: a section of the page per release
+                container = nodes.section()
+                container[ANCHOR] = f"change-{version}"
+                title = nodes.title(version, version)
+                title.line = self.lineno
+                container += title
+                given = [(key, value) for key, value in given if key != "version"]
             options = shown_options(given, short)
             for text in (argument if short not in _ARGUMENT_NOT_TEXT else "", options):
                 if text:
