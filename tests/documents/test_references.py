@@ -247,3 +247,18 @@ def test_the_folder_is_scanned_only_for_a_bare_reference(tmp_path: Path) -> None
     second = read_file(files[1], None, IndexReport(), root=tmp_path, doc_set=folder)
     assert second is not None and "See C title." in second.passages[0].text
     assert folder._doc_set is not None
+
+
+def test_myst_links_without_text_show_their_targets_title(tmp_path: Path) -> None:
+    # MyST shows [](#label), [](file.md) and <project:#label> as the title they link to; read
+    # as their text alone they were nothing ("See , ."). A target the folder does not have
+    # reads as written, a web link as its URL.
+    (tmp_path / "guide.md").write_text("# Guide\n\n(tuning)=\n## Tuning it\n\nWords.\n")
+    (tmp_path / "index.md").write_text(
+        "# Index\n\nSee [](#tuning), [](guide.md), <project:#tuning>, [](#tuning-it),\n"
+        "[](https://example.org/x), [](#nowhere) and [named](#tuning).\n"
+    )
+    assert (
+        "See Tuning it, Guide, Tuning it, Tuning it,\nhttps://example.org/x, nowhere and named."
+        in _one(tmp_path, "index.md")
+    )

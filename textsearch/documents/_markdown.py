@@ -29,7 +29,7 @@ from textsearch.documents._blocks import (
     strip_tags,
 )
 from textsearch.documents._dialects import unfold
-from textsearch.documents._references import role_text
+from textsearch.documents._references import link_title, role_text
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -201,6 +201,16 @@ def inline_text(tokens: Sequence[Token]) -> str:
             out.append(inline_text(token.children or ()))  # its alt text
         elif kind == "myst_role":
             out.append(role_text(token.content, token.meta.get("name")))
+        elif kind == "link_open":
+            href = str(token.attrs.get("href", ""))
+            if index + 1 < count and tokens[index + 1].type == "link_close":
+                out.append(link_title(href))  # MyST's [](#label): the target's title
+                index += 2
+                continue
+            if token.markup == "autolink" and href.startswith("project:"):
+                out.append(link_title(href))  # MyST's <project:#label>
+                index += 3
+                continue
         # html_inline: one tag, comment or CDATA section; the text around it is text
         index += 1
     return "".join(out)

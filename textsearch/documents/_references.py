@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from textsearch.documents._blocks import github_slug
 from textsearch.documents._dialects import _FENCE  # the fences the dialect pass knows
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "DocSet",
     "Folder",
     "Project",
+    "link_title",
     "python_title",
     "reading",
     "resolved",
@@ -240,6 +242,19 @@ def resolved(role: str | None, target: str) -> str | None:
     return None
 
 
+def link_title(href: str) -> str:
+    """What MyST shows for a link with no text of its own (``[](#label)``,
+    ``[](guide.md)``, ``<project:#label>``): the title of the section or document it
+    links to, where the folder has it, else the target as written."""
+    target = href.removeprefix("project:")
+    path, _, label = target.partition("#")
+    if "://" not in target:
+        title = resolved("ref", label) if label else resolved("doc", path) if path else None
+        if title:
+            return title
+    return label if label and not path else target
+
+
 def role_text(content: str, role: str | None = None) -> str:
     """What a reader sees of a role: ``text <target>`` is "text", ``~a.b.c`` is "c"; a bare
     ``ref`` or ``doc`` ``role`` is the title it links to, where the doc set has it, a
@@ -414,6 +429,7 @@ def _scan_md(text: str, labels: dict[str, str]) -> str | None:
     first: str | None = None
     pending: list[str] = []
     fence: str | None = None
+    slugs: dict[str, int] = {}
     for line in text.split("\n"):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -437,6 +453,8 @@ def _scan_md(text: str, labels: dict[str, str]) -> str | None:
             for name in pending:
                 labels.setdefault(name, title)
             pending.clear()
+            # MyST's heading anchors: [](#the-slug) shows the heading too
+            labels.setdefault(github_slug(title, slugs), title)
         elif line.strip():
             pending.clear()
     return first
