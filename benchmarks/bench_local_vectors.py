@@ -282,6 +282,7 @@ def main() -> int:
         env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
         out = subprocess.run(
             [sys.executable, "-c", QUERY, path, queries_file, "10"],
+            cwd=tmp,  # ``-c`` puts the working directory first on sys.path: not another tree
             capture_output=True,
             text=True,
             check=True,

@@ -112,3 +112,31 @@ def test_highest_picks_what_a_partial_sort_picks(name: str, scores: object) -> N
         want = np.argpartition(scores, count - k)[count - k :]
         # the same scores (which of several tied positions is free)
         assert np.array_equal(np.sort(scores[got]), np.sort(scores[want])), (name, k)  # type: ignore[index]
+
+
+def test_a_scan_split_across_threads_gives_the_single_threads_products(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(13)
+    rows = _rows(rng, 2003, 32)  # not a multiple of the thread count: uneven slices
+    quantised = _vectors._Quantised.of(np, nk, rows)
+    broad = np.arange(0, 2003, 2)  # a broad filter scores every row and keeps its own
+    queries = [rng.standard_normal(32).astype(np.float32) for _ in range(5)]
+    single = [(quantised.upper(q, None), quantised.upper(q, broad)) for q in queries]
+    monkeypatch.setattr(_vectors, "_scan_threads", lambda: 4)
+    quantised.thread_from = 1
+    for query, (whole, part) in zip(queries, single, strict=True):
+        assert np.array_equal(quantised.upper(query, None), whole)
+        assert np.array_equal(quantised.upper(query, broad), part)
+        approx, slack = quantised.scores(query, None)
+        assert np.allclose(approx + slack, whole, rtol=0, atol=1e-6)
+
+
+def test_a_forked_child_gets_scan_threads_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = _vectors._pool()
+    assert _vectors._pool() is first
+    parent = _vectors.os.getpid()
+    monkeypatch.setattr(_vectors.os, "getpid", lambda: parent + 1)
+    child = _vectors._pool()
+    assert child is not first
+    assert child.submit(lambda: 7).result(timeout=60) == 7

@@ -27,7 +27,9 @@ from __future__ import annotations
 import heapq
 import math
 import operator
+import os
 import sqlite3
+import threading
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -87,6 +89,10 @@ def encode_many(vectors: Sequence[Sequence[float]]) -> list[bytes]:
 #: product reads at most ~30 MB (384 dimensions), a few milliseconds, and the copy would add a
 #: quarter to the memory for about a millisecond saved.
 QUANTISE_FROM = 20_000
+#: From how many rows a scan of every int8 row is split across threads (numkong releases
+#: the GIL; below this the threads' start-up costs more than they save).
+THREAD_FROM = 262_144
+_SCAN_THREADS = 4
 #: Added to each error bound: float32 rounding of the products (scores are near 1, so
 #: rounding is ~1e-7 each; the margin only widens the exact re-scoring slightly).
 _ROUNDING = 1e-4
@@ -126,6 +132,8 @@ class _Quantised:
         self._np, self._nk = np, nk
         self.codes = codes
         self.step, self.l1 = np.ascontiguousarray(step), np.ascontiguousarray(l1)
+        #: Settable (tests): from how many rows a full scan is split across threads.
+        self.thread_from = THREAD_FROM
 
     @classmethod
     def of(cls, np: Any, nk: Any, matrix: Any) -> _Quantised:
@@ -158,11 +166,33 @@ class _Quantised:
         peak = float(np.abs(query).max()) or 1.0
         qstep = peak / 127
         qcodes = np.rint(query / qstep).astype(np.int8)
-        dots = self._nk.cdist(qcodes[None, :], codes, metric="dot", out_dtype="float32")
-        dots = np.asarray(dots, dtype=np.float32).reshape(-1)
+        dots = self._product(qcodes[None, :], codes)
         if rows is not None and not gather:
             dots = dots[rows]
         return dots, qstep, step, l1
+
+    def _product(self, qcodes: Any, codes: Any) -> Any:
+        """``codes . qcodes`` as float32, a large matrix's in slices on threads at once."""
+        np, nk = self._np, self._nk
+        count = len(codes)
+        threads = _scan_threads()
+        if count < max(self.thread_from, 2) or threads < 2:
+            dots = nk.cdist(qcodes, codes, metric="dot", out_dtype="float32")
+            return np.asarray(dots, dtype=np.float32).reshape(-1)
+        out = np.empty((1, count), dtype=np.float32)
+        bounds = [count * part // threads for part in range(threads + 1)]
+
+        def part(index: int) -> None:
+            start, stop = bounds[index], bounds[index + 1]
+            nk.cdist(
+                qcodes, codes[start:stop], metric="dot", out_dtype="float32", out=out[:, start:stop]
+            )
+
+        pending = [_pool().submit(part, index) for index in range(1, threads)]
+        part(0)
+        for future in pending:
+            future.result()
+        return out.reshape(-1)
 
     def scores(self, query: Any, rows: Any) -> tuple[Any, Any]:
         """Approximate cosines of the unit ``query`` with ``rows`` (``None``: every row), and
@@ -186,6 +216,32 @@ class _Quantised:
         bound += l1 * np.float32(0.5 * qstep)
         bound += np.float32(_ROUNDING)
         return bound
+
+
+_pool_lock = threading.Lock()
+_pool_state: tuple[int, Any] | None = None
+
+
+def _scan_threads() -> int:
+    """How many threads one full scan uses: the CPUs this process may run on, at most 4."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        cpus = os.cpu_count() or 1
+    return min(_SCAN_THREADS, cpus)
+
+
+def _pool() -> Any:
+    """The process's scan threads, made on first use and again in a forked child (a
+    parent's threads do not exist there)."""
+    global _pool_state
+    with _pool_lock:
+        if _pool_state is None or _pool_state[0] != os.getpid():
+            from concurrent.futures import ThreadPoolExecutor
+
+            pool = ThreadPoolExecutor(_SCAN_THREADS - 1, thread_name_prefix="textsearch-scan")
+            _pool_state = (os.getpid(), pool)
+        return _pool_state[1]
 
 
 def _remembered(memo: dict[str, Any] | None, key: str, make: Callable[[], Any]) -> Any:
