@@ -7,6 +7,10 @@ be skipped), and the ranking a `VectorIndex` returns must be the exact one, ties
 
 from __future__ import annotations
 
+import os
+import signal
+import time
+
 import pytest
 
 from tests.connectors.local.vector_files import write_vector_files
@@ -132,11 +136,30 @@ def test_a_scan_split_across_threads_gives_the_single_threads_products(
         assert np.allclose(approx + slack, whole, rtol=0, atol=1e-6)
 
 
-def test_a_forked_child_gets_scan_threads_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    first = _vectors._pool()
-    assert _vectors._pool() is first
-    parent = _vectors.os.getpid()
-    monkeypatch.setattr(_vectors.os, "getpid", lambda: parent + 1)
-    child = _vectors._pool()
-    assert child is not first
-    assert child.submit(lambda: 7).result(timeout=60) == 7
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_scans_on_threads_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(17)
+    rows = _rows(rng, 1001, 16)
+    quantised = _vectors._Quantised.of(np, nk, rows)
+    query = rng.standard_normal(16).astype(np.float32)
+    want = quantised.upper(query, None)
+    monkeypatch.setattr(_vectors, "_scan_threads", lambda: 3)
+    quantised.thread_from = 1
+    for _ in range(5):  # the parent's pool is made, its workers done and idle
+        assert np.array_equal(quantised.upper(query, None), want)
+    time.sleep(0.5)  # (a pool's idle workers are what a child would wrongly count on)
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's pool threads do not exist here
+        same = False
+        try:
+            same = bool(np.array_equal(quantised.upper(query, None), want))
+        finally:
+            os._exit(0 if same else 1)
+    deadline = time.monotonic() + 300  # only a hang is a failure: a generous margin
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's scan never finished")
+    assert os.waitstatus_to_exitcode(done[1]) == 0

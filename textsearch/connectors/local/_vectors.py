@@ -175,8 +175,8 @@ class _Quantised:
         """``codes . qcodes`` as float32, a large matrix's in slices on threads at once."""
         np, nk = self._np, self._nk
         count = len(codes)
-        threads = _scan_threads()
-        if count < max(self.thread_from, 2) or threads < 2:
+        threads = _scan_threads() if count >= max(self.thread_from, 2) else 1
+        if threads < 2:
             dots = nk.cdist(qcodes, codes, metric="dot", out_dtype="float32")
             return np.asarray(dots, dtype=np.float32).reshape(-1)
         out = np.empty((1, count), dtype=np.float32)
