@@ -489,9 +489,14 @@ def test_bad_arguments_fail_before_any_request() -> None:
         {"max_redirects": -1},
         {"concurrency": 0},
         {"allow_networks": ["nope"]},
+        {"allow_private": "no"},
+        {"max_chars": True},
     ):
         with pytest.raises(InvalidRequestError):
-            fetch_pages_sync([result("http://example.com/")], **kwargs)
+            fetch_pages_sync([result("http://example.com/")], **kwargs)  # type: ignore[arg-type]
+    # A misspelt setting is named, not dropped (it would otherwise silently keep a default).
+    with pytest.raises(InvalidRequestError, match="unknown options: max_char, timout"):
+        fetch_pages_sync([result("http://example.com/")], max_char=10, timout=1)  # type: ignore[call-arg]
 
 
 @pytest.mark.anyio

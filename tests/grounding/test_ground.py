@@ -320,3 +320,17 @@ def test_filter_argument_is_anded_with_the_options_filter_never_replacing_it() -
     assert tenant == TextSearchFilter().equal_to("tenant", "acme")  # not mutated
     ground_sync(ts, "retry", filter=site)
     assert ts.calls[-1].options.filter == site
+
+
+@pytest.mark.anyio
+async def test_bad_fetch_options_fail_before_the_search() -> None:
+    for bad, says in (
+        ({"max_chars": 0}, "max_chars must be"),
+        ({"allow_privat": True}, "unknown options: allow_privat"),
+    ):
+        ts = StaticTextSearch(DOCS, match="always")
+        with pytest.raises(InvalidRequestError, match=says):
+            ground_sync(ts, "retry", full_pages=True, fetch_options=bad)
+        with pytest.raises(InvalidRequestError, match=says):
+            await ground(ts, "retry", full_pages=True, fetch_options=bad)
+        assert ts.calls == []

@@ -298,7 +298,7 @@ def test_fetch_page_refuses_private_addresses_by_default(
     assert plugin.invoke_sync("fetch_page", {"url": "http://169.254.169.254/latest"}).startswith(
         "The page"
     )
-    with pytest.raises(ConfigurationError, match="unknown fetch options"):
+    with pytest.raises(ConfigurationError, match="unknown options: "):
         create_search_plugin(local, fetch={"allow_everything": True})
 
 

@@ -23,7 +23,7 @@ from textsearch.grounding.templates import (
 )
 
 if TYPE_CHECKING:
-    from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
+    from textsearch.grounding.fetch import FetchedPage, FetchOptions, fetch_pages, fetch_pages_sync
     from textsearch.grounding.pipeline import GroundedPrompt, ground, ground_sync
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Budget",
     "BudgetReport",
     "Citations",
+    "FetchOptions",
     "FetchedPage",
     "Fencing",
     "GroundedPrompt",
@@ -54,7 +55,12 @@ __all__ = [
 
 _LAZY = _lazy.by_module(
     {
-        "textsearch.grounding.fetch": ("FetchedPage", "fetch_pages", "fetch_pages_sync"),
+        "textsearch.grounding.fetch": (
+            "FetchOptions",
+            "FetchedPage",
+            "fetch_pages",
+            "fetch_pages_sync",
+        ),
         "textsearch.grounding.pipeline": ("GroundedPrompt", "ground", "ground_sync"),
     }
 )

@@ -44,11 +44,12 @@ import re
 import socket
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, TypedDict
 
 import httpx
+from typing_extensions import Unpack
 
 from textsearch._http._guards import (
     ACCEPT_ENCODING,
@@ -64,7 +65,7 @@ from textsearch.grounding._extract import Extractor, check_extractor, extract_ma
 from textsearch.grounding._fields import extract_fields
 from textsearch.grounding.budget import truncate_text
 
-__all__ = ["FetchedPage", "Resolver", "fetch_pages", "fetch_pages_sync"]
+__all__ = ["FetchOptions", "FetchedPage", "Resolver", "fetch_pages", "fetch_pages_sync"]
 
 logger = logging.getLogger(__name__)
 
@@ -245,6 +246,56 @@ async def system_resolver(host: str, port: int) -> Sequence[str]:
     return [str(info[4][0]) for info in infos]
 
 
+class FetchOptions(TypedDict, total=False):
+    """The settings of `fetch_pages`, each optional.
+
+    ``ground(fetch_options=...)`` and the ``fetch_page`` tool take the same settings.
+
+    Attributes:
+        max_chars: Most characters of text kept per page (cut at a word, with a marker);
+            default 20,000.
+        concurrency: Most pages downloaded at once; default 4.
+        allow_private: Fetch from private, loopback, link-local and other non-public
+            addresses too (only for trusted links, such as your own intranet); default off.
+        allow_networks: Networks (``"10.1.2.0/24"``) allowed even when ``allow_private``
+            is false.
+        timeout: Deadline in seconds for a whole page: every redirect, the headers, the
+            body however slowly it trickles, and the conversion to text; default 10.
+        max_redirects: Most redirects followed per page; default 5.
+        max_bytes: Most bytes of body read per page (after decompression); default
+            2,000,000.
+        resolver: Host name resolver (default: the system's ``getaddrinfo``).
+        extractor: How HTML becomes text: ``"auto"`` (default) keeps the main content with
+            ``trafilatura`` when the ``fetch`` extra is installed, else (and whenever it
+            finds nothing) the built-in converter; ``"trafilatura"`` requires it;
+            ``"builtin"`` never uses it. The conversion runs in a worker thread.
+    """
+
+    max_chars: int
+    concurrency: int
+    allow_private: bool
+    allow_networks: Iterable[str | IPNetwork]
+    timeout: float
+    max_redirects: int
+    max_bytes: int
+    resolver: Resolver | None
+    extractor: Extractor
+
+
+#: Every setting's default: the one place they are written.
+_DEFAULTS: Final[FetchOptions] = {
+    "max_chars": 20_000,
+    "concurrency": 4,
+    "allow_private": False,
+    "allow_networks": (),
+    "timeout": 10.0,
+    "max_redirects": 5,
+    "max_bytes": 2_000_000,
+    "resolver": None,
+    "extractor": "auto",
+}
+
+
 @dataclass(frozen=True)
 class _Settings:
     max_chars: int
@@ -254,7 +305,8 @@ class _Settings:
     allow_private: bool
     allow_networks: tuple[IPNetwork, ...]
     resolver: Resolver
-    extractor: Extractor = "auto"
+    concurrency: int
+    extractor: Extractor
 
 
 def _media_type(value: str | None) -> str | None:
@@ -535,88 +587,60 @@ def _page_text(
     return title, readable, cut
 
 
-def fetch_settings(
-    *,
-    max_chars: int,
-    max_bytes: int,
-    max_redirects: int,
-    timeout: float,
-    allow_private: bool,
-    allow_networks: Iterable[str | IPNetwork],
-    resolver: Resolver | None,
-    concurrency: int,
-    extractor: object = "auto",
-) -> _Settings:
-    """``fetch_pages``' settings checked, as it checks them (the read tools check theirs early).
+def fetch_settings(options: Mapping[str, Any]) -> _Settings:
+    """`FetchOptions` checked, the defaults filled in (the read tools check theirs early).
 
     Raises:
-        InvalidRequestError: A value out of range or of the wrong type.
+        InvalidRequestError: An unknown option, or a value out of range or of the wrong type.
     """
-    for name, value, low in (
-        ("max_chars", max_chars, 1),
-        ("max_bytes", max_bytes, 1),
-        ("max_redirects", max_redirects, 0),
-        ("concurrency", concurrency, 1),
-    ):
+    unknown = sorted(set(options) - _DEFAULTS.keys())
+    if unknown:
+        raise InvalidRequestError(f"fetch_pages: unknown options: {', '.join(map(str, unknown))}")
+    values: dict[str, Any] = {**_DEFAULTS, **options}
+    for name, low in (("max_chars", 1), ("max_bytes", 1), ("max_redirects", 0), ("concurrency", 1)):
+        value = values[name]
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InvalidRequestError(f"fetch_pages: {name} must be a whole number >= {low}")
+    timeout = values["timeout"]
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
         raise InvalidRequestError("fetch_pages: timeout must be a number of seconds > 0")
+    if not isinstance(values["allow_private"], bool):
+        raise InvalidRequestError("fetch_pages: allow_private must be True or False")
     networks: list[IPNetwork] = []
-    for net in allow_networks:
+    for net in values["allow_networks"]:
         try:
             networks.append(ipaddress.ip_network(net, strict=False))
-        except ValueError:
+        except (TypeError, ValueError):
             raise InvalidRequestError(
                 f"fetch_pages: bad network in allow_networks: {net!r}"
             ) from None
     return _Settings(
-        max_chars=max_chars,
-        max_bytes=max_bytes,
-        max_redirects=max_redirects,
+        max_chars=values["max_chars"],
+        max_bytes=values["max_bytes"],
+        max_redirects=values["max_redirects"],
         timeout=float(timeout),
-        allow_private=allow_private,
+        allow_private=values["allow_private"],
         allow_networks=tuple(networks),
-        resolver=resolver or system_resolver,
-        extractor=check_extractor(extractor),
+        resolver=values["resolver"] or system_resolver,
+        concurrency=values["concurrency"],
+        extractor=check_extractor(values["extractor"]),
     )
 
 
 async def fetch_pages(
     results: Iterable[Any],
     *,
-    max_chars: int = 20_000,
-    concurrency: int = 4,
-    allow_private: bool = False,
-    allow_networks: Iterable[str | IPNetwork] = (),
-    timeout: float = 10.0,
-    max_redirects: int = 5,
-    max_bytes: int = 2_000_000,
     http_client: httpx.AsyncClient | None = None,
-    resolver: Resolver | None = None,
-    extractor: Extractor = "auto",
+    **options: Unpack[FetchOptions],
 ) -> list[FetchedPage]:
     """Download each result's link and keep the page's main content as text.
 
     Args:
         results: Results of any shape (their ``link``/``url`` is fetched).
-        max_chars: Most characters of text kept per page (cut at a word, with a marker).
-        concurrency: Most pages downloaded at once.
-        allow_private: Fetch from private, loopback, link-local and other non-public
-            addresses too (only for trusted links, such as your own intranet).
-        allow_networks: Networks (``"10.1.2.0/24"``) allowed even when ``allow_private``
-            is false.
-        timeout: Deadline in seconds for a whole page: every redirect, the headers, the
-            body however slowly it trickles, and the conversion to text.
-        max_redirects: Most redirects followed per page.
-        max_bytes: Most bytes of body read per page (after decompression).
         http_client: An ``httpx.AsyncClient`` to use (not closed here); by default one is
             created for this call (no keep-alive, no proxy from the environment) and closed.
-        resolver: Host name resolver (default: the system's ``getaddrinfo``).
-        extractor: How HTML becomes text: ``"auto"`` (default) keeps the main content with
-            ``trafilatura`` when the ``fetch`` extra is installed, else (and whenever it
-            finds nothing) the built-in converter; ``"trafilatura"`` requires it;
-            ``"builtin"`` never uses it. The conversion runs in a worker thread.
+        **options: The settings of `FetchOptions` (``max_chars``, ``allow_private``,
+            ``timeout``...).
 
     Returns:
         One `FetchedPage` per result, in order. A refused or failed page keeps the
@@ -626,21 +650,11 @@ async def fetch_pages(
         InvalidRequestError: A bad argument (before any network call).
         ImportError: ``extractor="trafilatura"`` without the ``fetch`` extra.
     """
-    settings = fetch_settings(
-        max_chars=max_chars,
-        max_bytes=max_bytes,
-        max_redirects=max_redirects,
-        timeout=timeout,
-        allow_private=allow_private,
-        allow_networks=allow_networks,
-        resolver=resolver,
-        concurrency=concurrency,
-        extractor=extractor,
-    )
+    settings = fetch_settings(options)
     items = list(results)
     if not items:
         return []
-    gate = asyncio.Semaphore(concurrency)
+    gate = asyncio.Semaphore(settings.concurrency)
 
     async def one(client: httpx.AsyncClient, item: Any) -> FetchedPage:
         async with gate:
@@ -658,7 +672,12 @@ async def fetch_pages(
         return list(await asyncio.gather(*(one(client, it) for it in items)))
 
 
-def fetch_pages_sync(results: Iterable[Any], **kwargs: Any) -> list[FetchedPage]:
+def fetch_pages_sync(
+    results: Iterable[Any],
+    *,
+    http_client: httpx.AsyncClient | None = None,
+    **options: Unpack[FetchOptions],
+) -> list[FetchedPage]:
     """Blocking twin of `fetch_pages` (same arguments, same result).
 
     Raises:
@@ -668,5 +687,5 @@ def fetch_pages_sync(results: Iterable[Any], **kwargs: Any) -> list[FetchedPage]
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(fetch_pages(results, **kwargs))
+        return asyncio.run(fetch_pages(results, http_client=http_client, **options))
     raise RuntimeError("fetch_pages_sync was called inside a running event loop; await fetch_pages")

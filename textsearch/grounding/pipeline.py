@@ -26,7 +26,7 @@ from textsearch.grounding._fields import ResultFields, extract_fields, page_orig
 from textsearch.grounding.budget import Budget, truncate_text
 from textsearch.grounding.citations import Citations, Source
 from textsearch.grounding.fencing import Fencing
-from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync
+from textsearch.grounding.fetch import FetchedPage, fetch_pages, fetch_pages_sync, fetch_settings
 from textsearch.grounding.templates import (
     ANSWER_WITH_CITATIONS,
     PromptTemplate,
@@ -185,6 +185,9 @@ def _steps(
 ) -> _Steps:
     query = _check_query(query)
     effective = _options(options, top, search_filter)
+    fetch_kwargs = dict(fetch_options or {})
+    # Checked before the search, so a bad setting costs no call; http_client is no setting.
+    settings = fetch_settings({k: v for k, v in fetch_kwargs.items() if k != "http_client"})
     merged: list[tuple[Any, ResultFields]] | None = None
     metadata: dict[str, Any] = {}
     try:
@@ -208,8 +211,10 @@ def _steps(
     if full_pages:
         # Whole stored documents may be read from an index file: off the event loop.
         reader = _document_reader(text_search)
-        stored, todo, fetch_kwargs = yield Call(
-            _stored_pages, partial(_in_thread, _stored_pages), (merged, fetch_options, reader)
+        stored, todo = yield Call(
+            _stored_pages,
+            partial(_in_thread, _stored_pages),
+            (merged, settings.max_chars, reader),
         )
         fetched: list[FetchedPage] = []
         if todo:
@@ -332,14 +337,10 @@ def _stored_text(item: Any, read_document: Callable[[Any], str | None] | None) -
 
 def _stored_pages(
     merged: list[tuple[Any, ResultFields]],
-    fetch_options: Mapping[str, Any] | None,
+    max_chars: int,
     read_document: Callable[[Any], str | None] | None = None,
-) -> tuple[list[FetchedPage | None], list[ResultFields], dict[str, Any]]:
-    """Pages made from stored text, the results still to fetch, and the fetch options."""
-    options = dict(fetch_options or {})
-    max_chars = options.get("max_chars", 20_000)
-    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1:
-        raise InvalidRequestError("fetch_pages: max_chars must be a whole number >= 1")
+) -> tuple[list[FetchedPage | None], list[ResultFields]]:
+    """Pages made from stored text, and the results still to fetch."""
     stored: list[FetchedPage | None] = []
     todo: list[ResultFields] = []
     for item, fields in merged:
@@ -354,7 +355,7 @@ def _stored_pages(
                 name=fields.name, value=value, ok=True, truncated=cut, **page_origin(item, fields)
             )
         )
-    return stored, todo, options
+    return stored, todo
 
 
 def _all_pages(

@@ -407,33 +407,11 @@ class FetchPageFunction(_ReadingFunction):
                 )
         from textsearch.grounding.fetch import fetch_settings
 
+        settings = {k: v for k, v in fetch_options.items() if k != "http_client"}
         try:  # every option checked now, not at the model's first call
-            fetch_settings(
-                max_chars=max_chars,
-                max_bytes=fetch_options.get("max_bytes", 2_000_000),
-                max_redirects=fetch_options.get("max_redirects", 5),
-                timeout=fetch_options.get("timeout", 10.0),
-                allow_private=bool(fetch_options.get("allow_private", False)),
-                allow_networks=fetch_options.get("allow_networks", ()),
-                resolver=fetch_options.get("resolver"),
-                concurrency=fetch_options.get("concurrency", 4),
-                extractor=fetch_options.get("extractor", "auto"),
-            )
+            fetch_settings({**settings, "max_chars": max_chars})
         except InvalidRequestError as exc:
             raise ConfigurationError(str(exc)) from None
-        unknown = set(fetch_options) - {
-            "max_bytes",
-            "max_redirects",
-            "timeout",
-            "allow_private",
-            "allow_networks",
-            "resolver",
-            "concurrency",
-            "extractor",
-            "http_client",
-        }
-        if unknown:
-            raise ConfigurationError(f"unknown fetch options: {', '.join(sorted(unknown))}")
         spec = _ReadSpec(
             [SearchParameter("url", "The http(s) address of the page to read.", required=True)]
         )
