@@ -29,6 +29,7 @@ from textsearch import (
     ConfigurationError,
     InvalidRequestError,
     ResponseFormatError,
+    __version__,
 )
 from textsearch._http._transports._urllib3 import Urllib3Transport
 
@@ -81,7 +82,7 @@ def test_an_injected_blocking_client_is_used_as_given(library: str) -> None:
         assert len(connector.search_sync("q")) == 1
         connector.close()
         assert not client.is_closed
-    assert server.requests[0].headers["user-agent"] != "textsearch (urllib3)"
+    assert server.requests[0].headers["user-agent"] != f"textsearch-sdk/{__version__} (urllib3)"
     client.close()
     # an injected async client leaves the blocking path to urllib3
     aclient = httpx.AsyncClient()
@@ -207,8 +208,8 @@ def test_ssl_cert_file_is_trusted_like_httpx(
             assert len(connector.search_sync("q")) == 1
             connector.close()
     assert {r.headers["user-agent"] for r in server.requests} == {
-        "textsearch (python-httpx)",
-        "textsearch (urllib3)",
+        f"textsearch-sdk/{__version__} (python-httpx)",
+        f"textsearch-sdk/{__version__} (urllib3)",
     }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from textsearch import InvalidRequestError, TextSearchResult
+from textsearch import InvalidRequestError, TextSearchResult, __version__
 from textsearch.grounding import fetch_pages, fetch_pages_sync, format_results
 from textsearch.grounding.fetch import check_address
 
@@ -43,6 +43,7 @@ PAGE = (
 class Site:
     port: int
     requests: list[tuple[str, str]] = field(default_factory=list)
+    agents: list[str] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
     bomb: bytes = b""
 
@@ -67,6 +68,7 @@ def _make_handler(site: Site) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             site.requests.append((self.path, self.headers.get("Host", "")))
+            site.agents.append(self.headers.get("User-Agent", ""))
             path = self.path
             try:
                 if path == "/page.html":
@@ -420,6 +422,7 @@ async def test_connection_is_pinned_to_the_checked_address_with_the_original_hos
     )
     assert page.ok and page.final_url == site.url("/page.html", host="docs.public.test")
     assert site.requests == [("/page.html", f"docs.public.test:{site.port}")]
+    assert site.agents == [f"textsearch-sdk/{__version__} (page fetcher)"]
 
 
 @pytest.mark.anyio

@@ -21,8 +21,9 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from tests.connectors.web.test_searxng import OK
 from tests.emulators.web import Reply, WebEmulator, serve
 from tests.plugins._support import REPO_ROOT
+from textsearch import __version__
 
-AIOHTTP_AGENT = "textsearch (aiohttp)"
+AIOHTTP_AGENT = f"textsearch-sdk/{__version__} (aiohttp)"
 
 
 @pytest.fixture

@@ -60,6 +60,7 @@ from textsearch._http._guards import (
     drop_credentials,
     within,
 )
+from textsearch._version import user_agent
 from textsearch.errors import InvalidRequestError
 from textsearch.grounding._extract import Extractor, check_extractor, extract_main_text
 from textsearch.grounding._fields import extract_fields
@@ -110,7 +111,6 @@ _NOT_PUBLIC = (
     (ipaddress.ip_network("fec0::/10"), "a site-local address"),
     (ipaddress.ip_network("192.88.99.0/24"), "a 6to4 relay address"),
 )
-_USER_AGENT = "textsearch-grounding/0.1 (+https://github.com/textsearch/textsearch)"
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-]+)""", re.I)
 
 
@@ -425,7 +425,7 @@ async def _get_page(
         addresses = await _resolve_checked(host, port, settings)
         headers = {
             "Host": _host_header(host, parsed.port, parsed.scheme),
-            "User-Agent": _USER_AGENT,
+            "User-Agent": user_agent("page fetcher"),
             "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,text/*;q=0.8",
             "Accept-Encoding": ACCEPT_ENCODING,
         }

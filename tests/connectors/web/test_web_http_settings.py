@@ -22,6 +22,7 @@ from textsearch import (
     SearchTransportError,
     SearxngTextSearch,
     TavilyTextSearch,
+    __version__,
 )
 
 KEY = "SECRET-key-0123456789abcdef0123"
@@ -114,4 +115,6 @@ def test_transport_aiohttp_sends_through_aiohttp(name: str) -> None:
         assert server.connections == 1  # one pooled aiohttp connection for the three
     assert counts[0] > 0 and counts == [counts[0]] * 3
     assert len(server.requests) >= 3  # SearXNG may read more than one page per search
-    assert {r.headers["user-agent"] for r in server.requests} == {"textsearch (aiohttp)"}
+    assert {r.headers["user-agent"] for r in server.requests} == {
+        f"textsearch-sdk/{__version__} (aiohttp)"
+    }

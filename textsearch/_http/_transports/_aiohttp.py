@@ -24,6 +24,7 @@ from textsearch._http._loop import LoopCloser
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
 from textsearch._http._transports.base import Answer, HttpRequest, StatusSink, missing_extra
+from textsearch._version import user_agent
 
 try:
     import aiohttp
@@ -32,7 +33,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 __all__ = ["AiohttpTransport"]
 
-USER_AGENT: Final = "textsearch (aiohttp)"
 #: aiohttp's own default. Unlike httpx's pool (see ``_transport.DEFAULT_LIMITS``), aiohttp's
 #: costs nothing more per request with more connections, while a cap below the concurrency
 #: makes every excess request wait on a future for a free connection: 40 of 50 concurrent
@@ -114,7 +114,7 @@ class AiohttpTransport:
         if found is not None and found[0] is headers:
             return found[1]
         merged = CIMultiDict(headers)
-        merged.setdefault("User-Agent", USER_AGENT)
+        merged.setdefault("User-Agent", user_agent("aiohttp"))
         merged["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
         if len(self._headers) >= _MAX_HEADER_SETS:
             self._headers.clear()

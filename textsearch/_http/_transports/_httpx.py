@@ -35,11 +35,11 @@ from textsearch._http._guards import (
     deadline_scope,
 )
 from textsearch._http._transports.base import Answer, HttpRequest, StatusSink
+from textsearch._version import user_agent
 from textsearch.errors import ConfigurationError
 
 __all__ = [
     "DEFAULT_LIMITS",
-    "USER_AGENT",
     "HttpxAsyncTransport",
     "HttpxSyncTransport",
     "VerifyTypes",
@@ -54,7 +54,6 @@ __all__ = [
 #: A pool capped near 10 connections costs less per request under concurrency than httpx's
 #: default (100): fewer connections to juggle, better keep-alive reuse (bench_web.py).
 DEFAULT_LIMITS: Final = httpx.Limits(max_connections=10, max_keepalive_connections=10)
-USER_AGENT: Final = "textsearch (python-httpx)"
 
 VerifyTypes = bool | str | os.PathLike[str] | ssl.SSLContext
 
@@ -219,7 +218,7 @@ def make_sync_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> h
     client = httpx.Client(
         timeout=timeout,
         limits=DEFAULT_LIMITS,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": user_agent("python-httpx")},
         follow_redirects=False,
         verify=verify,
     )
@@ -232,7 +231,7 @@ def make_async_client(timeout: httpx.Timeout, verify: ssl.SSLContext | bool) -> 
     return httpx.AsyncClient(
         timeout=timeout,
         limits=DEFAULT_LIMITS,
-        headers={"User-Agent": USER_AGENT},
+        headers={"User-Agent": user_agent("python-httpx")},
         follow_redirects=False,
         verify=verify,
     )

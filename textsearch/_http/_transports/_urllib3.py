@@ -39,6 +39,7 @@ from textsearch._http._guards import (
 from textsearch._http._redact import scrub
 from textsearch._http._transports._httpx import default_ssl_context, environment_proxy
 from textsearch._http._transports.base import Answer, HttpRequest, StatusSink, missing_extra
+from textsearch._version import user_agent
 
 try:
     import urllib3
@@ -50,7 +51,6 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 
 __all__ = ["Urllib3Transport"]
 
-USER_AGENT: Final = "textsearch (urllib3)"
 #: Same pool size as the httpx clients (see ``_transport.DEFAULT_LIMITS``); threads beyond
 #: it wait for a free connection (up to the pool timeout), as they do on httpx's pool.
 POOL_SIZE: Final = 10
@@ -303,7 +303,7 @@ class Urllib3Transport:
             query = urllib.parse.urlencode(request.params)
             url = f"{url}{'&' if '?' in url else '?'}{query}"
             target = f"{target}{'&' if '?' in target else '?'}{query}"
-        headers = {"User-Agent": USER_AGENT, "Accept": "*/*", **request.headers}
+        headers = {"User-Agent": user_agent("urllib3"), "Accept": "*/*", **request.headers}
         headers["Accept-Encoding"] = ACCEPT_ENCODING  # only what BodyReader can bound
         body = None
         if request.json_body is not None:
