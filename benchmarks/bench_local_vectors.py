@@ -24,6 +24,11 @@ every module in every run, ~0.1 s).
     python benchmarks/bench_local_vectors.py --build /tmp/i.sqlite3 --count 100000
     python benchmarks/bench_local_vectors.py --fresh /tmp/i.sqlite3 --against /tmp/base --rounds 12
 
+``--latency INDEX`` times whole queries on such an index through the public blocking call,
+hybrid, semantic and keyword (wall and CPU p50, p95, max RSS):
+
+    python benchmarks/bench_local_vectors.py --latency /tmp/i.sqlite3 --queries 200
+
 Optional: ``pip install lancedb`` to time LanceDB's exact (no index) search on the same
 vectors (skipped when absent; never a textsearch dependency).
 """
@@ -250,6 +255,58 @@ def fresh_against(index: str, against: str, rounds: int, dims: int) -> int:
     return 0
 
 
+def latency(path: str, queries: int, dims: int, seed: int) -> int:
+    """Per-query time of a whole index (``--build``'s) by mode: the public blocking call.
+
+    Zipf queries of 1-3 content words, as ``bench_local.py`` makes them, each with a random
+    unit vector made beforehand (the embedder only hands it out); 50 hybrid queries warm the
+    page cache first. Wall and CPU time (this process, every thread) per query.
+    """
+    import random
+    import resource
+    import statistics
+
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    import bench_local
+    from given_vectors import given_embedder
+
+    from textsearch import LocalTextSearch
+
+    rng = random.Random(seed + 1)
+    words = bench_local.vocabulary(30_000, random.Random(seed))
+    content = words[bench_local.STOPWORDS :]
+    cum = bench_local.zipf_cum_weights(len(words))[bench_local.STOPWORDS :]
+    cum = [c - cum[0] + 1e-9 for c in cum]
+    texts = [
+        " ".join(rng.choices(content, cum_weights=cum, k=rng.randint(1, 3))) for _ in range(queries)
+    ]
+    rows = np.random.default_rng(seed + 2).standard_normal((queries, dims), dtype=np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    prepared = dict(zip(texts, rows.tolist(), strict=True))
+    embedder, _ = given_embedder(dims, query_fn=lambda batch: [prepared[t] for t in batch])
+    with LocalTextSearch(path, engine="tantivy", embedder=embedder, mode="hybrid") as search:
+        for text in texts[:50]:
+            search.get_search_results_sync(text, top=10)
+        for mode in ("hybrid", "semantic", "keyword"):
+            search.mode = mode  # type: ignore[assignment]
+            wall: list[float] = []
+            cpu: list[float] = []
+            for text in texts:
+                start, used = time.perf_counter(), time.process_time()
+                search.get_search_results_sync(text, top=10)
+                wall.append((time.perf_counter() - start) * 1000)
+                cpu.append((time.process_time() - used) * 1000)
+            wall.sort()
+            print(
+                f"{mode}: {queries} queries, top=10: wall p50 {statistics.median(wall):.1f} ms, "
+                f"p95 {wall[int(0.95 * (len(wall) - 1))]:.1f} ms; CPU p50 "
+                f"{statistics.median(cpu):.1f} ms"
+            )
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"max RSS {peak:,.0f} MB; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--count", type=int, default=1_000_000)
@@ -264,7 +321,12 @@ def main() -> int:
         "--against", metavar="ROOT", help="with --fresh: the source tree to compare"
     )
     parser.add_argument("--rounds", type=int, default=12, help="with --fresh")
+    parser.add_argument(
+        "--latency", metavar="INDEX", help="only: per-query time by mode of an existing index"
+    )
     args = parser.parse_args()
+    if args.latency:
+        return latency(args.latency, args.queries, args.dims, args.seed)
     if args.build:
         return build(args.build, args.count, args.dims, args.seed)
     if args.fresh:

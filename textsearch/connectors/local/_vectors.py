@@ -151,42 +151,35 @@ class _Quantised:
             np.ascontiguousarray(pairs[:, 1]),
         )
 
-    def _dots(self, query: Any, rows: Any) -> tuple[Any, float, Any, Any]:
-        """int8 dot products of the quantised ``query`` with ``rows`` (``None``: every row),
-        its step, and the rows' steps and L1 norms."""
+    def _operands(self, query: Any, rows: Any) -> tuple[Any, float, Any, Any, Any, bool]:
+        """The quantised ``query`` and its step, the codes, steps and L1 norms to scan, and
+        whether ``rows`` (``None``: every row) were gathered out of the matrix."""
         np = self._np
         codes, step, l1 = self.codes, self.step, self.l1
         # A selective filter scores its rows only; a broad one scores every row and keeps
         # its own (copying most of the matrix would cost more than the product).
         gather = rows is not None and len(rows) <= len(codes) // 8
         if gather:
-            codes = codes[rows]
-        if rows is not None:
-            step, l1 = step[rows], l1[rows]
+            codes, step, l1 = codes[rows], step[rows], l1[rows]
         peak = float(np.abs(query).max()) or 1.0
         qstep = peak / 127
         qcodes = np.rint(query / qstep).astype(np.int8)
-        dots = self._product(qcodes[None, :], codes)
-        if rows is not None and not gather:
-            dots = dots[rows]
-        return dots, qstep, step, l1
+        return qcodes[None, :], qstep, codes, step, l1, gather
 
-    def _product(self, qcodes: Any, codes: Any) -> Any:
-        """``codes . qcodes`` as float32, a large matrix's in slices on threads at once."""
+    def _product(self, qcodes: Any, codes: Any, finish: Callable[[Any, slice], None]) -> Any:
+        """``codes . qcodes`` as float32, each slice then turned by ``finish(out, where)`` in
+        place; a large matrix's slices on threads at once (the products and the arithmetic
+        after them both: a slice is still in cache when it is finished)."""
         np, nk = self._np, self._nk
         count = len(codes)
         threads = _scan_threads() if count >= max(self.thread_from, 2) else 1
-        if threads < 2:
-            dots = nk.cdist(qcodes, codes, metric="dot", out_dtype="float32")
-            return np.asarray(dots, dtype=np.float32).reshape(-1)
         out = np.empty((1, count), dtype=np.float32)
         bounds = [count * part // threads for part in range(threads + 1)]
 
         def part(index: int) -> None:
-            start, stop = bounds[index], bounds[index + 1]
-            nk.cdist(
-                qcodes, codes[start:stop], metric="dot", out_dtype="float32", out=out[:, start:stop]
-            )
+            where = slice(bounds[index], bounds[index + 1])
+            nk.cdist(qcodes, codes[where], metric="dot", out_dtype="float32", out=out[:, where])
+            finish(out[0, where], where)
 
         pending = [_pool().submit(part, index) for index in range(1, threads)]
         part(0)
@@ -198,7 +191,10 @@ class _Quantised:
         """Approximate cosines of the unit ``query`` with ``rows`` (``None``: every row), and
         their error bounds."""
         np = self._np
-        dots, qstep, step, l1 = self._dots(query, rows)
+        qcodes, qstep, codes, step, l1, gather = self._operands(query, rows)
+        dots = self._product(qcodes, codes, lambda out, where: None)
+        if rows is not None and not gather:
+            dots, step, l1 = dots[rows], step[rows], l1[rows]
         approx = dots * (step * np.float32(qstep))
         slack = step * np.float32(0.5 * float(np.abs(query).sum())) + l1 * np.float32(0.5 * qstep)
         slack += np.float32(_ROUNDING)
@@ -208,14 +204,21 @@ class _Quantised:
         """Upper bounds of the cosines of the unit ``query`` with ``rows`` (``None``: every
         row): ``approx + slack`` of `scores`, in fewer passes over the rows."""
         np = self._np
-        dots, qstep, step, l1 = self._dots(query, rows)
-        # step * (qstep * dots + |q|_1 / 2) + qstep / 2 * l1, each pass in place but one.
-        bound = dots * np.float32(qstep)
-        bound += np.float32(0.5 * float(np.abs(query).sum()))
-        bound *= step
-        bound += l1 * np.float32(0.5 * qstep)
-        bound += np.float32(_ROUNDING)
-        return bound
+        qcodes, qstep, codes, step, l1, gather = self._operands(query, rows)
+        scale, half_step = np.float32(qstep), np.float32(0.5 * qstep)
+        half_l1 = np.float32(0.5 * float(np.abs(query).sum()))
+        rounding = np.float32(_ROUNDING)
+
+        def finish(bound: Any, where: slice) -> None:
+            # step * (qstep * dots + |q|_1 / 2) + qstep / 2 * l1, each pass in place but one.
+            bound *= scale
+            bound += half_l1
+            bound *= step[where]
+            bound += l1[where] * half_step
+            bound += rounding
+
+        bound = self._product(qcodes, codes, finish)
+        return bound[rows] if rows is not None and not gather else bound
 
 
 _pool_lock = threading.Lock()
