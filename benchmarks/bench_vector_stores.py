@@ -222,6 +222,7 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
         from pymilvus import DataType, Function, FunctionType, MilvusClient
 
         from textsearch import MilvusTextSearch
+        from textsearch.connectors.vectors import milvus as milvus_store
 
         client = MilvusClient(str(folder / "milvus.db"))
         options = {"embedder": table.embedder(), "mode": "semantic"}
@@ -234,7 +235,13 @@ def bench(store: str, n: int, queries: int, folder: Path) -> None:
         schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("pk", DataType.VARCHAR, is_primary=True, max_length=1024)
         schema.add_field("document_id", DataType.VARCHAR, max_length=1024)
-        schema.add_field("text", DataType.VARCHAR, max_length=65535, enable_analyzer=True)
+        schema.add_field(
+            "text",
+            DataType.VARCHAR,
+            max_length=65535,
+            enable_analyzer=True,
+            analyzer_params=milvus_store.ANALYZER,  # the connector's (jieba) analyzer
+        )
         schema.add_field("title", DataType.VARCHAR, max_length=65535)
         schema.add_field("link", DataType.VARCHAR, max_length=8192)
         schema.add_field("link_fragment", DataType.VARCHAR, max_length=8192)
