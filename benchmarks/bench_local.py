@@ -84,6 +84,16 @@ def documents(n: int, words: list[str], cum: list[float], seed: int) -> Iterator
 STOPWORDS = 100
 
 
+def typical_queries(words: list[str], count: int, rng: random.Random) -> list[str]:
+    """``count`` typical queries: 1-3 content words (the vocabulary past its ``STOPWORDS``
+    most frequent words), Zipf-distributed, drawn from ``rng``."""
+    content, cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
+    cum = [c - cum[0] + 1e-9 for c in cum]
+    return [
+        " ".join(rng.choices(content, cum_weights=cum, k=rng.randint(1, 3))) for _ in range(count)
+    ]
+
+
 def percentile(samples: list[float], pct: float) -> float:
     ordered = sorted(samples)
     index = min(len(ordered) - 1, max(0, round(pct / 100 * (len(ordered) - 1))))
@@ -183,12 +193,7 @@ def bench_vectors(args: argparse.Namespace, words: list[str], cum: list[float]) 
             index_seconds, index_cpu = index_seconds + wall, index_cpu + cpu
         fresh = fresh_first_query(db_path, search.engine, args.dims)
         qrng = random.Random(args.seed + 1)
-        content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
-        content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
-        queries = [
-            " ".join(qrng.choices(content, cum_weights=content_cum, k=qrng.randint(1, 3)))
-            for _ in range(args.queries)
-        ]
+        queries = typical_queries(words, args.queries, qrng)
         for q, vector in zip(queries, random_unit(queries), strict=True):
             prepared[q] = vector
         embedding: list[float] = []
@@ -787,12 +792,7 @@ def main() -> int:
         # made-up words play the part of stopwords ("the", "of", "how"): queries made only of
         # them match most of the corpus and are measured apart as "broad" queries.
         qrng = random.Random(args.seed + 1)
-        content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
-        content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
-        queries = [
-            " ".join(qrng.choices(content, cum_weights=content_cum, k=qrng.randint(1, 3)))
-            for _ in range(args.queries)
-        ]
+        queries = typical_queries(words, args.queries, qrng)
         broad_queries = [
             " ".join(qrng.choices(words[:STOPWORDS], k=qrng.randint(1, 2)))
             for _ in range(max(20, args.queries // 10))

@@ -272,14 +272,8 @@ def latency(path: str, queries: int, dims: int, seed: int) -> int:
 
     from textsearch import LocalTextSearch
 
-    rng = random.Random(seed + 1)
     words = bench_local.vocabulary(30_000, random.Random(seed))
-    content = words[bench_local.STOPWORDS :]
-    cum = bench_local.zipf_cum_weights(len(words))[bench_local.STOPWORDS :]
-    cum = [c - cum[0] + 1e-9 for c in cum]
-    texts = [
-        " ".join(rng.choices(content, cum_weights=cum, k=rng.randint(1, 3))) for _ in range(queries)
-    ]
+    texts = bench_local.typical_queries(words, queries, random.Random(seed + 1))
     rows = np.random.default_rng(seed + 2).standard_normal((queries, dims), dtype=np.float32)
     rows /= np.linalg.norm(rows, axis=1, keepdims=True)
     prepared = dict(zip(texts, rows.tolist(), strict=True))

@@ -41,6 +41,7 @@ from bench_local import (
     STOPWORDS,
     documents,
     percentile,
+    typical_queries,
     vocabulary,
     zipf_cum_weights,
 )
@@ -61,12 +62,7 @@ class _Lines(list[str]):
 def make_queries(words: list[str], count: int, seed: int) -> tuple[list[str], list[str]]:
     """Typical and broad queries, drawn as bench_local draws them."""
     rng = random.Random(seed + 1)
-    content, content_cum = words[STOPWORDS:], zipf_cum_weights(len(words))[STOPWORDS:]
-    content_cum = [c - content_cum[0] + 1e-9 for c in content_cum]
-    typical = [
-        " ".join(rng.choices(content, cum_weights=content_cum, k=rng.randint(1, 3)))
-        for _ in range(count)
-    ]
+    typical = typical_queries(words, count, rng)
     broad = [
         " ".join(rng.choices(words[:STOPWORDS], k=rng.randint(1, 2)))
         for _ in range(max(20, count // 10))
