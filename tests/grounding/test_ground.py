@@ -334,3 +334,29 @@ async def test_bad_fetch_options_fail_before_the_search() -> None:
         with pytest.raises(InvalidRequestError, match=says):
             await ground(ts, "retry", full_pages=True, fetch_options=bad)
         assert ts.calls == []
+
+
+@pytest.mark.anyio
+async def test_fetch_options_may_name_the_http_client_the_pages_come_through(
+    page_server: str,
+) -> None:
+    import httpx
+
+    seen: list[str] = []
+
+    async def record(request: httpx.Request) -> None:
+        seen.append(request.url.path)
+
+    search = StaticTextSearch(
+        [{"name": "A", "value": "snippet a", "link": f"{page_server}/ok"}], match="always"
+    )
+    async with httpx.AsyncClient(event_hooks={"request": [record]}) as client:
+        grounded = await ground(
+            search,
+            "q",
+            full_pages=True,
+            fetch_options={"http_client": client, "allow_private": True, "max_chars": 20},
+        )
+    assert seen == ["/ok"]  # through the client given, not one made for the call
+    assert grounded.pages is not None and grounded.pages[0].ok, grounded.pages[0].error
+    assert grounded.pages[0].value.startswith("The") and grounded.pages[0].truncated

@@ -590,10 +590,13 @@ def _page_text(
 def fetch_settings(options: Mapping[str, Any]) -> _Settings:
     """`FetchOptions` checked, the defaults filled in (the read tools check theirs early).
 
+    ``options`` may also hold ``http_client`` (a mapping of `fetch_pages`' keywords, as
+    ``ground(fetch_options=)`` takes): it is no setting, and is left to `fetch_pages`.
+
     Raises:
         InvalidRequestError: An unknown option, or a value out of range or of the wrong type.
     """
-    unknown = sorted(set(options) - _DEFAULTS.keys())
+    unknown = sorted(set(options) - _DEFAULTS.keys() - {"http_client"})
     if unknown:
         raise InvalidRequestError(f"fetch_pages: unknown options: {', '.join(map(str, unknown))}")
     values: dict[str, Any] = {**_DEFAULTS, **options}

@@ -186,8 +186,7 @@ def _steps(
     query = _check_query(query)
     effective = _options(options, top, search_filter)
     fetch_kwargs = dict(fetch_options or {})
-    # Checked before the search, so a bad setting costs no call; http_client is no setting.
-    settings = fetch_settings({k: v for k, v in fetch_kwargs.items() if k != "http_client"})
+    settings = fetch_settings(fetch_kwargs)  # before the search: a bad setting costs no call
     merged: list[tuple[Any, ResultFields]] | None = None
     metadata: dict[str, Any] = {}
     try:

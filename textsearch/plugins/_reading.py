@@ -407,9 +407,8 @@ class FetchPageFunction(_ReadingFunction):
                 )
         from textsearch.grounding.fetch import fetch_settings
 
-        settings = {k: v for k, v in fetch_options.items() if k != "http_client"}
         try:  # every option checked now, not at the model's first call
-            fetch_settings({**settings, "max_chars": max_chars})
+            fetch_settings({**fetch_options, "max_chars": max_chars})
         except InvalidRequestError as exc:
             raise ConfigurationError(str(exc)) from None
         spec = _ReadSpec(
