@@ -35,3 +35,36 @@ def test_plain_markdown_does_not_load_the_rst_reader(tmp_path: Path) -> None:
         [sys.executable, "-c", _CODE, str(tmp_path)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+_INDEXING = """
+import sys
+from pathlib import Path
+from textsearch import LocalTextSearch
+from textsearch import LocalDocument
+folder = Path(sys.argv[1])
+(folder / "docs").mkdir()
+(folder / "docs" / "a.md").write_text("# Install\\n\\nRun pip install.\\n", encoding="utf-8")
+(folder / "docs" / "b.md").write_text("# Usage\\n\\nSee {ref}`install`.\\n", encoding="utf-8")
+search = LocalTextSearch(str(folder / "i.sqlite3"), engine="sqlite")
+assert search.search_sync("pip").results == [], "an empty index found something"
+assert "textsearch.documents._references" not in sys.modules, "a search loaded the scanner"
+report = search.index_path(folder / "docs")
+assert report.added == 2, report
+assert "textsearch.documents._references" in sys.modules, "the reference went unresolved"
+# Files' documents are the SDK's own: none is validated, so indexing a folder never builds
+# the model's validator (a first validation costs ~25 ms).
+built = type(LocalDocument.__pydantic_validator__).__name__
+assert built == "MockValSer", built
+hits = search.get_search_results_sync("pip install").results
+texts = {d.title: d.text for d in hits}
+assert texts == {"Install": "Run pip install.", "Usage": "See Install."}, texts
+"""
+
+
+def test_searching_loads_no_scanner_and_indexing_validates_no_document(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _INDEXING, str(tmp_path)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -11,16 +11,14 @@ import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
-from textsearch.documents._references import (
-    MAX_CONF_BYTES,
-    MAX_SCAN_BYTES,
-    Folder,
-    reading,
-    scanned,
-)
 from textsearch.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    # Loaded when a folder is read (its patterns cost ~4 ms): searching never needs them.
+    from textsearch.documents._references import Folder
 
 __all__ = [
     "DEFAULT_EXTENSIONS",
@@ -194,6 +192,7 @@ def read_file(
     if previous is not None and previous[2] == digest:
         return FileWork(stat.st_mtime_ns, stat.st_size, digest, None, [])
     from textsearch.documents._formats import NotRead, split_file  # index time only
+    from textsearch.documents._references import reading
 
     try:
         with reading(doc_set, file):
@@ -279,6 +278,8 @@ def references(root: Path, files: Sequence[Path]) -> Folder:
     """What reading ``files`` (under ``root``) shares (see `Folder`): a source is opened
     as `read_file` opens a file, when a bare reference first needs the folder's labels;
     one that cannot be read is left out there and reported when it is read."""
+    from textsearch.documents._references import MAX_CONF_BYTES, MAX_SCAN_BYTES, Folder, scanned
+
     listed = tuple(files)
 
     def sources() -> Iterator[tuple[Path, bytes]]:

@@ -22,6 +22,7 @@ from textsearch.documents._files import (
 from textsearch.documents._passages import (
     Passage,
 )
+from textsearch.documents._shape import file_document
 from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -380,7 +381,7 @@ class LocalVectors(_LocalState):
         if self.embedder is None:
             return [(doc_id, item, previous, None) for doc_id, item, previous in group]
         changed = [
-            (LocalDocument(id=doc_id, title=item.title, link=doc_id), item.passages)
+            (file_document(doc_id, item.title), item.passages)
             for doc_id, item, _ in group
             if item is not None and item.title is not None
         ]

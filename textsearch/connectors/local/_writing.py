@@ -43,6 +43,7 @@ from textsearch.documents._passages import (
     DEFAULT_PASSAGE_CHARS,
     Passage,
 )
+from textsearch.documents._shape import file_document
 
 if TYPE_CHECKING:
     pass
@@ -524,7 +525,7 @@ class LocalWriting(LocalVectors):
             )
             report.unchanged += 1
             return
-        doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
+        doc = file_document(doc_id, work.title)
         # Unchanged passages keep their vectors; only the others are embedded.
         if vectors is None and self.embedder is not None:
             vectors = self._vectors_for([(doc, work.passages)])

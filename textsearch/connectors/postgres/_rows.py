@@ -29,7 +29,7 @@ from textsearch.documents._formats import (
 )
 from textsearch.documents._links import link_host, passage_link
 from textsearch.documents._passages import Passage
-from textsearch.documents._shape import LocalDocument, normalize_document
+from textsearch.documents._shape import LocalDocument, file_document, normalize_document
 
 __all__ = [
     "DEFAULT_EXTENSIONS",
@@ -222,7 +222,7 @@ def index_files(
             touched.append((work.mtime_ns, work.size, doc_id))
             report.unchanged += 1
         elif work is not None:
-            doc = LocalDocument(id=doc_id, title=work.title, link=doc_id)
+            doc = file_document(doc_id, work.title)
             pending += document_rows(
                 doc,
                 work.passages,
