@@ -262,3 +262,65 @@ def test_myst_links_without_text_show_their_targets_title(tmp_path: Path) -> Non
         "See Tuning it, Guide, Tuning it, Tuning it,\nhttps://example.org/x, nowhere and named."
         in _one(tmp_path, "index.md")
     )
+
+
+def _project(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    (docs / "guide").mkdir(parents=True)
+    (docs / "howto").mkdir()
+    (docs / "conf.py").write_text("add_function_parentheses = False\n")
+    (docs / "index.rst").write_text("Welcome\n=======\n\nThe start.\n")
+    (docs / "guide" / "usage.rst").write_text(USAGE)
+    (docs / "howto" / "page.rst").write_text(
+        "How to\n======\n\nSee :ref:`install`, :doc:`/guide/usage`, :doc:`other`, "
+        ":ref:`built-only` and :func:`setup`.\n"
+    )
+    (docs / "howto" / "other.rst").write_text("Other page\n==========\n\nMore text.\n")
+    # Sphinx's output holds copies of the pages: never scanned
+    built = docs / "_build" / "html" / "_sources"
+    built.mkdir(parents=True)
+    (built / "copy.rst.txt").write_text(".. _built-only:\n\nA built copy\n============\n")
+    return docs
+
+
+def test_a_folder_below_its_project_resolves_in_the_whole_project(tmp_path: Path) -> None:
+    docs = _project(tmp_path)
+    texts = _texts(docs / "howto")
+    assert set(texts) == {"page.rst", "other.rst"}  # only the folder asked for is read
+    # The label and the absolute document are outside the folder, in its project; the
+    # project's conf.py turns the parentheses off; the build output is not read.
+    assert (
+        "See Installing pkg quickly, Installing pkg quickly, Other page, built-only and setup."
+        in texts["page.rst"]
+    )
+    search = LocalTextSearch()
+    report = search.index_path(docs / "howto")
+    assert report.added == 2
+    top = search.get_search_results_sync("see installing other page", top=1).results[0]
+    assert top.link is not None and top.link.endswith("howto/page.rst")
+    assert "See Installing pkg quickly, Installing pkg quickly, Other page" in top.text
+
+
+def test_a_conf_py_without_a_root_document_makes_no_project(tmp_path: Path) -> None:
+    docs = _project(tmp_path)
+    (docs / "index.rst").unlink()  # a conf.py alone may be any program's settings
+    texts = _texts(docs / "howto")
+    assert "See install, /guide/usage, Other page, built-only and setup()." in texts["page.rst"]
+
+
+def test_a_projects_scan_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textsearch.documents import _references
+
+    docs = _project(tmp_path)
+    for n in range(5):
+        (docs / f"extra{n}.rst").write_text(f".. _extra{n}:\n\nExtra {n}\n=======\n")
+    (docs / "howto" / "other.rst").write_text(
+        "Other page\n==========\n\n" + ", ".join(f":ref:`extra{n}`" for n in range(5)) + ".\n"
+    )
+    monkeypatch.setattr(_references, "MAX_PROJECT_FILES", 3)
+    text = _texts(docs / "howto")["other.rst"]
+    resolved = [n for n in range(5) if f"Extra {n}" in text]
+    unresolved = [n for n in range(5) if f"extra{n}" in text]
+    # three sources outside the folder were scanned (of index, usage and the five extras)
+    assert len(resolved) <= 3 and len(resolved) + len(unresolved) == 5, text
+    assert len(unresolved) >= 2, text

@@ -68,6 +68,8 @@ _SKIP_DIRS = frozenset(
         "build",
     }
 )
+#: Sphinx's build output, left out of a project's scan (``_sources`` holds copies of the pages).
+_BUILD_DIRS = frozenset({"_build", "_sources"})
 log = logging.getLogger("textsearch.documents")
 
 
@@ -117,13 +119,16 @@ def files_to_index(
     return root, [root] if root.is_file() else sorted(walk(root, wanted))
 
 
-def walk(root: Path, wanted: tuple[str, ...]) -> Iterator[Path]:
+def walk(root: Path, wanted: tuple[str, ...], skip: frozenset[str] = frozenset()) -> Iterator[Path]:
     """The files to index under ``root``: folders are not followed through links (no loops),
     and a linked file is read only if it resolves inside ``root`` (a link in a shared folder
-    must not pull ``~/.ssh/id_rsa.md`` into an index, and then into a model's context)."""
+    must not pull ``~/.ssh/id_rsa.md`` into an index, and then into a model's context).
+    Folders named in ``skip`` are left out too."""
     inside = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS]
+        dirnames[:] = [
+            d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS and d not in skip
+        ]
         for name in filenames:
             if not name.startswith(".") and name.lower().endswith(wanted):
                 path = Path(dirpath) / name
@@ -278,17 +283,44 @@ def references(root: Path, files: Sequence[Path]) -> Folder:
     """What reading ``files`` (under ``root``) shares (see `Folder`): a source is opened
     as `read_file` opens a file, when a bare reference first needs the folder's labels;
     one that cannot be read is left out there and reported when it is read."""
-    from textsearch.documents._references import MAX_CONF_BYTES, MAX_SCAN_BYTES, Folder, scanned
+    from textsearch.documents import _references as refs
 
     listed = tuple(files)
+    base = root.parent if root.is_file() else root
+    # A folder inside a Sphinx project (docs/howto/ under docs/conf.py) resolves in the
+    # whole project, as its pages do: the project's other sources are scanned too.
+    project = refs.project_above(base)
 
     def sources() -> Iterator[tuple[Path, bytes]]:
         for file in listed:
-            if scanned(file) and (data := open_bounded(file, MAX_SCAN_BYTES)) is not None:
+            if refs.scanned(file) and (data := open_bounded(file, refs.MAX_SCAN_BYTES)):
                 yield file, data
+        if project is not None:
+            yield from _project_sources(project, base)
 
-    base = root.parent if root.is_file() else root
-    return Folder(base, sources, lambda conf: open_bounded(conf, MAX_CONF_BYTES))
+    return refs.Folder(
+        project or base, sources, lambda conf: open_bounded(conf, refs.MAX_CONF_BYTES)
+    )
+
+
+def _project_sources(project: Path, inside: Path) -> Iterator[tuple[Path, bytes]]:
+    """The sources of ``project`` outside the folder ``inside`` (its own were listed), as
+    `walk` finds them, without build output; at most `MAX_PROJECT_FILES` files and
+    `MAX_PROJECT_BYTES` bytes."""
+    from textsearch.documents import _references as refs
+
+    count = size = 0
+    for file in walk(project, (*refs.RST_SUFFIXES, *refs.MARKDOWN_SUFFIXES), skip=_BUILD_DIRS):
+        if file.is_relative_to(inside):
+            continue
+        if count >= refs.MAX_PROJECT_FILES or size >= refs.MAX_PROJECT_BYTES:
+            log.info("scanned %d sources of %s for references; left out the rest", count, project)
+            return
+        data = open_bounded(file, refs.MAX_SCAN_BYTES)
+        if data:
+            count += 1
+            size += len(data)
+            yield file, data
 
 
 def open_bounded(file: Path, cap: int) -> bytes | None:

@@ -37,15 +37,22 @@ __all__ = [
     "reading",
     "resolved",
     "role_text",
+    "project_above",
     "scan",
     "scanned",
 ]
 
 #: The sources a scan reads (``.txt``: Django's docs are reStructuredText in ``.txt`` files).
-_RST = (".rst", ".rest", ".txt")
-_MARKDOWN = (".md", ".markdown", ".myst")
+_RST = RST_SUFFIXES = (".rst", ".rest", ".txt")
+_MARKDOWN = MARKDOWN_SUFFIXES = (".md", ".markdown", ".myst")
 #: A source larger than this is not scanned (its own references still read as labels).
 MAX_SCAN_BYTES = 4 << 20
+#: How many folders above an indexed folder `project_above` looks for its Sphinx project.
+PROJECT_LEVELS = 3
+#: The most sources, and bytes, scanned of a project outside the folder indexed: a folder
+#: inside a huge tree costs a bounded scan, and what is left out reads as labels.
+MAX_PROJECT_FILES = 10_000
+MAX_PROJECT_BYTES = 128 << 20
 
 # A title: an optional overline, a line of text at the margin, an underline of one
 # punctuation character repeated.
@@ -173,6 +180,25 @@ class Folder:
 
 
 _READING: ContextVar[tuple[Folder, str] | None] = ContextVar("textsearch_doc_set", default=None)
+
+
+def project_above(folder: Path) -> Path | None:
+    """The Sphinx project ``folder`` lies in, when its ``conf.py`` is above it (``docs/``
+    for ``docs/howto/``): the nearest of `PROJECT_LEVELS` folders up that holds a
+    ``conf.py`` and a root document (``index`` or ``contents``, as Sphinx names it) beside
+    it; ``None`` when ``folder`` holds its own ``conf.py`` or no such folder is found. A
+    page's references name labels and documents anywhere in its project, so the project's
+    sources are scanned for their titles: only titles and labels are taken from them."""
+    if (folder / "conf.py").is_file():
+        return None
+    for parent in list(folder.parents)[:PROJECT_LEVELS]:
+        if (parent / "conf.py").is_file() and any(
+            (parent / f"{stem}{suffix}").is_file()
+            for stem in ("index", "contents")
+            for suffix in _RST + _MARKDOWN
+        ):
+            return parent
+    return None
 
 
 def scanned(file: Path) -> bool:
