@@ -145,6 +145,23 @@ def test_names_a_directive_only_makes_a_target_of_are_not_text() -> None:
     ]
 
 
+@pytest.mark.parametrize("suffix", [".rst", ".md"])
+def test_author_directives_show_nothing(suffix: str) -> None:
+    # Sphinx shows them only when conf.py sets show_authors (off by default): Sphinx's own
+    # docs open a page with "Georg Brandl" otherwise.
+    if suffix == ".rst":
+        page = (
+            "Ext\n===\n\n.. module:: pkg.ext\n.. moduleauthor:: Georg Brandl\n\n"
+            ".. sectionauthor:: Ann Writer <ann@example.org>\n\n.. codeauthor:: Bob\n\nText.\n"
+        )
+    else:
+        page = (
+            "# Ext\n\n```{moduleauthor} Georg Brandl\n```\n\n"
+            "```{sectionauthor} Ann Writer <ann@example.org>\n```\n\nText.\n"
+        )
+    assert _texts(page, suffix) == ["Text."]
+
+
 def test_myst_module_directives_show_no_module_name() -> None:
     page = "# API\n\n```{py:module} pkg.mod\n```\n\nText.\n"
     assert _texts(page, ".md") == ["Text."]

@@ -45,7 +45,8 @@ _CODE_DIRECTIVES = frozenset(
 )  # fmt: skip
 _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "contents", "include", "literalinclude", "raw", "highlight", "currentmodule",
-     "image", "index", "tableofcontents", "bibliography"}
+     "image", "index", "tableofcontents", "bibliography", "moduleauthor", "sectionauthor",
+     "codeauthor"}
 )  # fmt: skip
 _ARGUMENT_NOT_TEXT = _CODE_DIRECTIVES | {
     "figure", "eval-rst", "only", "ifconfig", "module", "program"

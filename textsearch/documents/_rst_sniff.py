@@ -45,8 +45,10 @@ _CODE_HINTS = ("example", "code", "source", "literal", "doctest", "console", "sh
 _DROPPED_DIRECTIVES = frozenset(
     {"toctree", "include", "literalinclude", "raw", "highlight", "currentmodule", "index",
      "contents", "sectnum", "meta", "image", "default-role", "role", "autosummary", "only-toc",
-     "tabularcolumns", "header", "footer", "title", "target-notes"}
+     "tabularcolumns", "header", "footer", "title", "target-notes", "moduleauthor",
+     "sectionauthor", "codeauthor"}
 )  # fmt: skip
+# (The author directives show nothing unless conf.py sets show_authors, which is off by default.)
 # Names docutils has a directive of its own for, but that mean Sphinx's in its projects:
 # ``.. class:: Field(...)`` describes a class (docutils' sets the next element's classes,
 # and refused the signature, losing the whole description).

@@ -49,8 +49,9 @@ __all__ = [
 #: 11: a bare ``:ref:`label``` or ``:doc:`path``` reads as the title it links to; options
 #: written deeper than a directive's text are options (SQLAlchemy's changelog); functions
 #: and methods show their parentheses, zzzeeksphinx projects their short names; mkdocs-autorefs
-#: cross-references read as their text.
-MARKDOWN_TEXT_VERSION = "11"
+#: cross-references read as their text. 12: a folder below its Sphinx project resolves its
+#: references in the whole project; the author directives (``moduleauthor``...) show nothing.
+MARKDOWN_TEXT_VERSION = "12"
 #: The files read again when the version above changes.
 MARKDOWN_SUFFIXES = (
     ".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb", ".html", ".htm",
