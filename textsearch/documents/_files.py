@@ -17,7 +17,7 @@ from textsearch.documents._passages import DEFAULT_PASSAGE_CHARS, Passage
 from textsearch.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    # Loaded when a folder is read (its patterns cost ~4 ms): searching never needs them.
+    # Loaded when a folder is read (compiling its patterns has a cost): searching never needs them.
     from textsearch.documents._references import Folder
 
 __all__ = [
