@@ -35,6 +35,7 @@ import argparse
 import os
 import random
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -485,7 +486,12 @@ def _textsearch_index_cpu(
 
 
 def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float]) -> int:
-    """Indexing CPU per passage, vectors given: textsearch (each engine) against LanceDB."""
+    """Indexing CPU per passage, vectors given: textsearch (each engine) against LanceDB.
+
+    ``--rounds`` rounds, each LanceDB then every engine on the same documents: a round's ratio
+    sets its arms side by side, so a drift in the machine's speed between rounds (this
+    machine's single runs went from 1.2x to 2.1x) moves both; the medians are printed last.
+    """
     import numpy as np
 
     docs = list(documents(args.docs, words, cum, args.seed))
@@ -495,44 +501,60 @@ def bench_vs_lancedb(args: argparse.Namespace, words: list[str], cum: list[float
     engines = ["tantivy", "sqlite"] if args.engine == "auto" else [args.engine]
     print(
         f"{len(docs):,} documents (~200 words, one passage each) x {args.dims} dims, batches of "
-        f"{args.batch:,}; load average {os.getloadavg()[0]:.1f}"
+        f"{args.batch:,}, {args.rounds} round(s); load average {os.getloadavg()[0]:.1f}"
     )
+    ratios: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        lance = _lancedb_index_cpu(tmp, docs, vectors, args.batch)
-        if lance is None:
-            print("LanceDB: not installed (pip install lancedb), skipped")
-            lance_cpu = positioned = None
-        else:
-            lance_cpu = lance["add"] + lance["fts_text"]
+        for round_ in range(args.rounds):
+            folder = os.path.join(tmp, f"round{round_}")
+            os.makedirs(folder)
+            lance = _lancedb_index_cpu(folder, docs, vectors, args.batch)
+            if lance is None:
+                print("LanceDB: not installed (pip install lancedb), skipped")
+                lance_cpu = positioned = None
+            else:
+                lance_cpu = lance["add"] + lance["fts_text"]
+                print(
+                    f"[{round_ + 1}] LanceDB: table add {lance['add']:.1f} s CPU + native FTS "
+                    f"index on text {lance['fts_text']:.1f} s = {lance_cpu:.1f} s "
+                    f"({lance_cpu / len(docs) * 1e6:.0f} µs a passage); an FTS index on title "
+                    f"too: +{lance['fts_title']:.1f} s; the text's with positions (phrases): "
+                    f"{lance['fts_positions']:.1f} s instead of {lance['fts_text']:.1f} s"
+                )
+                positioned = lance["add"] + lance["fts_positions"]
+            for engine in engines:
+                db_path = os.path.join(folder, f"{engine}.sqlite3")
+                cpu, used, other = _textsearch_index_cpu(db_path, engine, docs, vectors, args.batch)
+                ratio = ""
+                if lance_cpu and positioned:
+                    ratios.setdefault(used, []).append((cpu / lance_cpu, cpu / positioned))
+                    ratio = (
+                        f"; {cpu / lance_cpu:.2f}x LanceDB's ({cpu / positioned:.2f}x with "
+                        "positions)"
+                    )
+                print(
+                    f"[{round_ + 1}] textsearch ({used}): add_documents {cpu:.1f} s CPU "
+                    f"({cpu / len(docs) * 1e6:.0f} µs a passage"
+                    + (f"; {other:.1f} s in tantivy's own threads" if used == "tantivy" else "")
+                    + f"){ratio}",
+                    flush=True,
+                )
+                if round_ == args.rounds - 1:
+                    fresh = [fresh_first_query(db_path, used, args.dims) for _ in range(3)]
+                    ms = sorted(f["ms"] for f in fresh)
+                    print(
+                        f"  first semantic query in a fresh process (import included), 3 runs: "
+                        f"{', '.join(f'{m:,.0f}' for m in ms)} ms (open + query: "
+                        f"{min(f['open_ms'] for f in fresh):,.0f} ms at best); max RSS "
+                        f"{max(f['rss_mb'] for f in fresh):,.0f} MB"
+                    )
+            shutil.rmtree(folder, ignore_errors=True)
+        for used, pairs in ratios.items():
             print(
-                f"LanceDB: table add {lance['add']:.1f} s CPU + native FTS index on text "
-                f"{lance['fts_text']:.1f} s = {lance_cpu:.1f} s "
-                f"({lance_cpu / len(docs) * 1e6:.0f} µs a passage); an FTS index on title "
-                f"too: +{lance['fts_title']:.1f} s; the text's with positions (phrases): "
-                f"{lance['fts_positions']:.1f} s instead of {lance['fts_text']:.1f} s"
-            )
-            positioned = lance["add"] + lance["fts_positions"]
-        for engine in engines:
-            db_path = os.path.join(tmp, f"{engine}.sqlite3")
-            cpu, used, other = _textsearch_index_cpu(db_path, engine, docs, vectors, args.batch)
-            ratio = (
-                f"; {cpu / lance_cpu:.2f}x LanceDB's ({cpu / positioned:.2f}x with positions)"
-                if lance_cpu and positioned
-                else ""
-            )
-            print(
-                f"textsearch ({used}): add_documents {cpu:.1f} s CPU "
-                f"({cpu / len(docs) * 1e6:.0f} µs a passage"
-                + (f"; {other:.1f} s in tantivy's own threads" if used == "tantivy" else "")
-                + f"){ratio}"
-            )
-            fresh = [fresh_first_query(db_path, used, args.dims) for _ in range(3)]
-            ms = sorted(f["ms"] for f in fresh)
-            print(
-                f"  first semantic query in a fresh process (import included), 3 runs: "
-                f"{', '.join(f'{m:,.0f}' for m in ms)} ms (open + query: "
-                f"{min(f['open_ms'] for f in fresh):,.0f} ms at best); max RSS "
-                f"{max(f['rss_mb'] for f in fresh):,.0f} MB"
+                f"median of {len(pairs)} round(s), {used}: "
+                f"{statistics.median(p[0] for p in pairs):.2f}x LanceDB's "
+                f"({statistics.median(p[1] for p in pairs):.2f}x with positions); rounds: "
+                + ", ".join(f"{p[0]:.2f}x" for p in pairs)
             )
         if args.profile:
             import cProfile
@@ -747,7 +769,7 @@ def main() -> int:
         metavar="DIR",
         help="only: index_path with OnnxEmbedder.default() against raw onnxruntime, same batches",
     )
-    parser.add_argument("--rounds", type=int, default=2, help="with --embed-floor")
+    parser.add_argument("--rounds", type=int, default=2, help="with --embed-floor and --vs-lancedb")
     args = parser.parse_args()
     if args.embed_floor:
         return bench_embed_floor(args.embed_floor, args.rounds)
