@@ -344,6 +344,45 @@ def test_notebook_markdown_cells_code_exact_outputs_bounded(tmp_path: Path) -> N
     assert docs[-1]["text"] == "The fit is good."
 
 
+def test_notebook_raw_cells_show_what_their_format_shows(tmp_path: Path) -> None:
+    # nbconvert passes a raw cell through to the outputs of its format (no format: to all of
+    # them, as typed); nbsphinx reads a reStructuredText one as part of the page
+    def raw(source: str, mimetype: str | None = None) -> dict:
+        return {
+            "cell_type": "raw",
+            "metadata": {"raw_mimetype": mimetype} if mimetype else {},
+            "source": source,
+        }
+
+    notebook = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [
+            {"cell_type": "markdown", "source": "# Formats"},
+            raw("Kept *as typed*, [x](y)\n\n    indented `tick` \\"),
+            raw(
+                "A **reST** cell: :func:`tide_height`.\n\n.. note:: Ebb ``first``.",
+                "text/restructuredtext",
+            ),
+            raw("A **Markdown** cell, [linked](https://example.org).", "text/markdown"),
+            raw("<p>&ldquo;An <b>HTML</b> <i>cell</i>&rdquo;</p>", "text/html"),
+            raw("\\textbf{LaTeX only}", "text/latex"),
+            raw("print('never shown')", "text/x-python"),
+        ],
+    }
+    (tmp_path / "raw.ipynb").write_text(json.dumps(notebook))
+    (doc,) = read_path(tmp_path)
+    assert doc["text"].split("\n\n") == [
+        "Kept *as typed*, [x](y)",
+        "indented `tick` \\",
+        "A reST cell: tide_height().",
+        "Note:\nEbb first.",
+        "A Markdown cell, linked.",
+        "\u201cAn HTML cell\u201d",
+    ]
+
+
 def test_real_notebook(tmp_path: Path) -> None:
     import chromadb
 

@@ -4,8 +4,9 @@ A notebook is read as the Markdown document it shows: Markdown cells as Markdown
 headings give sections, with Markdown's anchors), each code cell as a fenced code block kept
 exactly, and each text output (a stream, a ``text/plain`` result) as a code block of its
 own, cut to a size bound. Images, HTML and other outputs are dropped, and so are error
-tracebacks (terminal colour codes around a stack). Links never carry a line number: the
-lines of the JSON file mean nothing to a reader.
+tracebacks (terminal colour codes around a stack). A raw cell shows what nbconvert and
+nbsphinx make of it (`_raw_cell`). Links never carry a line number: the lines of the JSON
+file mean nothing to a reader.
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ MAX_OUTPUT_CHARS = 2000
 _BACKTICKS = re.compile(r"`{3,}")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # ASCII punctuation: each can be escaped
+# A raw cell's format (its ``raw_mimetype``) -> how the document shows it.
+_RAW_FORMATS = {
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/restructuredtext": "rst",
+    "text/x-rst": "rst",
+    "text/html": "html",
+}
 
 
 def read_notebook(text: str, limit: int) -> tuple[str | None, list[Passage]]:
@@ -81,7 +91,43 @@ def notebook_markdown(notebook: dict[str, Any]) -> str:
                 shown = _output_text(output)
                 if shown:
                     parts.append(_fenced(shown, ""))
+        elif kind == "raw" and source.strip():
+            shown = _raw_cell(source, cell.get("metadata"))
+            if shown:
+                parts.append(shown)
     return "\n\n".join(parts) + "\n"
+
+
+def _raw_cell(source: str, metadata: object) -> str:
+    """The Markdown a raw cell adds to the document, by its format.
+
+    nbconvert passes a raw cell through untouched to the outputs of its format, and nbsphinx
+    reads one in reStructuredText as part of the page (a ``toctree``, a note, a role): so a
+    Markdown cell is Markdown, a reStructuredText one a MyST ``{eval-rst}`` body, an HTML
+    one its text, and one with no format its text exactly as typed (every output shows it).
+    LaTeX, Python and other formats reach no reader: they add nothing.
+    """
+    named = _get(metadata, "raw_mimetype") or _get(metadata, "format")  # nbformat 3: format
+    kind = _RAW_FORMATS.get(named.strip().lower(), "") if isinstance(named, str) else "plain"
+    if kind == "markdown":
+        return source.strip("\n")
+    if kind == "rst":
+        longest = max((len(m.group()) for m in _BACKTICKS.finditer(source)), default=2)
+        fence = "`" * max(3, longest + 1)
+        return f"{fence}{{eval-rst}}\n{source.strip(chr(10))}\n{fence}"
+    if kind == "html":
+        from textsearch._html import html_sections
+
+        _, sections = html_sections(source)
+        return _literal("\n\n".join(text for _, _, text in sections))
+    return _literal(source) if kind == "plain" else ""
+
+
+def _literal(text: str) -> str:
+    """``text`` as Markdown that shows it exactly: each ASCII punctuation mark escaped, and
+    no line indented (an indented line would be a code block); blank lines still part it."""
+    lines = (_PUNCTUATION.sub(r"\\\1", line.strip()) for line in text.strip().splitlines())
+    return "\n".join(lines)
 
 
 def _output_text(output: object) -> str:

@@ -51,7 +51,8 @@ __all__ = [
 #: and methods show their parentheses, zzzeeksphinx projects their short names; mkdocs-autorefs
 #: cross-references read as their text. 12: a folder below its Sphinx project resolves its
 #: references in the whole project; the author directives (``moduleauthor``...) show nothing.
-MARKDOWN_TEXT_VERSION = "12"
+#: 13: a notebook's raw cells show what their format shows (Markdown, reST, HTML, none).
+MARKDOWN_TEXT_VERSION = "13"
 #: The files read again when the version above changes.
 MARKDOWN_SUFFIXES = (
     ".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb", ".html", ".htm",
