@@ -151,6 +151,21 @@ def test_rst_nested_lists_keep_depth_and_markers() -> None:
     )
 
 
+def test_rst_item_that_opens_with_a_line_block_keeps_its_marker() -> None:
+    # pypinyin's changelog: ``* | **[Changed]** ...`` lost its bullet, its lines read as a
+    # stray indented paragraph; a line typed deeper in a line block stays deeper
+    text = (
+        "Title\n=====\n\n"
+        "* first\n* | **[Changed]** errors\n  | now once\n* third\n\n"
+        "#. | one\n   | two\n\n"
+        "| Alone\n|    deeper\n"
+    )
+    _, passages = split_document(text, ".rst")
+    assert passages[0].text == (
+        "- first\n- [Changed] errors\n  now once\n- third\n\n1. one\n   two\n\nAlone\n  deeper"
+    )
+
+
 def test_indented_text_that_is_no_list_item_loses_the_indentation_its_lines_share() -> None:
     _, passages = split_document("   An indented first line\n   and its second.\n", ".txt")
     assert passages[0].text == "An indented first line\nand its second."

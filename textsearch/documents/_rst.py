@@ -460,10 +460,14 @@ class _Walker(SectionWriter):
             self.add(node, "\n".join(rows))
             return prefix
         if tag == "line_block":
-            lines = [self.inline(line) for line in node.findall(
-                lambda n: n.tagname == "line")]  # fmt: skip
-            self.add(node, "\n".join(indent + line for line in lines), join=joined)
-            return prefix
+            # Its lines, a nested block's (a line typed deeper) indented under them; the first
+            # after the marker of the item it opens (``* | line``).
+            lead = " " * len(prefix) if prefix is not None else indent
+            lines = [lead + "  " * depth + self.inline(line) for line, depth in _block_lines(node)]
+            if prefix is not None and lines:
+                lines[0] = prefix + lines[0][len(lead) :]
+            self.add(node, "\n".join(lines), join=joined)
+            return None
         if (
             node.children
             and all(child.tagname == "#text" or not _is_block(child) for child in node.children)
@@ -599,3 +603,12 @@ def rst_blocks(raw: str, offset: int) -> list[Block]:
 
 
 RstReader = Callable[[str, int], list[Block]]
+
+
+def _block_lines(block: Any, depth: int = 0) -> Iterator[tuple[Any, int]]:
+    """``(line, depth)`` of a line block's lines, in order, nested blocks one deeper."""
+    for child in block.children:
+        if child.tagname == "line_block":
+            yield from _block_lines(child, depth + 1)
+        elif child.tagname == "line":
+            yield child, depth

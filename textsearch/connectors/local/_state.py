@@ -52,7 +52,8 @@ __all__ = [
 #: cross-references read as their text. 12: a folder below its Sphinx project resolves its
 #: references in the whole project; the author directives (``moduleauthor``...) show nothing.
 #: 13: a notebook's raw cells show what their format shows (Markdown, reST, HTML, none).
-MARKDOWN_TEXT_VERSION = "13"
+#: 14: a reStructuredText list item that opens with a line block keeps its marker.
+MARKDOWN_TEXT_VERSION = "14"
 #: The files read again when the version above changes.
 MARKDOWN_SUFFIXES = (
     ".md", ".markdown", ".mdx", ".qmd", ".rmd", ".rst", ".txt", ".ipynb", ".html", ".htm",
